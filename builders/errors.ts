@@ -16,7 +16,9 @@ export class InputError extends Error {
 
   /** The same error with its path placed under `prefix` (a builder's input nested in a larger Args). */
   under(prefix: string): InputError {
-    const path = this.propertyPath.startsWith("[") ? `${prefix}${this.propertyPath}` : `${prefix}.${this.propertyPath}`;
+    const path = this.propertyPath.startsWith("[")
+      ? `${prefix}${this.propertyPath}`
+      : `${prefix}.${this.propertyPath}`;
     return new InputError(prefix ? path : this.propertyPath, this.reason);
   }
 }

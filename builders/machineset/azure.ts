@@ -1,0 +1,111 @@
+import { InputError } from "../errors";
+import { requireNonEmptyString, requireOneOf, requirePositiveInteger } from "../validation";
+import { AzureImage, AzureMachineProviderSpec, AzureOSDisk, SecretReference } from "./provider-spec";
+
+/** What a user may set on Azure machines; everything else follows the installer's conventions. */
+export interface AzureMachineOptions {
+  /** A marketplace image, or `{ resourceID }` for the cluster's RHCOS image (gallery or managed image). */
+  image: Partial<AzureImage>;
+  vmSize?: string;
+  osDisk?: Partial<AzureOSDisk>;
+  /** Subnet name; default `<infraID>-worker-subnet`. */
+  subnet?: string;
+  vnet?: string;
+  resourceGroup?: string;
+  networkResourceGroup?: string;
+  managedIdentity?: string;
+  publicIP?: boolean;
+  credentialsSecret?: SecretReference;
+  userDataSecret?: SecretReference;
+  /** `machine.openshift.io/v1beta1` today; `azureproviderconfig.openshift.io/v1beta1` in 4.6-era docs. */
+  providerApiVersion?: string;
+}
+
+export interface AzureZonePlacement {
+  infrastructureId: string;
+  location: string;
+  /** An availability zone of the region, "1" to "3"; omitted for regions without zones. */
+  zone?: string;
+  /** Overrides `AzureMachineOptions.subnet` for this zone. */
+  subnet?: string;
+}
+
+export const AZURE_DEFAULTS = {
+  vmSize: "Standard_D4s_v3",
+  osDisk: {
+    diskSizeGB: 128,
+    managedDisk: { storageAccountType: "Premium_LRS" },
+    osType: "Linux",
+  } as AzureOSDisk,
+  credentialsSecret: { name: "azure-cloud-credentials", namespace: "openshift-machine-api" },
+  userDataSecret: { name: "worker-user-data" },
+  providerApiVersion: "machine.openshift.io/v1beta1",
+} as const;
+
+const STORAGE_ACCOUNT_TYPES = ["Premium_LRS", "StandardSSD_LRS", "Standard_LRS", "UltraSSD_LRS"] as const;
+const OS_TYPES = ["Linux", "Windows"] as const;
+
+function image(path: string, value: Partial<AzureImage>): AzureImage {
+  const marketplace = value.publisher || value.offer || value.sku;
+  if (!value.resourceID && !marketplace) {
+    throw new InputError(path, "give either resourceID or publisher, offer, sku and version");
+  }
+  if (marketplace) {
+    for (const key of ["publisher", "offer", "sku", "version"] as const) {
+      requireNonEmptyString(`${path}.${key}`, value[key]);
+    }
+  }
+  return {
+    offer: value.offer ?? "",
+    publisher: value.publisher ?? "",
+    resourceID: value.resourceID ?? "",
+    sku: value.sku ?? "",
+    ...(value.type ? { type: value.type } : {}),
+    version: value.version ?? "",
+  };
+}
+
+function osDisk(path: string, value: Partial<AzureOSDisk> | undefined): AzureOSDisk {
+  const disk = {
+    diskSizeGB: value?.diskSizeGB ?? AZURE_DEFAULTS.osDisk.diskSizeGB,
+    managedDisk: {
+      storageAccountType:
+        value?.managedDisk?.storageAccountType ?? AZURE_DEFAULTS.osDisk.managedDisk.storageAccountType,
+    },
+    osType: value?.osType ?? AZURE_DEFAULTS.osDisk.osType,
+  };
+  requirePositiveInteger(`${path}.diskSizeGB`, disk.diskSizeGB);
+  requireOneOf(
+    `${path}.managedDisk.storageAccountType`,
+    disk.managedDisk.storageAccountType,
+    STORAGE_ACCOUNT_TYPES,
+  );
+  requireOneOf(`${path}.osType`, disk.osType, OS_TYPES);
+  return disk;
+}
+
+/** An AzureMachineProviderSpec for one zone, keys in the order the machine-api serializes them. */
+export function azureProviderSpec(
+  options: AzureMachineOptions,
+  placement: AzureZonePlacement,
+): AzureMachineProviderSpec {
+  const infraId = placement.infrastructureId;
+  const resourceGroup = options.resourceGroup ?? `${infraId}-rg`;
+  return {
+    apiVersion: options.providerApiVersion ?? AZURE_DEFAULTS.providerApiVersion,
+    credentialsSecret: options.credentialsSecret ?? { ...AZURE_DEFAULTS.credentialsSecret },
+    image: image("image", options.image),
+    kind: "AzureMachineProviderSpec",
+    location: requireNonEmptyString("location", placement.location),
+    managedIdentity: options.managedIdentity ?? `${infraId}-identity`,
+    networkResourceGroup: options.networkResourceGroup ?? resourceGroup,
+    osDisk: osDisk("osDisk", options.osDisk),
+    publicIP: options.publicIP ?? false,
+    resourceGroup,
+    subnet: placement.subnet ?? options.subnet ?? `${infraId}-worker-subnet`,
+    userDataSecret: options.userDataSecret ?? { ...AZURE_DEFAULTS.userDataSecret },
+    vmSize: requireNonEmptyString("vmSize", options.vmSize ?? AZURE_DEFAULTS.vmSize),
+    vnet: options.vnet ?? `${infraId}-vnet`,
+    ...(placement.zone !== undefined ? { zone: placement.zone } : {}),
+  };
+}

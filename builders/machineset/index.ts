@@ -1,0 +1,6 @@
+export * from "./provider-spec";
+export * from "./naming";
+export * from "./machineset";
+export * from "./aws";
+export * from "./azure";
+export * from "./pool";

@@ -1,0 +1,199 @@
+import * as assert from "node:assert/strict";
+import { seedYaml, withoutNulls } from "../../test/seeds";
+import { InputError } from "../errors";
+import { machineSetsForPool, MachineSetPoolSpec, spreadReplicas } from ".";
+
+const SEED_INFRA: MachineSetPoolSpec = {
+  platform: "aws",
+  infrastructureId: "cluster-zbwlg-cbgq7",
+  region: "us-east-2",
+  role: "infra",
+  zones: ["us-east-2a"],
+  replicas: 0,
+  nodeLabels: { role: "storage-node", "node-role.kubernetes.io/worker": "" },
+  aws: {
+    ami: "ami-01af87a6ecc18023d",
+    instanceType: "m5.4xlarge",
+    blockDevices: [{ ebs: { iops: 0, volumeSize: 120, volumeType: "gp3" } }],
+    providerApiVersion: "awsproviderconfig.openshift.io/v1beta1",
+  },
+};
+
+describe("MachineSet builders", () => {
+  it("reproduces the infra MachineSet of seed 001 field for field", () => {
+    const seed = seedYaml("001", /^apiVersion: machine.openshift.io\/v1beta1$/, /^\s+versions:/);
+    const [rendered] = machineSetsForPool(SEED_INFRA);
+    assert.deepEqual(rendered, withoutNulls(seed));
+  });
+
+  it("spreads replicas as the installer does: the first zones get the remainder", () => {
+    assert.deepEqual(spreadReplicas("replicas", 7, 3), [3, 2, 2]);
+    assert.deepEqual(spreadReplicas("replicas", 2, 3), [1, 1, 0]);
+    assert.deepEqual(spreadReplicas("replicas", 0, 3), [0, 0, 0]);
+    const sets = machineSetsForPool({
+      ...SEED_INFRA,
+      zones: ["us-east-2a", "us-east-2b", "us-east-2c"],
+      replicas: 4,
+    });
+    assert.deepEqual(
+      sets.map((s) => [s.metadata.name, s.spec.replicas]),
+      [
+        ["cluster-zbwlg-cbgq7-infra-us-east-2a", 2],
+        ["cluster-zbwlg-cbgq7-infra-us-east-2b", 1],
+        ["cluster-zbwlg-cbgq7-infra-us-east-2c", 1],
+      ],
+    );
+  });
+
+  it("places each AWS MachineSet in its zone's subnet, by tag or by the id given", () => {
+    const sets = machineSetsForPool({
+      ...SEED_INFRA,
+      zones: ["us-east-2a", { zone: "us-east-2b", subnet: "subnet-0b1" }],
+      replicas: 2,
+    });
+    const specs = sets.map((s) => s.spec.template.spec.providerSpec.value);
+    assert.deepEqual(specs[0].kind === "AWSMachineProviderConfig" && specs[0].subnet, {
+      filters: [{ name: "tag:Name", values: ["cluster-zbwlg-cbgq7-private-us-east-2a"] }],
+    });
+    assert.deepEqual(specs[1].kind === "AWSMachineProviderConfig" && specs[1].subnet, { id: "subnet-0b1" });
+    assert.deepEqual(
+      specs.map((s) => s.kind === "AWSMachineProviderConfig" && s.placement.availabilityZone),
+      ["us-east-2a", "us-east-2b"],
+    );
+  });
+
+  it("names Azure MachineSets <infraID>-<role>-<region><zone> with the installer's defaults", () => {
+    const [set] = machineSetsForPool({
+      platform: "azure",
+      infrastructureId: "mycluster-x7k2p",
+      region: "centralus",
+      role: "infra",
+      zones: ["2"],
+      replicas: 1,
+      taints: [{ key: "node-role.kubernetes.io/infra", effect: "NoSchedule" }],
+      azure: {
+        image: {
+          resourceID: "/resourceGroups/mycluster-x7k2p-rg/providers/Microsoft.Compute/images/mycluster-x7k2p",
+        },
+      },
+    });
+    assert.equal(set.metadata.name, "mycluster-x7k2p-infra-centralus2");
+    assert.deepEqual(set.spec.template.spec.taints, [
+      { key: "node-role.kubernetes.io/infra", effect: "NoSchedule" },
+    ]);
+    assert.deepEqual(set.spec.template.spec.providerSpec.value, {
+      apiVersion: "machine.openshift.io/v1beta1",
+      credentialsSecret: { name: "azure-cloud-credentials", namespace: "openshift-machine-api" },
+      image: {
+        offer: "",
+        publisher: "",
+        resourceID: "/resourceGroups/mycluster-x7k2p-rg/providers/Microsoft.Compute/images/mycluster-x7k2p",
+        sku: "",
+        version: "",
+      },
+      kind: "AzureMachineProviderSpec",
+      location: "centralus",
+      managedIdentity: "mycluster-x7k2p-identity",
+      networkResourceGroup: "mycluster-x7k2p-rg",
+      osDisk: { diskSizeGB: 128, managedDisk: { storageAccountType: "Premium_LRS" }, osType: "Linux" },
+      publicIP: false,
+      resourceGroup: "mycluster-x7k2p-rg",
+      subnet: "mycluster-x7k2p-worker-subnet",
+      userDataSecret: { name: "worker-user-data" },
+      vmSize: "Standard_D4s_v3",
+      vnet: "mycluster-x7k2p-vnet",
+      zone: "2",
+    });
+  });
+
+  it("renders the same bytes for the same input", () => {
+    const a = JSON.stringify(
+      machineSetsForPool({ ...SEED_INFRA, zones: ["us-east-2a", "us-east-2b"], replicas: 3 }),
+    );
+    const b = JSON.stringify(
+      machineSetsForPool({ ...SEED_INFRA, zones: ["us-east-2a", "us-east-2b"], replicas: 3 }),
+    );
+    assert.equal(a, b);
+  });
+
+  const bad: Array<[string, Partial<MachineSetPoolSpec> & Record<string, unknown>, string, RegExp]> = [
+    ["no zones", { zones: [] }, "zones", /at least one zone/],
+    ["a zone twice", { zones: ["us-east-2a", "us-east-2b", "us-east-2a"] }, "zones[2]", /listed twice/],
+    ["a zone of another region", { zones: ["us-west-1a"] }, "zones[0]", /not in region "us-east-2"/],
+    ["negative replicas", { replicas: -1 }, "replicas", /whole number of 0 or more/],
+    ["fractional replicas", { replicas: 1.5 }, "replicas", /whole number/],
+    ["a role that is not a DNS label", { role: "Infra_Nodes" }, "role", /not a DNS label/],
+    [
+      "an unknown taint effect",
+      { taints: [{ key: "infra", effect: "NoWay" as "NoSchedule" }] },
+      "taints[0].effect",
+      /"NoSchedule", "PreferNoSchedule", "NoExecute"/,
+    ],
+    [
+      "a bad node label",
+      { nodeLabels: { "bad key!": "" } },
+      'nodeLabels["bad key!"]',
+      /not a valid label key/,
+    ],
+    [
+      "a subnet that is not an id",
+      { zones: [{ zone: "us-east-2a", subnet: "private-a" }] },
+      "zones[0].subnet",
+      /subnet-/,
+    ],
+    [
+      "a name over 63 characters",
+      { role: "a-very-long-role-name-that-does-not-fit-into-a-label-value" },
+      "role",
+      /at most 63/,
+    ],
+    ["no AMI", { aws: { ami: "" } }, "aws.ami", /non-empty/],
+    [
+      "an unknown volume type",
+      { aws: { ami: "ami-1", blockDevices: [{ ebs: { volumeSize: 10, volumeType: "gp9" as "gp3" } }] } },
+      "aws.blockDevices[0].ebs.volumeType",
+      /"gp3"/,
+    ],
+    ["an unsupported platform", { platform: "gcp" as "aws" }, "platform", /"aws" or "azure"/],
+  ];
+  for (const [what, change, propertyPath, message] of bad) {
+    it(`rejects ${what} naming ${propertyPath}`, () => {
+      assert.throws(
+        () => machineSetsForPool({ ...SEED_INFRA, ...change } as MachineSetPoolSpec),
+        (e: unknown) => e instanceof InputError && e.propertyPath === propertyPath && message.test(e.message),
+      );
+    });
+  }
+
+  it("rejects an Azure zone that is not a number and an Azure name over the Windows limit", () => {
+    const azure: MachineSetPoolSpec = {
+      platform: "azure",
+      infrastructureId: "c-1",
+      region: "centralus",
+      role: "win",
+      zones: ["1"],
+      replicas: 1,
+      maxNameLength: 9,
+      azure: {
+        image: {
+          publisher: "MicrosoftWindowsServer",
+          offer: "WindowsServer",
+          sku: "2022-datacenter",
+          version: "latest",
+        },
+      },
+    };
+    assert.throws(
+      () => machineSetsForPool({ ...azure, zones: ["centralus-1"] }),
+      (e: unknown) => e instanceof InputError && e.propertyPath === "zones[0]",
+    );
+    assert.throws(
+      () => machineSetsForPool(azure),
+      (e: unknown) => e instanceof InputError && e.propertyPath === "role" && /at most 9/.test(e.message),
+    );
+    assert.equal(
+      machineSetsForPool({ ...azure, zones: [{ zone: "1", machineSetName: "win1" }] })[0].metadata.name,
+      "win1",
+    );
+  });
+});

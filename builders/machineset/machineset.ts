@@ -1,0 +1,108 @@
+import { InputError } from "../errors";
+import {
+  requireLabels,
+  requireNonEmptyString,
+  requireNonNegativeInteger,
+  requireTaints,
+  Taint,
+} from "../validation";
+import { MACHINE_API_NAMESPACE, MACHINE_LABELS, requireMachineSetName } from "./naming";
+import { ProviderSpec } from "./provider-spec";
+
+export interface MachineSetArgs {
+  name: string;
+  infrastructureId: string;
+  /** Value of the machine-role and machine-type labels (`worker` for Windows machines, `infra` for infra). */
+  machineRole: string;
+  replicas: number;
+  /** Extra labels on the Machines (e.g. `machine.openshift.io/os-id: Windows`). */
+  machineLabels?: Record<string, string>;
+  /** Labels the resulting Nodes carry (`spec.template.spec.metadata.labels`). */
+  nodeLabels?: Record<string, string>;
+  taints?: Taint[];
+  annotations?: Record<string, string>;
+  providerSpec: ProviderSpec;
+  /** Longest allowed name; Azure Windows machines need 9 (their VM names are limited to 15). */
+  maxNameLength?: number;
+}
+
+export interface MachineSetManifest {
+  apiVersion: "machine.openshift.io/v1beta1";
+  kind: "MachineSet";
+  metadata: {
+    annotations?: Record<string, string>;
+    labels: Record<string, string>;
+    name: string;
+    namespace: string;
+  };
+  spec: {
+    replicas: number;
+    selector: { matchLabels: Record<string, string> };
+    template: {
+      metadata: { labels: Record<string, string> };
+      spec: {
+        metadata: { labels?: Record<string, string> };
+        taints?: Taint[];
+        providerSpec: { value: ProviderSpec };
+      };
+    };
+  };
+}
+
+/** Sorted copy, so that label maps read the same in every manifest and every run. */
+function sorted(labels: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(labels).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
+/**
+ * One MachineSet, labelled as the installer labels its own: the cluster label on the set, the selector
+ * on cluster and set, and role/type on the Machines.
+ */
+export function machineSet(args: MachineSetArgs): MachineSetManifest {
+  const name = requireMachineSetName("name", args.name, args.maxNameLength);
+  const infraId = requireNonEmptyString("infrastructureId", args.infrastructureId);
+  const role = requireNonEmptyString("machineRole", args.machineRole);
+  const replicas = requireNonNegativeInteger("replicas", args.replicas);
+  const machineLabels = requireLabels("machineLabels", args.machineLabels);
+  const nodeLabels = requireLabels("nodeLabels", args.nodeLabels);
+  const taints = requireTaints("taints", args.taints);
+  for (const key of Object.values(MACHINE_LABELS)) {
+    if (key in machineLabels && key !== MACHINE_LABELS.osId) {
+      throw new InputError(
+        `machineLabels["${key}"]`,
+        `${key} is set by the library and cannot be overridden`,
+      );
+    }
+  }
+
+  const selector = { [MACHINE_LABELS.cluster]: infraId, [MACHINE_LABELS.machineSet]: name };
+  const setLabels = {
+    [MACHINE_LABELS.cluster]: infraId,
+    [MACHINE_LABELS.role]: role,
+    [MACHINE_LABELS.type]: role,
+  };
+  return {
+    apiVersion: "machine.openshift.io/v1beta1",
+    kind: "MachineSet",
+    metadata: {
+      ...(args.annotations && Object.keys(args.annotations).length > 0
+        ? { annotations: sorted(args.annotations) }
+        : {}),
+      labels: sorted(setLabels),
+      name,
+      namespace: MACHINE_API_NAMESPACE,
+    },
+    spec: {
+      replicas,
+      selector: { matchLabels: sorted(selector) },
+      template: {
+        metadata: { labels: sorted({ ...machineLabels, ...setLabels, ...selector }) },
+        spec: {
+          metadata: Object.keys(nodeLabels).length > 0 ? { labels: sorted(nodeLabels) } : {},
+          ...(taints.length > 0 ? { taints } : {}),
+          providerSpec: { value: args.providerSpec },
+        },
+      },
+    },
+  };
+}

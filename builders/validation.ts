@@ -1,0 +1,128 @@
+import { InputError } from "./errors";
+
+/**
+ * Checks shared by every builder. Each takes the property path the user would recognise and throws an
+ * InputError that says what is allowed.
+ */
+
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+/** An RFC 1123 label: what Kubernetes accepts as a role suffix or a namespace. */
+export function requireDnsLabel(path: string, value: unknown): string {
+  if (typeof value !== "string" || value.length === 0 || value.length > 63 || !DNS_LABEL.test(value)) {
+    throw new InputError(
+      path,
+      `${JSON.stringify(value)} is not a DNS label: use 1-63 lower-case letters, digits or '-', starting and ending with a letter or digit`,
+    );
+  }
+  return value;
+}
+
+/** An RFC 1123 subdomain: what Kubernetes accepts as the name of most objects. */
+export function requireDnsSubdomain(path: string, value: unknown): string {
+  if (typeof value !== "string" || value.length === 0 || value.length > 253 || !DNS_SUBDOMAIN.test(value)) {
+    throw new InputError(
+      path,
+      `${JSON.stringify(value)} is not a valid object name: use at most 253 lower-case letters, digits, '-' or '.', starting and ending with a letter or digit`,
+    );
+  }
+  return value;
+}
+
+export function requireNonEmptyString(path: string, value: unknown): string {
+  if (typeof value !== "string" || value.trim().length === 0) {
+    throw new InputError(path, `must be a non-empty string, got ${JSON.stringify(value)}`);
+  }
+  return value;
+}
+
+export function requireNonNegativeInteger(path: string, value: unknown): number {
+  if (typeof value !== "number" || !Number.isInteger(value) || value < 0) {
+    throw new InputError(path, `must be a whole number of 0 or more, got ${JSON.stringify(value)}`);
+  }
+  return value;
+}
+
+export function requirePositiveInteger(path: string, value: unknown): number {
+  if (typeof value !== "number" || !Number.isInteger(value) || value < 1) {
+    throw new InputError(path, `must be a whole number of 1 or more, got ${JSON.stringify(value)}`);
+  }
+  return value;
+}
+
+export function requireOneOf<T extends string>(path: string, value: unknown, allowed: readonly T[]): T {
+  if (typeof value !== "string" || !(allowed as readonly string[]).includes(value)) {
+    throw new InputError(
+      path,
+      `${JSON.stringify(value)} is not allowed: use one of ${allowed.map((a) => JSON.stringify(a)).join(", ")}`,
+    );
+  }
+  return value as T;
+}
+
+/** Throws when a list holds the same key twice, naming the second occurrence. */
+export function requireUnique<T>(
+  path: string,
+  items: readonly T[],
+  key: (item: T) => string,
+  what: string,
+): void {
+  const seen = new Map<string, number>();
+  items.forEach((item, i) => {
+    const k = key(item);
+    const first = seen.get(k);
+    if (first !== undefined) {
+      throw new InputError(
+        `${path}[${i}]`,
+        `${what} ${JSON.stringify(k)} is listed twice (also at ${path}[${first}])`,
+      );
+    }
+    seen.set(k, i);
+  });
+}
+
+const LABEL_NAME =
+  /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
+const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
+
+/** Kubernetes label keys and values, as the API server validates them. */
+export function requireLabels(
+  path: string,
+  labels: Record<string, string> | undefined,
+): Record<string, string> {
+  if (labels === undefined) return {};
+  for (const [key, value] of Object.entries(labels)) {
+    const name = key.includes("/") ? key.slice(key.indexOf("/") + 1) : key;
+    if (!LABEL_NAME.test(key) || name.length > 63 || key.length > 253 + 1 + 63) {
+      throw new InputError(`${path}["${key}"]`, `${JSON.stringify(key)} is not a valid label key`);
+    }
+    if (typeof value !== "string" || value.length > 63 || !LABEL_VALUE.test(value)) {
+      throw new InputError(
+        `${path}["${key}"]`,
+        `${JSON.stringify(value)} is not a valid label value: at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit, or empty`,
+      );
+    }
+  }
+  return labels;
+}
+
+export const TAINT_EFFECTS = ["NoSchedule", "PreferNoSchedule", "NoExecute"] as const;
+export type TaintEffect = (typeof TAINT_EFFECTS)[number];
+
+export interface Taint {
+  key: string;
+  value?: string;
+  effect: TaintEffect;
+}
+
+export function requireTaints(path: string, taints: readonly Taint[] | undefined): Taint[] {
+  const result = (taints ?? []).map((t, i) => {
+    const at = `${path}[${i}]`;
+    requireLabels(at, { [requireNonEmptyString(`${at}.key`, t.key)]: t.value ?? "" });
+    const effect = requireOneOf(`${at}.effect`, t.effect, TAINT_EFFECTS);
+    return t.value === undefined ? { key: t.key, effect } : { key: t.key, value: t.value, effect };
+  });
+  requireUnique(path, result, (t) => `${t.key}:${t.effect}`, "taint");
+  return result;
+}
