@@ -1,0 +1,117 @@
+import { stringify } from "yaml";
+import { requireDnsLabel, requireTaints, Taint } from "../validation";
+
+/**
+ * Moving OpenShift's infrastructure workloads (router, registry, monitoring) onto a pool: each needs the
+ * pool's node selector and a toleration for every taint the pool carries (DOMAIN.md, seed 001). The
+ * builders below return only the fields the library owns, for server-side-apply patches that leave the
+ * rest of each object to its operator.
+ */
+
+export interface Toleration {
+  key: string;
+  operator: "Exists" | "Equal";
+  value?: string;
+  effect: Taint["effect"];
+}
+
+export interface NodePlacement {
+  nodeSelector: Record<string, string>;
+  tolerations: Toleration[];
+}
+
+/** The node selector and tolerations that place a workload on the nodes of pool `role`. */
+export function placementFor(role: string, taints: readonly Taint[] = []): NodePlacement {
+  requireDnsLabel("role", role);
+  return {
+    nodeSelector: { [`node-role.kubernetes.io/${role}`]: "" },
+    tolerations: requireTaints("taints", taints).map((t) =>
+      t.value === undefined
+        ? { effect: t.effect, key: t.key, operator: "Exists" as const }
+        : { effect: t.effect, key: t.key, operator: "Equal" as const, value: t.value },
+    ),
+  };
+}
+
+/** The default IngressController's `spec.nodePlacement` (and optionally its replica count). */
+export function ingressControllerPlacementPatch(placement: NodePlacement, replicas?: number) {
+  return {
+    apiVersion: "operator.openshift.io/v1",
+    kind: "IngressController",
+    metadata: { name: "default", namespace: "openshift-ingress-operator" },
+    spec: {
+      nodePlacement: {
+        nodeSelector: { matchLabels: placement.nodeSelector },
+        ...(placement.tolerations.length > 0 ? { tolerations: placement.tolerations } : {}),
+      },
+      ...(replicas !== undefined ? { replicas } : {}),
+    },
+  };
+}
+
+/** The cluster image registry's `spec.nodeSelector` and `spec.tolerations`. */
+export function imageRegistryPlacementPatch(placement: NodePlacement) {
+  return {
+    apiVersion: "imageregistry.operator.openshift.io/v1",
+    kind: "Config",
+    metadata: { name: "cluster" },
+    spec: {
+      nodeSelector: placement.nodeSelector,
+      ...(placement.tolerations.length > 0 ? { tolerations: placement.tolerations } : {}),
+    },
+  };
+}
+
+/**
+ * The monitoring stack's components that accept a nodeSelector and tolerations in
+ * `cluster-monitoring-config` (openshift-monitoring). Node-local agents (node-exporter) stay everywhere.
+ */
+export const MONITORING_COMPONENTS = [
+  "alertmanagerMain",
+  "kubeStateMetrics",
+  "metricsServer",
+  "monitoringPlugin",
+  "openshiftStateMetrics",
+  "prometheusK8s",
+  "prometheusOperator",
+  "telemeterClient",
+  "thanosQuerier",
+] as const;
+
+/**
+ * The `cluster-monitoring-config` ConfigMap's `config.yaml`, placing every movable component on the
+ * pool. `extra` is merged per component (e.g. retention for prometheusK8s), so users keep one source.
+ */
+export function monitoringConfigYaml(
+  placement: NodePlacement,
+  extra: Record<string, Record<string, unknown>> = {},
+): string {
+  const components = [...new Set([...MONITORING_COMPONENTS, ...Object.keys(extra)])].sort();
+  const config = Object.fromEntries(
+    components.map((name) => [
+      name,
+      {
+        ...(extra[name] ?? {}),
+        ...((MONITORING_COMPONENTS as readonly string[]).includes(name)
+          ? {
+              nodeSelector: placement.nodeSelector,
+              ...(placement.tolerations.length > 0 ? { tolerations: placement.tolerations } : {}),
+            }
+          : {}),
+      },
+    ]),
+  );
+  return stringify(config, { sortMapEntries: true, lineWidth: 0 });
+}
+
+export function monitoringConfigMapPatch(
+  placement: NodePlacement,
+  extra?: Record<string, Record<string, unknown>>,
+) {
+  return {
+    apiVersion: "v1",
+    kind: "ConfigMap",
+    metadata: { name: "cluster-monitoring-config", namespace: "openshift-monitoring" },
+    data: { "config.yaml": monitoringConfigYaml(placement, extra) },
+  };
+}

@@ -1,0 +1,99 @@
+import * as aws from "@pulumi/aws";
+import * as pulumi from "@pulumi/pulumi";
+import { AWSResourceReference } from "../../builders/machineset/provider-spec";
+import { inputPropertyError } from "../errors";
+
+/**
+ * AWS lookups for pools whose zones, subnets or security groups are not spelled out. Explicit values
+ * always win; an explicit id is checked to exist; a lookup that finds nothing is an input error that
+ * says what was searched for.
+ */
+
+type InvokeParent = { parent?: pulumi.Resource };
+
+/** The region's availability zones (not local or wavelength zones), sorted, at most `count`. */
+export async function awsZones(region: string, count: number, opts: InvokeParent): Promise<string[]> {
+  const result = await aws.getAvailabilityZones(
+    { state: "available", filters: [{ name: "zone-type", values: ["availability-zone"] }] },
+    opts,
+  );
+  const zones = [...result.names].filter((z) => z.startsWith(region)).sort();
+  if (zones.length === 0)
+    throw inputPropertyError("zones", `no available zone found in AWS region ${region}`);
+  return zones.slice(0, count);
+}
+
+/** The cluster's private subnet in `zone`, found by the installer's tags, or the given id checked. */
+export async function awsSubnet(
+  path: string,
+  infrastructureId: string,
+  zone: string,
+  given: string | AWSResourceReference | undefined,
+  opts: InvokeParent,
+): Promise<AWSResourceReference> {
+  if (given && typeof given !== "string") return given;
+  if (given) {
+    const subnet = await aws.ec2.getSubnet({ id: given }, opts).catch((e: Error) => {
+      throw inputPropertyError(path, `subnet ${given} could not be found: ${e.message}`);
+    });
+    if (subnet.availabilityZone !== zone) {
+      throw inputPropertyError(path, `subnet ${given} is in ${subnet.availabilityZone}, not in ${zone}`);
+    }
+    return { id: given };
+  }
+  const found = await aws.ec2.getSubnets(
+    {
+      filters: [
+        { name: "availability-zone", values: [zone] },
+        { name: `tag:kubernetes.io/cluster/${infrastructureId}`, values: ["owned", "shared"] },
+        { name: "tag:Name", values: [`*private*`] },
+      ],
+    },
+    opts,
+  );
+  const ids = [...found.ids].sort();
+  if (ids.length === 0) {
+    throw inputPropertyError(
+      path,
+      `no private subnet tagged kubernetes.io/cluster/${infrastructureId} found in ${zone}; give its id`,
+    );
+  }
+  return { id: ids[0] };
+}
+
+/** The worker security groups (installer tags `<infraID>-worker-sg`, or `-node` and `-lb` since 4.16). */
+export async function awsSecurityGroups(
+  path: string,
+  infrastructureId: string,
+  given: ReadonlyArray<string | AWSResourceReference> | undefined,
+  opts: InvokeParent,
+): Promise<AWSResourceReference[]> {
+  if (given) {
+    const ids = given.filter((g): g is string => typeof g === "string");
+    if (ids.length > 0) {
+      const found = await aws.ec2.getSecurityGroups({ filters: [{ name: "group-id", values: ids }] }, opts);
+      const missing = ids.filter((id) => !found.ids.includes(id));
+      if (missing.length > 0)
+        throw inputPropertyError(path, `security groups not found: ${missing.join(", ")}`);
+    }
+    return given.map((g) => (typeof g === "string" ? { id: g } : g));
+  }
+  const found = await aws.ec2.getSecurityGroups(
+    {
+      filters: [
+        {
+          name: "tag:Name",
+          values: [`${infrastructureId}-worker-sg`, `${infrastructureId}-node`, `${infrastructureId}-lb`],
+        },
+      ],
+    },
+    opts,
+  );
+  if (found.ids.length === 0) {
+    throw inputPropertyError(
+      path,
+      `no security group tagged Name=${infrastructureId}-worker-sg, -node or -lb found`,
+    );
+  }
+  return [...found.ids].sort().map((id) => ({ id }));
+}

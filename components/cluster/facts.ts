@@ -1,0 +1,163 @@
+import { getResourceGroup } from "@pulumi/azure-native/resources/getResourceGroup";
+import * as pulumi from "@pulumi/pulumi";
+import { MACHINE_API_NAMESPACE, MachineSetPlatform } from "../../builders/machineset";
+import { AzureImage } from "../../builders/machineset/provider-spec";
+import { inputPropertyError } from "../errors";
+import { readObject } from "./kube";
+
+/** The facts every MachineSet is built from, as the seeds read them with `oc get -o jsonpath`. */
+export interface ClusterFacts {
+  infrastructureId: string;
+  platform: MachineSetPlatform;
+  /** AWS region or Azure location. */
+  region: string;
+}
+
+export interface ClusterFactsArgs {
+  /** `status.infrastructureName` of `infrastructures.config.openshift.io/cluster`; read when omitted. */
+  infrastructureId?: pulumi.Input<string>;
+  /** Read from `status.platformStatus.type` when omitted. */
+  platform?: pulumi.Input<MachineSetPlatform>;
+  /**
+   * AWS region or Azure location. Read when omitted: on AWS from the Infrastructure object, on Azure
+   * from the location of the cluster's resource group (the Infrastructure object does not record it).
+   */
+  region?: pulumi.Input<string>;
+}
+
+interface InfrastructureStatus {
+  infrastructureName?: string;
+  platformStatus?: {
+    type?: string;
+    aws?: { region?: string };
+    azure?: { resourceGroupName?: string };
+  };
+}
+
+/** The Infrastructure platform types this library supports, by the name the cluster uses. */
+const PLATFORM_TYPES: Record<string, MachineSetPlatform> = { AWS: "aws", Azure: "azure" };
+
+/**
+ * Resolves the cluster facts: what the user gave wins, the rest is read from the cluster's
+ * Infrastructure object (and, on Azure, the resource group), so nobody copies values by hand.
+ */
+export function resolveClusterFacts(
+  name: string,
+  args: ClusterFactsArgs,
+  opts: pulumi.CustomResourceOptions,
+): pulumi.Output<ClusterFacts> {
+  const given = pulumi.all([args.infrastructureId, args.platform, args.region]);
+  if (args.infrastructureId !== undefined && args.platform !== undefined && args.region !== undefined) {
+    return given.apply(([infrastructureId, platform, region]) => ({
+      infrastructureId: infrastructureId as string,
+      platform: checkPlatform(platform, "platform"),
+      region: region as string,
+    }));
+  }
+  const infrastructure = readObject(
+    `${name}-infrastructure`,
+    { apiVersion: "config.openshift.io/v1", kind: "Infrastructure", id: "cluster" },
+    opts,
+  );
+  return pulumi.all([given, infrastructure.status]).apply(([[infrastructureId, platform, region], raw]) => {
+    const status = (raw ?? {}) as InfrastructureStatus;
+    const id = infrastructureId ?? status.infrastructureName;
+    if (!id) {
+      throw inputPropertyError(
+        "infrastructureId",
+        "not given and the Infrastructure object has no status.infrastructureName",
+      );
+    }
+    const resolvedPlatform = checkPlatform(
+      platform ?? PLATFORM_TYPES[status.platformStatus?.type ?? ""] ?? status.platformStatus?.type,
+      "platform",
+    );
+    const resolvedRegion = region ? pulumi.output(region) : regionOf(resolvedPlatform, status, opts);
+    return resolvedRegion.apply((r) => ({ infrastructureId: id, platform: resolvedPlatform, region: r }));
+  });
+}
+
+function checkPlatform(value: unknown, path: string): MachineSetPlatform {
+  if (value === "aws" || value === "azure") return value;
+  throw inputPropertyError(
+    path,
+    `the cluster's platform ${JSON.stringify(value)} is not supported: machine pools are built for "aws" and "azure"`,
+  );
+}
+
+function regionOf(
+  platform: MachineSetPlatform,
+  status: InfrastructureStatus,
+  opts: pulumi.CustomResourceOptions,
+): pulumi.Output<string> {
+  if (platform === "aws") {
+    const region = status.platformStatus?.aws?.region;
+    if (!region)
+      throw inputPropertyError("region", "not given and the Infrastructure object has no AWS region");
+    return pulumi.output(region);
+  }
+  const resourceGroupName = status.platformStatus?.azure?.resourceGroupName;
+  if (!resourceGroupName) {
+    throw inputPropertyError(
+      "region",
+      "not given and the Infrastructure object names no Azure resource group",
+    );
+  }
+  return pulumi.output(
+    getResourceGroup({ resourceGroupName }, { parent: opts.parent }).then(
+      (group) => group.location,
+      (e: Error) => {
+        throw inputPropertyError(
+          "region",
+          `not given, and the location of resource group ${resourceGroupName} could not be read: ${e.message}`,
+        );
+      },
+    ),
+  );
+}
+
+/** The machine image of new MachineSets, as seed 001 reads it from an existing worker MachineSet. */
+export type MachineImage = { platform: "aws"; ami: string } | { platform: "azure"; image: AzureImage };
+
+/**
+ * Reads the image of the worker MachineSet the installer made in `zone` (or the one named), so that new
+ * pools boot the same RHCOS as the workers do.
+ */
+export function workerImage(
+  name: string,
+  facts: pulumi.Output<ClusterFacts>,
+  zone: pulumi.Input<string>,
+  machineSetName: pulumi.Input<string> | undefined,
+  opts: pulumi.CustomResourceOptions,
+): pulumi.Output<MachineImage> {
+  const source = pulumi
+    .all([facts, zone, machineSetName])
+    .apply(
+      ([f, z, given]) =>
+        given ??
+        (f.platform === "aws"
+          ? `${f.infrastructureId}-worker-${z}`
+          : `${f.infrastructureId}-worker-${f.region}${z}`),
+    );
+  const machineSet = readObject(
+    `${name}-image-source`,
+    {
+      apiVersion: "machine.openshift.io/v1beta1",
+      kind: "MachineSet",
+      id: pulumi.interpolate`${MACHINE_API_NAMESPACE}/${source}`,
+    },
+    opts,
+  );
+  return pulumi.all([facts, source, machineSet.spec]).apply(([f, from, raw]): MachineImage => {
+    const value = (raw as { template?: { spec?: { providerSpec?: { value?: Record<string, unknown> } } } })
+      ?.template?.spec?.providerSpec?.value;
+    const ami = (value?.ami as { id?: string } | undefined)?.id;
+    if (f.platform === "aws" && ami) return { platform: "aws", ami };
+    const image = value?.image as AzureImage | undefined;
+    if (f.platform === "azure" && image) return { platform: "azure", image };
+    throw inputPropertyError(
+      "image",
+      `not given, and worker MachineSet ${from} has no ${f.platform === "aws" ? "ami.id" : "image"} to copy`,
+    );
+  });
+}

@@ -1,0 +1,168 @@
+import * as pulumi from "@pulumi/pulumi";
+import * as assert from "node:assert/strict";
+import { parse } from "yaml";
+import {
+  AWS_AMI,
+  AWS_INFRA_ID,
+  AZURE_IMAGE,
+  AZURE_INFRA_ID,
+  azureCloud,
+  created,
+  resetMocks,
+  settle,
+  valueOf,
+} from "../../test/mocks";
+import { InfraNodePool, InfraNodePoolArgs } from "./infra-node-pool";
+
+const MACHINESET = "kubernetes:machine.openshift.io/v1beta1:MachineSet";
+
+describe("InfraNodePool", () => {
+  beforeEach(() => resetMocks());
+
+  it("reads the cluster's facts and image and renders one MachineSet per zone with role labels and taints", async () => {
+    const pool = new InfraNodePool("infra", {
+      zones: ["us-east-2a", "us-east-2b", "us-east-2c"],
+      replicas: 4,
+    });
+    assert.deepEqual(await valueOf(pool.machineSetNames), [
+      `${AWS_INFRA_ID}-infra-us-east-2a`,
+      `${AWS_INFRA_ID}-infra-us-east-2b`,
+      `${AWS_INFRA_ID}-infra-us-east-2c`,
+    ]);
+    await settle();
+    const sets = created(MACHINESET);
+    assert.deepEqual(
+      sets.map((s) => s.name),
+      ["infra-us-east-2a", "infra-us-east-2b", "infra-us-east-2c"],
+    );
+    const spec = sets[0].inputs.spec as Record<string, any>;
+    assert.deepEqual(
+      sets.map((s) => (s.inputs.spec as { replicas: number }).replicas),
+      [2, 1, 1],
+    );
+    assert.deepEqual(spec.template.spec.metadata.labels, {
+      "node-role.kubernetes.io/infra": "",
+      "node-role.kubernetes.io/worker": "",
+    });
+    assert.deepEqual(spec.template.spec.taints, [
+      { key: "node-role.kubernetes.io/infra", value: "reserved", effect: "NoSchedule" },
+      { key: "node-role.kubernetes.io/infra", value: "reserved", effect: "NoExecute" },
+    ]);
+    assert.equal(spec.template.spec.providerSpec.value.ami.id, AWS_AMI);
+    assert.equal(spec.template.spec.providerSpec.value.placement.region, "us-east-2");
+
+    const [mcp] = created("kubernetes:machineconfiguration.openshift.io/v1:MachineConfigPool");
+    assert.equal((mcp.inputs.metadata as { name: string }).name, "infra");
+    assert.deepEqual((mcp.inputs.spec as Record<string, any>).machineConfigSelector, {
+      matchExpressions: [
+        { key: "machineconfiguration.openshift.io/role", operator: "In", values: ["worker", "infra"] },
+      ],
+    });
+  });
+
+  it("moves router, registry and monitoring onto the pool with patches that tolerate its taints", async () => {
+    const pool = new InfraNodePool("infra", {
+      zones: ["us-east-2a"],
+      router: { replicas: 3 },
+      registry: true,
+      monitoring: { config: { prometheusK8s: { retention: "15d" } } },
+    });
+    await valueOf(pool.machineSetNames);
+    await settle();
+    const tolerations = [
+      { effect: "NoSchedule", key: "node-role.kubernetes.io/infra", operator: "Equal", value: "reserved" },
+      { effect: "NoExecute", key: "node-role.kubernetes.io/infra", operator: "Equal", value: "reserved" },
+    ];
+    const [router] = created("kubernetes:operator.openshift.io/v1:IngressControllerPatch");
+    assert.deepEqual(router.inputs.spec, {
+      nodePlacement: { nodeSelector: { matchLabels: { "node-role.kubernetes.io/infra": "" } }, tolerations },
+      replicas: 3,
+    });
+    assert.deepEqual(router.inputs.metadata, {
+      annotations: { "pulumi.com/patchForce": "true" },
+      name: "default",
+      namespace: "openshift-ingress-operator",
+    });
+    const [registry] = created("kubernetes:imageregistry.operator.openshift.io/v1:ConfigPatch");
+    assert.deepEqual(registry.inputs.spec, {
+      nodeSelector: { "node-role.kubernetes.io/infra": "" },
+      tolerations,
+    });
+    const [monitoring] = created("kubernetes:core/v1:ConfigMapPatch");
+    const config = parse((monitoring.inputs.data as Record<string, string>)["config.yaml"]);
+    assert.deepEqual(config.prometheusK8s, {
+      nodeSelector: { "node-role.kubernetes.io/infra": "" },
+      retention: "15d",
+      tolerations,
+    });
+    assert.deepEqual(config.alertmanagerMain.nodeSelector, { "node-role.kubernetes.io/infra": "" });
+  });
+
+  it("finds zones, subnets and security groups on AWS when asked to look them up", async () => {
+    const pool = new InfraNodePool("infra", { cloudLookups: true });
+    await valueOf(pool.machineSetNames);
+    await settle();
+    const values = created(MACHINESET).map(
+      (s) => (s.inputs.spec as Record<string, any>).template.spec.providerSpec.value,
+    );
+    assert.deepEqual(
+      values.map((v) => [v.placement.availabilityZone, v.subnet.id, v.securityGroups]),
+      ["us-east-2a", "us-east-2b", "us-east-2c"].map((z) => [
+        z,
+        `subnet-private-${z}`,
+        [{ id: "sg-worker-0a1b" }],
+      ]),
+    );
+  });
+
+  it("builds Azure pools from the resource group's location and checks subnet and identity", async () => {
+    await resetMocks(azureCloud());
+    const pool = new InfraNodePool("infra", {
+      zones: ["1", "2", "3"],
+      cloudLookups: true,
+      azure: { vmSize: "Standard_D8s_v3" },
+    });
+    assert.deepEqual(
+      await valueOf(pool.machineSetNames),
+      [1, 2, 3].map((z) => `${AZURE_INFRA_ID}-infra-centralus${z}`),
+    );
+    await settle();
+    const value = (created(MACHINESET)[0].inputs.spec as Record<string, any>).template.spec.providerSpec
+      .value;
+    assert.deepEqual(value.image, AZURE_IMAGE);
+    assert.equal(value.location, "centralus");
+    assert.equal(value.vmSize, "Standard_D8s_v3");
+  });
+
+  const bad: Array<[string, InfraNodePoolArgs, string, RegExp]> = [
+    ["a duplicate zone", { zones: ["us-east-2a", "us-east-2a"] }, "zones[1]", /listed twice/],
+    ["no zones", { zones: [] }, "zones", /at least one zone/],
+    ["negative replicas", { zones: ["us-east-2a"], replicas: -2 }, "replicas", /whole number/],
+    [
+      "an unknown taint effect",
+      { zones: ["us-east-2a"], taints: [{ key: "k", effect: "Never" as "NoSchedule" }] },
+      "taints[0].effect",
+      /NoExecute/,
+    ],
+    ["zones missing without lookups", {}, "zones", /list the zones/],
+    [
+      "a subnet in another zone",
+      { cloudLookups: true, zones: [{ zone: "us-east-2a", subnet: "subnet-private-us-east-2b" }] },
+      "zones[0].subnet",
+      /is in us-east-2b, not in us-east-2a/,
+    ],
+    ["an image that is not an AMI", { zones: ["us-east-2a"], image: { sku: "x" } }, "image", /AMI id/],
+  ];
+  for (const [what, args, propertyPath, message] of bad) {
+    it(`rejects ${what} at ${propertyPath}`, async () => {
+      const pool = new InfraNodePool("infra", args);
+      await assert.rejects(valueOf(pool.machineSetNames), (e: unknown) => {
+        assert.ok(pulumi.InputPropertyError.isInstance(e), `not an InputPropertyError: ${String(e)}`);
+        assert.equal(e.propertyPath, propertyPath);
+        assert.match(e.message, message);
+        assert.ok(e.message.startsWith(`${propertyPath}: `));
+        return true;
+      });
+    });
+  }
+});

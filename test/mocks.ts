@@ -1,0 +1,199 @@
+import * as pulumi from "@pulumi/pulumi";
+
+/**
+ * The one mocks module every Pulumi test shares: `pulumi.runtime.setMocks` is process-global, so tests
+ * reset this object instead of installing their own. It records every registered resource and answers
+ * reads of cluster objects and cloud lookups from a small fake cluster that tests can reshape.
+ */
+
+export interface RegisteredResource {
+  type: string;
+  name: string;
+  inputs: Record<string, unknown>;
+  /** Set (non-empty) for `.get` reads of existing objects. */
+  id?: string;
+}
+
+type CallHandler = (inputs: Record<string, unknown>) => Record<string, unknown>;
+
+export interface FakeCloud {
+  /** Cluster objects by `<apiVersion>:<kind>:<namespace/name or name>`. */
+  objects: Record<string, Record<string, unknown>>;
+  /** Invoke tokens to handlers; an invoke without one fails the test loudly. */
+  calls: Record<string, CallHandler>;
+}
+
+export const AWS_INFRA_ID = "cluster-zbwlg-cbgq7";
+export const AWS_AMI = "ami-01af87a6ecc18023d";
+export const AZURE_INFRA_ID = "mycluster-x7k2p";
+export const AZURE_IMAGE = {
+  offer: "",
+  publisher: "",
+  resourceID: `/resourceGroups/${AZURE_INFRA_ID}-rg/providers/Microsoft.Compute/galleries/gallery_${AZURE_INFRA_ID.replace("-", "_")}/images/${AZURE_INFRA_ID}-gen2/versions/latest`,
+  sku: "",
+  version: "",
+};
+
+function workerMachineSet(name: string, value: Record<string, unknown>) {
+  return {
+    apiVersion: "machine.openshift.io/v1beta1",
+    kind: "MachineSet",
+    metadata: { name, namespace: "openshift-machine-api" },
+    spec: { template: { spec: { providerSpec: { value } } } },
+  };
+}
+
+/** An AWS cluster in us-east-2 as seed 001 shows it, with the lookups a pool may make. */
+export function awsCloud(): FakeCloud {
+  const zones = ["us-east-2a", "us-east-2b", "us-east-2c"];
+  const objects: FakeCloud["objects"] = {
+    "config.openshift.io/v1:Infrastructure:cluster": {
+      apiVersion: "config.openshift.io/v1",
+      kind: "Infrastructure",
+      metadata: { name: "cluster" },
+      status: {
+        infrastructureName: AWS_INFRA_ID,
+        platform: "AWS",
+        platformStatus: { type: "AWS", aws: { region: "us-east-2" } },
+      },
+    },
+  };
+  for (const zone of zones) {
+    const name = `${AWS_INFRA_ID}-worker-${zone}`;
+    objects[`machine.openshift.io/v1beta1:MachineSet:openshift-machine-api/${name}`] = workerMachineSet(
+      name,
+      {
+        ami: { id: AWS_AMI },
+        kind: "AWSMachineProviderConfig",
+      },
+    );
+  }
+  const filter = (inputs: Record<string, unknown>, name: string) =>
+    ((inputs.filters as Array<{ name: string; values: string[] }>) ?? []).find((f) => f.name === name)
+      ?.values ?? [];
+  return {
+    objects,
+    calls: {
+      "aws:index/getAvailabilityZones:getAvailabilityZones": () => ({
+        names: zones,
+        zoneIds: zones.map((_, i) => `use2-az${i + 1}`),
+      }),
+      "aws:ec2/getSubnets:getSubnets": (inputs) => ({
+        ids: filter(inputs, "availability-zone").map((z) => `subnet-private-${z}`),
+      }),
+      "aws:ec2/getSubnet:getSubnet": (inputs) => {
+        const id = String(inputs.id);
+        const zone = zones.find((z) => id.endsWith(z));
+        if (!zone) throw new Error(`InvalidSubnetID.NotFound: The subnet ID '${id}' does not exist`);
+        return { id, availabilityZone: zone };
+      },
+      "aws:ec2/getSecurityGroups:getSecurityGroups": (inputs) => {
+        const ids = filter(inputs, "group-id");
+        if (ids.length > 0) return { ids: ids.filter((id) => id.startsWith("sg-worker")) };
+        return { ids: ["sg-worker-0a1b"] };
+      },
+    },
+  };
+}
+
+/** An Azure cluster in centralus with three zones. */
+export function azureCloud(): FakeCloud {
+  const objects: FakeCloud["objects"] = {
+    "config.openshift.io/v1:Infrastructure:cluster": {
+      apiVersion: "config.openshift.io/v1",
+      kind: "Infrastructure",
+      metadata: { name: "cluster" },
+      status: {
+        infrastructureName: AZURE_INFRA_ID,
+        platform: "Azure",
+        platformStatus: { type: "Azure", azure: { resourceGroupName: `${AZURE_INFRA_ID}-rg` } },
+      },
+    },
+  };
+  for (const zone of ["1", "2", "3"]) {
+    const name = `${AZURE_INFRA_ID}-worker-centralus${zone}`;
+    objects[`machine.openshift.io/v1beta1:MachineSet:openshift-machine-api/${name}`] = workerMachineSet(
+      name,
+      {
+        image: AZURE_IMAGE,
+        kind: "AzureMachineProviderSpec",
+      },
+    );
+  }
+  return {
+    objects,
+    calls: {
+      "azure-native:resources:getResourceGroup": (inputs) => {
+        if (inputs.resourceGroupName !== `${AZURE_INFRA_ID}-rg`) throw new Error("ResourceGroupNotFound");
+        return { location: "centralus", name: inputs.resourceGroupName };
+      },
+      "azure-native:network:getSubnet": (inputs) => {
+        if (inputs.subnetName !== `${AZURE_INFRA_ID}-worker-subnet`) {
+          throw new Error(`ResourceNotFound: subnet ${String(inputs.subnetName)}`);
+        }
+        return { name: inputs.subnetName };
+      },
+      "azure-native:managedidentity:getUserAssignedIdentity": (inputs) => {
+        if (inputs.resourceName !== `${AZURE_INFRA_ID}-identity`)
+          throw new Error("ResourceNotFound: identity");
+        return { name: inputs.resourceName };
+      },
+    },
+  };
+}
+
+class SharedMocks implements pulumi.runtime.Mocks {
+  resources: RegisteredResource[] = [];
+  cloud: FakeCloud = awsCloud();
+
+  newResource(args: pulumi.runtime.MockResourceArgs): pulumi.runtime.MockResourceResult {
+    this.resources.push({ type: args.type, name: args.name, inputs: args.inputs, id: args.id });
+    if (args.id !== undefined && args.id !== "" && args.type.startsWith("kubernetes:")) {
+      const [, apiVersion, kind] = /^kubernetes:(.+):([^:]+)$/.exec(args.type) ?? [];
+      const object = this.cloud.objects[`${apiVersion}:${kind}:${args.id}`];
+      if (!object) throw new Error(`${kind} ${args.id} not found in the fake cluster`);
+      return { id: args.id, state: object };
+    }
+    return { id: `${args.name}-id`, state: args.inputs };
+  }
+
+  call(args: pulumi.runtime.MockCallArgs): Record<string, unknown> {
+    const handler = this.cloud.calls[args.token];
+    if (!handler) throw new Error(`no fake answer for invoke ${args.token}`);
+    return handler(args.inputs);
+  }
+}
+
+export const mocks = new SharedMocks();
+let installed: Promise<void> | undefined;
+
+/** Installs the shared mocks once and resets recorded resources and the fake cloud for a new test. */
+export async function resetMocks(cloud: FakeCloud = awsCloud()): Promise<void> {
+  installed ??= pulumi.runtime.setMocks(mocks, "topology", "test", false);
+  await installed;
+  mocks.resources = [];
+  mocks.cloud = cloud;
+}
+
+// The SDK marks this internal; it is the only way to know every registration has reached the mocks.
+const { waitForRPCs } = require("@pulumi/pulumi/runtime/settings") as { waitForRPCs: () => Promise<void> };
+
+/** Waits until every resource the program declared, including those declared inside applies, is registered. */
+export async function settle(): Promise<void> {
+  for (let i = 0; i < 5; i++) {
+    await waitForRPCs();
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
+/** Resolves an Output's value in a test. */
+export function valueOf<T>(output: pulumi.Output<T>): Promise<T> {
+  return (output as unknown as { promise(): Promise<T> }).promise();
+}
+
+/** The created (not read) resources of a type, in registration order. */
+export function created(type: string | RegExp): RegisteredResource[] {
+  return mocks.resources.filter(
+    (r) => !r.id && (typeof type === "string" ? r.type === type : type.test(r.type)),
+  );
+}
