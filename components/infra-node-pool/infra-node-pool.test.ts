@@ -159,8 +159,8 @@ describe("InfraNodePool", () => {
       await assert.rejects(valueOf(pool.machineSetNames), (e: unknown) => {
         assert.ok(pulumi.InputPropertyError.isInstance(e), `not an InputPropertyError: ${String(e)}`);
         assert.equal(e.propertyPath, propertyPath);
-        assert.match(e.message, message);
-        assert.ok(e.message.startsWith(`${propertyPath}: `));
+        assert.match(e.reason, message);
+        assert.ok(e.reason.startsWith(`${propertyPath}: `), e.reason);
         return true;
       });
     });

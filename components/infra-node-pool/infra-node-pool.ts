@@ -7,7 +7,7 @@ import {
   NodePlacement,
   placementFor,
 } from "../../builders/infra-placement";
-import { machineConfigPool } from "../../builders/machineconfiguration/pool";
+import { machineConfigPool } from "../../builders/machineconfiguration";
 import {
   AwsMachineOptions,
   AzureMachineOptions,

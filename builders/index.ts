@@ -1,0 +1,9 @@
+/**
+ * Pure manifest builders: plain data in, plain Kubernetes objects out, no Pulumi. Usable on their own
+ * (e.g. to render YAML) and the single source of every manifest the components apply.
+ */
+export * from "./errors";
+export * from "./validation";
+export * from "./machineset";
+export * from "./machineconfiguration";
+export * from "./infra-placement";

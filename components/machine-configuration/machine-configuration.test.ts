@@ -1,0 +1,130 @@
+import * as pulumi from "@pulumi/pulumi";
+import * as assert from "node:assert/strict";
+import { created, resetMocks, settle, valueOf } from "../../test/mocks";
+import {
+  ContainerRuntimeConfig,
+  KubeletConfig,
+  MachineConfig,
+  MachineConfigPool,
+} from "./machine-configuration";
+
+const API = "kubernetes:machineconfiguration.openshift.io/v1";
+
+describe("machine-configuration components", () => {
+  beforeEach(() => resetMocks());
+
+  it("render one object each, named after the resource unless a name is given", async () => {
+    const pool = new MachineConfigPool("gpu", { maxUnavailable: "50%" });
+    const mc = new MachineConfig("99-gpu-sysctl", {
+      role: pool.objectName,
+      files: [{ path: "/etc/sysctl.d/90-gpu.conf", contents: { text: "vm.max_map_count=262144\n" } }],
+      kernelArguments: ["hugepages=64"],
+    });
+    const kubelet = new KubeletConfig("gpu-kubelet", {
+      name: "gpu-max-pods",
+      pool: "gpu",
+      kubeletConfig: { maxPods: 300 },
+    });
+    new ContainerRuntimeConfig("gpu-crio", { pool: "gpu", containerRuntimeConfig: { pidsLimit: 4096 } });
+    assert.equal(await valueOf(mc.objectName), "99-gpu-sysctl");
+    assert.equal(await valueOf(kubelet.objectName), "gpu-max-pods");
+    await settle();
+
+    const [poolObject] = created(`${API}:MachineConfigPool`);
+    assert.equal((poolObject.inputs.spec as any).maxUnavailable, "50%");
+    const [machineConfig] = created(`${API}:MachineConfig`);
+    assert.deepEqual((machineConfig.inputs.metadata as any).labels, {
+      "machineconfiguration.openshift.io/role": "gpu",
+    });
+    const file = (machineConfig.inputs.spec as any).config.storage.files[0];
+    assert.equal(file.path, "/etc/sysctl.d/90-gpu.conf");
+    assert.equal(file.mode, 0o644);
+    assert.equal(
+      decodeURIComponent(file.contents.source.replace(/^data:,/, "")),
+      "vm.max_map_count=262144\n",
+    );
+    const [crio] = created(`${API}:ContainerRuntimeConfig`);
+    assert.deepEqual((crio.inputs.spec as any).machineConfigPoolSelector, {
+      matchLabels: { "pools.operator.machineconfiguration.openshift.io/gpu": "" },
+    });
+  });
+
+  const bad: Array<[string, () => pulumi.ComponentResource & { objectName: pulumi.Output<string> }, string]> =
+    [
+      ["a custom pool named worker", () => new MachineConfigPool("worker"), "name"],
+      ["maxUnavailable 0", () => new MachineConfigPool("infra", { maxUnavailable: 0 }), "maxUnavailable"],
+      [
+        "maxUnavailable over 100%",
+        () => new MachineConfigPool("infra", { maxUnavailable: "150%" }),
+        "maxUnavailable",
+      ],
+      [
+        "a file outside /etc and /var",
+        () =>
+          new MachineConfig("99-x", {
+            role: "infra",
+            files: [{ path: "/usr/local/bin/x", contents: { text: "" } }],
+          }),
+        "files[0].path",
+      ],
+      [
+        "a file mode that is not octal",
+        () =>
+          new MachineConfig("99-x", {
+            role: "infra",
+            files: [{ path: "/etc/x", mode: "0999", contents: { text: "" } }],
+          }),
+        "files[0].mode",
+      ],
+      [
+        "an unknown kernelType",
+        () => new MachineConfig("99-x", { role: "infra", kernelType: "rt" }),
+        "kernelType",
+      ],
+      [
+        "Ignition 2.2.0",
+        () => new MachineConfig("99-x", { role: "infra", ignitionVersion: "2.2.0" }),
+        "ignitionVersion",
+      ],
+      [
+        "a unit without a suffix",
+        () =>
+          new MachineConfig("99-x", {
+            role: "infra",
+            systemd: { units: [{ name: "chronyd", enabled: true }] },
+          }),
+        "systemd.units[0].name",
+      ],
+      [
+        "the same path twice",
+        () =>
+          new MachineConfig("99-x", {
+            role: "infra",
+            files: [
+              { path: "/etc/a", contents: { text: "1" } },
+              { path: "/etc/a", contents: { text: "2" } },
+            ],
+          }),
+        "files[1].path",
+      ],
+      [
+        "a bad CRI-O log level",
+        () =>
+          new ContainerRuntimeConfig("c", {
+            pool: "infra",
+            containerRuntimeConfig: { logLevel: "loud" as "info" },
+          }),
+        "containerRuntimeConfig.logLevel",
+      ],
+    ];
+  for (const [what, make, propertyPath] of bad) {
+    it(`rejects ${what} at ${propertyPath}`, async () => {
+      await assert.rejects(valueOf(make().objectName), (e: unknown) => {
+        assert.ok(pulumi.InputPropertyError.isInstance(e), `not an InputPropertyError: ${String(e)}`);
+        assert.equal(e.propertyPath, propertyPath);
+        assert.ok(e.reason.startsWith(`${propertyPath}: `), e.reason);
+        return true;
+      });
+    });
+  }
+});
