@@ -7,3 +7,5 @@ export * from "./validation";
 export * from "./machineset";
 export * from "./machineconfiguration";
 export * from "./infra-placement";
+export * from "./olm";
+export * from "./windows";

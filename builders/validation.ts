@@ -61,12 +61,16 @@ export function requireOneOf<T extends string>(path: string, value: unknown, all
   return value as T;
 }
 
-/** Throws when a list holds the same key twice, naming the second occurrence. */
+/**
+ * Throws at `<path>[i]<field>` when two items share a key: the user sees the second occurrence and is told
+ * where the first one is.
+ */
 export function requireUnique<T>(
   path: string,
   items: readonly T[],
   key: (item: T) => string,
   what: string,
+  field = "",
 ): void {
   const seen = new Map<string, number>();
   items.forEach((item, i) => {
@@ -74,12 +78,33 @@ export function requireUnique<T>(
     const first = seen.get(k);
     if (first !== undefined) {
       throw new InputError(
-        `${path}[${i}]`,
-        `${what} ${JSON.stringify(k)} is listed twice (also at ${path}[${first}])`,
+        `${path}[${i}]${field}`,
+        `${what} ${JSON.stringify(k)} is listed twice (also at ${path}[${first}]): each ${what} may appear once`,
       );
     }
     seen.set(k, i);
   });
+}
+
+export function requireBoolean(path: string, value: unknown): boolean {
+  if (typeof value !== "boolean") {
+    throw new InputError(path, `must be true or false, got ${JSON.stringify(value)}`);
+  }
+  return value;
+}
+
+export function requireInteger(path: string, value: unknown, min: number, max: number): number {
+  if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > max) {
+    throw new InputError(path, `must be a whole number from ${min} to ${max}, got ${JSON.stringify(value)}`);
+  }
+  return value;
+}
+
+/** A list given as an array, or an error at `path` naming what the items must be. */
+export function requireArray<T>(path: string, value: readonly T[] | undefined, items: string): readonly T[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value)) throw new InputError(path, `must be a list of ${items}`);
+  return value;
 }
 
 const LABEL_NAME =

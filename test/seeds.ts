@@ -16,21 +16,47 @@ export function readSeed(prefix: string): string {
 }
 
 /**
- * The YAML example that starts at the first line matching `start` and runs until the first line (after
- * it) that is not indented YAML of the same document, or until `end` matches.
+ * The YAML example that starts at the first line matching `start` (after the line starting with `after`,
+ * when given): dedented, without the docs' callout
+ * markers (`<infrastructure_id> 1`, lone `1 3 5` lines), placeholders replaced by `substitute`. It runs
+ * until `end` matches or a line is no longer part of the example.
  */
-export function seedYaml(prefix: string, start: RegExp, end?: RegExp): unknown {
+export function seedYaml(
+  prefix: string,
+  start: RegExp,
+  end?: RegExp,
+  substitute: Record<string, string> = {},
+  after?: string,
+): unknown {
   const lines = readSeed(prefix).split("\n");
-  const from = lines.findIndex((l) => start.test(l));
+  const section = after === undefined ? 0 : lines.findIndex((l) => l.startsWith(after));
+  if (section < 0) throw new Error(`no section ${after} in seed ${prefix}`);
+  const from = lines.findIndex((l, i) => i >= section && start.test(l));
   if (from < 0) throw new Error(`no line matching ${start} in seed ${prefix}`);
+  const indent = /^\s*/.exec(lines[from])![0].length;
   const block: string[] = [];
   for (const line of lines.slice(from)) {
     if (end && block.length > 0 && end.test(line)) break;
-    if (block.length > 0 && line.trim() !== "" && !/^(\s|-|[a-zA-Z]+:)/.test(line)) break;
-    block.push(line);
+    const calloutLine = /^\s*\d+(\s+\d+)*$/.test(line);
+    const outside =
+      line.trim() !== "" && (/^\s*/.exec(line)![0].length < indent || !/^(\s|-|[a-zA-Z]+:)/.test(line));
+    if (block.length > 0 && (calloutLine || outside)) break;
+    block.push(line.slice(indent));
   }
-  const docs = parseAllDocuments(block.join("\n"));
-  return docs[0].toJS();
+  const text = block
+    .map((line, i) => {
+      const next = block.slice(i + 1).find((l) => l.trim() !== "") ?? "";
+      const [own, nextIndent] = [/^\s*/.exec(line)![0].length, /^\s*/.exec(next)![0].length];
+      const opensBlock = nextIndent > own || (nextIndent === own && next.trimStart().startsWith("- "));
+      // The docs number their callouts after a value (`<infrastructure_id> 1`) or after a key that opens a
+      // block (`nodeSelector: 2`); a lone number after a key (`replicas: 1`) is a real value.
+      const afterValue =
+        /^\s*(- )?([^:]+:\s+)?\S.*\s+\d+$/.test(line) && !/^\s*(- )?[^:\s]+:\s+\d+$/.test(line);
+      return afterValue || (opensBlock && /:\s+\d+$/.test(line)) ? line.replace(/\s+\d+$/, "") : line;
+    })
+    .map((line) => Object.entries(substitute).reduce((l, [from, to]) => l.split(from).join(to), line))
+    .join("\n");
+  return parseAllDocuments(text)[0].toJS();
 }
 
 /** Removes the serialization leftovers the seeds carry (`creationTimestamp: null`, `publicIp: null`). */

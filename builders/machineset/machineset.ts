@@ -24,6 +24,11 @@ export interface MachineSetArgs {
   providerSpec: ProviderSpec;
   /** Longest allowed name; Azure Windows machines need 9 (their VM names are limited to 15). */
   maxNameLength?: number;
+  /**
+   * Whether the set itself carries the role/type labels, as OpenShift's infra MachineSet docs show
+   * (default); the installer's and WMCO's sets carry only the cluster label.
+   */
+  roleLabelsOnSet?: boolean;
 }
 
 export interface MachineSetManifest {
@@ -88,7 +93,7 @@ export function machineSet(args: MachineSetArgs): MachineSetManifest {
       ...(args.annotations && Object.keys(args.annotations).length > 0
         ? { annotations: sorted(args.annotations) }
         : {}),
-      labels: sorted(setLabels),
+      labels: sorted(args.roleLabelsOnSet === false ? { [MACHINE_LABELS.cluster]: infraId } : setLabels),
       name,
       namespace: MACHINE_API_NAMESPACE,
     },

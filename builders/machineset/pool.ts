@@ -34,6 +34,7 @@ interface PoolSpecBase {
   taints?: Taint[];
   annotations?: Record<string, string>;
   maxNameLength?: number;
+  roleLabelsOnSet?: boolean;
 }
 
 export type MachineSetPoolSpec =
@@ -148,6 +149,7 @@ export function machineSetsForPool(spec: MachineSetPoolSpec): MachineSetManifest
           annotations: spec.annotations,
           providerSpec,
           maxNameLength: spec.maxNameLength,
+          roleLabelsOnSet: spec.roleLabelsOnSet,
         }),
       // A bad name comes from the user's override, or else from the role that names the pool.
       (path) => (path === "name" ? (zone.machineSetName ? `zones[${i}].machineSetName` : "role") : path),

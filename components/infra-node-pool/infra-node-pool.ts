@@ -67,7 +67,7 @@ export interface InfraNodePoolArgs extends ClusterFactsArgs {
   registry?: boolean;
   /**
    * Move monitoring here by owning `config.yaml` of `openshift-monitoring/cluster-monitoring-config`
-   * (the ConfigMap must exist, as patches only change existing objects); `config` merges per component.
+   * (server-side apply creates the ConfigMap when absent); `config` merges per component.
    */
   monitoring?: boolean | { config?: pulumi.Input<Record<string, Record<string, unknown>>> };
   /** Kubernetes provider for the cluster; default the stack's default provider. */

@@ -1,0 +1,103 @@
+import { InputError } from "../errors";
+import { requireDnsSubdomain, requireOneOf } from "../validation";
+import { LabelSelector, MACHINECONFIGURATION_API_VERSION, poolSelector } from "./common";
+import { requireQuantity } from "./quantity";
+
+/**
+ * CRI-O log levels the MCO accepts (validateUserContainerRuntimeConfig). The CRD's description lists all but
+ * `trace`, which the MCO takes as well.
+ */
+export const CRIO_LOG_LEVELS = ["fatal", "panic", "error", "warn", "info", "debug", "trace"] as const;
+/** The CRD's enum for defaultRuntime. */
+export const OCI_RUNTIMES = ["crun", "runc"] as const;
+/** The MCO's limits: pidsLimit 0 (CRI-O's default) or at least 20; a positive logSizeMax above 8192 bytes. */
+export const MIN_PIDS_LIMIT = 20;
+export const MIN_LOG_SIZE = 8192;
+
+export interface ContainerRuntimeSettings {
+  /** Maximum processes per container: 0 for CRI-O's default, else at least 20. */
+  pidsLimit?: number;
+  logLevel?: (typeof CRIO_LOG_LEVELS)[number];
+  /** Maximum container log size as a quantity ("50Mi"); negative for no limit, else above 8192 bytes. */
+  logSizeMax?: number | string;
+  /** Maximum size of a container's writable layer, a non-negative quantity ("10G"). */
+  overlaySize?: number | string;
+  defaultRuntime?: (typeof OCI_RUNTIMES)[number];
+}
+
+export interface ContainerRuntimeConfigArgs {
+  name: string;
+  /** Role of the pool to configure; the pool must carry `pools.operator.machineconfiguration.openshift.io/<pool>`. */
+  pool: string;
+  containerRuntimeConfig: ContainerRuntimeSettings;
+}
+
+export interface ContainerRuntimeConfigManifest {
+  apiVersion: typeof MACHINECONFIGURATION_API_VERSION;
+  kind: "ContainerRuntimeConfig";
+  metadata: { name: string };
+  spec: { machineConfigPoolSelector: LabelSelector; containerRuntimeConfig: ContainerRuntimeSettings };
+}
+
+const FIELDS = ["pidsLimit", "logLevel", "logSizeMax", "overlaySize", "defaultRuntime"] as const;
+
+/** One check per field, in the order the fields are emitted. */
+const CHECKS: Record<(typeof FIELDS)[number], (path: string, value: unknown) => number | string> = {
+  pidsLimit(path, value) {
+    if (typeof value !== "number" || !Number.isInteger(value) || (value !== 0 && value < MIN_PIDS_LIMIT)) {
+      throw new InputError(
+        path,
+        `must be a whole number, 0 (CRI-O's default) or at least ${MIN_PIDS_LIMIT}, got ${JSON.stringify(value)}`,
+      );
+    }
+    return value;
+  },
+  logLevel: (path, value) => requireOneOf(path, value, CRIO_LOG_LEVELS),
+  logSizeMax(path, value) {
+    const size = requireQuantity(path, value);
+    if (size.value > 0 && size.value <= MIN_LOG_SIZE) {
+      throw new InputError(
+        path,
+        `must be more than ${MIN_LOG_SIZE} bytes (e.g. "50Mi"), or negative for no limit`,
+      );
+    }
+    return size.quantity;
+  },
+  overlaySize(path, value) {
+    const size = requireQuantity(path, value);
+    if (size.value < 0)
+      throw new InputError(path, `must be 0 or more (e.g. "10G"), got ${JSON.stringify(value)}`);
+    return size.quantity;
+  },
+  defaultRuntime: (path, value) => requireOneOf(path, value, OCI_RUNTIMES),
+};
+
+/** A ContainerRuntimeConfig (CRI-O settings) for the pool of one role. */
+export function containerRuntimeConfig(args: ContainerRuntimeConfigArgs): ContainerRuntimeConfigManifest {
+  const name = requireDnsSubdomain("name", args.name);
+  const selector = poolSelector("pool", args.pool);
+  const given = args.containerRuntimeConfig;
+  if (typeof given !== "object" || given === null) {
+    throw new InputError("containerRuntimeConfig", `must be an object with some of ${FIELDS.join(", ")}`);
+  }
+  for (const key of Object.keys(given)) {
+    if (!(FIELDS as readonly string[]).includes(key)) {
+      throw new InputError(`containerRuntimeConfig.${key}`, `is not supported: use ${FIELDS.join(", ")}`);
+    }
+  }
+  const settings = Object.fromEntries(
+    FIELDS.filter((f) => given[f] !== undefined).map((f) => [
+      f,
+      CHECKS[f](`containerRuntimeConfig.${f}`, given[f]),
+    ]),
+  ) as ContainerRuntimeSettings;
+  if (Object.keys(settings).length === 0) {
+    throw new InputError("containerRuntimeConfig", `set at least one of ${FIELDS.join(", ")}`);
+  }
+  return {
+    apiVersion: MACHINECONFIGURATION_API_VERSION,
+    kind: "ContainerRuntimeConfig",
+    metadata: { name },
+    spec: { machineConfigPoolSelector: selector, containerRuntimeConfig: settings },
+  };
+}

@@ -1,0 +1,111 @@
+import { createPrivateKey } from "node:crypto";
+import { InputError } from "../errors";
+import { MachineSetPoolSpec } from "../machineset";
+import { requireDnsSubdomain, requireOneOf } from "../validation";
+
+/** Windows Server builds WMCO supports, by the `node.kubernetes.io/windows-build` label they carry. */
+export const WINDOWS_BUILDS = {
+  "2019": "10.0.17763",
+  "2022": "10.0.20348",
+  "2025": "10.0.26100",
+} as const;
+export type WindowsServerVersion = keyof typeof WINDOWS_BUILDS;
+export type WindowsBuild = (typeof WINDOWS_BUILDS)[WindowsServerVersion];
+
+/** Container runtime handlers: containerd's today, Docker's in the 4.6-era docs (seed 002). */
+export const WINDOWS_RUNTIME_HANDLERS = ["runhcs-wcow-process", "docker"] as const;
+export type WindowsRuntimeHandler = (typeof WINDOWS_RUNTIME_HANDLERS)[number];
+
+export const WMCO = {
+  namespace: "openshift-windows-machine-config-operator",
+  packageName: "windows-machine-config-operator",
+  channel: "stable",
+  privateKeySecret: "cloud-private-key",
+  privateKeyField: "private-key.pem",
+  userDataSecret: "windows-user-data",
+  versionAnnotation: "windowsmachineconfig.openshift.io/version",
+} as const;
+
+/** On Azure the Windows VM name (MachineSet name plus a 5-character suffix and dash) is limited to 15. */
+export const AZURE_WINDOWS_MACHINESET_NAME_MAX = 9;
+
+export function requireWindowsBuild(path: string, value: unknown): WindowsBuild {
+  const builds = Object.values(WINDOWS_BUILDS) as string[];
+  if (typeof value === "string" && value in WINDOWS_BUILDS) {
+    return WINDOWS_BUILDS[value as WindowsServerVersion];
+  }
+  if (typeof value === "string" && builds.includes(value)) return value as WindowsBuild;
+  throw new InputError(
+    path,
+    `${JSON.stringify(value)} is not a Windows Server build WMCO supports: use ${Object.entries(
+      WINDOWS_BUILDS,
+    )
+      .map(([v, b]) => `"${b}" (${v})`)
+      .join(", ")} or the year`,
+  );
+}
+
+export interface WindowsRuntimeClassArgs {
+  name: string;
+  build: string;
+  handler?: WindowsRuntimeHandler;
+}
+
+/** A RuntimeClass that schedules pods onto Windows nodes of one build and tolerates their taint. */
+export function windowsRuntimeClass(args: WindowsRuntimeClassArgs) {
+  return {
+    apiVersion: "node.k8s.io/v1",
+    kind: "RuntimeClass",
+    metadata: { name: requireDnsSubdomain("name", args.name) },
+    handler: requireOneOf("handler", args.handler ?? "runhcs-wcow-process", WINDOWS_RUNTIME_HANDLERS),
+    scheduling: {
+      nodeSelector: {
+        "kubernetes.io/arch": "amd64",
+        "kubernetes.io/os": "windows",
+        "node.kubernetes.io/windows-build": requireWindowsBuild("build", args.build),
+      },
+      tolerations: [{ effect: "NoSchedule", key: "os", operator: "Equal", value: "Windows" }],
+    },
+  };
+}
+
+/**
+ * Turns a pool spec into a Windows one: machines labelled os-id Windows (what WMCO watches for), booted
+ * with the user data WMCO creates, joining as workers; on Azure the OS disk says Windows and names are
+ * held to 9 characters.
+ */
+export function windowsPoolSpec(spec: MachineSetPoolSpec): MachineSetPoolSpec {
+  const common = {
+    ...spec,
+    machineRole: "worker",
+    roleLabelsOnSet: false,
+    machineLabels: { ...(spec.machineLabels ?? {}), "machine.openshift.io/os-id": "Windows" },
+    nodeLabels: { ...(spec.nodeLabels ?? {}), "node-role.kubernetes.io/worker": "" },
+  };
+  const userDataSecret = { name: WMCO.userDataSecret, namespace: "openshift-machine-api" };
+  if (spec.platform === "aws") {
+    return { ...common, platform: "aws", aws: { ...spec.aws, userDataSecret } };
+  }
+  return {
+    ...common,
+    platform: "azure",
+    maxNameLength: AZURE_WINDOWS_MACHINESET_NAME_MAX,
+    azure: { ...spec.azure, userDataSecret, osDisk: { ...spec.azure.osDisk, osType: "Windows" } },
+  };
+}
+
+/** Checks that `pem` is an RSA private key in PEM form, the only kind WMCO can use to reach its VMs. */
+export function requireRsaPrivateKeyPem(path: string, pem: unknown): string {
+  const reason =
+    'must be an RSA private key in PEM form ("-----BEGIN RSA PRIVATE KEY-----" or PKCS#8 "-----BEGIN PRIVATE KEY-----")';
+  if (typeof pem !== "string" || !/-----BEGIN (RSA )?PRIVATE KEY-----/.test(pem))
+    throw new InputError(path, reason);
+  let type: string | undefined;
+  try {
+    type = createPrivateKey({ key: pem, format: "pem" }).asymmetricKeyType;
+  } catch {
+    throw new InputError(path, `${reason}; this one could not be parsed`);
+  }
+  if (type !== "rsa") throw new InputError(path, `${reason}; this one is a ${type} key`);
+  return pem;
+}
