@@ -8,56 +8,25 @@ import {
   placementFor,
 } from "../../builders/infra-placement";
 import { machineConfigPool } from "../../builders/machineconfiguration";
-import {
-  AwsMachineOptions,
-  AzureMachineOptions,
-  AzureImage,
-  machineSetsForPool,
-  MachineSetManifest,
-  MachineSetPoolSpec,
-  ZoneSpec,
-} from "../../builders/machineset";
+import { AzureImage } from "../../builders/machineset";
 import { requireDnsLabel, Taint } from "../../builders/validation";
-import { awsSecurityGroups, awsSubnet, awsZones } from "../cloud-lookups/aws";
-import { checkAzureManagedIdentity, checkAzureSubnet } from "../cloud-lookups/azure";
-import {
-  ClusterFacts,
-  ClusterFactsArgs,
-  MachineImage,
-  resolveClusterFacts,
-  workerImage,
-} from "../cluster/facts";
+import { ClusterFacts, resolveClusterFacts, workerImage } from "../cluster/facts";
 import { kubeOptions, manifestArgs } from "../cluster/kube";
-import { checked, inputPropertyError } from "../errors";
+import { checked } from "../errors";
+import { declareMachineSets, MachinePoolArgs, resolveZones } from "../machine-pool/machine-sets";
 
-export interface InfraNodePoolArgs extends ClusterFactsArgs {
+export interface InfraNodePoolArgs extends MachinePoolArgs {
   /** Node role and pool name; default `infra`. Names child resources, so it is a plain string. */
   role?: string;
-  /**
-   * Zones, one MachineSet each: AWS zone names (`us-east-2a`) or Azure zone numbers (`"1"`), or objects
-   * that also give the zone's subnet. On AWS with `cloudLookups`, omitted zones are the region's first three.
-   */
-  zones?: pulumi.Input<Array<string | ZoneSpec>>;
-  /** Total machines spread over the zones as the installer does; default one per zone. */
-  replicas?: pulumi.Input<number>;
   /**
    * Taints that keep user workloads off; default `node-role.kubernetes.io/<role>=reserved` with
    * NoSchedule and NoExecute, as OpenShift documents for infra nodes. `[]` for none.
    */
   taints?: pulumi.Input<Taint[]>;
-  /** Extra node labels; the role labels (`<role>` and `worker`) are always set. */
-  nodeLabels?: pulumi.Input<Record<string, string>>;
   /** AMI id (AWS) or image (Azure); default: copied from the worker MachineSet of the first zone. */
   image?: pulumi.Input<string | Partial<AzureImage>>;
   /** The worker MachineSet to copy the image from, when not the installer's one in the first zone. */
   imageFromMachineSet?: pulumi.Input<string>;
-  aws?: pulumi.Input<Omit<AwsMachineOptions, "ami">>;
-  azure?: pulumi.Input<Omit<AzureMachineOptions, "image">>;
-  /**
-   * Look up (AWS) or check (Azure) zones, subnets, security groups and the managed identity with the
-   * cloud's Pulumi provider. Explicit values always win; a lookup that finds nothing is an input error.
-   */
-  cloudLookups?: boolean;
   /** The pool's MachineConfigPool: nodes updated at once (number or percentage); default 1. */
   maxUnavailable?: pulumi.Input<number | string>;
   paused?: pulumi.Input<boolean>;
@@ -70,13 +39,6 @@ export interface InfraNodePoolArgs extends ClusterFactsArgs {
    * (server-side apply creates the ConfigMap when absent); `config` merges per component.
    */
   monitoring?: boolean | { config?: pulumi.Input<Record<string, Record<string, unknown>>> };
-  /** Kubernetes provider for the cluster; default the stack's default provider. */
-  provider?: k8s.Provider;
-}
-
-interface ResolvedMachineSet {
-  zone: string;
-  manifest: MachineSetManifest;
 }
 
 /**
@@ -99,7 +61,6 @@ export class InfraNodePool extends pulumi.ComponentResource {
     super("openshift-topology:index:InfraNodePool", name, {}, opts);
     const role = checked(() => requireDnsLabel("role", args.role ?? "infra"));
     const kopts = kubeOptions(this, args.provider);
-    const invoke = { parent: this };
 
     const taints = pulumi
       .output(args.taints)
@@ -121,58 +82,32 @@ export class InfraNodePool extends pulumi.ComponentResource {
     );
 
     const facts = resolveClusterFacts(name, args, kopts);
-    const zones = this.zones(args, facts, invoke);
-    const image: pulumi.Output<MachineImage | string | Partial<AzureImage>> =
-      args.image !== undefined
-        ? pulumi.output(args.image)
-        : workerImage(
-            name,
-            facts,
-            zones.apply((z) => z[0].zone),
-            args.imageFromMachineSet,
-            kopts,
-          );
+    const zones = resolveZones(args, facts, { parent: this });
+    const machineSets = declareMachineSets(name, args, facts, zones, {
+      role,
+      nodeLabels: { [`node-role.kubernetes.io/${role}`]: "", "node-role.kubernetes.io/worker": "" },
+      taints,
+      image:
+        args.image !== undefined
+          ? pulumi.output(args.image)
+          : workerImage(
+              name,
+              facts,
+              zones.apply((z) => z[0].zone),
+              args.imageFromMachineSet,
+              kopts,
+            ),
+      // Nodes should join the custom pool from their first boot, so the pool exists before any machine.
+      dependsOn: [pool],
+      kubeOptions: kopts,
+    });
 
-    const resolved = pulumi
-      .all([facts, zones, image, args.replicas, taints, args.nodeLabels, args.aws, args.azure])
-      .apply(async ([f, z, img, replicas, t, labels, awsOptions, azureOptions]) => {
-        const spec = await poolSpec(
-          {
-            facts: f,
-            role,
-            zones: z,
-            replicas: replicas ?? z.length,
-            taints: t,
-            nodeLabels: {
-              ...(labels ?? {}),
-              [`node-role.kubernetes.io/${role}`]: "",
-              "node-role.kubernetes.io/worker": "",
-            },
-            image: img,
-            aws: (awsOptions ?? {}) as Omit<AwsMachineOptions, "ami">,
-            azure: (azureOptions ?? {}) as Omit<AzureMachineOptions, "image">,
-          },
-          args.cloudLookups === true,
-          invoke,
-        );
-        const manifests = checked(() => machineSetsForPool(spec));
-        return manifests.map((manifest, i): ResolvedMachineSet => ({ zone: z[i].zone, manifest }));
-      });
-
-    // Nodes should join the custom pool from their first boot, so the pool exists before any machine.
-    const machineSets = resolved.apply((sets) =>
-      sets.map(
-        ({ zone, manifest }) =>
-          new k8s.apiextensions.CustomResource(`${name}-${zone}`, manifest, { ...kopts, dependsOn: [pool] }),
-      ),
-    );
-
-    this.placeWorkloads(name, args, placement, machineSets, kopts);
+    this.placeWorkloads(name, args, placement, machineSets.resources, kopts);
 
     this.role = role;
     this.facts = facts;
-    this.machineSetNames = resolved.apply((sets) => sets.map((s) => s.manifest.metadata.name));
-    this.machineSets = machineSets;
+    this.machineSetNames = machineSets.names;
+    this.machineSets = machineSets.resources;
     this.machineConfigPool = pool;
     this.placement = placement;
     this.registerOutputs({
@@ -180,38 +115,6 @@ export class InfraNodePool extends pulumi.ComponentResource {
       facts,
       machineSetNames: this.machineSetNames,
       placement,
-    });
-  }
-
-  private zones(
-    args: InfraNodePoolArgs,
-    facts: pulumi.Output<ClusterFacts>,
-    invoke: { parent: pulumi.Resource },
-  ): pulumi.Output<ZoneSpec[]> {
-    if (args.zones !== undefined) {
-      return pulumi.output(args.zones).apply((zones) => {
-        // Checked here as well as in the builder because the image is read from the first zone's workers.
-        if (!Array.isArray(zones) || zones.length === 0) {
-          throw inputPropertyError(
-            "zones",
-            "at least one zone is required (production infra pools want three)",
-          );
-        }
-        return (zones as Array<string | ZoneSpec>).map((z) =>
-          typeof z === "string" ? { zone: z } : { ...z },
-        );
-      });
-    }
-    return facts.apply(async (f) => {
-      if (f.platform === "aws" && args.cloudLookups) {
-        return (await awsZones(f.region, 3, invoke)).map((zone) => ({ zone }));
-      }
-      throw inputPropertyError(
-        "zones",
-        f.platform === "aws"
-          ? "required: list the zones (e.g. us-east-2a, us-east-2b, us-east-2c) or set cloudLookups to use the region's first three"
-          : 'required on Azure: list the zone numbers, e.g. ["1", "2", "3"]',
-      );
     });
   }
 
@@ -278,101 +181,4 @@ function withAnnotations<T extends { metadata: Record<string, unknown> }>(
   annotations: Record<string, string>,
 ): T {
   return { ...manifest, metadata: { ...manifest.metadata, annotations } };
-}
-
-interface PoolInputs {
-  facts: ClusterFacts;
-  role: string;
-  zones: ZoneSpec[];
-  replicas: number;
-  taints: Taint[];
-  nodeLabels: Record<string, string>;
-  image: MachineImage | string | Partial<AzureImage>;
-  aws: Omit<AwsMachineOptions, "ami">;
-  azure: Omit<AzureMachineOptions, "image">;
-}
-
-/** The builder's pool spec, with cloud lookups filled in where asked for and nothing was given. */
-async function poolSpec(
-  inputs: PoolInputs,
-  lookups: boolean,
-  invoke: { parent: pulumi.Resource },
-): Promise<MachineSetPoolSpec> {
-  const { facts, image } = inputs;
-  const base = {
-    infrastructureId: facts.infrastructureId,
-    region: facts.region,
-    role: inputs.role,
-    replicas: inputs.replicas,
-    taints: inputs.taints,
-    nodeLabels: inputs.nodeLabels,
-  };
-  if (facts.platform === "aws") {
-    const ami = typeof image === "string" ? image : "ami" in image ? image.ami : undefined;
-    if (!ami)
-      throw inputPropertyError("image", "on AWS the image is an AMI id such as ami-0123456789abcdef0");
-    const zones = lookups
-      ? await Promise.all(
-          inputs.zones.map(async (z, i) => ({
-            ...z,
-            subnet: await awsSubnet(`zones[${i}].subnet`, facts.infrastructureId, z.zone, z.subnet, invoke),
-          })),
-        )
-      : inputs.zones;
-    const securityGroups = lookups
-      ? await awsSecurityGroups(
-          "aws.securityGroups",
-          facts.infrastructureId,
-          inputs.aws.securityGroups,
-          invoke,
-        )
-      : inputs.aws.securityGroups;
-    return {
-      ...base,
-      platform: "aws",
-      zones,
-      aws: { ...inputs.aws, ami, ...(securityGroups ? { securityGroups } : {}) },
-    };
-  }
-  const azureImage =
-    typeof image === "string"
-      ? undefined
-      : "platform" in image
-        ? image.platform === "azure"
-          ? image.image
-          : undefined
-        : image;
-  if (!azureImage)
-    throw inputPropertyError(
-      "image",
-      "on Azure the image is { resourceID } or publisher, offer, sku and version",
-    );
-  if (lookups) {
-    const rg = inputs.azure.resourceGroup ?? `${facts.infrastructureId}-rg`;
-    await Promise.all([
-      ...inputs.zones.map((z, i) =>
-        checkAzureSubnet(
-          z.subnet !== undefined ? `zones[${i}].subnet` : "azure.subnet",
-          {
-            networkResourceGroup: inputs.azure.networkResourceGroup ?? rg,
-            vnet: inputs.azure.vnet ?? `${facts.infrastructureId}-vnet`,
-            subnet:
-              (z.subnet as string | undefined) ??
-              inputs.azure.subnet ??
-              `${facts.infrastructureId}-worker-subnet`,
-          },
-          invoke,
-        ),
-      ),
-      checkAzureManagedIdentity(
-        "azure.managedIdentity",
-        {
-          resourceGroup: rg,
-          managedIdentity: inputs.azure.managedIdentity ?? `${facts.infrastructureId}-identity`,
-        },
-        invoke,
-      ),
-    ]);
-  }
-  return { ...base, platform: "azure", zones: inputs.zones, azure: { ...inputs.azure, image: azureImage } };
 }

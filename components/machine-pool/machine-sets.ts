@@ -1,0 +1,230 @@
+import * as k8s from "@pulumi/kubernetes";
+import * as pulumi from "@pulumi/pulumi";
+import {
+  AwsMachineOptions,
+  AzureImage,
+  AzureMachineOptions,
+  MachineSetManifest,
+  MachineSetPoolSpec,
+  machineSetsForPool,
+  ZoneSpec,
+} from "../../builders/machineset";
+import { Taint } from "../../builders/validation";
+import { awsSecurityGroups, awsSubnet, awsZones } from "../cloud-lookups/aws";
+import { checkAzureManagedIdentity, checkAzureSubnet } from "../cloud-lookups/azure";
+import { ClusterFacts, ClusterFactsArgs, MachineImage } from "../cluster/facts";
+import { checked, inputPropertyError } from "../errors";
+
+/** What every machine pool component takes to place MachineSets in zones of a cloud. */
+export interface MachinePoolArgs extends ClusterFactsArgs {
+  /**
+   * Zones, one MachineSet each: AWS zone names (`us-east-2a`) or Azure zone numbers (`"1"`), or objects
+   * that also give the zone's subnet. On AWS with `cloudLookups`, omitted zones are the region's first three.
+   */
+  zones?: pulumi.Input<Array<string | ZoneSpec>>;
+  /** Total machines spread over the zones as the installer does; default one per zone. */
+  replicas?: pulumi.Input<number>;
+  /** Extra node labels. */
+  nodeLabels?: pulumi.Input<Record<string, string>>;
+  aws?: pulumi.Input<Omit<AwsMachineOptions, "ami">>;
+  azure?: pulumi.Input<Omit<AzureMachineOptions, "image">>;
+  /**
+   * Look up (AWS) or check (Azure) zones, subnets, security groups and the managed identity with the
+   * cloud's Pulumi provider. Explicit values always win; a lookup that finds nothing is an input error.
+   */
+  cloudLookups?: boolean;
+  /** Kubernetes provider for the cluster; default the stack's default provider. */
+  provider?: k8s.Provider;
+}
+
+export interface MachineSetsOptions {
+  /** The name segment of the MachineSets (`infra`, `windows-worker`). */
+  role: string;
+  /** Labels every node gets on top of `MachinePoolArgs.nodeLabels`. */
+  nodeLabels: Record<string, string>;
+  taints: pulumi.Output<Taint[]>;
+  image: pulumi.Output<MachineImage | string | Partial<AzureImage>>;
+  /** Final touches to the pool spec (Windows machines). */
+  adjust?: (spec: MachineSetPoolSpec) => MachineSetPoolSpec;
+  /** What the MachineSets must wait for (the pool they join, the operator that configures them). */
+  dependsOn?: pulumi.Input<pulumi.Resource>[];
+  kubeOptions: pulumi.CustomResourceOptions;
+}
+
+export interface DeclaredMachineSets {
+  names: pulumi.Output<string[]>;
+  resources: pulumi.Output<k8s.apiextensions.CustomResource[]>;
+}
+
+/** The pool's zones: given, or on AWS with lookups the region's first three. */
+export function resolveZones(
+  args: MachinePoolArgs,
+  facts: pulumi.Output<ClusterFacts>,
+  invoke: { parent: pulumi.Resource },
+): pulumi.Output<ZoneSpec[]> {
+  if (args.zones !== undefined) {
+    return pulumi.output(args.zones).apply((zones) => {
+      // Checked here as well as in the builder because images are read from the first zone's workers.
+      if (!Array.isArray(zones) || zones.length === 0) {
+        throw inputPropertyError("zones", "at least one zone is required (production pools want three)");
+      }
+      return (zones as Array<string | ZoneSpec>).map((z) => (typeof z === "string" ? { zone: z } : { ...z }));
+    });
+  }
+  return facts.apply(async (f) => {
+    if (f.platform === "aws" && args.cloudLookups) {
+      return (await awsZones(f.region, 3, invoke)).map((zone) => ({ zone }));
+    }
+    throw inputPropertyError(
+      "zones",
+      f.platform === "aws"
+        ? "required: list the zones (e.g. us-east-2a, us-east-2b, us-east-2c) or set cloudLookups to use the region's first three"
+        : 'required on Azure: list the zone numbers, e.g. ["1", "2", "3"]',
+    );
+  });
+}
+
+/**
+ * Declares one MachineSet per zone. The manifests need resolved facts, zones and lookups, so the
+ * resources are declared once those are known; their Pulumi names (`<name>-<zone>`) stay stable.
+ */
+export function declareMachineSets(
+  name: string,
+  args: MachinePoolArgs,
+  facts: pulumi.Output<ClusterFacts>,
+  zones: pulumi.Output<ZoneSpec[]>,
+  options: MachineSetsOptions,
+): DeclaredMachineSets {
+  const invoke = { parent: options.kubeOptions.parent! };
+  const resolved = pulumi
+    .all([facts, zones, options.image, args.replicas, options.taints, args.nodeLabels, args.aws, args.azure])
+    .apply(async ([f, z, image, replicas, taints, labels, awsOptions, azureOptions]) => {
+      const spec = await poolSpec(
+        {
+          facts: f,
+          role: options.role,
+          zones: z,
+          replicas: replicas ?? z.length,
+          taints,
+          nodeLabels: { ...(labels ?? {}), ...options.nodeLabels },
+          image,
+          aws: (awsOptions ?? {}) as Omit<AwsMachineOptions, "ami">,
+          azure: (azureOptions ?? {}) as Omit<AzureMachineOptions, "image">,
+        },
+        args.cloudLookups === true,
+        invoke,
+      );
+      const manifests = checked(() => machineSetsForPool(options.adjust ? options.adjust(spec) : spec));
+      return manifests.map((manifest, i): { zone: string; manifest: MachineSetManifest } => ({
+        zone: z[i].zone,
+        manifest,
+      }));
+    });
+  const resources = resolved.apply((sets) =>
+    sets.map(
+      ({ zone, manifest }) =>
+        new k8s.apiextensions.CustomResource(`${name}-${zone}`, manifest, {
+          ...options.kubeOptions,
+          dependsOn: options.dependsOn,
+        }),
+    ),
+  );
+  return { names: resolved.apply((sets) => sets.map((s) => s.manifest.metadata.name)), resources };
+}
+
+interface PoolInputs {
+  facts: ClusterFacts;
+  role: string;
+  zones: ZoneSpec[];
+  replicas: number;
+  taints: Taint[];
+  nodeLabels: Record<string, string>;
+  image: MachineImage | string | Partial<AzureImage>;
+  aws: Omit<AwsMachineOptions, "ami">;
+  azure: Omit<AzureMachineOptions, "image">;
+}
+
+/** The builder's pool spec, with cloud lookups filled in where asked for and nothing was given. */
+async function poolSpec(
+  inputs: PoolInputs,
+  lookups: boolean,
+  invoke: { parent: pulumi.Resource },
+): Promise<MachineSetPoolSpec> {
+  const { facts, image } = inputs;
+  const base = {
+    infrastructureId: facts.infrastructureId,
+    region: facts.region,
+    role: inputs.role,
+    replicas: inputs.replicas,
+    taints: inputs.taints,
+    nodeLabels: inputs.nodeLabels,
+  };
+  if (facts.platform === "aws") {
+    const ami = typeof image === "string" ? image : "ami" in image ? image.ami : undefined;
+    if (!ami)
+      throw inputPropertyError("image", "on AWS the image is an AMI id such as ami-0123456789abcdef0");
+    const zones = lookups
+      ? await Promise.all(
+          inputs.zones.map(async (z, i) => ({
+            ...z,
+            subnet: await awsSubnet(`zones[${i}].subnet`, facts.infrastructureId, z.zone, z.subnet, invoke),
+          })),
+        )
+      : inputs.zones;
+    const securityGroups = lookups
+      ? await awsSecurityGroups(
+          "aws.securityGroups",
+          facts.infrastructureId,
+          inputs.aws.securityGroups,
+          invoke,
+        )
+      : inputs.aws.securityGroups;
+    return {
+      ...base,
+      platform: "aws",
+      zones,
+      aws: { ...inputs.aws, ami, ...(securityGroups ? { securityGroups } : {}) },
+    };
+  }
+  const azureImage =
+    typeof image === "string"
+      ? undefined
+      : "platform" in image
+        ? image.platform === "azure"
+          ? image.image
+          : undefined
+        : image;
+  if (!azureImage)
+    throw inputPropertyError(
+      "image",
+      "on Azure the image is { resourceID } or publisher, offer, sku and version",
+    );
+  if (lookups) {
+    const rg = inputs.azure.resourceGroup ?? `${facts.infrastructureId}-rg`;
+    await Promise.all([
+      ...inputs.zones.map((z, i) =>
+        checkAzureSubnet(
+          z.subnet !== undefined ? `zones[${i}].subnet` : "azure.subnet",
+          {
+            networkResourceGroup: inputs.azure.networkResourceGroup ?? rg,
+            vnet: inputs.azure.vnet ?? `${facts.infrastructureId}-vnet`,
+            subnet:
+              (z.subnet as string | undefined) ??
+              inputs.azure.subnet ??
+              `${facts.infrastructureId}-worker-subnet`,
+          },
+          invoke,
+        ),
+      ),
+      checkAzureManagedIdentity(
+        "azure.managedIdentity",
+        {
+          resourceGroup: rg,
+          managedIdentity: inputs.azure.managedIdentity ?? `${facts.infrastructureId}-identity`,
+        },
+        invoke,
+      ),
+    ]);
+  }
+  return { ...base, platform: "azure", zones: inputs.zones, azure: { ...inputs.azure, image: azureImage } };
+}
