@@ -25,6 +25,7 @@ export interface FakeCloud {
 
 export const AWS_INFRA_ID = "cluster-zbwlg-cbgq7";
 export const AWS_AMI = "ami-01af87a6ecc18023d";
+export const WINDOWS_2022_AMI = "ami-0w2022containers";
 export const AZURE_INFRA_ID = "mycluster-x7k2p";
 export const AZURE_IMAGE = {
   offer: "",
@@ -86,6 +87,13 @@ export function awsCloud(): FakeCloud {
         const zone = zones.find((z) => id.endsWith(z));
         if (!zone) throw new Error(`InvalidSubnetID.NotFound: The subnet ID '${id}' does not exist`);
         return { id, availabilityZone: zone };
+      },
+      "aws:ec2/getAmi:getAmi": (inputs) => {
+        const name = filter(inputs, "name")[0] ?? "";
+        if (!name.startsWith("Windows_Server-2022") && !name.startsWith("Windows_Server-2019")) {
+          throw new Error("Your query returned no results");
+        }
+        return { id: name.startsWith("Windows_Server-2022") ? WINDOWS_2022_AMI : "ami-0w2019", name };
       },
       "aws:ec2/getSecurityGroups:getSecurityGroups": (inputs) => {
         const ids = filter(inputs, "group-id");
@@ -165,12 +173,14 @@ class SharedMocks implements pulumi.runtime.Mocks {
 }
 
 export const mocks = new SharedMocks();
-let installed: Promise<void> | undefined;
 
-/** Installs the shared mocks once and resets recorded resources and the fake cloud for a new test. */
+/**
+ * Starts a test with the shared mocks, no recorded resources and the given fake cloud. Installing the
+ * mocks again also resets the runtime's queue of pending registrations, so a test whose program failed
+ * leaves nothing behind that the next test would wait for.
+ */
 export async function resetMocks(cloud: FakeCloud = awsCloud()): Promise<void> {
-  installed ??= pulumi.runtime.setMocks(mocks, "topology", "test", false);
-  await installed;
+  await pulumi.runtime.setMocks(mocks, "topology", "test", false);
   mocks.resources = [];
   mocks.cloud = cloud;
 }

@@ -54,8 +54,8 @@ export interface WindowsRuntimeClassArgs {
 /** A RuntimeClass that schedules pods onto Windows nodes of one build and tolerates their taint. */
 export function windowsRuntimeClass(args: WindowsRuntimeClassArgs) {
   return {
-    apiVersion: "node.k8s.io/v1",
-    kind: "RuntimeClass",
+    apiVersion: "node.k8s.io/v1" as const,
+    kind: "RuntimeClass" as const,
     metadata: { name: requireDnsSubdomain("name", args.name) },
     handler: requireOneOf("handler", args.handler ?? "runhcs-wcow-process", WINDOWS_RUNTIME_HANDLERS),
     scheduling: {

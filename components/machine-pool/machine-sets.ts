@@ -39,7 +39,7 @@ export interface MachinePoolArgs extends ClusterFactsArgs {
 
 export interface MachineSetsOptions {
   /** The name segment of the MachineSets (`infra`, `windows-worker`). */
-  role: string;
+  role: pulumi.Input<string>;
   /** Labels every node gets on top of `MachinePoolArgs.nodeLabels`. */
   nodeLabels: Record<string, string>;
   taints: pulumi.Output<Taint[]>;
@@ -97,12 +97,19 @@ export function declareMachineSets(
 ): DeclaredMachineSets {
   const invoke = { parent: options.kubeOptions.parent! };
   const resolved = pulumi
-    .all([facts, zones, options.image, args.replicas, options.taints, args.nodeLabels, args.aws, args.azure])
-    .apply(async ([f, z, image, replicas, taints, labels, awsOptions, azureOptions]) => {
+    .all([
+      facts,
+      zones,
+      options.role,
+      options.image,
+      options.taints,
+      pulumi.all([args.replicas, args.nodeLabels, args.aws, args.azure]),
+    ])
+    .apply(async ([f, z, role, image, taints, [replicas, labels, awsOptions, azureOptions]]) => {
       const spec = await poolSpec(
         {
           facts: f,
-          role: options.role,
+          role,
           zones: z,
           replicas: replicas ?? z.length,
           taints,

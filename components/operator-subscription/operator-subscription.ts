@@ -1,0 +1,116 @@
+import * as k8s from "@pulumi/kubernetes";
+import * as pulumi from "@pulumi/pulumi";
+import {
+  InstallPlanApproval,
+  operatorGroup,
+  operatorNamespace,
+  subscription,
+  SUBSCRIPTION_DEFAULTS,
+} from "../../builders/olm";
+import { requireDnsLabel, requireDnsSubdomain } from "../../builders/validation";
+import { kubeOptions, manifestArgs } from "../cluster/kube";
+import { checked } from "../errors";
+
+export interface OperatorSubscriptionArgs {
+  /** The operator's package in the catalog; also the Subscription and OperatorGroup name. */
+  packageName: string;
+  /** Namespace the operator is installed in; default the package name. Names resources, so plain. */
+  namespace?: string;
+  /** Create the namespace (default), or use one that exists (`openshift-operators`, say). */
+  createNamespace?: boolean;
+  namespaceLabels?: pulumi.Input<Record<string, string>>;
+  /** Create an OperatorGroup (default); turn off when the namespace already has one. */
+  createOperatorGroup?: boolean;
+  /** `OwnNamespace` (default) or `AllNamespaces`. */
+  targetNamespaces?: "OwnNamespace" | "AllNamespaces";
+  channel: pulumi.Input<string>;
+  /** Default `Automatic`. With `Manual`, only the InstallPlan for `startingCSV` is ever approved. */
+  installPlanApproval?: pulumi.Input<InstallPlanApproval>;
+  /** Catalog; default `redhat-operators` in `openshift-marketplace`. */
+  source?: pulumi.Input<string>;
+  sourceNamespace?: pulumi.Input<string>;
+  /** Pin the first version to install. */
+  startingCSV?: pulumi.Input<string>;
+  /** Kubernetes provider for the cluster; default the stack's default provider. */
+  provider?: k8s.Provider;
+}
+
+/**
+ * Any OLM operator: its Namespace, an OperatorGroup and the Subscription, in the order OLM needs them
+ * (nothing installs without an OperatorGroup in the namespace).
+ */
+export class OperatorSubscription extends pulumi.ComponentResource {
+  declare public readonly namespace: string;
+  declare public readonly packageName: string;
+  declare public readonly subscription: k8s.apiextensions.CustomResource;
+  /** The Subscription's name, once its inputs are resolved and checked. */
+  declare public readonly subscriptionName: pulumi.Output<string>;
+  /** Resources the operator's users should depend on. */
+  declare public readonly ready: pulumi.Resource[];
+
+  /**
+   * `propertyPrefix` says where these args sit in an enclosing component's Args (`operator` in
+   * WindowsNodePool), so that input errors name the property the user wrote.
+   */
+  constructor(
+    name: string,
+    args: OperatorSubscriptionArgs,
+    opts: pulumi.ComponentResourceOptions = {},
+    propertyPrefix = "",
+  ) {
+    super("openshift-topology:index:OperatorSubscription", name, {}, opts);
+    const packageName = checked(() => requireDnsSubdomain("packageName", args.packageName), propertyPrefix);
+    const namespace = checked(
+      () => requireDnsLabel("namespace", args.namespace ?? packageName),
+      propertyPrefix,
+    );
+    const kopts = kubeOptions(this, args.provider);
+    const before: pulumi.Resource[] = [];
+
+    if (args.createNamespace !== false) {
+      const manifest = pulumi
+        .output(args.namespaceLabels)
+        .apply((namespaceLabels) => operatorNamespace({ namespace, namespaceLabels }));
+      before.push(new k8s.core.v1.Namespace(`${name}-namespace`, { metadata: manifest.metadata }, kopts));
+    }
+    if (args.createOperatorGroup !== false) {
+      const group = checked(
+        () => operatorGroup({ packageName, namespace, targetNamespaces: args.targetNamespaces }),
+        propertyPrefix,
+      );
+      before.push(
+        new k8s.apiextensions.CustomResource(`${name}-operator-group`, group, {
+          ...kopts,
+          dependsOn: [...before],
+        }),
+      );
+    }
+    const manifest = pulumi
+      .all([args.channel, args.installPlanApproval, args.source, args.sourceNamespace, args.startingCSV])
+      .apply(([channel, installPlanApproval, source, sourceNamespace, startingCSV]) =>
+        checked(
+          () =>
+            subscription({
+              packageName,
+              namespace,
+              channel,
+              installPlanApproval: installPlanApproval ?? SUBSCRIPTION_DEFAULTS.installPlanApproval,
+              source,
+              sourceNamespace,
+              startingCSV,
+            }),
+          propertyPrefix,
+        ),
+      );
+    this.subscription = new k8s.apiextensions.CustomResource(
+      `${name}-subscription`,
+      manifestArgs("operators.coreos.com/v1alpha1", "Subscription", manifest, ["metadata", "spec"]),
+      { ...kopts, dependsOn: before },
+    );
+    this.namespace = namespace;
+    this.packageName = packageName;
+    this.subscriptionName = manifest.apply((m) => m.metadata.name);
+    this.ready = [this.subscription];
+    this.registerOutputs({ namespace, packageName, subscriptionName: this.subscriptionName });
+  }
+}

@@ -1,0 +1,195 @@
+import * as pulumi from "@pulumi/pulumi";
+import * as assert from "node:assert/strict";
+import { generateKeyPairSync } from "node:crypto";
+import { seedYaml } from "../../test/seeds";
+import {
+  AWS_INFRA_ID,
+  awsCloud,
+  azureCloud,
+  created,
+  FakeCloud,
+  mocks,
+  resetMocks,
+  settle,
+  valueOf,
+  WINDOWS_2022_AMI,
+} from "../../test/mocks";
+import { publicKeyFingerprint } from "../../provider/private-key/rsa-private-key";
+import { WindowsNodePool, WindowsNodePoolArgs } from "./windows-node-pool";
+
+const MACHINESET = "kubernetes:machine.openshift.io/v1beta1:MachineSet";
+const RSA_PEM = generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey.export({
+  type: "pkcs1",
+  format: "pem",
+}) as string;
+
+describe("WindowsNodePool", () => {
+  beforeEach(() => resetMocks());
+
+  it("installs WMCO with seed 002's defaults, stores the key secret and renders Windows MachineSets and a RuntimeClass", async () => {
+    const pool = new WindowsNodePool("win", {
+      zones: ["us-east-2a", "us-east-2b"],
+      replicas: 2,
+      privateKey: pulumi.secret(RSA_PEM),
+    });
+    assert.deepEqual(await valueOf(pool.machineSetNames), [
+      `${AWS_INFRA_ID}-windows-worker-us-east-2a`,
+      `${AWS_INFRA_ID}-windows-worker-us-east-2b`,
+    ]);
+    assert.equal(await valueOf(pool.runtimeClassName), "windows-2022");
+    await settle();
+
+    const [subscription] = created("kubernetes:operators.coreos.com/v1alpha1:Subscription");
+    const seedSubscription = seedYaml("002", /^\s+apiVersion: operators.coreos.com\/v1alpha1$/) as Record<
+      string,
+      unknown
+    >;
+    assert.deepEqual(subscription.inputs.spec, seedSubscription.spec);
+    assert.deepEqual(subscription.inputs.metadata, seedSubscription.metadata);
+    const [group] = created("kubernetes:operators.coreos.com/v1:OperatorGroup");
+    assert.deepEqual(group.inputs.spec, { targetNamespaces: ["openshift-windows-machine-config-operator"] });
+    const [namespace] = created("kubernetes:core/v1:Namespace");
+    assert.equal((namespace.inputs.metadata as any).name, "openshift-windows-machine-config-operator");
+
+    const [secret] = created("kubernetes:core/v1:Secret");
+    assert.deepEqual(secret.inputs.metadata, {
+      name: "cloud-private-key",
+      namespace: "openshift-windows-machine-config-operator",
+    });
+    assert.equal(await valueOf(pool.privateKeyFingerprint), publicKeyFingerprint(RSA_PEM));
+
+    const sets = created(MACHINESET);
+    const template = (sets[0].inputs.spec as any).template;
+    assert.equal(template.metadata.labels["machine.openshift.io/os-id"], "Windows");
+    assert.equal(template.metadata.labels["machine.openshift.io/cluster-api-machine-role"], "worker");
+    assert.deepEqual(template.spec.providerSpec.value.userDataSecret, {
+      name: "windows-user-data",
+      namespace: "openshift-machine-api",
+    });
+    assert.equal(template.spec.providerSpec.value.ami.id, WINDOWS_2022_AMI);
+
+    const [runtimeClass] = created("kubernetes:node.k8s.io/v1:RuntimeClass");
+    assert.equal(runtimeClass.inputs.handler, "runhcs-wcow-process");
+    assert.equal(
+      (runtimeClass.inputs.scheduling as any).nodeSelector["node.kubernetes.io/windows-build"],
+      "10.0.20348",
+    );
+  });
+
+  it("generates the private key in state when none is given, and can reuse an installed operator", async () => {
+    const pool = new WindowsNodePool("win", {
+      zones: ["us-east-2a"],
+      operator: false,
+      runtimeClass: { handler: "docker", name: "win2019" },
+      windowsServer: "2019",
+    });
+    await valueOf(pool.machineSetNames);
+    await settle();
+    assert.equal(created("kubernetes:operators.coreos.com/v1alpha1:Subscription").length, 0);
+    const keys = mocks.resources.filter((r) => r.type.startsWith("pulumi-nodejs:dynamic"));
+    assert.equal(keys.length, 1);
+    assert.equal(keys[0].inputs.bits, 4096);
+    const [runtimeClass] = created("kubernetes:node.k8s.io/v1:RuntimeClass");
+    assert.equal(runtimeClass.inputs.handler, "docker");
+    assert.equal((runtimeClass.inputs.metadata as any).name, "win2019");
+  });
+
+  it("names Azure Windows MachineSets <role><zone> within 9 characters, with a Windows OS disk", async () => {
+    await resetMocks(azureCloud());
+    const pool = new WindowsNodePool("win", { zones: ["1", "2"], privateKey: RSA_PEM });
+    assert.deepEqual(await valueOf(pool.machineSetNames), ["win1", "win2"]);
+    await settle();
+    const value = (created(MACHINESET)[0].inputs.spec as any).template.spec.providerSpec.value;
+    assert.equal(value.osDisk.osType, "Windows");
+    assert.equal(value.image.sku, "2022-datacenter-smalldisk");
+  });
+
+  const gcp = (): FakeCloud => {
+    const cloud = awsCloud();
+    (cloud.objects["config.openshift.io/v1:Infrastructure:cluster"].status as any).platformStatus = {
+      type: "GCP",
+      gcp: { region: "us-central1" },
+    };
+    return cloud;
+  };
+  const bad: Array<
+    [string, WindowsNodePoolArgs, string, (() => FakeCloud) | undefined, "machineSets" | "operator" | "key"]
+  > = [
+    [
+      "an Azure name over 9 characters",
+      { zones: ["1"], role: "windowsnode" },
+      "role",
+      azureCloud,
+      "machineSets",
+    ],
+    [
+      "an unknown Windows build",
+      { zones: ["us-east-2a"], windowsServer: "2016" },
+      "windowsServer",
+      undefined,
+      "machineSets",
+    ],
+    [
+      "a key that is not an RSA PEM",
+      { zones: ["us-east-2a"], privateKey: "ssh-rsa AAAA" },
+      "privateKey",
+      undefined,
+      "key",
+    ],
+    [
+      "a channel OLM cannot name",
+      { zones: ["us-east-2a"], operator: { channel: "stable channel" } },
+      "operator.channel",
+      undefined,
+      "operator",
+    ],
+    [
+      "an approval OLM does not know",
+      { zones: ["us-east-2a"], operator: { installPlanApproval: "Always" as "Manual" } },
+      "operator.installPlanApproval",
+      undefined,
+      "operator",
+    ],
+    [
+      "a zone without a subnet",
+      { zones: ["us-east-2a", { zone: "us-east-2b", subnet: "subnet-missing" }], cloudLookups: true },
+      "zones[1].subnet",
+      undefined,
+      "machineSets",
+    ],
+    ["negative replicas", { zones: ["us-east-2a"], replicas: -1 }, "replicas", undefined, "machineSets"],
+    ["a platform other than AWS or Azure", { zones: ["us-central1-a"] }, "platform", gcp, "machineSets"],
+    ["a zone listed twice", { zones: ["us-east-2a", "us-east-2a"] }, "zones[1]", undefined, "machineSets"],
+    [
+      "a Windows image that is not an AMI",
+      { zones: ["us-east-2a"], image: { sku: "2022" } },
+      "image",
+      undefined,
+      "machineSets",
+    ],
+  ];
+  for (const [what, args, propertyPath, cloud, where] of bad) {
+    it(`rejects ${what} at ${propertyPath}`, async () => {
+      await resetMocks(cloud ? cloud() : awsCloud());
+      // Plain values are checked as the component is constructed; Inputs once they resolve.
+      const evaluate = async () => {
+        const pool = new WindowsNodePool("win", { privateKey: RSA_PEM, ...args });
+        const outputs = {
+          machineSets: pool.machineSetNames,
+          operator: pool.operator?.subscriptionName,
+          key: pool.privateKeyFingerprint,
+        };
+        await valueOf(outputs[where] as pulumi.Output<unknown>);
+      };
+      await assert.rejects(evaluate, (e: unknown) => {
+        assert.ok(pulumi.InputPropertyError.isInstance(e), `not an InputPropertyError: ${String(e)}`);
+        assert.equal(e.propertyPath, propertyPath);
+        assert.ok(e.reason.startsWith(`${propertyPath}: `), e.reason);
+        if (typeof args.privateKey === "string") {
+          assert.ok(!e.reason.includes(args.privateKey), "the key must not appear in errors");
+        }
+        return true;
+      });
+    });
+  }
+});

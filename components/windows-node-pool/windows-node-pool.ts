@@ -1,0 +1,205 @@
+import * as k8s from "@pulumi/kubernetes";
+import * as pulumi from "@pulumi/pulumi";
+import { AzureImage, MachineSetPoolSpec, ZoneSpec } from "../../builders/machineset";
+import { requireDnsLabel } from "../../builders/validation";
+import {
+  AZURE_WINDOWS_MACHINESET_NAME_MAX,
+  requireRsaPrivateKeyPem,
+  requireWindowsBuild,
+  WINDOWS_BUILDS,
+  windowsPoolSpec,
+  windowsRuntimeClass,
+  WindowsRuntimeHandler,
+  WindowsServerVersion,
+  WMCO,
+} from "../../builders/windows";
+import { publicKeyFingerprint, RsaPrivateKey } from "../../provider/private-key/rsa-private-key";
+import { AZURE_WINDOWS_IMAGES, awsWindowsAmi } from "../cloud-lookups/windows-images";
+import { ClusterFacts, resolveClusterFacts } from "../cluster/facts";
+import { kubeOptions } from "../cluster/kube";
+import { checked, inputPropertyError } from "../errors";
+import { declareMachineSets, MachinePoolArgs, resolveZones } from "../machine-pool/machine-sets";
+import {
+  OperatorSubscription,
+  OperatorSubscriptionArgs,
+} from "../operator-subscription/operator-subscription";
+
+export interface WindowsNodePoolArgs extends MachinePoolArgs {
+  /**
+   * Name segment of the MachineSets: AWS `<infraID>-<role>-<zone>` (default `windows-worker`, as seed 002);
+   * Azure `<role><zone>` (default `win`), held to 9 characters because Windows VM names are limited to 15.
+   */
+  role?: string;
+  /** Windows Server version ("2019", "2022", "2025") or build ("10.0.20348"); default 2022. */
+  windowsServer?: string;
+  /** AMI id (AWS) or image (Azure); default the newest Amazon Windows Server AMI with containers, or the Marketplace image WMCO documents. */
+  image?: pulumi.Input<string | Partial<AzureImage>>;
+  /**
+   * RSA private key (PEM) WMCO uses to reach its VMs; kept secret end to end. Generated (and kept in
+   * state) when omitted. Prefer a key other than the cluster's install key.
+   */
+  privateKey?: pulumi.Input<string>;
+  /**
+   * The WMCO install: seed 002's defaults (namespace `openshift-windows-machine-config-operator`, channel
+   * `stable`, `redhat-operators`), each overridable; `false` to reuse an operator that is already installed.
+   */
+  operator?: false | Partial<Omit<OperatorSubscriptionArgs, "packageName" | "provider">>;
+  /** The RuntimeClass for this pool's build: `runhcs-wcow-process` (containerd) by default, `docker` for 4.6. `false` for none. */
+  runtimeClass?: false | { name?: string; handler?: WindowsRuntimeHandler };
+}
+
+/** Year of a Windows Server version or build. */
+function windowsVersion(value: string): WindowsServerVersion {
+  const build = checked(() => requireWindowsBuild("windowsServer", value));
+  return (Object.keys(WINDOWS_BUILDS) as WindowsServerVersion[]).find((v) => WINDOWS_BUILDS[v] === build)!;
+}
+
+/** Azure Windows MachineSets are named `<role><zone>` unless a zone names its own. */
+function azureWindowsZones(spec: MachineSetPoolSpec): ZoneSpec[] {
+  return spec.zones.map((z) => {
+    const zone = typeof z === "string" ? { zone: z } : z;
+    return { ...zone, machineSetName: zone.machineSetName ?? `${spec.role}${zone.zone}` };
+  });
+}
+
+/**
+ * Windows worker nodes as seed 002 sets them up: the Windows Machine Config Operator through OLM, its
+ * private key secret, Windows MachineSets per zone (which WMCO turns into configured nodes), and a
+ * RuntimeClass that puts pods on this build's nodes.
+ */
+export class WindowsNodePool extends pulumi.ComponentResource {
+  declare public readonly facts: pulumi.Output<ClusterFacts>;
+  declare public readonly machineSetNames: pulumi.Output<string[]>;
+  declare public readonly machineSets: pulumi.Output<k8s.apiextensions.CustomResource[]>;
+  /** The Windows Server build of the nodes (`node.kubernetes.io/windows-build`). */
+  declare public readonly windowsBuild: string;
+  /** Name of the RuntimeClass workloads set as `runtimeClassName`, when one is created. */
+  declare public readonly runtimeClassName: pulumi.Output<string | undefined>;
+  /** The WMCO install, unless an existing one is reused. */
+  declare public readonly operator: OperatorSubscription | undefined;
+  declare public readonly operatorNamespace: string;
+  /** The `cloud-private-key` Secret WMCO reads. */
+  declare public readonly keySecret: k8s.core.v1.Secret;
+  /** SHA-256 fingerprint of the key's public half: tells which key WMCO uses without revealing it. */
+  declare public readonly privateKeyFingerprint: pulumi.Output<string>;
+
+  constructor(name: string, args: WindowsNodePoolArgs = {}, opts: pulumi.ComponentResourceOptions = {}) {
+    super("openshift-topology:index:WindowsNodePool", name, {}, opts);
+    const kopts = kubeOptions(this, args.provider);
+    const version = windowsVersion(args.windowsServer ?? "2022");
+    const build = WINDOWS_BUILDS[version];
+    const operatorArgs = args.operator === false ? undefined : (args.operator ?? {});
+    const namespace = operatorArgs?.namespace ?? WMCO.namespace;
+
+    const operator =
+      operatorArgs &&
+      new OperatorSubscription(
+        `${name}-wmco`,
+        {
+          channel: WMCO.channel,
+          ...operatorArgs,
+          packageName: WMCO.packageName,
+          namespace,
+          provider: args.provider,
+        },
+        { parent: this },
+        "operator",
+      );
+
+    const generated =
+      args.privateKey === undefined
+        ? new RsaPrivateKey(`${name}-private-key`, {}, { parent: this })
+        : undefined;
+    const privateKey = pulumi.secret(
+      generated
+        ? generated.privateKeyPem
+        : pulumi
+            .output(args.privateKey)
+            .apply((pem) => checked(() => requireRsaPrivateKeyPem("privateKey", pem))),
+    );
+    const keySecret = new k8s.core.v1.Secret(
+      `${name}-private-key`,
+      {
+        metadata: { name: WMCO.privateKeySecret, namespace },
+        type: "Opaque",
+        stringData: { [WMCO.privateKeyField]: privateKey },
+      },
+      { ...kopts, dependsOn: operator ? [operator] : [] },
+    );
+
+    const facts = resolveClusterFacts(name, args, kopts);
+    const zones = resolveZones(args, facts, { parent: this });
+    const role = pulumi.all([facts, zones]).apply(([f, z]) => {
+      if (f.platform !== "aws" && f.platform !== "azure") {
+        throw inputPropertyError(
+          "platform",
+          "Windows nodes run only on AWS and Azure installer-provisioned clusters",
+        );
+      }
+      const r = checked(() =>
+        requireDnsLabel("role", args.role ?? (f.platform === "aws" ? "windows-worker" : "win")),
+      );
+      const tooLong =
+        f.platform === "azure" &&
+        z.find((zone) => `${r}${zone.zone}`.length > AZURE_WINDOWS_MACHINESET_NAME_MAX);
+      if (tooLong) {
+        throw inputPropertyError(
+          "role",
+          `Azure Windows MachineSet names are "<role><zone>" and may have at most ${AZURE_WINDOWS_MACHINESET_NAME_MAX} characters (Windows VM names are limited to 15); "${r}${tooLong.zone}" is too long`,
+        );
+      }
+      return r;
+    });
+    const image = pulumi.all([facts, args.image]).apply(async ([f, given]) => {
+      if (given !== undefined) return given;
+      return f.platform === "aws" ? awsWindowsAmi(version, { parent: this }) : AZURE_WINDOWS_IMAGES[version];
+    });
+
+    const machineSets = declareMachineSets(name, args, facts, zones, {
+      role,
+      nodeLabels: {},
+      taints: pulumi.output([]),
+      image,
+      adjust: (spec: MachineSetPoolSpec) =>
+        windowsPoolSpec(spec.platform === "azure" ? { ...spec, zones: azureWindowsZones(spec) } : spec),
+      // WMCO must be running and hold its key before Windows machines boot, and on destroy the machines
+      // must be gone before the operator is removed (seed 002).
+      dependsOn: [keySecret, ...(operator ? [operator] : [])],
+      kubeOptions: kopts,
+    });
+
+    const runtimeClass =
+      args.runtimeClass === false
+        ? undefined
+        : new k8s.node.v1.RuntimeClass(
+            `${name}-runtime-class`,
+            checked(() =>
+              windowsRuntimeClass({
+                name: (args.runtimeClass && args.runtimeClass.name) || `windows-${version}`,
+                build,
+                handler: args.runtimeClass ? args.runtimeClass.handler : undefined,
+              }),
+            ),
+            kopts,
+          );
+
+    this.facts = facts;
+    this.machineSetNames = machineSets.names;
+    this.machineSets = machineSets.resources;
+    this.windowsBuild = build;
+    this.runtimeClassName = runtimeClass ? runtimeClass.metadata.name : pulumi.output(undefined);
+    this.operator = operator;
+    this.operatorNamespace = namespace;
+    this.keySecret = keySecret;
+    this.privateKeyFingerprint = generated
+      ? generated.publicKeyFingerprint
+      : pulumi.unsecret(privateKey.apply(publicKeyFingerprint));
+    this.registerOutputs({
+      facts,
+      machineSetNames: this.machineSetNames,
+      windowsBuild: build,
+      runtimeClassName: this.runtimeClassName,
+      privateKeyFingerprint: this.privateKeyFingerprint,
+    });
+  }
+}
