@@ -8,6 +8,7 @@ import {
   AZURE_INFRA_ID,
   azureCloud,
   created,
+  mocks,
   resetMocks,
   settle,
   valueOf,
@@ -58,6 +59,24 @@ describe("InfraNodePool", () => {
         { key: "machineconfiguration.openshift.io/role", operator: "In", values: ["worker", "infra"] },
       ],
     });
+  });
+
+  it("waits for its machines, guards their removal and waits for the pool's rollout", async () => {
+    const pool = new InfraNodePool("infra", { zones: ["us-east-2a", "us-east-2b"] });
+    await valueOf(pool.machineSetNames);
+    await settle();
+    const waiters = mocks.resources.filter((r) => r.type.startsWith("pulumi-nodejs:dynamic:"));
+    assert.deepEqual(waiters.map((w) => `${w.type.split(":")[2]} ${w.name}`).sort(), [
+      "MachineSetReady infra-machines-ready",
+      "MachineSetRemoval infra-us-east-2a-removal",
+      "MachineSetRemoval infra-us-east-2b-removal",
+      "PoolRollout infra-pool-rollout",
+    ]);
+    const ready = waiters.find((w) => w.name === "infra-machines-ready")!;
+    assert.deepEqual(ready.inputs.machineSets, [
+      `${AWS_INFRA_ID}-infra-us-east-2a`,
+      `${AWS_INFRA_ID}-infra-us-east-2b`,
+    ]);
   });
 
   it("moves router, registry and monitoring onto the pool with patches that tolerate its taints", async () => {

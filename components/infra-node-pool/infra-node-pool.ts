@@ -11,7 +11,9 @@ import { machineConfigPool } from "../../builders/machineconfiguration";
 import { AzureImage } from "../../builders/machineset";
 import { requireDnsLabel, Taint } from "../../builders/validation";
 import { ClusterFacts, resolveClusterFacts, workerImage } from "../cluster/facts";
+import { contentHash, MachineSetReady, PoolRollout } from "../../provider/dynamic";
 import { kubeOptions, manifestArgs } from "../cluster/kube";
+import { waiting } from "../cluster/wait";
 import { checked } from "../errors";
 import { declareMachineSets, MachinePoolArgs, resolveZones } from "../machine-pool/machine-sets";
 
@@ -54,6 +56,10 @@ export class InfraNodePool extends pulumi.ComponentResource {
   declare public readonly machineSetNames: pulumi.Output<string[]>;
   declare public readonly machineSets: pulumi.Output<k8s.apiextensions.CustomResource[]>;
   declare public readonly machineConfigPool: k8s.apiextensions.CustomResource;
+  /** Machines of the pool that are Ready nodes, once waited for. */
+  declare public readonly readyMachineCount: pulumi.Output<number | undefined>;
+  /** The rendered config the pool's nodes run, once waited for. */
+  declare public readonly renderedConfig: pulumi.Output<string | undefined>;
   /** nodeSelector and tolerations that place a workload on this pool (for your own infra workloads). */
   declare public readonly placement: pulumi.Output<NodePlacement>;
 
@@ -81,6 +87,7 @@ export class InfraNodePool extends pulumi.ComponentResource {
       kopts,
     );
 
+    const waits = waiting(args, this);
     const facts = resolveClusterFacts(name, args, kopts);
     const zones = resolveZones(args, facts, { parent: this });
     const machineSets = declareMachineSets(name, args, facts, zones, {
@@ -100,21 +107,49 @@ export class InfraNodePool extends pulumi.ComponentResource {
       // Nodes should join the custom pool from their first boot, so the pool exists before any machine.
       dependsOn: [pool],
       kubeOptions: kopts,
+      waiting: waits,
     });
 
-    this.placeWorkloads(name, args, placement, machineSets.resources, kopts);
+    const nodeRoleLabels = { [`node-role.kubernetes.io/${role}`]: "", "node-role.kubernetes.io/worker": "" };
+    const ready =
+      waits &&
+      new MachineSetReady(
+        `${name}-machines-ready`,
+        {
+          kubeconfig: waits.kubeconfig,
+          machineSets: machineSets.names,
+          nodeLabels: nodeRoleLabels,
+          contentHash: machineSets.contentHash,
+        },
+        waits.options(machineSets.resources),
+      );
+    // The pool has converged once its new nodes run its rendered config.
+    const rollout =
+      waits &&
+      new PoolRollout(
+        `${name}-pool-rollout`,
+        { kubeconfig: waits.kubeconfig, pool: role, contentHash: poolManifest.apply(contentHash) },
+        waits.options([pool, ready!]),
+      );
+
+    // Workloads move once the nodes that will host them are there (or, without waiting, declared).
+    this.placeWorkloads(name, args, placement, ready ? [ready] : machineSets.resources, kopts);
 
     this.role = role;
     this.facts = facts;
     this.machineSetNames = machineSets.names;
     this.machineSets = machineSets.resources;
     this.machineConfigPool = pool;
+    this.readyMachineCount = ready ? ready.readyMachineCount : pulumi.output(undefined);
+    this.renderedConfig = rollout ? rollout.renderedConfig : pulumi.output(undefined);
     this.placement = placement;
     this.registerOutputs({
       role,
       facts,
       machineSetNames: this.machineSetNames,
       placement,
+      readyMachineCount: this.readyMachineCount,
+      renderedConfig: this.renderedConfig,
     });
   }
 
@@ -122,11 +157,10 @@ export class InfraNodePool extends pulumi.ComponentResource {
     name: string,
     args: InfraNodePoolArgs,
     placement: pulumi.Output<NodePlacement>,
-    machineSets: pulumi.Output<k8s.apiextensions.CustomResource[]>,
+    after: pulumi.Input<pulumi.Input<pulumi.Resource>[]>,
     kopts: pulumi.CustomResourceOptions,
   ): void {
-    // Workloads move only once the machines that will host them are declared.
-    const after = { ...kopts, dependsOn: machineSets };
+    const options = { ...kopts, dependsOn: after };
     const owned = { "pulumi.com/patchForce": "true" };
     if (args.router) {
       const replicas = typeof args.router === "object" ? args.router.replicas : undefined;
@@ -140,7 +174,7 @@ export class InfraNodePool extends pulumi.ComponentResource {
             .apply(([p, r]) => withAnnotations(ingressControllerPlacementPatch(p, r), owned)),
           ["metadata", "spec"],
         ),
-        after,
+        options,
       );
     }
     if (args.registry) {
@@ -152,7 +186,7 @@ export class InfraNodePool extends pulumi.ComponentResource {
           placement.apply((p) => withAnnotations(imageRegistryPlacementPatch(p), owned)),
           ["metadata", "spec"],
         ),
-        after,
+        options,
       );
     }
     if (args.monitoring) {
@@ -163,7 +197,7 @@ export class InfraNodePool extends pulumi.ComponentResource {
       new k8s.core.v1.ConfigMapPatch(
         `${name}-monitoring`,
         { metadata: manifest.metadata, data: manifest.data },
-        after,
+        options,
       );
     }
   }

@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import * as assert from "node:assert/strict";
-import { created, resetMocks, settle, valueOf } from "../../test/mocks";
+import { created, mocks, resetMocks, settle, valueOf } from "../../test/mocks";
 import {
   ContainerRuntimeConfig,
   KubeletConfig,
@@ -47,6 +47,35 @@ describe("machine-configuration components", () => {
     assert.deepEqual((crio.inputs.spec as any).machineConfigPoolSelector, {
       matchLabels: { "pools.operator.machineconfiguration.openshift.io/gpu": "" },
     });
+  });
+
+  it("wait for the pool to roll each object out, with a content hash that changes only with the content", async () => {
+    const chrony = (text: string) =>
+      new MachineConfig("99-infra-chrony", {
+        role: "infra",
+        files: [{ path: "/etc/chrony.conf", contents: { text } }],
+      });
+    const waiterInputs = async (text: string) => {
+      await resetMocks();
+      await valueOf(chrony(text).renderedConfig);
+      await settle();
+      return mocks.resources.find((r) => r.type === "pulumi-nodejs:dynamic:PoolRollout")!.inputs;
+    };
+    const first = await waiterInputs("pool a iburst\n");
+    assert.equal(first.pool, "infra");
+    assert.deepEqual(first.machineConfigs, ["99-infra-chrony"]);
+    assert.match(
+      JSON.stringify(first.kubeconfig),
+      /4dabf18193072939515e22adb298388d/,
+      "the kubeconfig must be a secret",
+    );
+    assert.equal((await waiterInputs("pool a iburst\n")).contentHash, first.contentHash);
+    assert.notEqual((await waiterInputs("pool b iburst\n")).contentHash, first.contentHash);
+
+    await resetMocks();
+    new KubeletConfig("infra-kubelet", { pool: "infra", kubeletConfig: { maxPods: 300 }, wait: false });
+    await settle();
+    assert.equal(mocks.resources.filter((r) => r.type.startsWith("pulumi-nodejs:dynamic")).length, 0);
   });
 
   const bad: Array<[string, () => pulumi.ComponentResource & { objectName: pulumi.Output<string> }, string]> =

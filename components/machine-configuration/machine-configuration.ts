@@ -11,17 +11,28 @@ import {
   machineConfigPool,
   MachineConfigPoolArgs as MachineConfigPoolSpec,
 } from "../../builders/machineconfiguration";
+import { contentHash, PoolRollout, PoolRolloutArgs } from "../../provider/dynamic";
 import { kubeOptions, manifestArgs } from "../cluster/kube";
+import { WaitArgs, waiting } from "../cluster/wait";
 import { checked } from "../errors";
 
 /** Every field of a builder's args as a Pulumi input, the object name optional (default: resource name). */
 type Inputs<T> = { [K in keyof T]: pulumi.Input<T[K]> };
-type ComponentArgs<T extends { name: string }> = Omit<Inputs<T>, "name"> & {
-  /** Object name in the cluster; default the Pulumi resource name. */
-  name?: pulumi.Input<string>;
-  /** Kubernetes provider for the cluster; default the stack's default provider. */
-  provider?: k8s.Provider;
-};
+type ComponentArgs<T extends { name: string }> = Omit<Inputs<T>, "name"> &
+  WaitArgs & {
+    /** Object name in the cluster; default the Pulumi resource name. */
+    name?: pulumi.Input<string>;
+    /** Kubernetes provider for the cluster; default the stack's default provider. */
+    provider?: k8s.Provider;
+  };
+
+/** What a pool must roll out for an object: the pool and the object among its configs. */
+interface RolloutTarget {
+  pool: string;
+  machineConfigs?: string[];
+  kubeletConfigs?: string[];
+  containerRuntimeConfigs?: string[];
+}
 
 export type MachineConfigPoolArgs = ComponentArgs<MachineConfigPoolSpec>;
 export type MachineConfigArgs = ComponentArgs<MachineConfigSpec>;
@@ -37,17 +48,22 @@ abstract class MachineConfigurationObject<T extends { name: string }> extends pu
   declare public readonly objectName: pulumi.Output<string>;
   /** The Kubernetes object. */
   declare public readonly resource: k8s.apiextensions.CustomResource;
+  /** The wait for the pool's rollout of this object (absent with `wait: false`). */
+  declare public readonly rollout: PoolRollout | undefined;
+  /** The rendered config the pool's nodes run once this object has rolled out. */
+  declare public readonly renderedConfig: pulumi.Output<string | undefined>;
 
   protected constructor(
     type: string,
     kind: string,
     build: (spec: T) => { metadata: { name: string } },
+    target: (manifest: { metadata: { name: string } }, spec: T) => RolloutTarget,
     name: string,
     args: ComponentArgs<T>,
     opts: pulumi.ComponentResourceOptions,
   ) {
     super(`openshift-topology:index:${type}`, name, {}, opts);
-    const { provider, ...inputs } = args;
+    const { provider, wait, kubeconfig, waitTimeouts, ...inputs } = args;
     const manifest = pulumi
       .output(inputs as pulumi.Input<Record<string, unknown>>)
       .apply((values) => checked(() => build({ ...values, name: values.name ?? name } as unknown as T)));
@@ -57,14 +73,52 @@ abstract class MachineConfigurationObject<T extends { name: string }> extends pu
       kubeOptions(this, provider),
     );
     this.objectName = manifest.apply((m) => m.metadata.name);
-    this.registerOutputs({ objectName: this.objectName });
+
+    // One waiter per object, on its own pool: pools roll out in parallel, so nothing here serializes them.
+    const waits = waiting({ wait, kubeconfig, waitTimeouts }, this);
+    const spec = pulumi.output(inputs as pulumi.Input<Record<string, unknown>>) as pulumi.Output<unknown>;
+    this.rollout =
+      waits &&
+      new PoolRollout(
+        `${name}-rollout`,
+        {
+          kubeconfig: waits.kubeconfig,
+          contentHash: manifest.apply(contentHash),
+          ...rolloutInputs(manifest, spec, target),
+        },
+        waits.options([this.resource]),
+      );
+    this.renderedConfig = this.rollout ? this.rollout.renderedConfig : pulumi.output(undefined);
+    this.registerOutputs({ objectName: this.objectName, renderedConfig: this.renderedConfig });
   }
+}
+
+function rolloutInputs<T>(
+  manifest: pulumi.Output<{ metadata: { name: string } }>,
+  spec: pulumi.Output<unknown>,
+  target: (manifest: { metadata: { name: string } }, spec: T) => RolloutTarget,
+): Pick<PoolRolloutArgs, "pool" | "machineConfigs" | "kubeletConfigs" | "containerRuntimeConfigs"> {
+  const resolved = pulumi.all([manifest, spec]).apply(([m, s]) => target(m, s as T));
+  return {
+    pool: resolved.apply((t) => t.pool),
+    machineConfigs: resolved.apply((t) => t.machineConfigs ?? []),
+    kubeletConfigs: resolved.apply((t) => t.kubeletConfigs ?? []),
+    containerRuntimeConfigs: resolved.apply((t) => t.containerRuntimeConfigs ?? []),
+  };
 }
 
 /** A custom MachineConfigPool that inherits worker configs (seed 000), for nodes of one role. */
 export class MachineConfigPool extends MachineConfigurationObject<MachineConfigPoolSpec> {
   constructor(name: string, args: MachineConfigPoolArgs = {}, opts: pulumi.ComponentResourceOptions = {}) {
-    super("MachineConfigPool", "MachineConfigPool", machineConfigPool, name, args, opts);
+    super(
+      "MachineConfigPool",
+      "MachineConfigPool",
+      machineConfigPool,
+      (m) => ({ pool: m.metadata.name }),
+      name,
+      args,
+      opts,
+    );
   }
 }
 
@@ -74,20 +128,44 @@ export class MachineConfigPool extends MachineConfigurationObject<MachineConfigP
  */
 export class MachineConfig extends MachineConfigurationObject<MachineConfigSpec> {
   constructor(name: string, args: MachineConfigArgs, opts: pulumi.ComponentResourceOptions = {}) {
-    super("MachineConfig", "MachineConfig", machineConfig, name, args, opts);
+    super(
+      "MachineConfig",
+      "MachineConfig",
+      machineConfig,
+      (m, spec) => ({ pool: spec.role, machineConfigs: [m.metadata.name] }),
+      name,
+      args,
+      opts,
+    );
   }
 }
 
 /** Kubelet settings for one pool, which the MCO turns into a generated MachineConfig. */
 export class KubeletConfig extends MachineConfigurationObject<KubeletConfigSpec> {
   constructor(name: string, args: KubeletConfigArgs, opts: pulumi.ComponentResourceOptions = {}) {
-    super("KubeletConfig", "KubeletConfig", kubeletConfig, name, args, opts);
+    super(
+      "KubeletConfig",
+      "KubeletConfig",
+      kubeletConfig,
+      (m, spec) => ({ pool: spec.pool, kubeletConfigs: [m.metadata.name] }),
+      name,
+      args,
+      opts,
+    );
   }
 }
 
 /** CRI-O settings for one pool, which the MCO turns into a generated MachineConfig. */
 export class ContainerRuntimeConfig extends MachineConfigurationObject<ContainerRuntimeConfigSpec> {
   constructor(name: string, args: ContainerRuntimeConfigArgs, opts: pulumi.ComponentResourceOptions = {}) {
-    super("ContainerRuntimeConfig", "ContainerRuntimeConfig", containerRuntimeConfig, name, args, opts);
+    super(
+      "ContainerRuntimeConfig",
+      "ContainerRuntimeConfig",
+      containerRuntimeConfig,
+      (m, spec) => ({ pool: spec.pool, containerRuntimeConfigs: [m.metadata.name] }),
+      name,
+      args,
+      opts,
+    );
   }
 }

@@ -12,11 +12,13 @@ import {
 import { Taint } from "../../builders/validation";
 import { awsSecurityGroups, awsSubnet, awsZones } from "../cloud-lookups/aws";
 import { checkAzureManagedIdentity, checkAzureSubnet } from "../cloud-lookups/azure";
+import { contentHash, MachineSetRemoval } from "../../provider/dynamic";
 import { ClusterFacts, ClusterFactsArgs, MachineImage } from "../cluster/facts";
+import { WaitArgs, Waiting } from "../cluster/wait";
 import { checked, inputPropertyError } from "../errors";
 
 /** What every machine pool component takes to place MachineSets in zones of a cloud. */
-export interface MachinePoolArgs extends ClusterFactsArgs {
+export interface MachinePoolArgs extends ClusterFactsArgs, WaitArgs {
   /**
    * Zones, one MachineSet each: AWS zone names (`us-east-2a`) or Azure zone numbers (`"1"`), or objects
    * that also give the zone's subnet. On AWS with `cloudLookups`, omitted zones are the region's first three.
@@ -49,11 +51,15 @@ export interface MachineSetsOptions {
   /** What the MachineSets must wait for (the pool they join, the operator that configures them). */
   dependsOn?: pulumi.Input<pulumi.Resource>[];
   kubeOptions: pulumi.CustomResourceOptions;
+  /** With waiting on, every MachineSet is guarded so that what it depends on is deleted only after its machines. */
+  waiting?: Waiting;
 }
 
 export interface DeclaredMachineSets {
   names: pulumi.Output<string[]>;
   resources: pulumi.Output<k8s.apiextensions.CustomResource[]>;
+  /** Hash of the rendered MachineSets: what their readiness waiter depends on. */
+  contentHash: pulumi.Output<string>;
 }
 
 /** The pool's zones: given, or on AWS with lookups the region's first three. */
@@ -128,15 +134,27 @@ export function declareMachineSets(
       }));
     });
   const resources = resolved.apply((sets) =>
-    sets.map(
-      ({ zone, manifest }) =>
-        new k8s.apiextensions.CustomResource(`${name}-${zone}`, manifest, {
-          ...options.kubeOptions,
-          dependsOn: options.dependsOn,
-        }),
-    ),
+    sets.map(({ zone, manifest }) => {
+      // Pulumi deletes in reverse dependency order: MachineSet, then this guard (which waits until the
+      // machines and their nodes are gone), then the pool or operator they depended on.
+      const guard =
+        options.waiting &&
+        new MachineSetRemoval(
+          `${name}-${zone}-removal`,
+          { kubeconfig: options.waiting.kubeconfig, machineSet: manifest.metadata.name },
+          options.waiting.options(options.dependsOn ?? []),
+        );
+      return new k8s.apiextensions.CustomResource(`${name}-${zone}`, manifest, {
+        ...options.kubeOptions,
+        dependsOn: guard ? [guard] : options.dependsOn,
+      });
+    }),
   );
-  return { names: resolved.apply((sets) => sets.map((s) => s.manifest.metadata.name)), resources };
+  return {
+    names: resolved.apply((sets) => sets.map((s) => s.manifest.metadata.name)),
+    resources,
+    contentHash: resolved.apply((sets) => contentHash(sets.map((s) => s.manifest))),
+  };
 }
 
 interface PoolInputs {

@@ -8,10 +8,12 @@ import {
   SUBSCRIPTION_DEFAULTS,
 } from "../../builders/olm";
 import { requireDnsLabel, requireDnsSubdomain } from "../../builders/validation";
+import { contentHash, OperatorInstall } from "../../provider/dynamic";
 import { kubeOptions, manifestArgs } from "../cluster/kube";
+import { WaitArgs, waiting } from "../cluster/wait";
 import { checked } from "../errors";
 
-export interface OperatorSubscriptionArgs {
+export interface OperatorSubscriptionArgs extends WaitArgs {
   /** The operator's package in the catalog; also the Subscription and OperatorGroup name. */
   packageName: string;
   /** Namespace the operator is installed in; default the package name. Names resources, so plain. */
@@ -45,8 +47,10 @@ export class OperatorSubscription extends pulumi.ComponentResource {
   declare public readonly subscription: k8s.apiextensions.CustomResource;
   /** The Subscription's name, once its inputs are resolved and checked. */
   declare public readonly subscriptionName: pulumi.Output<string>;
-  /** Resources the operator's users should depend on. */
+  /** What users of the operator depend on: the install waiter, or the Subscription with `wait: false`. */
   declare public readonly ready: pulumi.Resource[];
+  /** The CSV the Subscription installed and that reached Succeeded, once waited for. */
+  declare public readonly installedCSV: pulumi.Output<string | undefined>;
 
   /**
    * `propertyPrefix` says where these args sit in an enclosing component's Args (`operator` in
@@ -107,10 +111,32 @@ export class OperatorSubscription extends pulumi.ComponentResource {
       manifestArgs("operators.coreos.com/v1alpha1", "Subscription", manifest, ["metadata", "spec"]),
       { ...kopts, dependsOn: before },
     );
+    // Under Manual approval the waiter approves the pinned CSV's InstallPlan, and only that one.
+    const waits = waiting(args, this);
+    const install =
+      waits &&
+      new OperatorInstall(
+        `${name}-install`,
+        {
+          kubeconfig: waits.kubeconfig,
+          namespace,
+          subscription: packageName,
+          startingCSV: manifest.apply((m) => m.spec.startingCSV ?? ""),
+          contentHash: manifest.apply(contentHash),
+        },
+        waits.options([this.subscription]),
+      );
+
     this.namespace = namespace;
     this.packageName = packageName;
     this.subscriptionName = manifest.apply((m) => m.metadata.name);
-    this.ready = [this.subscription];
-    this.registerOutputs({ namespace, packageName, subscriptionName: this.subscriptionName });
+    this.ready = [install ?? this.subscription];
+    this.installedCSV = install ? install.installedCSV : pulumi.output(undefined);
+    this.registerOutputs({
+      namespace,
+      packageName,
+      subscriptionName: this.subscriptionName,
+      installedCSV: this.installedCSV,
+    });
   }
 }

@@ -86,12 +86,27 @@ describe("WindowsNodePool", () => {
     await valueOf(pool.machineSetNames);
     await settle();
     assert.equal(created("kubernetes:operators.coreos.com/v1alpha1:Subscription").length, 0);
-    const keys = mocks.resources.filter((r) => r.type.startsWith("pulumi-nodejs:dynamic"));
+    const keys = mocks.resources.filter((r) => r.type === "pulumi-nodejs:dynamic:RsaPrivateKey");
     assert.equal(keys.length, 1);
     assert.equal(keys[0].inputs.bits, 4096);
     const [runtimeClass] = created("kubernetes:node.k8s.io/v1:RuntimeClass");
     assert.equal(runtimeClass.inputs.handler, "docker");
     assert.equal((runtimeClass.inputs.metadata as any).name, "win2019");
+  });
+
+  it("waits for the operator, approves only a pinned CSV's plan, and waits for configured Windows nodes", async () => {
+    const pool = new WindowsNodePool("win", {
+      zones: ["us-east-2a"],
+      privateKey: RSA_PEM,
+      operator: { installPlanApproval: "Manual", startingCSV: "windows-machine-config-operator.v10.16.1" },
+    });
+    await valueOf(pool.machineSetNames);
+    await settle();
+    const install = mocks.resources.find((r) => r.type === "pulumi-nodejs:dynamic:OperatorInstall")!;
+    assert.equal(install.inputs.startingCSV, "windows-machine-config-operator.v10.16.1");
+    assert.equal(install.inputs.namespace, "openshift-windows-machine-config-operator");
+    const nodes = mocks.resources.find((r) => r.type === "pulumi-nodejs:dynamic:WindowsNodesReady")!;
+    assert.deepEqual(nodes.inputs.machineSets, [`${AWS_INFRA_ID}-windows-worker-us-east-2a`]);
   });
 
   it("names Azure Windows MachineSets <role><zone> within 9 characters, with a Windows OS disk", async () => {

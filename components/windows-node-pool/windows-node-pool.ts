@@ -14,9 +14,11 @@ import {
   WMCO,
 } from "../../builders/windows";
 import { publicKeyFingerprint, RsaPrivateKey } from "../../provider/private-key/rsa-private-key";
+import { WindowsNodesReady } from "../../provider/dynamic";
 import { AZURE_WINDOWS_IMAGES, awsWindowsAmi } from "../cloud-lookups/windows-images";
 import { ClusterFacts, resolveClusterFacts } from "../cluster/facts";
 import { kubeOptions } from "../cluster/kube";
+import { waiting } from "../cluster/wait";
 import { checked, inputPropertyError } from "../errors";
 import { declareMachineSets, MachinePoolArgs, resolveZones } from "../machine-pool/machine-sets";
 import {
@@ -78,6 +80,8 @@ export class WindowsNodePool extends pulumi.ComponentResource {
   /** The WMCO install, unless an existing one is reused. */
   declare public readonly operator: OperatorSubscription | undefined;
   declare public readonly operatorNamespace: string;
+  /** Windows nodes WMCO has configured, once waited for. */
+  declare public readonly configuredNodes: pulumi.Output<string[] | undefined>;
   /** The `cloud-private-key` Secret WMCO reads. */
   declare public readonly keySecret: k8s.core.v1.Secret;
   /** SHA-256 fingerprint of the key's public half: tells which key WMCO uses without revealing it. */
@@ -124,9 +128,10 @@ export class WindowsNodePool extends pulumi.ComponentResource {
         type: "Opaque",
         stringData: { [WMCO.privateKeyField]: privateKey },
       },
-      { ...kopts, dependsOn: operator ? [operator] : [] },
+      { ...kopts, dependsOn: operator ? operator.ready : [] },
     );
 
+    const waits = waiting(args, this);
     const facts = resolveClusterFacts(name, args, kopts);
     const zones = resolveZones(args, facts, { parent: this });
     const role = pulumi.all([facts, zones]).apply(([f, z]) => {
@@ -164,9 +169,23 @@ export class WindowsNodePool extends pulumi.ComponentResource {
         windowsPoolSpec(spec.platform === "azure" ? { ...spec, zones: azureWindowsZones(spec) } : spec),
       // WMCO must be running and hold its key before Windows machines boot, and on destroy the machines
       // must be gone before the operator is removed (seed 002).
-      dependsOn: [keySecret, ...(operator ? [operator] : [])],
+      dependsOn: [keySecret, ...(operator ? operator.ready : [])],
       kubeOptions: kopts,
+      waiting: waits,
     });
+
+    const configured =
+      waits &&
+      new WindowsNodesReady(
+        `${name}-nodes-ready`,
+        {
+          kubeconfig: waits.kubeconfig,
+          machineSets: machineSets.names,
+          wmcoNamespace: namespace,
+          contentHash: machineSets.contentHash,
+        },
+        waits.options(machineSets.resources),
+      );
 
     const runtimeClass =
       args.runtimeClass === false
@@ -191,6 +210,7 @@ export class WindowsNodePool extends pulumi.ComponentResource {
     this.operator = operator;
     this.operatorNamespace = namespace;
     this.keySecret = keySecret;
+    this.configuredNodes = configured ? configured.nodes : pulumi.output(undefined);
     this.privateKeyFingerprint = generated
       ? generated.publicKeyFingerprint
       : pulumi.unsecret(privateKey.apply(publicKeyFingerprint));
@@ -200,6 +220,7 @@ export class WindowsNodePool extends pulumi.ComponentResource {
       windowsBuild: build,
       runtimeClassName: this.runtimeClassName,
       privateKeyFingerprint: this.privateKeyFingerprint,
+      configuredNodes: this.configuredNodes,
     });
   }
 }

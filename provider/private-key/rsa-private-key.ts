@@ -71,7 +71,7 @@ export class RsaPrivateKey extends pulumi.dynamic.Resource {
       name,
       { bits: args.bits ?? 4096, privateKeyPem: undefined, publicKeyFingerprint: undefined },
       { ...opts, additionalSecretOutputs: ["privateKeyPem"] },
-      "openshift-topology",
+      undefined,
       "RsaPrivateKey",
     );
   }
