@@ -1,0 +1,252 @@
+/**
+ * What every waiter provider shares: input checks, the diff, timeouts, progress, and the provider
+ * object itself. Everything a provider object reaches is serialized by Pulumi's closure serializer and
+ * run in the dynamic-provider host, so it is built from plain functions and object literals (no class
+ * instances, no captured Maps or Sets), and packages are required inside the functions that use them.
+ */
+import type { CustomResourceOptions, dynamic, Input } from "@pulumi/pulumi";
+import { createHash } from "node:crypto";
+import type { ProgressEvent, ProgressListener } from "../waiting";
+
+/** Pulumi's marker for a value not known during preview. */
+export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
+
+export interface WaiterInputs {
+  /** Kubeconfig YAML; always a secret. */
+  kubeconfig: string;
+  /** Hash of the configuration the wait depends on: a change makes the waiter update and wait again. */
+  contentHash?: string;
+  /** Deadline of create and update, from `customTimeouts` when not given. */
+  timeoutSeconds?: number;
+}
+
+export interface WaiterOutputs {
+  /** Seconds the last create or update waited. */
+  durationSeconds: number;
+}
+
+export interface CheckFailure {
+  property: string;
+  reason: string;
+}
+
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+const isUnknown = (value: unknown) => value === UNKNOWN;
+
+/** A Kubernetes object name (DNS subdomain, at most 253 characters). */
+export function checkName(
+  inputs: Record<string, unknown>,
+  property: string,
+  required = true,
+): CheckFailure[] {
+  const value = inputs[property];
+  if (isUnknown(value)) return [];
+  if (value === undefined || value === null || value === "") {
+    return required ? [{ property, reason: `${property} is required` }] : [];
+  }
+  if (typeof value !== "string" || value.length > 253 || !DNS_SUBDOMAIN.test(value)) {
+    return [
+      {
+        property,
+        reason: `${property} must be a Kubernetes object name (lowercase DNS subdomain), got ${JSON.stringify(value)}`,
+      },
+    ];
+  }
+  return [];
+}
+
+/** A list of object names; `required` demands at least one. */
+export function checkNames(
+  inputs: Record<string, unknown>,
+  property: string,
+  required = false,
+): CheckFailure[] {
+  const value = inputs[property];
+  if (isUnknown(value)) return [];
+  if (value === undefined || value === null)
+    return required ? [{ property, reason: `${property} needs at least one name` }] : [];
+  if (!Array.isArray(value)) return [{ property, reason: `${property} must be a list of names` }];
+  if (required && value.length === 0) return [{ property, reason: `${property} needs at least one name` }];
+  return value.flatMap((item, i) => checkName({ [`${property}[${i}]`]: item }, `${property}[${i}]`));
+}
+
+export function checkCommon(inputs: Record<string, unknown>): CheckFailure[] {
+  const failures: CheckFailure[] = [];
+  const kubeconfig = inputs.kubeconfig;
+  if (!isUnknown(kubeconfig)) {
+    if (typeof kubeconfig !== "string" || kubeconfig.trim() === "") {
+      failures.push({
+        property: "kubeconfig",
+        reason: "kubeconfig is required: the YAML text of a kubeconfig for the cluster",
+      });
+    } else {
+      try {
+        const { KubeConfig } = require("@kubernetes/client-node") as typeof import("@kubernetes/client-node");
+        const kc = new KubeConfig();
+        kc.loadFromString(kubeconfig);
+        if (!kc.getCurrentCluster())
+          failures.push({
+            property: "kubeconfig",
+            reason: "kubeconfig has no current context with a cluster",
+          });
+      } catch (e) {
+        failures.push({
+          property: "kubeconfig",
+          reason: `kubeconfig cannot be parsed: ${(e as Error).message}`,
+        });
+      }
+    }
+  }
+  const timeout = inputs.timeoutSeconds;
+  if (
+    timeout !== undefined &&
+    !isUnknown(timeout) &&
+    (typeof timeout !== "number" || !Number.isFinite(timeout) || timeout <= 0)
+  ) {
+    failures.push({
+      property: "timeoutSeconds",
+      reason: `timeoutSeconds must be a positive number of seconds, got ${JSON.stringify(timeout)}`,
+    });
+  }
+  const hash = inputs.contentHash;
+  if (hash !== undefined && !isUnknown(hash) && typeof hash !== "string") {
+    failures.push({ property: "contentHash", reason: "contentHash must be a string" });
+  }
+  return failures;
+}
+
+function stableJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(stableJson).join(",")}]`;
+  if (value !== null && typeof value === "object") {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableJson(v)}`).join(",")}}`;
+  }
+  return JSON.stringify(value) ?? "null";
+}
+
+/** A stable SHA-256 of any JSON value (key order does not matter): the `contentHash` of a configuration. */
+export function contentHash(value: unknown): string {
+  return createHash("sha256").update(stableJson(value)).digest("hex");
+}
+
+/** The inputs among `keys` whose values differ; a missing list equals an empty one. */
+export function changedInputs(
+  olds: Record<string, unknown>,
+  news: Record<string, unknown>,
+  keys: string[],
+): string[] {
+  const normal = (v: unknown) =>
+    v === undefined || v === null || (Array.isArray(v) && v.length === 0) ? undefined : v;
+  return keys.filter((k) => stableJson(normal(olds[k])) !== stableJson(normal(news[k])));
+}
+
+/** Go-style durations as `customTimeouts` takes them: "90s", "30m", "1h30m". */
+export function durationSeconds(text: string | undefined): number | undefined {
+  if (!text) return undefined;
+  const parts = [...text.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h)/g)];
+  if (parts.length === 0 || parts.map((p) => p[0]).join("") !== text.trim()) {
+    throw new Error(
+      `cannot read the duration ${JSON.stringify(text)}: use forms like "90s", "30m" or "1h30m"`,
+    );
+  }
+  const unit: Record<string, number> = { ms: 0.001, s: 1, m: 60, h: 3600 };
+  return parts.reduce((sum, p) => sum + Number(p[1]) * unit[p[2]], 0);
+}
+
+/**
+ * The dynamic-provider host does not pass Pulumi's timeouts to a dynamic provider, so the resource
+ * turns `customTimeouts` into inputs: create and update share `timeoutSeconds` (the longer of the two),
+ * delete gets `deleteTimeoutSeconds`. An explicit input wins.
+ */
+export function timeoutsFrom(
+  explicit: Input<number> | undefined,
+  opts: CustomResourceOptions | undefined,
+): { timeoutSeconds?: Input<number>; deleteTimeoutSeconds?: number } {
+  const t = opts?.customTimeouts;
+  const create = durationSeconds(t?.create);
+  const update = durationSeconds(t?.update);
+  const fromOptions =
+    create === undefined && update === undefined ? undefined : Math.max(create ?? 0, update ?? 0);
+  return { timeoutSeconds: explicit ?? fromOptions, deleteTimeoutSeconds: durationSeconds(t?.delete) };
+}
+
+/**
+ * Progress of a provider's wait: published on the waiting core's in-process channel (by the core),
+ * logged through Pulumi's log (the engine shows it under the resource; without an engine it goes to
+ * stdout, which the CLI shows for a dynamic provider), and, when OPENSHIFT_TOPOLOGY_PROGRESS_FILE
+ * names a file, appended to it as JSON lines so a process that runs `pulumi up` can draw bars.
+ * OPENSHIFT_TOPOLOGY_PROGRESS_LOG=0 turns the log lines off.
+ */
+export function providerProgress(resource: string): ProgressListener {
+  return (event: ProgressEvent) => {
+    const file = process.env.OPENSHIFT_TOPOLOGY_PROGRESS_FILE;
+    if (file) {
+      const { appendFileSync } = require("node:fs") as typeof import("node:fs");
+      appendFileSync(file, `${JSON.stringify({ resource, ...event })}\n`);
+    }
+    if (process.env.OPENSHIFT_TOPOLOGY_PROGRESS_LOG !== "0") {
+      const { log } = require("@pulumi/pulumi") as typeof import("@pulumi/pulumi");
+      void log.info(event.message);
+    }
+  };
+}
+
+export interface WaiterDefinition<I extends WaiterInputs, O> {
+  /** The resource type, for messages. */
+  kind: string;
+  /** Every input, in the order diffs list them. */
+  inputKeys: string[];
+  check(inputs: Record<string, unknown>): CheckFailure[];
+  /** A stable id naming what is awaited. */
+  id(inputs: I): string;
+  /** Waits until converged (create and update) and returns the outputs. */
+  wait(inputs: I, olds: I | undefined, progress: ProgressListener): Promise<O>;
+  /** The observed status without waiting or changing anything, for `read`. */
+  observe(inputs: I): Promise<Partial<O> & { converged: boolean; status: string }>;
+  /** What deleting the waiter waits for; absent: nothing. */
+  remove?(props: I & O): Promise<void>;
+}
+
+export const DEFAULT_TIMEOUT_SECONDS = 1800;
+
+/** The `pulumi.dynamic.ResourceProvider` of a waiter. */
+export function waiterProvider<I extends WaiterInputs, O>(
+  def: WaiterDefinition<I, O>,
+): dynamic.ResourceProvider {
+  const echo = (inputs: I) =>
+    Object.fromEntries(def.inputKeys.map((k) => [k, (inputs as unknown as Record<string, unknown>)[k]]));
+  // Named so as not to shadow a global: Pulumi's serializer does not capture names it finds on globalThis
+  // (mocha defines a global `run`), and the deserialized provider would then call the wrong function.
+  const waitAndReport = async (inputs: I, olds: I | undefined) => {
+    const started = Date.now();
+    const outs = await def.wait(inputs, olds, providerProgress(`${def.kind} ${def.id(inputs)}`));
+    return { ...echo(inputs), ...outs, durationSeconds: Math.round((Date.now() - started) / 100) / 10 };
+  };
+  return {
+    async check(_olds: Record<string, unknown>, news: Record<string, unknown>) {
+      const failures = [...checkCommon(news), ...def.check(news)];
+      return { inputs: news, failures };
+    },
+    async diff(_id: string, olds: Record<string, unknown>, news: Record<string, unknown>) {
+      // Waiters are never replaced: a changed input means waiting again, which is an update.
+      const changed = changedInputs(olds, news, def.inputKeys);
+      return { changes: changed.length > 0, replaces: [], deleteBeforeReplace: false };
+    },
+    async create(inputs: I) {
+      return { id: def.id(inputs), outs: await waitAndReport(inputs, undefined) };
+    },
+    async update(_id: string, olds: I, news: I) {
+      return { outs: await waitAndReport(news, olds) };
+    },
+    async read(id: string, props: I & O) {
+      const observed = await def.observe(props);
+      return { id, props: { ...props, ...observed } };
+    },
+    async delete(_id: string, props: I & O) {
+      if (def.remove) await def.remove(props);
+    },
+  };
+}

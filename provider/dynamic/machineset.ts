@@ -1,0 +1,206 @@
+import { CustomResourceOptions, dynamic, Input, Output, secret } from "@pulumi/pulumi";
+import {
+  MACHINE_API_NAMESPACE,
+  observeMachineSets,
+  waitForMachineSetsDeleted,
+  waitForMachineSetsReady,
+} from "../waiting";
+import {
+  checkName,
+  checkNames,
+  DEFAULT_TIMEOUT_SECONDS,
+  providerProgress,
+  timeoutsFrom,
+  WaiterInputs,
+  waiterProvider,
+} from "./common";
+
+export interface MachineSetReadyInputs extends WaiterInputs {
+  namespace?: string;
+  machineSets: string[];
+  nodeLabels?: Record<string, string>;
+}
+
+export interface MachineSetReadyOutputs {
+  machineCount: number;
+  readyMachineCount: number;
+  nodes: string[];
+}
+
+function checkLabels(inputs: Record<string, unknown>) {
+  const labels = inputs.nodeLabels;
+  if (labels === undefined || labels === null) return [];
+  if (
+    typeof labels !== "object" ||
+    Array.isArray(labels) ||
+    Object.values(labels).some((v) => typeof v !== "string")
+  ) {
+    return [{ property: "nodeLabels", reason: "nodeLabels must map label names to string values" }];
+  }
+  return [];
+}
+
+export const machineSetReadyProvider = waiterProvider<MachineSetReadyInputs, MachineSetReadyOutputs>({
+  kind: "MachineSetReady",
+  inputKeys: ["kubeconfig", "namespace", "machineSets", "nodeLabels", "contentHash", "timeoutSeconds"],
+  check: (inputs) => [
+    ...checkName(inputs, "namespace", false),
+    ...checkNames(inputs, "machineSets", true),
+    ...checkLabels(inputs),
+  ],
+  id: (inputs) => `machinesets/${inputs.namespace ?? MACHINE_API_NAMESPACE}/${inputs.machineSets.join(",")}`,
+  async wait(inputs, _olds, progress) {
+    const { result } = await waitForMachineSetsReady({
+      kubeconfig: inputs.kubeconfig,
+      namespace: inputs.namespace,
+      machineSets: inputs.machineSets,
+      nodeLabels: inputs.nodeLabels,
+      timeoutMs: (inputs.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS) * 1000,
+      onProgress: progress,
+    });
+    return {
+      machineCount: result.machineCount,
+      readyMachineCount: result.readyMachineCount,
+      nodes: result.nodes,
+    };
+  },
+  async observe(inputs) {
+    const e = await observeMachineSets({ ...inputs, timeoutMs: 60_000 });
+    return {
+      converged: e.state === "done",
+      status: e.message,
+      ...(e.result
+        ? {
+            machineCount: e.result.machineCount,
+            readyMachineCount: e.result.readyMachineCount,
+            nodes: e.result.nodes,
+          }
+        : {}),
+    };
+  },
+});
+
+export interface MachineSetReadyArgs {
+  kubeconfig: Input<string>;
+  /** Default `openshift-machine-api`. */
+  namespace?: Input<string>;
+  machineSets: Input<Input<string>[]>;
+  /** Labels each node must carry besides its MachineSet template's node labels. */
+  nodeLabels?: Input<Record<string, Input<string>>>;
+  /** Hash of the MachineSets' specs: a change (a scale, a new instance type) waits again. */
+  contentHash?: Input<string>;
+  timeoutSeconds?: Input<number>;
+}
+
+/**
+ * Waits until every replica of some MachineSets is a Ready node with the template's labels; fails on a
+ * MachineSet error or a failed Machine, naming it. Depend it on the MachineSets.
+ */
+export class MachineSetReady extends dynamic.Resource {
+  declare public readonly machineSets: Output<string[]>;
+  declare public readonly machineCount: Output<number>;
+  declare public readonly readyMachineCount: Output<number>;
+  declare public readonly nodes: Output<string[]>;
+  declare public readonly durationSeconds: Output<number>;
+
+  constructor(name: string, args: MachineSetReadyArgs, opts?: CustomResourceOptions) {
+    super(
+      machineSetReadyProvider,
+      name,
+      {
+        kubeconfig: secret(args.kubeconfig),
+        namespace: args.namespace,
+        machineSets: args.machineSets,
+        nodeLabels: args.nodeLabels,
+        contentHash: args.contentHash,
+        timeoutSeconds: timeoutsFrom(args.timeoutSeconds, opts).timeoutSeconds,
+        machineCount: undefined,
+        readyMachineCount: undefined,
+        nodes: undefined,
+        durationSeconds: undefined,
+      },
+      { ...opts, additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), "kubeconfig"] },
+      undefined,
+      "MachineSetReady",
+    );
+  }
+}
+
+export interface MachineSetRemovalInputs extends WaiterInputs {
+  namespace?: string;
+  machineSet: string;
+  deleteTimeoutSeconds?: number;
+}
+
+export const machineSetRemovalProvider = waiterProvider<MachineSetRemovalInputs, Record<string, unknown>>({
+  kind: "MachineSetRemoval",
+  inputKeys: ["kubeconfig", "namespace", "machineSet", "deleteTimeoutSeconds"],
+  check: (inputs) => {
+    const t = inputs.deleteTimeoutSeconds;
+    const bad = t !== undefined && (typeof t !== "number" || !Number.isFinite(t) || t <= 0);
+    return [
+      ...checkName(inputs, "namespace", false),
+      ...checkName(inputs, "machineSet"),
+      ...(bad
+        ? [
+            {
+              property: "deleteTimeoutSeconds",
+              reason: `deleteTimeoutSeconds must be a positive number of seconds, got ${JSON.stringify(t)}`,
+            },
+          ]
+        : []),
+    ];
+  },
+  id: (inputs) => `machineset-removal/${inputs.namespace ?? MACHINE_API_NAMESPACE}/${inputs.machineSet}`,
+  // Nothing to wait for on create: the MachineSet is created after this resource.
+  wait: async () => ({}),
+  async observe(inputs) {
+    const e = await observeMachineSets({ ...inputs, machineSets: [inputs.machineSet], timeoutMs: 60_000 });
+    return { converged: true, status: e.message };
+  },
+  async remove(props) {
+    await waitForMachineSetsDeleted({
+      kubeconfig: props.kubeconfig,
+      namespace: props.namespace,
+      machineSets: [props.machineSet],
+      timeoutMs: (props.deleteTimeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS) * 1000,
+      onProgress: providerProgress(`MachineSetRemoval ${props.machineSet}`),
+    });
+  },
+});
+
+export interface MachineSetRemovalArgs {
+  kubeconfig: Input<string>;
+  namespace?: Input<string>;
+  machineSet: Input<string>;
+  /** Deadline of the delete in seconds; defaults to customTimeouts.delete, else 30 minutes. */
+  deleteTimeoutSeconds?: Input<number>;
+}
+
+/**
+ * Holds the deletion of what it depends on (the pool) until a MachineSet is gone with all its Machines
+ * and their Nodes, so no node is left behind unmanaged. Pulumi deletes in reverse dependency order,
+ * so wire it between the two: `new MachineSetRemoval(..., { dependsOn: [pool] })`, then the MachineSet
+ * with `dependsOn: [removal]`. On destroy the MachineSet goes first, then this waits, then the pool goes.
+ * (A MachineSetReady cannot do this: it depends on the MachineSet, so it is deleted before it.)
+ */
+export class MachineSetRemoval extends dynamic.Resource {
+  declare public readonly machineSet: Output<string>;
+
+  constructor(name: string, args: MachineSetRemovalArgs, opts?: CustomResourceOptions) {
+    super(
+      machineSetRemovalProvider,
+      name,
+      {
+        kubeconfig: secret(args.kubeconfig),
+        namespace: args.namespace,
+        machineSet: args.machineSet,
+        deleteTimeoutSeconds: args.deleteTimeoutSeconds ?? timeoutsFrom(undefined, opts).deleteTimeoutSeconds,
+        durationSeconds: undefined,
+      },
+      { ...opts, additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), "kubeconfig"] },
+      undefined,
+      "MachineSetRemoval",
+    );
+  }
+}

@@ -1,0 +1,94 @@
+import { CustomResourceOptions, dynamic, Input, Output, secret } from "@pulumi/pulumi";
+import { observeOperatorInstall, waitForOperatorInstall } from "../waiting";
+import { checkName, DEFAULT_TIMEOUT_SECONDS, timeoutsFrom, WaiterInputs, waiterProvider } from "./common";
+
+export interface OperatorInstallInputs extends WaiterInputs {
+  namespace: string;
+  subscription: string;
+  startingCSV?: string;
+}
+
+export interface OperatorInstallOutputs {
+  installedCSV: string;
+  phase: string;
+  /** The InstallPlan this waiter approved (Manual approval), else empty. */
+  approvedInstallPlan: string;
+}
+
+export const operatorInstallProvider = waiterProvider<OperatorInstallInputs, OperatorInstallOutputs>({
+  kind: "OperatorInstall",
+  inputKeys: ["kubeconfig", "namespace", "subscription", "startingCSV", "contentHash", "timeoutSeconds"],
+  check: (inputs) => [
+    ...checkName(inputs, "namespace"),
+    ...checkName(inputs, "subscription"),
+    ...checkName(inputs, "startingCSV", false),
+  ],
+  id: (inputs) => `subscription/${inputs.namespace}/${inputs.subscription}`,
+  async wait(inputs, _olds, progress) {
+    const { result } = await waitForOperatorInstall({
+      kubeconfig: inputs.kubeconfig,
+      namespace: inputs.namespace,
+      subscription: inputs.subscription,
+      startingCSV: inputs.startingCSV,
+      timeoutMs: (inputs.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS) * 1000,
+      onProgress: progress,
+    });
+    return {
+      installedCSV: result.installedCSV,
+      phase: result.phase,
+      approvedInstallPlan: result.approvedInstallPlan ?? "",
+    };
+  },
+  async observe(inputs) {
+    const e = await observeOperatorInstall({ ...inputs, timeoutMs: 60_000 });
+    return {
+      converged: e.state === "done",
+      status: e.message,
+      ...(e.result ? { installedCSV: e.result.installedCSV, phase: e.result.phase } : {}),
+    };
+  },
+});
+
+export interface OperatorInstallArgs {
+  kubeconfig: Input<string>;
+  /** Namespace of the Subscription. */
+  namespace: Input<string>;
+  subscription: Input<string>;
+  /**
+   * The CSV the Subscription pins. Under Manual approval the waiter approves exactly the InstallPlan of
+   * this Subscription that installs it, and nothing else.
+   */
+  startingCSV?: Input<string>;
+  contentHash?: Input<string>;
+  timeoutSeconds?: Input<number>;
+}
+
+/** Waits until an OLM Subscription's installed CSV has Succeeded; fails with OLM's reason. */
+export class OperatorInstall extends dynamic.Resource {
+  declare public readonly installedCSV: Output<string>;
+  declare public readonly phase: Output<string>;
+  declare public readonly approvedInstallPlan: Output<string>;
+  declare public readonly durationSeconds: Output<number>;
+
+  constructor(name: string, args: OperatorInstallArgs, opts?: CustomResourceOptions) {
+    super(
+      operatorInstallProvider,
+      name,
+      {
+        kubeconfig: secret(args.kubeconfig),
+        namespace: args.namespace,
+        subscription: args.subscription,
+        startingCSV: args.startingCSV,
+        contentHash: args.contentHash,
+        timeoutSeconds: timeoutsFrom(args.timeoutSeconds, opts).timeoutSeconds,
+        installedCSV: undefined,
+        phase: undefined,
+        approvedInstallPlan: undefined,
+        durationSeconds: undefined,
+      },
+      { ...opts, additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), "kubeconfig"] },
+      undefined,
+      "OperatorInstall",
+    );
+  }
+}

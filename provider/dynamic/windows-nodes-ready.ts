@@ -1,0 +1,112 @@
+import { CustomResourceOptions, dynamic, Input, Output, secret } from "@pulumi/pulumi";
+import { MACHINE_API_NAMESPACE, observeWindowsNodes, waitForWindowsNodes } from "../waiting";
+import {
+  checkName,
+  checkNames,
+  DEFAULT_TIMEOUT_SECONDS,
+  timeoutsFrom,
+  WaiterInputs,
+  waiterProvider,
+} from "./common";
+
+export interface WindowsNodesReadyInputs extends WaiterInputs {
+  namespace?: string;
+  machineSets: string[];
+  wmcoNamespace?: string;
+}
+
+export interface WindowsNodesReadyOutputs {
+  machineCount: number;
+  configuredCount: number;
+  nodes: string[];
+  /** The WMCO version the nodes carry. */
+  version: string;
+}
+
+export const windowsNodesReadyProvider = waiterProvider<WindowsNodesReadyInputs, WindowsNodesReadyOutputs>({
+  kind: "WindowsNodesReady",
+  inputKeys: ["kubeconfig", "namespace", "machineSets", "wmcoNamespace", "contentHash", "timeoutSeconds"],
+  check: (inputs) => [
+    ...checkName(inputs, "namespace", false),
+    ...checkNames(inputs, "machineSets", true),
+    ...checkName(inputs, "wmcoNamespace", false),
+  ],
+  id: (inputs) =>
+    `windows-nodes/${inputs.namespace ?? MACHINE_API_NAMESPACE}/${inputs.machineSets.join(",")}`,
+  async wait(inputs, _olds, progress) {
+    const { result } = await waitForWindowsNodes({
+      kubeconfig: inputs.kubeconfig,
+      namespace: inputs.namespace,
+      machineSets: inputs.machineSets,
+      wmcoNamespace: inputs.wmcoNamespace,
+      timeoutMs: (inputs.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS) * 1000,
+      onProgress: progress,
+    });
+    return {
+      machineCount: result.machineCount,
+      configuredCount: result.configuredCount,
+      nodes: result.nodes,
+      version: result.version ?? "",
+    };
+  },
+  async observe(inputs) {
+    const e = await observeWindowsNodes({ ...inputs, timeoutMs: 60_000 });
+    return {
+      converged: e.state === "done",
+      status: e.message,
+      ...(e.result
+        ? {
+            machineCount: e.result.machineCount,
+            configuredCount: e.result.configuredCount,
+            nodes: e.result.nodes,
+          }
+        : {}),
+    };
+  },
+});
+
+export interface WindowsNodesReadyArgs {
+  kubeconfig: Input<string>;
+  namespace?: Input<string>;
+  /** The Windows MachineSets (template label `machine.openshift.io/os-id: Windows`). */
+  machineSets: Input<Input<string>[]>;
+  /** Default `openshift-windows-machine-config-operator`. */
+  wmcoNamespace?: Input<string>;
+  contentHash?: Input<string>;
+  timeoutSeconds?: Input<number>;
+}
+
+/**
+ * Waits until the Machines of Windows MachineSets are Ready Windows nodes configured by WMCO at its
+ * desired version; fails at once, saying so, when WMCO's `cloud-private-key` secret is missing.
+ */
+export class WindowsNodesReady extends dynamic.Resource {
+  declare public readonly machineCount: Output<number>;
+  declare public readonly configuredCount: Output<number>;
+  declare public readonly nodes: Output<string[]>;
+  declare public readonly version: Output<string>;
+  declare public readonly durationSeconds: Output<number>;
+
+  constructor(name: string, args: WindowsNodesReadyArgs, opts?: CustomResourceOptions) {
+    super(
+      windowsNodesReadyProvider,
+      name,
+      {
+        kubeconfig: secret(args.kubeconfig),
+        namespace: args.namespace,
+        machineSets: args.machineSets,
+        wmcoNamespace: args.wmcoNamespace,
+        contentHash: args.contentHash,
+        timeoutSeconds: timeoutsFrom(args.timeoutSeconds, opts).timeoutSeconds,
+        machineCount: undefined,
+        configuredCount: undefined,
+        nodes: undefined,
+        version: undefined,
+        durationSeconds: undefined,
+      },
+      { ...opts, additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), "kubeconfig"] },
+      undefined,
+      "WindowsNodesReady",
+    );
+  }
+}

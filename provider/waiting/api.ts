@@ -1,0 +1,314 @@
+/**
+ * A small Kubernetes API client for waiting: list, get, merge-patch and a streaming watch. Credentials
+ * and TLS come from @kubernetes/client-node's KubeConfig; the requests themselves go through node:https
+ * because a waiter needs what the generated clients hide: the Retry-After header of a 429, the
+ * resourceVersion of a list, and each watch line as soon as it arrives. Every request is counted.
+ */
+import { request as httpRequest, IncomingMessage, RequestOptions } from "node:http";
+import { request as httpsRequest } from "node:https";
+import { KubeObject, ResourceKind, resourcePath } from "./kinds";
+import { apiError, ApiError, parseRetryAfter } from "./retry";
+
+export interface Selectors {
+  namespace?: string;
+  labelSelector?: string;
+  fieldSelector?: string;
+}
+
+export interface ListResult {
+  items: KubeObject[];
+  resourceVersion: string;
+}
+
+export interface WatchEvent {
+  type: "ADDED" | "MODIFIED" | "DELETED" | "BOOKMARK" | "ERROR";
+  object: KubeObject & { code?: number; reason?: string; message?: string };
+}
+
+export interface WatchHandlers {
+  /** The server accepted the watch (HTTP 200). */
+  onOpen?: () => void;
+  onEvent: (event: WatchEvent) => void;
+}
+
+export interface ApiClient {
+  list(resource: ResourceKind, selectors: Selectors, signal?: AbortSignal): Promise<ListResult>;
+  /** undefined when the object does not exist. */
+  get(
+    resource: ResourceKind,
+    name: string,
+    namespace?: string,
+    signal?: AbortSignal,
+  ): Promise<KubeObject | undefined>;
+  mergePatch(
+    resource: ResourceKind,
+    name: string,
+    namespace: string | undefined,
+    patch: unknown,
+    signal?: AbortSignal,
+  ): Promise<KubeObject>;
+  /**
+   * Streams events until the server ends the response (resolves) or the connection fails (rejects).
+   * An HTTP error status rejects before any event.
+   */
+  watch(
+    resource: ResourceKind,
+    selectors: Selectors & { resourceVersion: string; timeoutSeconds?: number },
+    handlers: WatchHandlers,
+    signal?: AbortSignal,
+  ): Promise<void>;
+  /** Requests sent so far, retries and reconnects included. */
+  readonly requests: number;
+}
+
+export interface ApiClientOptions {
+  /** Called for every request sent, e.g. to count them per verb. */
+  onRequest?: (method: string, path: string) => void;
+  /** Gives up on a non-watch request that has not answered in this time. */
+  requestTimeoutMs?: number;
+}
+
+interface Connection {
+  server: URL;
+  options(): Promise<RequestOptions>;
+}
+
+function connectionFor(kubeconfig: string): Connection {
+  // Loaded lazily so that serialized providers require the package at run time, not capture it.
+  const { KubeConfig } = require("@kubernetes/client-node") as typeof import("@kubernetes/client-node");
+  const kc = new KubeConfig();
+  kc.loadFromString(kubeconfig);
+  const cluster = kc.getCurrentCluster();
+  if (!cluster) throw new Error("the kubeconfig has no current cluster");
+  return {
+    server: new URL(cluster.server),
+    options: async () => {
+      const opts: RequestOptions = { headers: {} };
+      // Applied per request so that expiring credentials (exec plugins, token files) are refreshed.
+      await kc.applyToHTTPSOptions(opts as import("node:https").RequestOptions);
+      return opts;
+    },
+  };
+}
+
+function query(params: Record<string, string | number | boolean | undefined>): string {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== "") q.set(k, String(v));
+  const s = q.toString();
+  return s ? `?${s}` : "";
+}
+
+function networkError(error: NodeJS.ErrnoException): ApiError {
+  return apiError(error.message, {
+    code: error.code ?? (error.name === "AbortError" ? "ABORTED" : undefined),
+  });
+}
+
+function readBody(response: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    response.on("data", (c: Buffer) => chunks.push(c));
+    response.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    response.on("error", reject);
+    response.on("aborted", () => reject(apiError("response aborted", { code: "ECONNRESET" })));
+    response.on("close", () => {
+      if (!response.complete)
+        reject(apiError("connection closed before the response ended", { code: "ECONNRESET" }));
+    });
+  });
+}
+
+function statusError(response: IncomingMessage, body: string): ApiError {
+  let status: { reason?: string; message?: string } = {};
+  try {
+    status = JSON.parse(body) as typeof status;
+  } catch {
+    status = { message: body.slice(0, 200) };
+  }
+  const header = response.headers["retry-after"];
+  return apiError(status.message || response.statusMessage || `HTTP ${response.statusCode}`, {
+    status: response.statusCode,
+    reason: status.reason,
+    retryAfterMs: parseRetryAfter(Array.isArray(header) ? header[0] : header),
+  });
+}
+
+export function createApiClient(kubeconfig: string, clientOptions: ApiClientOptions = {}): ApiClient {
+  const connection = connectionFor(kubeconfig);
+  const requestTimeoutMs = clientOptions.requestTimeoutMs ?? 30_000;
+  const state = { requests: 0 };
+
+  async function send(
+    method: string,
+    path: string,
+    body: string | undefined,
+    headers: Record<string, string>,
+    signal: AbortSignal | undefined,
+    watch: boolean,
+  ): Promise<IncomingMessage> {
+    if (signal?.aborted) throw apiError("aborted", { code: "ABORTED" });
+    const opts = await connection.options();
+    const url = connection.server;
+    const basePath = url.pathname.replace(/\/$/, "");
+    const isHttps = url.protocol === "https:";
+    state.requests++;
+    clientOptions.onRequest?.(method, path);
+    return new Promise((resolve, reject) => {
+      const req = (isHttps ? httpsRequest : httpRequest)({
+        ...opts,
+        ...(isHttps ? {} : { agent: undefined }),
+        protocol: url.protocol,
+        hostname: url.hostname.replace(/^\[|\]$/g, ""),
+        port: url.port || (isHttps ? 443 : 80),
+        method,
+        path: basePath + path,
+        headers: {
+          ...(opts.headers as Record<string, string>),
+          Accept: "application/json",
+          ...headers,
+          ...(body !== undefined ? { "Content-Length": String(Buffer.byteLength(body)) } : {}),
+        },
+        signal,
+      });
+      req.on("error", (e: NodeJS.ErrnoException) => reject(networkError(e)));
+      req.on("response", resolve);
+      if (watch) {
+        // A watch may stay silent for long: let TCP notice a peer that vanished instead of hanging.
+        req.on("socket", (s) => s.setKeepAlive(true, 15_000));
+      } else {
+        req.setTimeout(requestTimeoutMs, () =>
+          req.destroy(
+            Object.assign(new Error(`no answer within ${requestTimeoutMs} ms`), { code: "ETIMEDOUT" }),
+          ),
+        );
+      }
+      req.end(body);
+    });
+  }
+
+  async function json(
+    method: string,
+    path: string,
+    body: unknown,
+    headers: Record<string, string>,
+    signal: AbortSignal | undefined,
+  ): Promise<{ status: number; value: unknown }> {
+    const response = await send(
+      method,
+      path,
+      body === undefined ? undefined : JSON.stringify(body),
+      headers,
+      signal,
+      false,
+    );
+    let text: string;
+    try {
+      text = await readBody(response);
+    } catch (e) {
+      throw networkError(e as NodeJS.ErrnoException);
+    }
+    const status = response.statusCode ?? 0;
+    if (status < 200 || status >= 300) {
+      if (status === 404 && method === "GET") return { status, value: undefined };
+      throw statusError(response, text);
+    }
+    return { status, value: JSON.parse(text) as unknown };
+  }
+
+  return {
+    get requests() {
+      return state.requests;
+    },
+
+    async list(resource, selectors, signal) {
+      const path =
+        resourcePath(resource, selectors.namespace) +
+        query({ labelSelector: selectors.labelSelector, fieldSelector: selectors.fieldSelector });
+      const { status, value } = await json("GET", path, undefined, {}, signal);
+      if (status === 404) {
+        throw apiError(`the server does not serve ${resource.plural}.${resource.group || "core"}`, {
+          status: 404,
+          reason: "NotFound",
+        });
+      }
+      const list = value as { items?: KubeObject[]; metadata?: { resourceVersion?: string } };
+      return { items: list.items ?? [], resourceVersion: list.metadata?.resourceVersion ?? "" };
+    },
+
+    async get(resource, name, namespace, signal) {
+      const { value } = await json("GET", resourcePath(resource, namespace, name), undefined, {}, signal);
+      return value as KubeObject | undefined;
+    },
+
+    async mergePatch(resource, name, namespace, patch, signal) {
+      const { value } = await json(
+        "PATCH",
+        resourcePath(resource, namespace, name),
+        patch,
+        { "Content-Type": "application/merge-patch+json" },
+        signal,
+      );
+      return value as KubeObject;
+    },
+
+    async watch(resource, selectors, handlers, signal) {
+      const path =
+        resourcePath(resource, selectors.namespace) +
+        query({
+          watch: "true",
+          allowWatchBookmarks: "true",
+          resourceVersion: selectors.resourceVersion,
+          labelSelector: selectors.labelSelector,
+          fieldSelector: selectors.fieldSelector,
+          timeoutSeconds: selectors.timeoutSeconds,
+        });
+      const response = await send("GET", path, undefined, {}, signal, true);
+      if (response.statusCode !== 200) {
+        let text = "";
+        try {
+          text = await readBody(response);
+        } catch {
+          // The status code alone still says what went wrong.
+        }
+        throw statusError(response, text);
+      }
+      handlers.onOpen?.();
+      await new Promise<void>((resolve, reject) => {
+        let buffer = "";
+        let finished = false;
+        const finish = (error?: ApiError) => {
+          if (finished) return;
+          finished = true;
+          if (error && !signal?.aborted) reject(error);
+          else resolve();
+        };
+        response.setEncoding("utf8");
+        response.on("data", (chunk: string) => {
+          buffer += chunk;
+          let newline = buffer.indexOf("\n");
+          while (newline >= 0) {
+            const line = buffer.slice(0, newline).trim();
+            buffer = buffer.slice(newline + 1);
+            newline = buffer.indexOf("\n");
+            if (line === "") continue;
+            let event: WatchEvent;
+            try {
+              event = JSON.parse(line) as WatchEvent;
+            } catch {
+              response.destroy();
+              finish(apiError(`unparsable watch event: ${line.slice(0, 100)}`, { code: "EBADEVENT" }));
+              return;
+            }
+            handlers.onEvent(event);
+          }
+        });
+        response.on("end", () => finish());
+        response.on("aborted", () => finish(apiError("watch connection reset", { code: "ECONNRESET" })));
+        response.on("error", (e: NodeJS.ErrnoException) => finish(networkError(e)));
+        response.on("close", () =>
+          finish(response.complete ? undefined : apiError("watch connection closed", { code: "ECONNRESET" })),
+        );
+      });
+    },
+  };
+}

@@ -1,0 +1,250 @@
+import { strict as assert } from "node:assert";
+import { ApiClient, ListResult, WatchEvent, WatchHandlers } from "./api";
+import { converge, isWaitError, observe } from "./converge";
+import { KINDS, KubeObject } from "./kinds";
+import { progressReporter, ProgressEvent, subscribeProgress } from "./progress";
+import { apiError, backoffDelay, isRetryable, parseRetryAfter, retryDelay } from "./retry";
+
+const fast = { initialMs: 1, maxMs: 5, factor: 2, jitter: 0.5 };
+
+type Step = ((handlers: WatchHandlers) => Promise<void>) | Error;
+
+/** A client that answers lists and watches from scripts and records what was asked. */
+function scriptedClient(lists: Array<ListResult | Error>, watches: Step[]) {
+  const calls: string[] = [];
+  let requests = 0;
+  const client: ApiClient = {
+    get requests() {
+      return requests;
+    },
+    async list() {
+      requests++;
+      calls.push("list");
+      const next = lists.shift();
+      if (!next) throw new Error("unexpected list");
+      if (next instanceof Error) throw next;
+      return next;
+    },
+    async get() {
+      requests++;
+      return undefined;
+    },
+    async mergePatch() {
+      requests++;
+      return { metadata: { name: "x" } };
+    },
+    async watch(_resource, selectors, handlers, signal) {
+      requests++;
+      calls.push(`watch@${selectors.resourceVersion}`);
+      const next = watches.shift();
+      if (!next) {
+        // Nothing scripted: hold the watch open until the wait ends.
+        await new Promise<void>((resolve) => signal?.addEventListener("abort", () => resolve()));
+        return;
+      }
+      if (next instanceof Error) throw next;
+      handlers.onOpen?.();
+      await next(handlers);
+    },
+  };
+  return { client, calls };
+}
+
+function obj(name: string, rv: string, phase: string): KubeObject {
+  return { metadata: { name, resourceVersion: rv }, status: { phase } };
+}
+
+const event = (type: WatchEvent["type"], object: WatchEvent["object"]): WatchEvent => ({ type, object });
+
+function phaseIs(phase: string) {
+  return (view: { sources: Record<string, KubeObject[] | undefined> }) => {
+    const o = view.sources.things?.[0];
+    const current = (o?.status as { phase?: string } | undefined)?.phase;
+    return current === phase
+      ? { state: "done" as const, message: `phase ${current}`, result: current }
+      : { state: "waiting" as const, message: `phase ${current ?? "none"}` };
+  };
+}
+
+const source = { name: "things", resource: KINDS.machineSet, namespace: "ns" };
+
+describe("converge", () => {
+  it("resumes a dropped watch from the last resourceVersion and re-lists on 410 Gone", async () => {
+    const { client, calls } = scriptedClient(
+      [
+        { items: [obj("a", "5", "Pending")], resourceVersion: "5" },
+        { items: [obj("a", "9", "Running")], resourceVersion: "9" },
+      ],
+      [
+        async (h) => {
+          h.onEvent(event("MODIFIED", obj("a", "6", "Provisioning")));
+          h.onEvent(event("BOOKMARK", { metadata: { name: "", resourceVersion: "7" } }));
+        },
+        async (h) =>
+          h.onEvent(
+            event("ERROR", { metadata: { name: "" }, code: 410, reason: "Expired", message: "too old" }),
+          ),
+      ],
+    );
+    const outcome = await converge({
+      client,
+      waiter: "thing a",
+      sources: [source],
+      evaluate: phaseIs("Running"),
+      timeoutMs: 5000,
+      retry: fast,
+    });
+    assert.equal(outcome.result, "Running");
+    assert.deepEqual(calls, ["list", "watch@5", "watch@7", "list"]);
+    assert.equal(outcome.requests, 4);
+  });
+
+  it("retries 429 (honouring Retry-After), 5xx and refused connections, then succeeds", async () => {
+    const { client, calls } = scriptedClient(
+      [
+        apiError("slow down", { status: 429, retryAfterMs: 5 }),
+        apiError("unavailable", { status: 503 }),
+        apiError("connect ECONNREFUSED", { code: "ECONNREFUSED" }),
+        { items: [obj("a", "1", "Running")], resourceVersion: "1" },
+      ],
+      [],
+    );
+    const outcome = await converge({
+      client,
+      waiter: "thing a",
+      sources: [source],
+      evaluate: phaseIs("Running"),
+      timeoutMs: 5000,
+      retry: fast,
+    });
+    assert.equal(outcome.result, "Running");
+    assert.deepEqual(calls, ["list", "list", "list", "list"]);
+  });
+
+  it("fails at once on an answer that retrying cannot change", async () => {
+    const { client } = scriptedClient([apiError("forbidden", { status: 403, reason: "Forbidden" })], []);
+    await assert.rejects(
+      converge({
+        client,
+        waiter: "thing a",
+        sources: [source],
+        evaluate: phaseIs("Running"),
+        timeoutMs: 5000,
+        retry: fast,
+      }),
+      (e: unknown) =>
+        isWaitError(e) &&
+        e.kind === "failed" &&
+        /cannot list machinesets in ns: HTTP 403 Forbidden: forbidden/.test(e.message),
+    );
+  });
+
+  it("times out with the last state in the message", async () => {
+    const { client } = scriptedClient([{ items: [obj("a", "1", "Pending")], resourceVersion: "1" }], []);
+    await assert.rejects(
+      converge({
+        client,
+        waiter: "thing a",
+        sources: [source],
+        evaluate: phaseIs("Running"),
+        timeoutMs: 50,
+        retry: fast,
+      }),
+      (e: unknown) =>
+        isWaitError(e) &&
+        e.kind === "timeout" &&
+        /timed out after 0.1s waiting for thing a: phase Pending/.test(e.message),
+    );
+  });
+
+  it("stops when cancelled", async () => {
+    const { client } = scriptedClient([{ items: [obj("a", "1", "Pending")], resourceVersion: "1" }], []);
+    const controller = new AbortController();
+    const wait = converge({
+      client,
+      waiter: "thing a",
+      sources: [source],
+      evaluate: phaseIs("Running"),
+      timeoutMs: 5000,
+      signal: controller.signal,
+    });
+    setImmediate(() => controller.abort());
+    await assert.rejects(wait, (e: unknown) => isWaitError(e) && e.kind === "aborted");
+  });
+
+  it("observes once without watching", async () => {
+    const { client, calls } = scriptedClient(
+      [{ items: [obj("a", "1", "Pending")], resourceVersion: "1" }],
+      [],
+    );
+    const evaluation = await observe({
+      client,
+      waiter: "thing a",
+      sources: [source],
+      evaluate: phaseIs("Running"),
+      timeoutMs: 5000,
+    });
+    assert.equal(evaluation.state, "waiting");
+    assert.deepEqual(calls, ["list"]);
+  });
+});
+
+describe("retry policy", () => {
+  it("retries 429, 5xx and network failures only", () => {
+    assert.equal(isRetryable(apiError("x", { status: 429 })), true);
+    assert.equal(isRetryable(apiError("x", { status: 500 })), true);
+    assert.equal(isRetryable(apiError("x", { status: 503 })), true);
+    assert.equal(isRetryable(apiError("x", { code: "ECONNRESET" })), true);
+    assert.equal(isRetryable(apiError("x", { status: 404 })), false);
+    assert.equal(isRetryable(apiError("x", { status: 422 })), false);
+  });
+
+  it("grows exponentially with bounded jitter and honours Retry-After", () => {
+    const policy = { initialMs: 100, maxMs: 1000, factor: 2, jitter: 0.5 };
+    assert.equal(
+      backoffDelay(0, policy, () => 0),
+      50,
+    );
+    assert.equal(
+      backoffDelay(0, policy, () => 1),
+      100,
+    );
+    assert.equal(
+      backoffDelay(3, policy, () => 1),
+      800,
+    );
+    assert.equal(
+      backoffDelay(10, policy, () => 1),
+      1000,
+    );
+    assert.equal(
+      retryDelay(apiError("x", { status: 429, retryAfterMs: 2000 }), 0, policy, () => 0),
+      2000,
+    );
+    assert.equal(parseRetryAfter("3"), 3000);
+    assert.equal((parseRetryAfter(new Date(Date.now() + 60_000).toUTCString()) ?? 0) > 50_000, true);
+    assert.equal(parseRetryAfter(undefined), undefined);
+  });
+});
+
+describe("progress", () => {
+  it("drops repeats, throttles changes, always delivers the final state, and reaches global subscribers", async () => {
+    const own: string[] = [];
+    const global: ProgressEvent[] = [];
+    const unsubscribe = subscribeProgress((e) => global.push(e));
+    const reporter = progressReporter(20, (e) => own.push(e.message));
+    const e = (message: string): ProgressEvent => ({ waiter: "w", state: "waiting", message, elapsedMs: 0 });
+    reporter.report(e("1/3"));
+    reporter.report(e("1/3"));
+    reporter.report(e("2/3"));
+    reporter.report(e("2/3 again"));
+    await new Promise((r) => setTimeout(r, 40));
+    reporter.finish({ ...e("3/3"), state: "done" });
+    unsubscribe();
+    assert.deepEqual(own, ["1/3", "2/3 again", "3/3"]);
+    assert.deepEqual(
+      global.map((g) => g.message),
+      own,
+    );
+  });
+});

@@ -1,0 +1,461 @@
+import { strict as assert } from "node:assert";
+import { generateKeyPairSync } from "node:crypto";
+import {
+  createApiClient,
+  isWaitError,
+  ProgressEvent,
+  waitForMachineSetsDeleted,
+  waitForMachineSetsReady,
+  waitForOperatorInstall,
+  waitForPoolRollout,
+  waitForWindowsNodes,
+} from "./index";
+import {
+  createMachineSet,
+  DEADLINE_MS,
+  K,
+  keyOf,
+  machineConfig,
+  poolTarget,
+  Simulator,
+  startTestSimulator,
+  storeUntil,
+  subscribeToWmco,
+  workerNodes,
+} from "../testing/fixtures.test";
+
+const CURRENT = "machineconfiguration.openshift.io/currentConfig";
+const NS = "openshift-machine-api";
+const WMCO_NS = "openshift-windows-machine-config-operator";
+
+function currentConfigs(sim: Simulator): string[] {
+  return [...new Set(workerNodes(sim).map((n) => n.metadata.annotations?.[CURRENT] ?? ""))];
+}
+
+function renderedFiles(sim: Simulator, rendered: string): Record<string, string> {
+  const mc = sim.store.get(keyOf(K.machineConfig, rendered));
+  const files =
+    (mc?.spec as { config: { storage?: { files?: Array<{ path: string; contents: { source: string } }> } } })
+      .config.storage?.files ?? [];
+  const decode = (source: string) => {
+    const [meta, data] = [source.slice(5, source.indexOf(",")), source.slice(source.indexOf(",") + 1)];
+    return meta.endsWith(";base64") ? Buffer.from(data, "base64").toString() : decodeURIComponent(data);
+  };
+  return Object.fromEntries(files.map((f) => [f.path, decode(f.contents.source)]));
+}
+
+async function expectWaitError(promise: Promise<unknown>, kind: string, pattern: RegExp): Promise<void> {
+  await assert.rejects(promise, (e: unknown) => {
+    assert.ok(isWaitError(e), `not a WaitError: ${String(e)}`);
+    assert.equal(e.kind, kind, e.message);
+    assert.match(e.message, pattern);
+    return true;
+  });
+}
+
+describe("waiting core against the simulator", function () {
+  this.timeout(30_000);
+  let sim: Simulator;
+  let kubeconfig: string;
+  const rollout = (options: Omit<Parameters<typeof waitForPoolRollout>[0], "timeoutMs">) =>
+    waitForPoolRollout({ kubeconfig, timeoutMs: DEADLINE_MS, ...options });
+
+  before(async () => {
+    sim = await startTestSimulator();
+    kubeconfig = sim.kubeconfig;
+  });
+  after(() => sim.stop());
+  afterEach(() => {
+    sim.faults.reset();
+    sim.faults.inject("clearClusterFaults");
+  });
+
+  describe("pool rollouts", () => {
+    it("rolls out a new MachineConfig and resolves only once every node runs the new render (the race)", async () => {
+      const before = poolTarget(sim);
+      const progress: ProgressEvent[] = [];
+      sim.store.create(machineConfig("99-worker-race", { "/etc/race.conf": "one" }));
+      // Started right after the create, while the pool still says Updated=True for the old render.
+      const { result, requests } = await rollout({
+        pool: "worker",
+        machineConfigs: ["99-worker-race"],
+        progressIntervalMs: 0,
+        onProgress: (e) => progress.push(e),
+      });
+      assert.notEqual(result.renderedConfig, before);
+      assert.equal(result.renderedConfig, poolTarget(sim));
+      assert.deepEqual(currentConfigs(sim), [result.renderedConfig]);
+      assert.equal(renderedFiles(sim, result.renderedConfig)["/etc/race.conf"], "one");
+      assert.equal(result.updatedMachineCount, result.machineCount);
+      assert.ok(requests <= 4, `${requests} requests`);
+      assert.ok(progress.some((e) => /^pool worker: [0-2]\/3 updated -> rendered-worker-/.test(e.message)));
+      assert.equal(progress[progress.length - 1].state, "done");
+    });
+
+    it("waits again for a MachineConfig changed in place, whose name the render already lists", async () => {
+      const before = poolTarget(sim);
+      const mc = sim.store.get(keyOf(K.machineConfig, "99-worker-race"))!;
+      sim.store.update({
+        ...machineConfig("99-worker-race", { "/etc/race.conf": "two" }),
+        metadata: mc.metadata,
+      });
+      const { result } = await rollout({ pool: "worker", machineConfigs: ["99-worker-race"] });
+      assert.notEqual(result.renderedConfig, before);
+      assert.equal(renderedFiles(sim, result.renderedConfig)["/etc/race.conf"], "two");
+      assert.deepEqual(currentConfigs(sim), [result.renderedConfig]);
+    });
+
+    it("waits until a deleted MachineConfig has left the render on every node", async () => {
+      const before = poolTarget(sim);
+      sim.store.delete(keyOf(K.machineConfig, "99-worker-race"));
+      const { result } = await rollout({ pool: "worker", deletedMachineConfigs: ["99-worker-race"] });
+      assert.notEqual(result.renderedConfig, before);
+      assert.equal(renderedFiles(sim, result.renderedConfig)["/etc/race.conf"], undefined);
+      assert.deepEqual(currentConfigs(sim), [result.renderedConfig]);
+    });
+
+    it("follows a KubeletConfig through its generated MachineConfig", async () => {
+      const before = poolTarget(sim);
+      sim.store.create({
+        apiVersion: "machineconfiguration.openshift.io/v1",
+        kind: "KubeletConfig",
+        metadata: { name: "max-pods" },
+        spec: {
+          machineConfigPoolSelector: {
+            matchLabels: { "pools.operator.machineconfiguration.openshift.io/worker": "" },
+          },
+          kubeletConfig: { maxPods: 300 },
+        },
+      });
+      const { result } = await rollout({ pool: "worker", kubeletConfigs: ["max-pods"] });
+      assert.notEqual(result.renderedConfig, before);
+      assert.match(
+        renderedFiles(sim, result.renderedConfig)["/etc/kubernetes/kubelet.conf"],
+        /"maxPods": 300/,
+      );
+      assert.deepEqual(currentConfigs(sim), [result.renderedConfig]);
+      sim.store.delete(keyOf(K.kubeletConfig, "max-pods"));
+      await rollout({ pool: "worker", deletedMachineConfigs: ["99-worker-generated-kubelet"] });
+    });
+
+    it("fails within the wait, naming the degraded node and its reason", async () => {
+      const [node] = sim.cluster.workerNodes;
+      sim.store.create(machineConfig("99-worker-degraded", { "/etc/degraded.conf": "x" }));
+      sim.faults.inject("degradeNode", {
+        node,
+        reason: "failed to drain node: PodDisruptionBudget blocks eviction",
+      });
+      await expectWaitError(
+        rollout({ pool: "worker", machineConfigs: ["99-worker-degraded"] }),
+        "failed",
+        new RegExp(
+          `pool worker is degraded rolling out rendered-worker-\\w+: node ${node} \\(Degraded\\): failed to drain node: PodDisruptionBudget blocks eviction`,
+        ),
+      );
+      sim.faults.inject("clearClusterFaults");
+      sim.store.delete(keyOf(K.machineConfig, "99-worker-degraded"));
+      await rollout({ pool: "worker", deletedMachineConfigs: ["99-worker-degraded"] });
+    });
+
+    it("says a paused pool will not roll out instead of hanging", async () => {
+      sim.store.mutate(keyOf(K.pool, "worker"), (p) => ((p.spec as { paused: boolean }).paused = true));
+      sim.store.create(machineConfig("99-worker-paused", { "/etc/paused.conf": "x" }));
+      await expectWaitError(
+        rollout({ pool: "worker", machineConfigs: ["99-worker-paused"] }),
+        "failed",
+        /pool worker is paused/,
+      );
+      sim.store.mutate(keyOf(K.pool, "worker"), (p) => ((p.spec as { paused: boolean }).paused = false));
+      sim.store.delete(keyOf(K.machineConfig, "99-worker-paused"));
+      await rollout({ pool: "worker", deletedMachineConfigs: ["99-worker-paused"] });
+    });
+
+    it("times out with what it was waiting for", async () => {
+      await expectWaitError(
+        waitForPoolRollout({
+          kubeconfig,
+          pool: "worker",
+          machineConfigs: ["99-worker-never"],
+          timeoutMs: 300,
+        }),
+        "timeout",
+        /timed out after 0.3s waiting for pool worker: pool worker: MachineConfig 99-worker-never does not exist yet/,
+      );
+    });
+  });
+
+  describe("fault matrix: each rollout converges despite the fault", () => {
+    let n = 0;
+    /** Creates a MachineConfig, starts the wait, injects the fault once the first node updates. */
+    async function rolloutWith(inject: () => void, options: { onRequest?: () => void } = {}) {
+      const name = `99-worker-fault-${++n}`;
+      const client = createApiClient(kubeconfig, { onRequest: options.onRequest });
+      sim.store.create(machineConfig(name, { "/etc/fault.conf": name }));
+      let injected = false;
+      const outcome = await waitForPoolRollout({
+        client,
+        pool: "worker",
+        machineConfigs: [name],
+        timeoutMs: DEADLINE_MS,
+        progressIntervalMs: 0,
+        onProgress: (e) => {
+          if (!injected && (e.done ?? 0) >= 1) {
+            injected = true;
+            inject();
+          }
+        },
+      });
+      assert.ok(injected, "the fault was injected during the rollout");
+      assert.deepEqual(currentConfigs(sim), [outcome.result.renderedConfig]);
+      assert.equal(outcome.result.renderedConfig, poolTarget(sim));
+      return outcome;
+    }
+
+    it("survives a watch dropped mid-rollout, reconnecting with one request", async () => {
+      const outcome = await rolloutWith(() => sim.faults.dropWatches());
+      assert.ok(outcome.requests <= 5, `${outcome.requests} requests`);
+    });
+
+    it("re-lists after 410 Gone on resume", async () => {
+      await rolloutWith(() => {
+        sim.faults.expireNextWatchResume(1);
+        sim.faults.dropWatches();
+      });
+      assert.equal(sim.faults.status().pendingWatchExpiries, 0);
+    });
+
+    for (const code of [429, 500, 503] as const) {
+      it(`retries through a burst of ${code}`, async () => {
+        await rolloutWith(() => {
+          sim.faults.failNextRequests(2, code, 1);
+          sim.faults.dropWatches();
+        });
+        assert.equal(sim.faults.status().pendingErrors, 0);
+      });
+    }
+
+    it("reconnects after the API refused connections for 2 s", async () => {
+      let refused: Promise<void> | undefined;
+      await rolloutWith(() => {
+        refused = sim.faults.refuseConnections(2);
+      });
+      await refused;
+    });
+
+    it("converges under added latency", async () => {
+      await rolloutWith(() => sim.faults.setLatency(150));
+    });
+  });
+
+  describe("MachineSets", () => {
+    const infra = { "node-role.kubernetes.io/infra": "" };
+
+    it("waits for a MachineSet to scale up and down, with labelled Ready nodes", async () => {
+      createMachineSet(sim, "infra-a", {
+        replicas: 1,
+        nodeLabels: { ...infra, "node-role.kubernetes.io/worker": "" },
+      });
+      const one = await waitForMachineSetsReady({
+        kubeconfig,
+        machineSets: ["infra-a"],
+        nodeLabels: infra,
+        timeoutMs: DEADLINE_MS,
+      });
+      assert.equal(one.result.nodes.length, 1);
+      const scale = (replicas: number) =>
+        sim.store.mutate(
+          keyOf(K.machineSet, "infra-a", NS),
+          (m) => ((m.spec as { replicas: number }).replicas = replicas),
+        );
+      scale(3);
+      const three = await waitForMachineSetsReady({
+        kubeconfig,
+        machineSets: ["infra-a"],
+        timeoutMs: DEADLINE_MS,
+      });
+      assert.equal(three.result.readyMachineCount, 3);
+      for (const node of three.result.nodes) assert.ok(sim.store.get(keyOf(K.node, node)));
+      scale(1);
+      const down = await waitForMachineSetsReady({
+        kubeconfig,
+        machineSets: ["infra-a"],
+        timeoutMs: DEADLINE_MS,
+      });
+      assert.equal(down.result.nodes.length, 1);
+      const gone = three.result.nodes.filter((node) => !down.result.nodes.includes(node));
+      assert.equal(gone.length, 2);
+      for (const node of gone) assert.equal(sim.store.get(keyOf(K.node, node)), undefined);
+    });
+
+    it("waits for a deleted MachineSet's machines and nodes to be gone", async () => {
+      const machines = sim.store
+        .list(K.machine.apiVersion, K.machine.kind, { namespace: NS })
+        .filter((m) => m.metadata.labels?.["machine.openshift.io/cluster-api-machineset"] === "infra-a");
+      const nodes = machines.map((m) => (m.status as { nodeRef: { name: string } }).nodeRef.name);
+      sim.store.delete(keyOf(K.machineSet, "infra-a", NS));
+      await waitForMachineSetsDeleted({ kubeconfig, machineSets: ["infra-a"], timeoutMs: DEADLINE_MS });
+      for (const m of machines) assert.equal(sim.store.get(keyOf(K.machine, m.metadata.name, NS)), undefined);
+      for (const node of nodes) assert.equal(sim.store.get(keyOf(K.node, node)), undefined);
+    });
+
+    it("fails naming a failed Machine and its error", async () => {
+      createMachineSet(sim, "noimage", { providerSpec: { ami: {} } });
+      await expectWaitError(
+        waitForMachineSetsReady({ kubeconfig, machineSets: ["noimage"], timeoutMs: DEADLINE_MS }),
+        "failed",
+        /MachineSet noimage: Machine noimage-\w+ failed \(InvalidConfiguration\): .*AMI/,
+      );
+      sim.store.delete(keyOf(K.machineSet, "noimage", NS));
+      await waitForMachineSetsDeleted({ kubeconfig, machineSets: ["noimage"], timeoutMs: DEADLINE_MS });
+    });
+  });
+
+  describe("operators and Windows nodes", () => {
+    const pinned = "windows-machine-config-operator.v10.16.1";
+
+    it("fails fast on a missing cloud-private-key", async () => {
+      await expectWaitError(
+        waitForWindowsNodes({ kubeconfig, machineSets: ["winworker"], timeoutMs: DEADLINE_MS }),
+        "failed",
+        /secret cloud-private-key is missing in namespace openshift-windows-machine-config-operator/,
+      );
+    });
+
+    it("under Manual approval approves only the Subscription's InstallPlan for the pinned CSV", async () => {
+      subscribeToWmco(sim, { approval: "Manual", startingCSV: pinned });
+      // A plan for the same CSV that another Subscription owns: never ours to approve.
+      sim.store.create({
+        apiVersion: "operators.coreos.com/v1alpha1",
+        kind: "InstallPlan",
+        metadata: {
+          name: "install-decoy",
+          namespace: WMCO_NS,
+          ownerReferences: [
+            {
+              apiVersion: "operators.coreos.com/v1alpha1",
+              kind: "Subscription",
+              name: "someone-else",
+              uid: "decoy",
+            },
+          ],
+        },
+        spec: { approval: "Manual", approved: false, clusterServiceVersionNames: [pinned] },
+      });
+      const { result } = await waitForOperatorInstall({
+        kubeconfig,
+        namespace: WMCO_NS,
+        subscription: "windows-machine-config-operator",
+        startingCSV: pinned,
+        timeoutMs: DEADLINE_MS,
+      });
+      assert.equal(result.installedCSV, pinned);
+      assert.equal(result.phase, "Succeeded");
+      const plans = () =>
+        sim.store.list(K.installPlan.apiVersion, K.installPlan.kind, { namespace: WMCO_NS });
+      const approved = plans().filter((p) => (p.spec as { approved: boolean }).approved);
+      assert.deepEqual(
+        approved.map((p) => p.metadata.name),
+        [result.approvedInstallPlan],
+      );
+      assert.deepEqual(
+        (approved[0].spec as { clusterServiceVersionNames: string[] }).clusterServiceVersionNames,
+        [pinned],
+      );
+      // OLM then offers the upgrade to the channel head: it stays unapproved.
+      const upgrade = await storeUntil(sim, "the upgrade InstallPlan", () =>
+        plans().find((p) =>
+          (p.spec as { clusterServiceVersionNames: string[] }).clusterServiceVersionNames.includes(
+            "windows-machine-config-operator.v10.17.0",
+          ),
+        ),
+      );
+      assert.equal((upgrade.spec as { approved: boolean }).approved, false);
+      assert.equal(
+        (sim.store.get(keyOf(K.installPlan, "install-decoy", WMCO_NS))!.spec as { approved: boolean })
+          .approved,
+        false,
+      );
+    });
+
+    it("fails on ResolutionFailed with OLM's message", async () => {
+      sim.store.create({ apiVersion: "v1", kind: "Namespace", metadata: { name: "no-group" } });
+      sim.store.create({
+        apiVersion: "operators.coreos.com/v1alpha1",
+        kind: "Subscription",
+        metadata: { name: "wmco", namespace: "no-group" },
+        spec: {
+          channel: "stable",
+          name: "windows-machine-config-operator",
+          source: "redhat-operators",
+          sourceNamespace: "openshift-marketplace",
+        },
+      });
+      await expectWaitError(
+        waitForOperatorInstall({
+          kubeconfig,
+          namespace: "no-group",
+          subscription: "wmco",
+          timeoutMs: DEADLINE_MS,
+        }),
+        "failed",
+        /operator no-group\/wmco: ResolutionFailed: expected 1 OperatorGroup in the namespace, found 0/,
+      );
+    });
+
+    it("waits until Windows machines are configured Windows nodes", async () => {
+      sim.store.create({
+        apiVersion: "v1",
+        kind: "Secret",
+        metadata: { name: "cloud-private-key", namespace: WMCO_NS },
+        stringData: {
+          "private-key.pem": generateKeyPairSync("rsa", { modulusLength: 2048 })
+            .privateKey.export({ type: "pkcs1", format: "pem" })
+            .toString(),
+        },
+      });
+      createMachineSet(sim, "winworker", {
+        replicas: 2,
+        machineLabels: { "machine.openshift.io/os-id": "Windows" },
+        nodeLabels: { "node-role.kubernetes.io/worker": "" },
+        providerSpec: {
+          ami: { id: "ami-0windows2022" },
+          userDataSecret: { name: "windows-user-data", namespace: NS },
+        },
+      });
+      const { result } = await waitForWindowsNodes({
+        kubeconfig,
+        machineSets: ["winworker"],
+        timeoutMs: DEADLINE_MS,
+      });
+      assert.equal(result.configuredCount, 2);
+      for (const name of result.nodes) {
+        const node = sim.store.get(keyOf(K.node, name))!;
+        assert.equal(node.metadata.labels?.["kubernetes.io/os"], "windows");
+        assert.equal(
+          node.metadata.annotations?.["windowsmachineconfig.openshift.io/version"],
+          result.version,
+        );
+      }
+    });
+
+    it("fails naming the reason when the installed CSV fails", async () => {
+      sim.faults.inject("failCsv", {
+        namespace: WMCO_NS,
+        name: pinned,
+        reason: "InstallComponentFailed",
+        message: "install strategy failed: deployment windows-machine-config-operator not available",
+      });
+      await expectWaitError(
+        waitForOperatorInstall({
+          kubeconfig,
+          namespace: WMCO_NS,
+          subscription: "windows-machine-config-operator",
+          startingCSV: pinned,
+          timeoutMs: DEADLINE_MS,
+        }),
+        "failed",
+        /ClusterServiceVersion windows-machine-config-operator.v10.16.1 failed \(InstallComponentFailed\): install strategy failed/,
+      );
+    });
+  });
+});

@@ -1,0 +1,117 @@
+/**
+ * The API resources the waiters read, with the REST path pieces a list or watch needs. Written out
+ * rather than discovered, so a wait costs no discovery requests.
+ */
+
+export interface KubeObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata: {
+    name: string;
+    namespace?: string;
+    uid?: string;
+    resourceVersion?: string;
+    generation?: number;
+    creationTimestamp?: string;
+    deletionTimestamp?: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+    ownerReferences?: Array<{
+      apiVersion: string;
+      kind: string;
+      name: string;
+      uid: string;
+      controller?: boolean;
+    }>;
+  };
+  [key: string]: unknown;
+}
+
+export interface ResourceKind {
+  /** "" for the core group. */
+  group: string;
+  version: string;
+  plural: string;
+  kind: string;
+  namespaced: boolean;
+}
+
+function kind(
+  group: string,
+  version: string,
+  kindName: string,
+  plural: string,
+  namespaced: boolean,
+): ResourceKind {
+  return { group, version, plural, kind: kindName, namespaced };
+}
+
+export const KINDS = {
+  node: kind("", "v1", "Node", "nodes", false),
+  secret: kind("", "v1", "Secret", "secrets", true),
+  machineSet: kind("machine.openshift.io", "v1beta1", "MachineSet", "machinesets", true),
+  machine: kind("machine.openshift.io", "v1beta1", "Machine", "machines", true),
+  pool: kind("machineconfiguration.openshift.io", "v1", "MachineConfigPool", "machineconfigpools", false),
+  machineConfig: kind("machineconfiguration.openshift.io", "v1", "MachineConfig", "machineconfigs", false),
+  kubeletConfig: kind("machineconfiguration.openshift.io", "v1", "KubeletConfig", "kubeletconfigs", false),
+  containerRuntimeConfig: kind(
+    "machineconfiguration.openshift.io",
+    "v1",
+    "ContainerRuntimeConfig",
+    "containerruntimeconfigs",
+    false,
+  ),
+  subscription: kind("operators.coreos.com", "v1alpha1", "Subscription", "subscriptions", true),
+  installPlan: kind("operators.coreos.com", "v1alpha1", "InstallPlan", "installplans", true),
+  csv: kind("operators.coreos.com", "v1alpha1", "ClusterServiceVersion", "clusterserviceversions", true),
+} as const;
+
+/** `/api/v1/nodes`, `/apis/<group>/<version>/namespaces/<ns>/<plural>[/<name>]`. */
+export function resourcePath(resource: ResourceKind, namespace?: string, name?: string): string {
+  const base =
+    resource.group === "" ? `/api/${resource.version}` : `/apis/${resource.group}/${resource.version}`;
+  const ns = resource.namespaced && namespace ? `/namespaces/${encodeURIComponent(namespace)}` : "";
+  return `${base}${ns}/${resource.plural}${name ? `/${encodeURIComponent(name)}` : ""}`;
+}
+
+/** `namespace/name`, or `name` for cluster-scoped objects: the key of an object in a cache. */
+export function objectKey(object: KubeObject): string {
+  return object.metadata.namespace
+    ? `${object.metadata.namespace}/${object.metadata.name}`
+    : object.metadata.name;
+}
+
+export interface Condition {
+  type: string;
+  status: string;
+  reason?: string;
+  message?: string;
+  lastTransitionTime?: string;
+}
+
+/** Reads a nested field without a chain of casts. */
+export function field<T = unknown>(object: unknown, ...path: Array<string | number>): T | undefined {
+  let cur: unknown = object;
+  for (const p of path) {
+    if (cur === null || typeof cur !== "object") return undefined;
+    cur = (cur as Record<string | number, unknown>)[p];
+  }
+  return cur as T | undefined;
+}
+
+export function conditionOf(object: unknown, type: string, ...path: string[]): Condition | undefined {
+  const conditions = field<Condition[]>(object, ...(path.length > 0 ? path : ["status", "conditions"]));
+  return Array.isArray(conditions) ? conditions.find((c) => c.type === type) : undefined;
+}
+
+export function isConditionTrue(object: unknown, type: string): boolean {
+  return conditionOf(object, type)?.status === "True";
+}
+
+export function annotationsOf(object: KubeObject | undefined): Record<string, string> {
+  return object?.metadata.annotations ?? {};
+}
+
+export function labelsOf(object: KubeObject | undefined): Record<string, string> {
+  return object?.metadata.labels ?? {};
+}

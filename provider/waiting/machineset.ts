@@ -1,0 +1,201 @@
+/**
+ * When MachineSets are ready (their Machines are Nodes that are Ready and carry the template's node
+ * labels) and, for deletion, when they are gone together with their Machines and those Machines' Nodes.
+ */
+import { conditionOf, field, KubeObject, labelsOf } from "./kinds";
+import { WaitState } from "./progress";
+
+export const MACHINESET_LABEL = "machine.openshift.io/cluster-api-machineset";
+
+export interface MachineSetTarget {
+  namespace: string;
+  machineSets: string[];
+  /** Labels every node must carry besides those of each MachineSet's template. */
+  nodeLabels?: Record<string, string>;
+}
+
+export interface MachineSetObservation {
+  machineSets: KubeObject[];
+  machines: KubeObject[];
+  nodes: KubeObject[];
+}
+
+export interface MachineSetStatus {
+  name: string;
+  replicas: number;
+  readyReplicas: number;
+  availableReplicas: number;
+}
+
+export interface MachineSetResult {
+  machineSets: MachineSetStatus[];
+  machineCount: number;
+  readyMachineCount: number;
+  /** Node names, sorted. */
+  nodes: string[];
+}
+
+export interface MachineSetEvaluation {
+  state: WaitState;
+  message: string;
+  done?: number;
+  total?: number;
+  result?: MachineSetResult;
+}
+
+/** The Machines a MachineSet owns: by controller reference, or by the label the machine-api sets. */
+export function machinesOf(machineSet: string, machines: KubeObject[]): KubeObject[] {
+  return machines.filter(
+    (m) =>
+      (m.metadata.ownerReferences ?? []).some((o) => o.kind === "MachineSet" && o.name === machineSet) ||
+      labelsOf(m)[MACHINESET_LABEL] === machineSet,
+  );
+}
+
+export function nodeOf(machine: KubeObject, nodes: KubeObject[]): KubeObject | undefined {
+  const name = field<string>(machine, "status", "nodeRef", "name");
+  return name ? nodes.find((n) => n.metadata.name === name) : undefined;
+}
+
+export function isNodeReady(node: KubeObject): boolean {
+  return conditionOf(node, "Ready")?.status === "True";
+}
+
+/** A failed Machine with the reason the machine-api gives. */
+export function machineFailure(machine: KubeObject): string | undefined {
+  if (field(machine, "status", "phase") !== "Failed") return undefined;
+  const reason = field<string>(machine, "status", "errorReason");
+  const message = field<string>(machine, "status", "errorMessage");
+  return `Machine ${machine.metadata.name} failed${reason ? ` (${reason})` : ""}: ${message ?? "no message"}`;
+}
+
+export function evaluateMachineSetsReady(
+  target: MachineSetTarget,
+  obs: MachineSetObservation,
+): MachineSetEvaluation {
+  const label = `MachineSets ${target.machineSets.join(", ")}`;
+  const statuses: MachineSetStatus[] = [];
+  const nodeNames: string[] = [];
+  const waits: string[] = [];
+  let desiredTotal = 0;
+  let readyTotal = 0;
+  for (const name of target.machineSets) {
+    const ms = obs.machineSets.find((m) => m.metadata.name === name);
+    if (!ms) {
+      waits.push(`MachineSet ${name} does not exist yet`);
+      continue;
+    }
+    const errorReason = field<string>(ms, "status", "errorReason");
+    const errorMessage = field<string>(ms, "status", "errorMessage");
+    if (errorReason || errorMessage) {
+      return {
+        state: "failed",
+        message:
+          `MachineSet ${name} failed${errorReason ? ` (${errorReason})` : ""}: ${errorMessage ?? ""}`.trim(),
+      };
+    }
+    const desired = field<number>(ms, "spec", "replicas") ?? 1;
+    const status = {
+      name,
+      replicas: field<number>(ms, "status", "replicas") ?? 0,
+      readyReplicas: field<number>(ms, "status", "readyReplicas") ?? 0,
+      availableReplicas: field<number>(ms, "status", "availableReplicas") ?? 0,
+    };
+    statuses.push(status);
+    desiredTotal += desired;
+    const machines = machinesOf(name, obs.machines);
+    for (const m of machines) {
+      const failure = machineFailure(m);
+      if (failure) return { state: "failed", message: `MachineSet ${name}: ${failure}` };
+    }
+    const expected = {
+      ...(field<Record<string, string>>(ms, "spec", "template", "spec", "metadata", "labels") ?? {}),
+      ...target.nodeLabels,
+    };
+    const live = machines.filter((m) => !m.metadata.deletionTimestamp);
+    let readyHere = 0;
+    for (const m of live) {
+      const node = nodeOf(m, obs.nodes);
+      if (!node || !isNodeReady(node)) continue;
+      const labels = labelsOf(node);
+      const missing = Object.entries(expected).filter(([k, v]) => labels[k] !== v);
+      if (missing.length > 0) {
+        waits.push(
+          `node ${node.metadata.name} lacks label ${missing.map(([k, v]) => `${k}=${v}`).join(", ")}`,
+        );
+        continue;
+      }
+      readyHere++;
+      nodeNames.push(node.metadata.name);
+    }
+    readyTotal += Math.min(readyHere, desired);
+    if (field(ms, "status", "observedGeneration") !== ms.metadata.generation) {
+      waits.push(
+        `MachineSet ${name}: the machine-api has not observed generation ${ms.metadata.generation} yet`,
+      );
+    } else if (
+      status.readyReplicas !== desired ||
+      status.availableReplicas !== desired ||
+      status.replicas !== desired
+    ) {
+      waits.push(
+        `MachineSet ${name}: ${status.readyReplicas}/${desired} ready, ${status.availableReplicas} available`,
+      );
+    } else if (live.length !== desired || machines.length !== live.length) {
+      waits.push(
+        `MachineSet ${name}: ${live.length} machines for ${desired} replicas, ${machines.length - live.length} deleting`,
+      );
+    } else if (readyHere !== desired) {
+      waits.push(`MachineSet ${name}: ${readyHere}/${desired} nodes ready`);
+    }
+  }
+  const result: MachineSetResult = {
+    machineSets: statuses,
+    machineCount: desiredTotal,
+    readyMachineCount: readyTotal,
+    nodes: nodeNames.sort(),
+  };
+  const summary = `${label}: ${readyTotal}/${desiredTotal} nodes ready`;
+  if (waits.length === 0)
+    return { state: "done", message: summary, done: readyTotal, total: desiredTotal, result };
+  return {
+    state: "waiting",
+    message: `${summary} (${waits[0]})`,
+    done: readyTotal,
+    total: desiredTotal,
+    result,
+  };
+}
+
+export interface MachineSetDeletionObservation extends MachineSetObservation {
+  /** Nodes that belonged to Machines of these MachineSets at any point of the wait. */
+  knownNodes: string[];
+}
+
+export function evaluateMachineSetsDeleted(
+  target: MachineSetTarget,
+  obs: MachineSetDeletionObservation,
+): MachineSetEvaluation {
+  const label = `deletion of MachineSets ${target.machineSets.join(", ")}`;
+  const sets = obs.machineSets
+    .filter((m) => target.machineSets.includes(m.metadata.name))
+    .map((m) => m.metadata.name);
+  const machines = target.machineSets
+    .flatMap((name) => machinesOf(name, obs.machines))
+    .map((m) => m.metadata.name);
+  const nodes = obs.nodes.filter((n) => obs.knownNodes.includes(n.metadata.name)).map((n) => n.metadata.name);
+  const remaining = sets.length + machines.length + nodes.length;
+  const result: MachineSetResult = {
+    machineSets: [],
+    machineCount: machines.length,
+    readyMachineCount: 0,
+    nodes: nodes.sort(),
+  };
+  if (remaining === 0) return { state: "done", message: `${label}: gone`, result };
+  const parts = [
+    ...(sets.length ? [`MachineSets ${sets.join(", ")}`] : []),
+    ...(machines.length ? [`Machines ${machines.sort().join(", ")}`] : []),
+    ...(nodes.length ? [`Nodes ${nodes.join(", ")}`] : []),
+  ];
+  return { state: "waiting", message: `${label}: waiting for ${parts.join("; ")} to go`, result };
+}

@@ -1,0 +1,358 @@
+import { strict as assert } from "node:assert";
+import { KubeObject } from "./kinds";
+import { evaluatePoolRollout, missingFromRender, PoolObservation, PoolRolloutTarget } from "./pool";
+
+interface PoolShape {
+  source?: string[];
+  target?: string;
+  statusName?: string;
+  updated?: number;
+  machines?: number;
+  degraded?: number;
+  generation?: number;
+  observedGeneration?: number;
+  paused?: boolean;
+  conditions?: Array<{ type: string; status: string; message?: string; lastTransitionTime?: string }>;
+}
+
+function pool(p: PoolShape): KubeObject {
+  const machines = p.machines ?? 3;
+  const updated = p.updated ?? machines;
+  return {
+    metadata: { name: "worker", generation: p.generation ?? 2 },
+    spec: {
+      paused: p.paused ?? false,
+      nodeSelector: { matchLabels: { "node-role.kubernetes.io/worker": "" } },
+      configuration: {
+        name: p.target ?? "rendered-worker-new",
+        source: (p.source ?? []).map((name) => ({ name })),
+      },
+    },
+    status: {
+      observedGeneration: p.observedGeneration ?? p.generation ?? 2,
+      machineCount: machines,
+      updatedMachineCount: updated,
+      readyMachineCount: updated,
+      degradedMachineCount: p.degraded ?? 0,
+      configuration: { name: p.statusName ?? p.target ?? "rendered-worker-new" },
+      conditions: p.conditions ?? [
+        { type: "Updated", status: updated === machines ? "True" : "False" },
+        { type: "Degraded", status: "False" },
+      ],
+    },
+  };
+}
+
+function mc(name: string, generation: number, files: Record<string, string> = {}): KubeObject {
+  return {
+    metadata: { name, generation, labels: { "machineconfiguration.openshift.io/role": "worker" } },
+    spec: {
+      config: {
+        ignition: { version: "3.2.0" },
+        storage: { files: Object.entries(files).map(([path, source]) => ({ path, contents: { source } })) },
+      },
+    },
+  };
+}
+
+function observation(o: Partial<PoolObservation>): PoolObservation {
+  return {
+    pool: undefined,
+    machineConfigs: {},
+    rendered: {},
+    kubeletConfigs: [],
+    containerRuntimeConfigs: [],
+    generated: {},
+    nodes: undefined,
+    initialRenderDegraded: undefined,
+    ...o,
+  };
+}
+
+function node(name: string, state: string, desired: string, reason = ""): KubeObject {
+  return {
+    metadata: {
+      name,
+      labels: { "node-role.kubernetes.io/worker": "" },
+      annotations: {
+        "machineconfiguration.openshift.io/state": state,
+        "machineconfiguration.openshift.io/desiredConfig": desired,
+        "machineconfiguration.openshift.io/currentConfig": "rendered-worker-old",
+        "machineconfiguration.openshift.io/reason": reason,
+      },
+    },
+  };
+}
+
+const ours: PoolRolloutTarget = { pool: "worker", machineConfigs: ["99-worker-chrony"] };
+const created = { "99-worker-chrony": mc("99-worker-chrony", 1) };
+
+describe("pool rollout predicate", () => {
+  it("first reads the MachineConfigs it waits for", () => {
+    const e = evaluatePoolRollout(ours, observation({ pool: pool({}) }));
+    assert.equal(e.state, "waiting");
+    assert.deepEqual(e.needs.machineConfigs, ["99-worker-chrony"]);
+  });
+
+  it("does not take the stale Updated=True of the old rendered config for done (the race)", () => {
+    const stale = pool({ target: "rendered-worker-old", source: ["00-worker"] });
+    const e = evaluatePoolRollout(ours, observation({ pool: stale, machineConfigs: created }));
+    assert.equal(e.state, "waiting");
+    assert.match(e.message, /to include 99-worker-chrony/);
+  });
+
+  it("follows the sequence: rendered, rolling out, done with the new rendered config", () => {
+    const source = ["00-worker", "99-worker-chrony"];
+    const sequence = [
+      pool({ source, target: "rendered-worker-new", statusName: "rendered-worker-old", updated: 0 }),
+      pool({ source, statusName: "rendered-worker-old", updated: 2 }),
+      pool({ source, generation: 3, observedGeneration: 2 }),
+      pool({ source, generation: 3, observedGeneration: 3 }),
+    ];
+    const states = sequence.map((p) =>
+      evaluatePoolRollout(ours, observation({ pool: p, machineConfigs: created })),
+    );
+    assert.deepEqual(
+      states.map((s) => s.state),
+      ["waiting", "waiting", "waiting", "done"],
+    );
+    assert.equal(states[1].message, "pool worker: 2/3 updated -> rendered-worker-new");
+    assert.equal(states[1].done, 2);
+    assert.equal(states[3].result?.renderedConfig, "rendered-worker-new");
+    assert.equal(states[3].result?.machineCount, 3);
+  });
+
+  it("waits for a new pool's first render", () => {
+    const fresh = pool({ target: "" });
+    const e = evaluatePoolRollout({ pool: "worker" }, observation({ pool: fresh }));
+    assert.equal(e.state, "waiting");
+    assert.match(e.message, /first configuration/);
+  });
+
+  it("waits until a deleted MachineConfig is no longer a source", () => {
+    const target = { pool: "worker", deletedMachineConfigs: ["99-worker-old"] };
+    const before = evaluatePoolRollout(
+      target,
+      observation({ pool: pool({ source: ["00-worker", "99-worker-old"] }) }),
+    );
+    assert.equal(before.state, "waiting");
+    assert.match(before.message, /to drop 99-worker-old/);
+    const after = evaluatePoolRollout(target, observation({ pool: pool({ source: ["00-worker"] }) }));
+    assert.equal(after.state, "done");
+  });
+
+  it("waits for a render carrying the content of a MachineConfig changed in place", () => {
+    const changed = { "99-worker-chrony": mc("99-worker-chrony", 2, { "/etc/chrony.conf": "data:,new" }) };
+    const p = pool({ source: ["99-worker-chrony"], target: "rendered-worker-old" });
+    const first = evaluatePoolRollout(ours, observation({ pool: p, machineConfigs: changed }));
+    assert.equal(first.needs.rendered, "rendered-worker-old");
+    const oldRender = mc("rendered-worker-old", 1, { "/etc/chrony.conf": "data:,old" });
+    const second = evaluatePoolRollout(
+      ours,
+      observation({ pool: p, machineConfigs: changed, rendered: { "rendered-worker-old": oldRender } }),
+    );
+    assert.equal(second.state, "waiting");
+    assert.match(second.message, /lacks file \/etc\/chrony.conf of 99-worker-chrony/);
+    const p2 = pool({ source: ["99-worker-chrony"], target: "rendered-worker-new" });
+    const newRender = mc("rendered-worker-new", 1, { "/etc/chrony.conf": "data:,new" });
+    const third = evaluatePoolRollout(
+      ours,
+      observation({ pool: p2, machineConfigs: changed, rendered: { "rendered-worker-new": newRender } }),
+    );
+    assert.equal(third.state, "done");
+  });
+
+  it("fails on nodes degraded on the target, naming each node and its reason", () => {
+    const p = pool({
+      source: ["99-worker-chrony"],
+      updated: 1,
+      degraded: 2,
+      conditions: [{ type: "NodeDegraded", status: "True", message: "2 nodes" }],
+    });
+    const ask = evaluatePoolRollout(ours, observation({ pool: p, machineConfigs: created }));
+    assert.equal(ask.state, "waiting");
+    assert.equal(ask.needs.nodes, true);
+    const nodes = [
+      node("worker-b", "Degraded", "rendered-worker-new", "failed to write /usr/x: read-only file system"),
+      node("worker-a", "Unreconcilable", "rendered-worker-new", "ignition kargs section contains changes"),
+      node("worker-c", "Done", "rendered-worker-new"),
+    ];
+    const e = evaluatePoolRollout(ours, observation({ pool: p, machineConfigs: created, nodes }));
+    assert.equal(e.state, "failed");
+    assert.equal(
+      e.message,
+      "pool worker is degraded rolling out rendered-worker-new: node worker-a (Unreconcilable): ignition kargs section contains changes; node worker-b (Degraded): failed to write /usr/x: read-only file system",
+    );
+  });
+
+  it("fails on a node degraded at rest, which holds the rollout", () => {
+    const p = pool({
+      source: ["99-worker-chrony"],
+      updated: 0,
+      degraded: 1,
+      statusName: "rendered-worker-old",
+    });
+    const drifted = node("worker-a", "Degraded", "rendered-worker-old", 'content mismatch for file "/etc/x"');
+    const e = evaluatePoolRollout(ours, observation({ pool: p, machineConfigs: created, nodes: [drifted] }));
+    assert.equal(e.state, "failed");
+    assert.match(e.message, /node worker-a \(Degraded\): content mismatch for file "\/etc\/x"/);
+  });
+
+  it("keeps waiting while the only degraded node is still failing an older config", () => {
+    const p = pool({ source: ["99-worker-chrony"], updated: 1, degraded: 1 });
+    const nodes = [node("worker-a", "Degraded", "rendered-worker-broken", "drift")];
+    const e = evaluatePoolRollout(ours, observation({ pool: p, machineConfigs: created, nodes }));
+    assert.equal(e.state, "waiting");
+  });
+
+  it("fails on a render failure, unless it predates the wait unchanged", () => {
+    const failure = {
+      type: "RenderDegraded",
+      status: "True",
+      message: "bad ignition",
+      lastTransitionTime: "t1",
+    };
+    const p = pool({ conditions: [failure] });
+    const fresh = evaluatePoolRollout(ours, observation({ pool: p, machineConfigs: created }));
+    assert.equal(fresh.state, "failed");
+    assert.match(fresh.message, /cannot render its configuration: bad ignition/);
+    const old = evaluatePoolRollout(
+      ours,
+      observation({ pool: p, machineConfigs: created, initialRenderDegraded: failure }),
+    );
+    assert.equal(old.state, "waiting");
+    const renewed = pool({ conditions: [{ ...failure, message: "another error" }] });
+    const again = evaluatePoolRollout(
+      ours,
+      observation({ pool: renewed, machineConfigs: created, initialRenderDegraded: failure }),
+    );
+    assert.equal(again.state, "failed");
+  });
+
+  it("says a paused pool will not roll out instead of hanging", () => {
+    const p = pool({
+      source: ["99-worker-chrony"],
+      updated: 0,
+      paused: true,
+      statusName: "rendered-worker-old",
+    });
+    const e = evaluatePoolRollout(ours, observation({ pool: p, machineConfigs: created }));
+    assert.equal(e.state, "failed");
+    assert.match(
+      e.message,
+      /pool worker is paused at 0\/3 updated: it will not roll out rendered-worker-new/,
+    );
+    const done = evaluatePoolRollout(
+      ours,
+      observation({ pool: pool({ source: ["99-worker-chrony"], paused: true }), machineConfigs: created }),
+    );
+    assert.equal(done.state, "done");
+  });
+
+  it("follows a KubeletConfig through its status to its generated MachineConfig", () => {
+    const target = { pool: "worker", kubeletConfigs: ["max-pods"] };
+    const kc = (generation: number, observed: number | undefined, conditions: unknown[]): KubeObject => ({
+      metadata: { name: "max-pods", generation },
+      status: { observedGeneration: observed, conditions },
+    });
+    const p = pool({ source: ["99-worker-generated-kubelet"] });
+    const unprocessed = evaluatePoolRollout(target, observation({ pool: p, kubeletConfigs: [kc(2, 1, [])] }));
+    assert.match(unprocessed.message, /waiting for the MCO to process KubeletConfig max-pods/);
+    const failure = [{ type: "Failure", status: "True", message: "Error: invalid maxPods" }];
+    const failedE = evaluatePoolRollout(
+      target,
+      observation({ pool: p, kubeletConfigs: [kc(2, 2, failure)] }),
+    );
+    assert.equal(failedE.state, "failed");
+    assert.match(failedE.message, /KubeletConfig max-pods failed: Error: invalid maxPods/);
+    const success = [
+      { type: "Accepted", status: "True" },
+      { type: "Success", status: "True" },
+    ];
+    const read = evaluatePoolRollout(target, observation({ pool: p, kubeletConfigs: [kc(2, 2, success)] }));
+    assert.deepEqual(read.needs.generated, [
+      {
+        owner: "KubeletConfig",
+        ownerName: "max-pods",
+        machineConfig: "99-worker-generated-kubelet",
+        generation: 2,
+      },
+    ]);
+    const generatedMc = mc("99-worker-generated-kubelet", 2, {
+      "/etc/kubernetes/kubelet.conf": "data:,maxPods=300",
+    });
+    const render = mc("rendered-worker-new", 1, { "/etc/kubernetes/kubelet.conf": "data:,maxPods=300" });
+    const e = evaluatePoolRollout(
+      target,
+      observation({
+        pool: p,
+        kubeletConfigs: [kc(2, 2, success)],
+        generated: { "99-worker-generated-kubelet@2": generatedMc },
+        rendered: { "rendered-worker-new": render },
+      }),
+    );
+    assert.equal(e.state, "done");
+  });
+});
+
+describe("missingFromRender", () => {
+  const rendered: KubeObject = {
+    metadata: { name: "rendered-worker-x" },
+    spec: {
+      kernelArguments: ["nosmt"],
+      extensions: ["usbguard"],
+      config: {
+        systemd: {
+          units: [
+            {
+              name: "a.service",
+              enabled: true,
+              contents: "[Unit]",
+              dropins: [{ name: "10.conf", contents: "x" }],
+            },
+          ],
+        },
+        passwd: { users: [{ name: "core", sshAuthorizedKeys: ["ssh-ed25519 AAA"] }] },
+      },
+    },
+  };
+  const config = (spec: Record<string, unknown>): KubeObject => ({ metadata: { name: "99-x" }, spec });
+
+  it("accepts what the render carries", () => {
+    const ok = config({
+      kernelArguments: ["nosmt"],
+      extensions: ["usbguard"],
+      config: {
+        systemd: {
+          units: [{ name: "a.service", enabled: true, dropins: [{ name: "10.conf", contents: "x" }] }],
+        },
+        passwd: { users: [{ name: "core", sshAuthorizedKeys: ["ssh-ed25519 AAA"] }] },
+      },
+    });
+    assert.equal(missingFromRender(rendered, [ok]), undefined);
+  });
+
+  it("names the first missing piece", () => {
+    assert.match(
+      missingFromRender(rendered, [config({ kernelArguments: ["nosmt", "mitigations=off"] })]) ?? "",
+      /kernel argument mitigations=off/,
+    );
+    assert.match(
+      missingFromRender(rendered, [
+        config({ config: { systemd: { units: [{ name: "a.service", enabled: false }] } } }),
+      ]) ?? "",
+      /systemd unit a.service of 99-x/,
+    );
+    assert.match(
+      missingFromRender(rendered, [config({ kernelType: "realtime" })]) ?? "",
+      /kernelType realtime/,
+    );
+  });
+
+  it("expects the last of our configs to win a file both set", () => {
+    const a = mc("99-a", 2, { "/etc/x": "data:,a" });
+    const b = mc("99-b", 1, { "/etc/x": "data:,b" });
+    const render = mc("rendered", 1, { "/etc/x": "data:,b" });
+    assert.equal(missingFromRender(render, [b, a]), undefined);
+  });
+});

@@ -1,0 +1,488 @@
+/**
+ * When a MachineConfigPool has rolled out a set of MachineConfigs (DOMAIN.md, "When is it done?"):
+ *
+ * 1. the pool's `spec.configuration.source` names each of our MachineConfigs (and none we deleted);
+ *    for a MachineConfig that was changed rather than created, the source names it before and after,
+ *    so the target rendered config must also contain its content;
+ * 2. the target is `spec.configuration.name`;
+ * 3. done when the status reports that target, Updated=True, every machine updated, none degraded, and
+ *    the status observed the current generation.
+ *
+ * A fresh pool says Updated=True about the OLD rendered config, which is why step 1 comes first. Nodes
+ * that fail to reach the target, a render failure and a paused pool end the wait with the reason.
+ */
+import { annotationsOf, Condition, conditionOf, field, KubeObject } from "./kinds";
+import { WaitState } from "./progress";
+
+export const ROLE_LABEL = "machineconfiguration.openshift.io/role";
+export const CURRENT_CONFIG = "machineconfiguration.openshift.io/currentConfig";
+export const DESIRED_CONFIG = "machineconfiguration.openshift.io/desiredConfig";
+export const MCD_STATE = "machineconfiguration.openshift.io/state";
+export const MCD_REASON = "machineconfiguration.openshift.io/reason";
+/** Set by the MCO on the second and later KubeletConfig / ContainerRuntimeConfig of a pool. */
+export const MC_NAME_SUFFIX = "machineconfiguration.openshift.io/mc-name-suffix";
+
+export interface PoolRolloutTarget {
+  pool: string;
+  /** MachineConfigs created or changed, whose content the pool must roll out. */
+  machineConfigs?: string[];
+  /** MachineConfigs deleted, which the pool must drop. */
+  deletedMachineConfigs?: string[];
+  /** KubeletConfigs selecting this pool; they reach it as generated MachineConfigs. */
+  kubeletConfigs?: string[];
+  containerRuntimeConfigs?: string[];
+}
+
+/** A generated MachineConfig as read after its source object was processed at `generation`. */
+export interface GeneratedRef {
+  /** `KubeletConfig` or `ContainerRuntimeConfig`. */
+  owner: string;
+  ownerName: string;
+  machineConfig: string;
+  generation: number;
+}
+
+export interface PoolObservation {
+  /** undefined: the pool does not exist. */
+  pool: KubeObject | undefined;
+  /** Our MachineConfigs by name: undefined while unread, null when absent. */
+  machineConfigs: Record<string, KubeObject | null | undefined>;
+  /** Rendered MachineConfigs by name: undefined while unread, null when absent. */
+  rendered: Record<string, KubeObject | null | undefined>;
+  kubeletConfigs: KubeObject[];
+  containerRuntimeConfigs: KubeObject[];
+  /** Generated MachineConfigs by `generatedKey`: undefined while unread, null when absent. */
+  generated: Record<string, KubeObject | null | undefined>;
+  /** The pool's nodes, once asked for (only when the pool reports degraded nodes). */
+  nodes: KubeObject[] | undefined;
+  /** The pool's RenderDegraded condition when this wait first saw the pool. */
+  initialRenderDegraded: Condition | undefined;
+}
+
+export interface PoolNeeds {
+  machineConfigs?: string[];
+  rendered?: string;
+  generated?: GeneratedRef[];
+  nodes?: boolean;
+}
+
+export interface PoolRolloutResult {
+  pool: string;
+  renderedConfig: string;
+  machineCount: number;
+  updatedMachineCount: number;
+  readyMachineCount: number;
+  degradedMachineCount: number;
+}
+
+export interface PoolEvaluation {
+  state: WaitState;
+  message: string;
+  done?: number;
+  total?: number;
+  result?: PoolRolloutResult;
+  needs: PoolNeeds;
+}
+
+export function generatedKey(ref: GeneratedRef): string {
+  return `${ref.machineConfig}@${ref.generation}`;
+}
+
+/** `99-<pool>-generated-kubelet[-<suffix>]`, as the MCO names what it makes of a KubeletConfig. */
+export function generatedName(owner: KubeObject, pool: string, base: "kubelet" | "containerruntime"): string {
+  const suffix = annotationsOf(owner)[MC_NAME_SUFFIX];
+  return `99-${pool}-generated-${base}${suffix ? `-${suffix}` : ""}`;
+}
+
+interface Expected {
+  files: Map<string, { source?: string; from: string }>;
+  units: Map<
+    string,
+    {
+      contents?: string;
+      enabled?: boolean;
+      mask?: boolean;
+      dropins: Map<string, string | undefined>;
+      from: string;
+    }
+  >;
+  kernelArguments: Array<{ value: string; from: string }>;
+  extensions: Array<{ value: string; from: string }>;
+  sshKeys: Array<{ user: string; key: string; from: string }>;
+  kernelType?: { value: string; from: string };
+  fips?: string;
+  osImageURL?: { value: string; from: string };
+}
+
+/** What our configs put into a render, merged as the MCO merges: worker role first, then by name; later wins. */
+function expectedContent(configs: KubeObject[]): Expected {
+  const order = (c: KubeObject) =>
+    `${c.metadata.labels?.[ROLE_LABEL] === "worker" ? 0 : 1}/${c.metadata.name}`;
+  const sorted = [...configs].sort((a, b) => (order(a) < order(b) ? -1 : order(a) > order(b) ? 1 : 0));
+  const out: Expected = {
+    files: new Map(),
+    units: new Map(),
+    kernelArguments: [],
+    extensions: [],
+    sshKeys: [],
+  };
+  for (const mc of sorted) {
+    const from = mc.metadata.name;
+    for (const f of field<Array<{ path: string; contents?: { source?: string } }>>(
+      mc,
+      "spec",
+      "config",
+      "storage",
+      "files",
+    ) ?? []) {
+      out.files.set(f.path, { source: f.contents?.source, from });
+    }
+    const units =
+      field<
+        Array<{
+          name: string;
+          contents?: string;
+          enabled?: boolean;
+          mask?: boolean;
+          dropins?: Array<{ name: string; contents?: string }>;
+        }>
+      >(mc, "spec", "config", "systemd", "units") ?? [];
+    for (const u of units) {
+      const prev = out.units.get(u.name);
+      const dropins = new Map(prev?.dropins ?? []);
+      for (const d of u.dropins ?? []) dropins.set(d.name, d.contents);
+      out.units.set(u.name, {
+        contents: u.contents ?? prev?.contents,
+        enabled: u.enabled ?? prev?.enabled,
+        mask: u.mask ?? prev?.mask,
+        dropins,
+        from,
+      });
+    }
+    for (const value of field<string[]>(mc, "spec", "kernelArguments") ?? [])
+      out.kernelArguments.push({ value, from });
+    for (const value of field<string[]>(mc, "spec", "extensions") ?? []) out.extensions.push({ value, from });
+    for (const u of field<Array<{ name: string; sshAuthorizedKeys?: string[] }>>(
+      mc,
+      "spec",
+      "config",
+      "passwd",
+      "users",
+    ) ?? []) {
+      for (const key of u.sshAuthorizedKeys ?? []) out.sshKeys.push({ user: u.name, key, from });
+    }
+    const kernelType = field<string>(mc, "spec", "kernelType");
+    if (kernelType && kernelType !== "default") out.kernelType = { value: kernelType, from };
+    if (field<boolean>(mc, "spec", "fips") === true) out.fips = from;
+    const image = field<string>(mc, "spec", "osImageURL");
+    if (image) out.osImageURL = { value: image, from };
+  }
+  return out;
+}
+
+/**
+ * Why the rendered config does not (yet) carry the content of `configs`, or undefined when it does.
+ * Checks what our configs set, not the whole render, so configs of others do not matter.
+ */
+export function missingFromRender(rendered: KubeObject, configs: KubeObject[]): string | undefined {
+  const want = expectedContent(configs);
+  const name = rendered.metadata.name;
+  const files = new Map(
+    (
+      field<Array<{ path: string; contents?: { source?: string } }>>(
+        rendered,
+        "spec",
+        "config",
+        "storage",
+        "files",
+      ) ?? []
+    ).map((f) => [f.path, f.contents?.source]),
+  );
+  for (const [path, f] of want.files) {
+    if (!files.has(path) || files.get(path) !== f.source) return `${name} lacks file ${path} of ${f.from}`;
+  }
+  const units = new Map(
+    (
+      field<
+        Array<{
+          name: string;
+          contents?: string;
+          enabled?: boolean;
+          mask?: boolean;
+          dropins?: Array<{ name: string; contents?: string }>;
+        }>
+      >(rendered, "spec", "config", "systemd", "units") ?? []
+    ).map((u) => [u.name, u]),
+  );
+  for (const [unitName, u] of want.units) {
+    const got = units.get(unitName);
+    const differs =
+      !got ||
+      (u.contents !== undefined && got.contents !== u.contents) ||
+      (u.enabled !== undefined && got.enabled !== u.enabled) ||
+      (u.mask !== undefined && got.mask !== u.mask) ||
+      [...u.dropins].some(
+        ([d, contents]) => (got.dropins ?? []).find((x) => x.name === d)?.contents !== contents,
+      );
+    if (differs) return `${name} lacks systemd unit ${unitName} of ${u.from}`;
+  }
+  const kargs = field<string[]>(rendered, "spec", "kernelArguments") ?? [];
+  for (const k of want.kernelArguments) {
+    if (!kargs.includes(k.value)) return `${name} lacks kernel argument ${k.value} of ${k.from}`;
+  }
+  const extensions = field<string[]>(rendered, "spec", "extensions") ?? [];
+  for (const e of want.extensions) {
+    if (!extensions.includes(e.value)) return `${name} lacks extension ${e.value} of ${e.from}`;
+  }
+  const users =
+    field<Array<{ name: string; sshAuthorizedKeys?: string[] }>>(
+      rendered,
+      "spec",
+      "config",
+      "passwd",
+      "users",
+    ) ?? [];
+  for (const k of want.sshKeys) {
+    if (!(users.find((u) => u.name === k.user)?.sshAuthorizedKeys ?? []).includes(k.key)) {
+      return `${name} lacks an SSH key of user ${k.user} from ${k.from}`;
+    }
+  }
+  if (want.kernelType && field(rendered, "spec", "kernelType") !== want.kernelType.value) {
+    return `${name} lacks kernelType ${want.kernelType.value} of ${want.kernelType.from}`;
+  }
+  if (want.fips && field(rendered, "spec", "fips") !== true) return `${name} lacks fips of ${want.fips}`;
+  if (want.osImageURL && field(rendered, "spec", "osImageURL") !== want.osImageURL.value) {
+    return `${name} lacks the osImageURL of ${want.osImageURL.from}`;
+  }
+  return undefined;
+}
+
+/** The MCO appends Success or Failure on each sync of a KubeletConfig or ContainerRuntimeConfig: the last one counts. */
+function lastOutcome(object: KubeObject): Condition | undefined {
+  const conditions = (field<Condition[]>(object, "status", "conditions") ?? []).filter(
+    (c) => c.type === "Success" || c.type === "Failure",
+  );
+  return conditions[conditions.length - 1];
+}
+
+function matchesSelector(labels: Record<string, string>, selector: unknown): boolean {
+  const matchLabels = field<Record<string, string>>(selector, "matchLabels") ?? {};
+  const expressions =
+    field<Array<{ key: string; operator: string; values?: string[] }>>(selector, "matchExpressions") ?? [];
+  if (Object.keys(matchLabels).length === 0 && expressions.length === 0) return false;
+  return (
+    Object.entries(matchLabels).every(([k, v]) => labels[k] === v) &&
+    expressions.every((e) => {
+      const has = Object.hasOwn(labels, e.key);
+      switch (e.operator) {
+        case "In":
+          return has && (e.values ?? []).includes(labels[e.key]);
+        case "NotIn":
+          return !has || !(e.values ?? []).includes(labels[e.key]);
+        case "Exists":
+          return has;
+        case "DoesNotExist":
+          return !has;
+        default:
+          return false;
+      }
+    })
+  );
+}
+
+/**
+ * Degraded nodes of the pool that stop the rollout of `target`, with the daemon's reason: those that
+ * failed to reach `target`, and those degraded at rest (current == desired, e.g. a drifted file), which
+ * count as unavailable and so hold the rollout. A node still failing an older desired config is not
+ * among them: the MCO hands it the new target and its daemon tries again.
+ */
+export function failingNodes(pool: KubeObject, nodes: KubeObject[], target: string): string[] {
+  const selector = field(pool, "spec", "nodeSelector");
+  return nodes
+    .filter((n) => matchesSelector(n.metadata.labels ?? {}, selector))
+    .filter((n) => {
+      const a = annotationsOf(n);
+      const degraded = a[MCD_STATE] === "Degraded" || a[MCD_STATE] === "Unreconcilable";
+      return degraded && (a[DESIRED_CONFIG] === target || a[CURRENT_CONFIG] === a[DESIRED_CONFIG]);
+    })
+    .map((n) => {
+      const a = annotationsOf(n);
+      return `node ${n.metadata.name} (${a[MCD_STATE]}): ${a[MCD_REASON] || "no reason given"}`;
+    })
+    .sort();
+}
+
+function waiting(message: string, needs: PoolNeeds = {}, done?: number, total?: number): PoolEvaluation {
+  return { state: "waiting", message, needs, done, total };
+}
+
+function failed(message: string): PoolEvaluation {
+  return { state: "failed", message, needs: {} };
+}
+
+export function evaluatePoolRollout(target: PoolRolloutTarget, obs: PoolObservation): PoolEvaluation {
+  const name = target.pool;
+  const label = `pool ${name}`;
+  const pool = obs.pool;
+  if (!pool) return waiting(`${label}: the MachineConfigPool does not exist yet`);
+
+  const renderDegraded = conditionOf(pool, "RenderDegraded");
+  if (renderDegraded?.status === "True") {
+    const initial = obs.initialRenderDegraded;
+    // A render failure that predates this wait may be about a config our change replaces: the MCO
+    // re-renders, and only a renewed failure (new transition or new message) is ours.
+    const renewed =
+      initial?.status !== "True" ||
+      initial.lastTransitionTime !== renderDegraded.lastTransitionTime ||
+      initial.message !== renderDegraded.message;
+    if (renewed)
+      return failed(
+        `${label}: the MCO cannot render its configuration: ${renderDegraded.message ?? ""}`.trim(),
+      );
+  }
+
+  // Step 1: the render names what we created and no longer names what we deleted.
+  const sources = (field<Array<{ name: string }>>(pool, "spec", "configuration", "source") ?? []).map(
+    (s) => s.name,
+  );
+  const wanted = [...(target.machineConfigs ?? [])];
+  const readMachineConfigs = wanted.filter((m) => obs.machineConfigs[m] === undefined);
+  if (readMachineConfigs.length > 0)
+    return waiting(`${label}: reading MachineConfigs`, { machineConfigs: readMachineConfigs });
+  for (const m of wanted) {
+    if (obs.machineConfigs[m] === null) return waiting(`${label}: MachineConfig ${m} does not exist yet`);
+  }
+
+  const generatedRefs: GeneratedRef[] = [];
+  const owners: Array<{
+    kind: string;
+    names: string[];
+    objects: KubeObject[];
+    base: "kubelet" | "containerruntime";
+  }> = [
+    {
+      kind: "KubeletConfig",
+      names: target.kubeletConfigs ?? [],
+      objects: obs.kubeletConfigs,
+      base: "kubelet",
+    },
+    {
+      kind: "ContainerRuntimeConfig",
+      names: target.containerRuntimeConfigs ?? [],
+      objects: obs.containerRuntimeConfigs,
+      base: "containerruntime",
+    },
+  ];
+  for (const owner of owners) {
+    for (const ownerName of owner.names) {
+      const object = owner.objects.find((o) => o.metadata.name === ownerName);
+      if (!object) return waiting(`${label}: ${owner.kind} ${ownerName} does not exist yet`);
+      const last = lastOutcome(object);
+      const generation = object.metadata.generation ?? 1;
+      const observed = field<number>(object, "status", "observedGeneration");
+      if (last?.type === "Failure" && last.status === "True" && observed === generation) {
+        return failed(
+          `${label}: ${owner.kind} ${ownerName} failed: ${last.message ?? last.reason ?? "no reason given"}`,
+        );
+      }
+      if (observed !== generation || last?.type !== "Success") {
+        return waiting(`${label}: waiting for the MCO to process ${owner.kind} ${ownerName}`);
+      }
+      generatedRefs.push({
+        owner: owner.kind,
+        ownerName,
+        machineConfig: generatedName(object, name, owner.base),
+        generation,
+      });
+    }
+  }
+  const unreadGenerated = generatedRefs.filter((g) => obs.generated[generatedKey(g)] === undefined);
+  if (unreadGenerated.length > 0)
+    return waiting(`${label}: reading generated MachineConfigs`, { generated: unreadGenerated });
+  for (const g of generatedRefs) {
+    if (obs.generated[generatedKey(g)] === null) {
+      return waiting(
+        `${label}: waiting for the MCO to generate ${g.machineConfig} from ${g.owner} ${g.ownerName}`,
+      );
+    }
+  }
+
+  const mustName = [...wanted, ...generatedRefs.map((g) => g.machineConfig)];
+  const notYet = mustName.filter((m) => !sources.includes(m));
+  const stillNamed = (target.deletedMachineConfigs ?? []).filter((m) => sources.includes(m));
+  if (notYet.length > 0 || stillNamed.length > 0) {
+    const parts = [
+      ...(notYet.length > 0 ? [`to include ${notYet.join(", ")}`] : []),
+      ...(stillNamed.length > 0 ? [`to drop ${stillNamed.join(", ")}`] : []),
+    ];
+    if (field<boolean>(pool, "spec", "paused") === true) {
+      return failed(
+        `${label} is paused: it will not roll out a new configuration until spec.paused is false`,
+      );
+    }
+    return waiting(`${label}: waiting for the MCO to render the configuration ${parts.join(" and ")}`);
+  }
+
+  // Step 2.
+  const renderedName = field<string>(pool, "spec", "configuration", "name") ?? "";
+  if (renderedName === "")
+    return waiting(`${label}: waiting for the MCO to render the pool's first configuration`);
+
+  // A config changed in place is named before and after: its content must be in the target too.
+  const changed = [
+    ...wanted
+      .map((m) => obs.machineConfigs[m] as KubeObject)
+      .filter((mc) => (mc.metadata.generation ?? 1) > 1),
+    ...generatedRefs.map((g) => obs.generated[generatedKey(g)] as KubeObject),
+  ];
+  if (changed.length > 0) {
+    const rendered = obs.rendered[renderedName];
+    if (rendered === undefined)
+      return waiting(`${label}: reading ${renderedName}`, { rendered: renderedName });
+    if (rendered === null) return waiting(`${label}: waiting for ${renderedName} to exist`);
+    const missing = missingFromRender(rendered, changed);
+    if (missing) return waiting(`${label}: waiting for the MCO to render the change (${missing})`);
+  }
+
+  // Step 3.
+  const status = (pool.status ?? {}) as Record<string, unknown>;
+  const machineCount = Number(status.machineCount ?? 0);
+  const updated = Number(status.updatedMachineCount ?? 0);
+  const ready = Number(status.readyMachineCount ?? 0);
+  const degradedCount = Number(status.degradedMachineCount ?? 0);
+  const result: PoolRolloutResult = {
+    pool: name,
+    renderedConfig: renderedName,
+    machineCount,
+    updatedMachineCount: updated,
+    readyMachineCount: ready,
+    degradedMachineCount: degradedCount,
+  };
+  const progressLine = `${label}: ${updated}/${machineCount} updated -> ${renderedName}`;
+  const isDone =
+    field<string>(pool, "status", "configuration", "name") === renderedName &&
+    conditionOf(pool, "Updated")?.status === "True" &&
+    updated === machineCount &&
+    degradedCount === 0 &&
+    status.observedGeneration === pool.metadata.generation;
+  if (isDone)
+    return { state: "done", message: progressLine, done: updated, total: machineCount, result, needs: {} };
+
+  // Step 4: the pool's word that nodes are degraded is confirmed on the nodes, so that a node still
+  // failing an older config (which the new target may fix) does not fail this wait.
+  const nodeDegraded = conditionOf(pool, "NodeDegraded")?.status === "True" || degradedCount > 0;
+  if (nodeDegraded) {
+    if (!obs.nodes) return { ...waiting(progressLine, { nodes: true }, updated, machineCount), result };
+    const failing = failingNodes(pool, obs.nodes, renderedName);
+    if (failing.length > 0)
+      return failed(`${label} is degraded rolling out ${renderedName}: ${failing.join("; ")}`);
+  }
+
+  // Step 5.
+  if (field<boolean>(pool, "spec", "paused") === true) {
+    return failed(
+      `${label} is paused at ${updated}/${machineCount} updated: it will not roll out ${renderedName} until spec.paused is false`,
+    );
+  }
+  return { ...waiting(progressLine, {}, updated, machineCount), result };
+}

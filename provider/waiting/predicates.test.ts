@@ -1,0 +1,287 @@
+import { strict as assert } from "node:assert";
+import { KubeObject } from "./kinds";
+import { evaluateMachineSetsDeleted, evaluateMachineSetsReady } from "./machineset";
+import { approvablePlan, evaluateOperatorInstall, OperatorObservation } from "./operator";
+import { evaluateWindowsNodes, WindowsObservation } from "./windows";
+
+const NS = "openshift-machine-api";
+
+function machineSet(
+  name: string,
+  replicas: number,
+  status: Record<string, unknown>,
+  generation = 1,
+): KubeObject {
+  return {
+    metadata: { name, namespace: NS, generation },
+    spec: { replicas, template: { spec: { metadata: { labels: { "node-role.kubernetes.io/infra": "" } } } } },
+    status: { observedGeneration: generation, ...status },
+  };
+}
+
+function machine(
+  name: string,
+  set: string,
+  nodeName?: string,
+  extra: Record<string, unknown> = {},
+): KubeObject {
+  return {
+    metadata: {
+      name,
+      namespace: NS,
+      ownerReferences: [
+        { apiVersion: "machine.openshift.io/v1beta1", kind: "MachineSet", name: set, uid: "u" },
+      ],
+    },
+    status: {
+      phase: nodeName ? "Running" : "Provisioning",
+      ...(nodeName ? { nodeRef: { kind: "Node", name: nodeName } } : {}),
+      ...extra,
+    },
+  };
+}
+
+function node(
+  name: string,
+  ready: boolean,
+  labels: Record<string, string>,
+  annotations: Record<string, string> = {},
+): KubeObject {
+  return {
+    metadata: { name, labels, annotations },
+    status: { conditions: [{ type: "Ready", status: ready ? "True" : "False" }] },
+  };
+}
+
+const full = { replicas: 2, readyReplicas: 2, availableReplicas: 2 };
+const infra = { "node-role.kubernetes.io/infra": "" };
+
+describe("MachineSet predicates", () => {
+  const target = { namespace: NS, machineSets: ["infra-a"] };
+
+  it("is done when every replica is a Ready node with the template's labels", () => {
+    const e = evaluateMachineSetsReady(target, {
+      machineSets: [machineSet("infra-a", 2, full)],
+      machines: [machine("infra-a-1", "infra-a", "n1"), machine("infra-a-2", "infra-a", "n2")],
+      nodes: [node("n1", true, infra), node("n2", true, infra)],
+    });
+    assert.equal(e.state, "done");
+    assert.deepEqual(e.result?.nodes, ["n1", "n2"]);
+    assert.equal(e.result?.readyMachineCount, 2);
+  });
+
+  it("waits for a status that observed the new generation (a scale just made)", () => {
+    const scaled = machineSet("infra-a", 3, { ...full, observedGeneration: 1 }, 2);
+    const e = evaluateMachineSetsReady(target, {
+      machineSets: [scaled],
+      machines: [machine("infra-a-1", "infra-a", "n1"), machine("infra-a-2", "infra-a", "n2")],
+      nodes: [node("n1", true, infra), node("n2", true, infra)],
+    });
+    assert.equal(e.state, "waiting");
+    assert.match(e.message, /has not observed generation 2/);
+  });
+
+  it("waits for node labels and for deleting machines to go on scale-down", () => {
+    const labels = evaluateMachineSetsReady(target, {
+      machineSets: [machineSet("infra-a", 2, full)],
+      machines: [machine("infra-a-1", "infra-a", "n1"), machine("infra-a-2", "infra-a", "n2")],
+      nodes: [node("n1", true, infra), node("n2", true, {})],
+    });
+    assert.match(labels.message, /node n2 lacks label node-role.kubernetes.io\/infra=/);
+    const deleting = machine("infra-a-3", "infra-a", "n3");
+    deleting.metadata.deletionTimestamp = "2026-01-01T00:00:00Z";
+    const down = evaluateMachineSetsReady(target, {
+      machineSets: [machineSet("infra-a", 2, full)],
+      machines: [machine("infra-a-1", "infra-a", "n1"), machine("infra-a-2", "infra-a", "n2"), deleting],
+      nodes: [node("n1", true, infra), node("n2", true, infra), node("n3", true, infra)],
+    });
+    assert.equal(down.state, "waiting");
+    assert.match(down.message, /1 deleting/);
+  });
+
+  it("fails on a failed Machine or a MachineSet error, naming them", () => {
+    const failedMachine = machine("infra-a-1", "infra-a", undefined, {
+      phase: "Failed",
+      errorReason: "InvalidConfiguration",
+      errorMessage: "instance type m9.huge does not exist",
+    });
+    const e = evaluateMachineSetsReady(target, {
+      machineSets: [machineSet("infra-a", 2, {})],
+      machines: [failedMachine],
+      nodes: [],
+    });
+    assert.equal(e.state, "failed");
+    assert.equal(
+      e.message,
+      "MachineSet infra-a: Machine infra-a-1 failed (InvalidConfiguration): instance type m9.huge does not exist",
+    );
+    const broken = evaluateMachineSetsReady(target, {
+      machineSets: [
+        machineSet("infra-a", 2, { errorReason: "InvalidConfiguration", errorMessage: "bad selector" }),
+      ],
+      machines: [],
+      nodes: [],
+    });
+    assert.match(broken.message, /MachineSet infra-a failed \(InvalidConfiguration\): bad selector/);
+  });
+
+  it("counts a deletion done only when MachineSet, Machines and their Nodes are gone", () => {
+    const obs = {
+      machineSets: [],
+      machines: [],
+      nodes: [node("n1", true, infra), node("other", true, {})],
+      knownNodes: ["n1"],
+    };
+    const e = evaluateMachineSetsDeleted(target, obs);
+    assert.equal(e.state, "waiting");
+    assert.match(e.message, /Nodes n1 to go/);
+    assert.equal(
+      evaluateMachineSetsDeleted(target, { ...obs, nodes: [node("other", true, {})] }).state,
+      "done",
+    );
+  });
+});
+
+function subscription(status: Record<string, unknown>, approval = "Manual"): KubeObject {
+  return {
+    metadata: { name: "wmco", namespace: "ns", uid: "sub-uid" },
+    spec: { installPlanApproval: approval, startingCSV: "wmco.v10.17.0" },
+    status,
+  };
+}
+
+function plan(name: string, csvs: string[], owner = "wmco", approved = false): KubeObject {
+  return {
+    metadata: {
+      name,
+      namespace: "ns",
+      ownerReferences: [
+        {
+          apiVersion: "operators.coreos.com/v1alpha1",
+          kind: "Subscription",
+          name: owner,
+          uid: owner === "wmco" ? "sub-uid" : "x",
+        },
+      ],
+    },
+    spec: { approved, approval: "Manual", clusterServiceVersionNames: csvs },
+    status: { phase: "RequiresApproval" },
+  };
+}
+
+describe("operator predicate", () => {
+  const target = { namespace: "ns", subscription: "wmco", startingCSV: "wmco.v10.17.0" };
+  const obs = (o: Partial<OperatorObservation>): OperatorObservation => ({
+    subscription: undefined,
+    installPlans: [],
+    csvs: [],
+    ...o,
+  });
+
+  it("approves only the Subscription's own plan for the pinned CSV", () => {
+    const sub = subscription({ state: "UpgradePending", installPlanRef: { name: "install-b" } });
+    const plans = [
+      plan("install-a", ["wmco.v10.18.0"]),
+      plan("install-other", ["wmco.v10.17.0"], "someone-else"),
+      plan("install-b", ["wmco.v10.17.0"]),
+    ];
+    const e = evaluateOperatorInstall(target, obs({ subscription: sub, installPlans: plans }));
+    assert.equal(e.approve, "install-b");
+    assert.equal(approvablePlan(sub, plans.slice(0, 2), "wmco.v10.17.0"), undefined);
+    const none = evaluateOperatorInstall(target, obs({ subscription: sub, installPlans: plans.slice(0, 2) }));
+    assert.equal(none.approve, undefined);
+    assert.match(none.message, /not approving install-a \(wmco.v10.18.0\)/);
+  });
+
+  it("refuses to guess under Manual approval without a pinned CSV", () => {
+    const e = evaluateOperatorInstall(
+      { namespace: "ns", subscription: "wmco" },
+      obs({ subscription: subscription({}), installPlans: [plan("install-a", ["wmco.v10.18.0"])] }),
+    );
+    assert.equal(e.state, "failed");
+    assert.match(e.message, /approve InstallPlan install-a yourself or pin startingCSV/);
+  });
+
+  it("needs the installed CSV to have Succeeded, not just AtLatestKnown", () => {
+    const sub = subscription({
+      state: "AtLatestKnown",
+      installedCSV: "wmco.v10.17.0",
+      currentCSV: "wmco.v10.17.0",
+    });
+    const csv = (phase: string, extra: Record<string, unknown> = {}): KubeObject => ({
+      metadata: { name: "wmco.v10.17.0", namespace: "ns" },
+      status: { phase, ...extra },
+    });
+    assert.equal(
+      evaluateOperatorInstall(target, obs({ subscription: sub, csvs: [csv("Installing")] })).state,
+      "waiting",
+    );
+    const done = evaluateOperatorInstall(target, obs({ subscription: sub, csvs: [csv("Succeeded")] }));
+    assert.equal(done.state, "done");
+    assert.equal(done.result?.installedCSV, "wmco.v10.17.0");
+    const failed = evaluateOperatorInstall(
+      target,
+      obs({
+        subscription: sub,
+        csvs: [csv("Failed", { reason: "InstallCheckFailed", message: "deployment not available" })],
+      }),
+    );
+    assert.equal(failed.state, "failed");
+    assert.match(failed.message, /wmco.v10.17.0 failed \(InstallCheckFailed\): deployment not available/);
+  });
+
+  it("fails on the Subscription's failure conditions", () => {
+    for (const type of ["ResolutionFailed", "InstallPlanFailed", "CatalogSourcesUnhealthy"]) {
+      const sub = subscription({ conditions: [{ type, status: "True", message: `${type} here` }] });
+      const e = evaluateOperatorInstall(target, obs({ subscription: sub }));
+      assert.equal(e.state, "failed");
+      assert.match(e.message, new RegExp(`${type}: ${type} here`));
+    }
+  });
+});
+
+describe("Windows nodes predicate", () => {
+  const target = {
+    namespace: NS,
+    machineSets: ["win"],
+    wmcoNamespace: "openshift-windows-machine-config-operator",
+  };
+  const windows = { "kubernetes.io/os": "windows" };
+  const obs = (o: Partial<WindowsObservation>): WindowsObservation => ({
+    privateKeySecret: { metadata: { name: "cloud-private-key" } },
+    machineSets: [machineSet("win", 2, {})],
+    machines: [machine("win-1", "win", "w1"), machine("win-2", "win", "w2")],
+    nodes: [],
+    ...o,
+  });
+
+  it("fails with a clear message when cloud-private-key is missing", () => {
+    assert.equal(evaluateWindowsNodes(target, obs({ privateKeySecret: undefined })).needSecret, true);
+    const e = evaluateWindowsNodes(target, obs({ privateKeySecret: null }));
+    assert.equal(e.state, "failed");
+    assert.match(
+      e.message,
+      /secret cloud-private-key is missing in namespace openshift-windows-machine-config-operator/,
+    );
+  });
+
+  it("is done when every machine is a Ready Windows node at the desired WMCO version", () => {
+    const version = {
+      "windowsmachineconfig.openshift.io/version": "10.17.0",
+      "windowsmachineconfig.openshift.io/desired-version": "10.17.0",
+    };
+    const upgrading = { ...version, "windowsmachineconfig.openshift.io/desired-version": "10.18.0" };
+    const waiting = evaluateWindowsNodes(
+      target,
+      obs({ nodes: [node("w1", true, windows, version), node("w2", true, windows, upgrading)] }),
+    );
+    assert.equal(waiting.state, "waiting");
+    assert.equal(waiting.done, 1);
+    const done = evaluateWindowsNodes(
+      target,
+      obs({ nodes: [node("w1", true, windows, version), node("w2", true, windows, version)] }),
+    );
+    assert.equal(done.state, "done");
+    assert.equal(done.result?.version, "10.17.0");
+  });
+});

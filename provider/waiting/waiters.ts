@@ -1,0 +1,346 @@
+/**
+ * The waits, each a predicate on the engine: which kinds to list and watch, how the engine's view
+ * becomes the predicate's observation, and how the predicate's needs become requests.
+ */
+import { ApiClient, createApiClient } from "./api";
+import {
+  converge,
+  ConvergeOptions,
+  Evaluation,
+  Need,
+  observe,
+  Outcome,
+  SourceSpec,
+  View,
+  WaitOptions,
+} from "./converge";
+import { Condition, conditionOf, field, KINDS, KubeObject } from "./kinds";
+import {
+  MachineSetResult,
+  MachineSetTarget,
+  evaluateMachineSetsDeleted,
+  evaluateMachineSetsReady,
+} from "./machineset";
+import { evaluateOperatorInstall, OperatorResult, OperatorTarget } from "./operator";
+import { evaluatePoolRollout, generatedKey, PoolRolloutResult, PoolRolloutTarget } from "./pool";
+import {
+  evaluateWindowsNodes,
+  PRIVATE_KEY_SECRET,
+  WindowsResult,
+  WindowsTarget,
+  WMCO_NAMESPACE,
+} from "./windows";
+
+export const MACHINE_API_NAMESPACE = "openshift-machine-api";
+
+export interface ClusterAccess {
+  /** Kubeconfig YAML; ignored when `client` is given. */
+  kubeconfig?: string;
+  /** A client to reuse, e.g. one that counts requests. */
+  client?: ApiClient;
+}
+
+function clientOf(access: ClusterAccess): ApiClient {
+  if (access.client) return access.client;
+  if (!access.kubeconfig) throw new Error("a kubeconfig (or a client) is required to reach the cluster");
+  return createApiClient(access.kubeconfig);
+}
+
+function fetchedObject(view: View, key: string): KubeObject | null | undefined {
+  return view.fetched[key] as KubeObject | null | undefined;
+}
+
+/** Equality selectors only: a pool's matchLabels as a label selector, so only its nodes are listed. */
+function labelSelectorOf(selector: unknown): string | undefined {
+  const matchLabels = field<Record<string, string>>(selector, "matchLabels") ?? {};
+  if ((field<unknown[]>(selector, "matchExpressions") ?? []).length > 0) return undefined;
+  const terms = Object.entries(matchLabels).map(([k, v]) => `${k}=${v}`);
+  return terms.length > 0 ? terms.join(",") : undefined;
+}
+
+// ---- pool rollout ----
+
+export interface PoolRolloutOptions extends WaitOptions, ClusterAccess, PoolRolloutTarget {}
+
+function poolRollout(options: PoolRolloutOptions): ConvergeOptions<PoolRolloutResult> {
+  const target: PoolRolloutTarget = {
+    pool: options.pool,
+    machineConfigs: options.machineConfigs ?? [],
+    deletedMachineConfigs: options.deletedMachineConfigs ?? [],
+    kubeletConfigs: options.kubeletConfigs ?? [],
+    containerRuntimeConfigs: options.containerRuntimeConfigs ?? [],
+  };
+  const sources: SourceSpec[] = [
+    { name: "pool", resource: KINDS.pool, fieldSelector: `metadata.name=${options.pool}` },
+  ];
+  if ((target.kubeletConfigs ?? []).length > 0)
+    sources.push({ name: "kubeletConfigs", resource: KINDS.kubeletConfig });
+  if ((target.containerRuntimeConfigs ?? []).length > 0) {
+    sources.push({ name: "containerRuntimeConfigs", resource: KINDS.containerRuntimeConfig });
+  }
+  const initial: { seen: boolean; renderDegraded?: Condition } = { seen: false };
+
+  return {
+    ...options,
+    client: clientOf(options),
+    waiter: `pool ${options.pool}`,
+    sources,
+    evaluate(view) {
+      const pool = view.sources.pool?.[0];
+      if (pool && !initial.seen) {
+        initial.seen = true;
+        initial.renderDegraded = conditionOf(pool, "RenderDegraded");
+      }
+      const renderedName = field<string>(pool, "spec", "configuration", "name") ?? "";
+      const generated: Record<string, KubeObject | null | undefined> = {};
+      for (const key of Object.keys(view.fetched)) {
+        if (key.startsWith("generated/"))
+          generated[key.slice("generated/".length)] = fetchedObject(view, key);
+      }
+      const evaluation = evaluatePoolRollout(target, {
+        pool,
+        machineConfigs: Object.fromEntries(
+          (target.machineConfigs ?? []).map((m) => [m, fetchedObject(view, `mc/${m}`)]),
+        ),
+        rendered: { [renderedName]: fetchedObject(view, `rendered/${renderedName}`) },
+        kubeletConfigs: view.sources.kubeletConfigs ?? [],
+        containerRuntimeConfigs: view.sources.containerRuntimeConfigs ?? [],
+        generated,
+        nodes: view.sources.nodes,
+        initialRenderDegraded: initial.renderDegraded,
+      });
+      const needs: Need[] = [];
+      for (const name of evaluation.needs.machineConfigs ?? []) {
+        needs.push({ type: "get", key: `mc/${name}`, resource: KINDS.machineConfig, name });
+      }
+      if (evaluation.needs.rendered) {
+        const name = evaluation.needs.rendered;
+        needs.push({ type: "get", key: `rendered/${name}`, resource: KINDS.machineConfig, name });
+      }
+      for (const g of evaluation.needs.generated ?? []) {
+        needs.push({
+          type: "get",
+          key: `generated/${generatedKey(g)}`,
+          resource: KINDS.machineConfig,
+          name: g.machineConfig,
+        });
+      }
+      if (evaluation.needs.nodes) {
+        const labelSelector = labelSelectorOf(field(pool, "spec", "nodeSelector"));
+        needs.push({ type: "source", source: { name: "nodes", resource: KINDS.node, labelSelector } });
+      }
+      return { ...evaluation, needs };
+    },
+  };
+}
+
+/** Waits until the pool has rolled out the given MachineConfigs (see `pool.ts` for the exact rule). */
+export function waitForPoolRollout(options: PoolRolloutOptions): Promise<Outcome<PoolRolloutResult>> {
+  return converge(poolRollout(options));
+}
+
+export function observePoolRollout(options: PoolRolloutOptions): Promise<Evaluation<PoolRolloutResult>> {
+  return observe(poolRollout(options));
+}
+
+// ---- MachineSets ----
+
+export interface MachineSetOptions extends WaitOptions, ClusterAccess {
+  machineSets: string[];
+  /** Default `openshift-machine-api`. */
+  namespace?: string;
+  nodeLabels?: Record<string, string>;
+}
+
+function machineSetSources(namespace: string): SourceSpec[] {
+  return [
+    { name: "machineSets", resource: KINDS.machineSet, namespace },
+    { name: "machines", resource: KINDS.machine, namespace },
+    { name: "nodes", resource: KINDS.node },
+  ];
+}
+
+function machineSetTarget(options: MachineSetOptions): MachineSetTarget {
+  return {
+    namespace: options.namespace ?? MACHINE_API_NAMESPACE,
+    machineSets: options.machineSets,
+    nodeLabels: options.nodeLabels,
+  };
+}
+
+function machineSetsReady(options: MachineSetOptions): ConvergeOptions<MachineSetResult> {
+  const target = machineSetTarget(options);
+  return {
+    ...options,
+    client: clientOf(options),
+    waiter: `MachineSets ${target.namespace}/${target.machineSets.join(",")}`,
+    sources: machineSetSources(target.namespace),
+    evaluate: (view) =>
+      evaluateMachineSetsReady(target, {
+        machineSets: view.sources.machineSets ?? [],
+        machines: view.sources.machines ?? [],
+        nodes: view.sources.nodes ?? [],
+      }),
+  };
+}
+
+/** Waits until every replica of the MachineSets is a Ready node carrying the template's node labels. */
+export function waitForMachineSetsReady(options: MachineSetOptions): Promise<Outcome<MachineSetResult>> {
+  return converge(machineSetsReady(options));
+}
+
+export function observeMachineSets(options: MachineSetOptions): Promise<Evaluation<MachineSetResult>> {
+  return observe(machineSetsReady(options));
+}
+
+/** Waits until the MachineSets, their Machines and those Machines' Nodes are all gone. */
+export function waitForMachineSetsDeleted(options: MachineSetOptions): Promise<Outcome<MachineSetResult>> {
+  const target = machineSetTarget(options);
+  const knownNodes = new Set<string>();
+  return converge({
+    ...options,
+    client: clientOf(options),
+    waiter: `deletion of MachineSets ${target.namespace}/${target.machineSets.join(",")}`,
+    sources: machineSetSources(target.namespace),
+    evaluate(view) {
+      const machines = view.sources.machines ?? [];
+      for (const m of machines) {
+        const owner = (m.metadata.ownerReferences ?? []).find((o) => o.kind === "MachineSet")?.name;
+        const set = owner ?? m.metadata.labels?.["machine.openshift.io/cluster-api-machineset"];
+        const node = field<string>(m, "status", "nodeRef", "name");
+        if (set && target.machineSets.includes(set) && node) knownNodes.add(node);
+      }
+      return evaluateMachineSetsDeleted(target, {
+        machineSets: view.sources.machineSets ?? [],
+        machines,
+        nodes: view.sources.nodes ?? [],
+        knownNodes: [...knownNodes],
+      });
+    },
+  });
+}
+
+// ---- operator ----
+
+export interface OperatorOptions extends WaitOptions, ClusterAccess, OperatorTarget {}
+
+function operatorInstall(options: OperatorOptions): ConvergeOptions<OperatorResult> {
+  const target: OperatorTarget = {
+    namespace: options.namespace,
+    subscription: options.subscription,
+    startingCSV: options.startingCSV,
+  };
+  const approved: string[] = [];
+  return {
+    ...options,
+    client: clientOf(options),
+    waiter: `operator ${target.namespace}/${target.subscription}`,
+    sources: [
+      {
+        name: "subscription",
+        resource: KINDS.subscription,
+        namespace: target.namespace,
+        fieldSelector: `metadata.name=${target.subscription}`,
+      },
+      { name: "installPlans", resource: KINDS.installPlan, namespace: target.namespace },
+      { name: "csvs", resource: KINDS.csv, namespace: target.namespace },
+    ],
+    evaluate(view) {
+      const evaluation = evaluateOperatorInstall(target, {
+        subscription: view.sources.subscription?.[0],
+        installPlans: view.sources.installPlans ?? [],
+        csvs: view.sources.csvs ?? [],
+      });
+      for (const key of Object.keys(view.patched)) {
+        const plan = key.slice("approve/".length);
+        if (!approved.includes(plan)) approved.push(plan);
+      }
+      const needs: Need[] = evaluation.approve
+        ? [
+            {
+              type: "patch",
+              key: `approve/${evaluation.approve}`,
+              resource: KINDS.installPlan,
+              name: evaluation.approve,
+              namespace: target.namespace,
+              patch: { spec: { approved: true } },
+            },
+          ]
+        : [];
+      const result = evaluation.result && {
+        ...evaluation.result,
+        ...(approved.length > 0 ? { approvedInstallPlan: approved.join(",") } : {}),
+      };
+      return { ...evaluation, result, needs };
+    },
+  };
+}
+
+/**
+ * Waits until the Subscription's installed CSV has succeeded; under Manual approval approves only the
+ * Subscription's InstallPlan for the pinned startingCSV.
+ */
+export function waitForOperatorInstall(options: OperatorOptions): Promise<Outcome<OperatorResult>> {
+  return converge(operatorInstall(options));
+}
+
+export function observeOperatorInstall(options: OperatorOptions): Promise<Evaluation<OperatorResult>> {
+  return observe(operatorInstall(options));
+}
+
+// ---- Windows nodes ----
+
+export interface WindowsNodesOptions extends WaitOptions, ClusterAccess {
+  machineSets: string[];
+  namespace?: string;
+  /** Default `openshift-windows-machine-config-operator`. */
+  wmcoNamespace?: string;
+}
+
+function windowsNodes(options: WindowsNodesOptions): ConvergeOptions<WindowsResult> {
+  const target: WindowsTarget = {
+    namespace: options.namespace ?? MACHINE_API_NAMESPACE,
+    machineSets: options.machineSets,
+    wmcoNamespace: options.wmcoNamespace ?? WMCO_NAMESPACE,
+  };
+  return {
+    ...options,
+    client: clientOf(options),
+    waiter: `Windows nodes of ${target.namespace}/${target.machineSets.join(",")}`,
+    sources: [
+      { name: "machineSets", resource: KINDS.machineSet, namespace: target.namespace },
+      { name: "machines", resource: KINDS.machine, namespace: target.namespace },
+      { name: "nodes", resource: KINDS.node, labelSelector: "kubernetes.io/os=windows" },
+    ],
+    evaluate(view) {
+      const evaluation = evaluateWindowsNodes(target, {
+        privateKeySecret: fetchedObject(view, "secret"),
+        machineSets: view.sources.machineSets ?? [],
+        machines: view.sources.machines ?? [],
+        nodes: view.sources.nodes ?? [],
+      });
+      const needs: Need[] = evaluation.needSecret
+        ? [
+            {
+              type: "get",
+              key: "secret",
+              resource: KINDS.secret,
+              name: PRIVATE_KEY_SECRET,
+              namespace: target.wmcoNamespace,
+              metadataOnly: true,
+            },
+          ]
+        : [];
+      return { ...evaluation, needs };
+    },
+  };
+}
+
+/** Waits until the Machines of the Windows MachineSets are configured Windows nodes. */
+export function waitForWindowsNodes(options: WindowsNodesOptions): Promise<Outcome<WindowsResult>> {
+  return converge(windowsNodes(options));
+}
+
+export function observeWindowsNodes(options: WindowsNodesOptions): Promise<Evaluation<WindowsResult>> {
+  return observe(windowsNodes(options));
+}

@@ -1,0 +1,147 @@
+import * as assert from "node:assert/strict";
+import * as https from "node:https";
+import { KubeConfig, Watch } from "@kubernetes/client-node";
+import { startTestServer, TestServer } from "./testing";
+
+describe("API server fault injection", function () {
+  let t: TestServer;
+  let kc: KubeConfig;
+
+  before(async () => {
+    t = await startTestServer();
+    kc = new KubeConfig();
+    kc.loadFromString(t.server.kubeconfig);
+  });
+
+  afterEach(() => t.server.faults.reset());
+  after(() => t?.stop());
+
+  /** Opens a watch and resolves once it is established; `ended` settles when the stream closes. */
+  async function openWatch(query: Record<string, string> = {}) {
+    const events: Array<{ type: string; object: { code?: number } }> = [];
+    let resolveEnded: (error: unknown) => void = () => undefined;
+    const ended = new Promise<unknown>((resolve) => (resolveEnded = resolve));
+    const controller = await new Watch(kc).watch(
+      "/api/v1/namespaces/default/configmaps",
+      query,
+      (type, object) => events.push({ type, object }),
+      (error) => resolveEnded(error),
+    );
+    return { events, ended, controller };
+  }
+
+  it("drops every open watch", async () => {
+    const first = await openWatch();
+    const second = await openWatch();
+    assert.equal(t.server.faults.dropWatches(), 2);
+    await Promise.all([first.ended, second.ended]);
+    assert.equal(t.server.faults.dropWatches(), 0);
+  });
+
+  it("expires the next watch resume with 410, then resumes normally", async () => {
+    const rv = t.store.resourceVersion;
+    t.server.faults.expireNextWatchResume();
+    const expired = await openWatch({ resourceVersion: rv });
+    await expired.ended;
+    assert.equal(expired.events[0]?.type, "ERROR");
+    assert.equal(expired.events[0].object.code, 410);
+    const resumed = await openWatch({ resourceVersion: rv });
+    t.store.create({
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      metadata: { name: "after-expiry", namespace: "default" },
+    });
+    for (let i = 0; i < 200 && resumed.events.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    resumed.controller.abort();
+    assert.deepEqual(
+      resumed.events.map((e) => e.type),
+      ["ADDED"],
+    );
+  });
+
+  for (const code of [429, 500, 503] as const) {
+    it(`answers the next requests with ${code}`, async () => {
+      t.server.faults.failNextRequests(2, code, 3);
+      for (let i = 0; i < 2; i++) {
+        const res = await t.request("GET", "/api/v1/namespaces");
+        assert.equal(res.status, code);
+        assert.equal(res.json().kind, "Status");
+        assert.equal(res.headers["retry-after"], "3");
+      }
+      assert.equal((await t.request("GET", "/api/v1/namespaces")).status, 200);
+    });
+  }
+
+  it("adds latency to every response", async () => {
+    t.server.faults.setLatency(150);
+    const started = Date.now();
+    assert.equal((await t.request("GET", "/version")).status, 200);
+    assert.ok(Date.now() - started >= 150);
+  });
+
+  it("refuses connections for a while, then serves again on the same port", async () => {
+    const port = t.server.port;
+    const refusing = t.server.faults.refuseConnections(0.3);
+    await new Promise((resolve) => setImmediate(resolve));
+    const error = await t.request("GET", "/version").then(
+      () => undefined,
+      (e: NodeJS.ErrnoException) => e.code,
+    );
+    assert.ok(error === "ECONNREFUSED" || error === "ECONNRESET", `got ${error}`);
+    await refusing;
+    assert.equal(t.server.port, port);
+    assert.equal((await t.request("GET", "/version")).status, 200);
+  });
+
+  it("takes faults over HTTP, authenticated, and routes cluster faults to their handlers", async () => {
+    const seen: Array<Record<string, unknown>> = [];
+    t.server.faults.register("degradeNode", (params) => {
+      seen.push(params);
+      return "degraded";
+    });
+    assert.equal(
+      (await t.request("POST", "/simulator/faults", { body: { fault: "errors" }, token: null })).status,
+      401,
+    );
+    const set = await t.request("POST", "/simulator/faults", {
+      body: { fault: "errors", count: 1, code: 500 },
+    });
+    assert.equal(set.status, 200);
+    assert.equal((await t.request("GET", "/version")).status, 500);
+    assert.equal((await t.request("GET", "/version")).status, 200);
+
+    const cluster = await t.request("POST", "/simulator/faults", {
+      body: { fault: "degradeNode", node: "n1", reason: "disk" },
+    });
+    assert.deepEqual(cluster.json(), { result: "degraded" });
+    assert.deepEqual(seen, [{ node: "n1", reason: "disk" }]);
+
+    const unknown = await t.request("POST", "/simulator/faults", { body: { fault: "meteor" } });
+    assert.equal(unknown.status, 400);
+    assert.match(unknown.json().message as string, /unknown fault "meteor"/);
+    const listed = (await t.request("GET", "/simulator/faults")).json() as { faults: string[] };
+    assert.ok(listed.faults.includes("degradeNode") && listed.faults.includes("refuseConnections"));
+
+    const refuse = await t.request("POST", "/simulator/faults", {
+      body: { fault: "refuseConnections", seconds: 0.2 },
+    });
+    assert.equal(refuse.status, 200);
+    await waitUntilServing(t.server.port, t.server.caCert);
+  });
+});
+
+/** Polls until the server accepts TLS connections again. */
+async function waitUntilServing(port: number, ca: string): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    const up = await new Promise<boolean>((resolve) => {
+      const req = https.get({ host: "127.0.0.1", port, path: "/healthz", ca, agent: false }, (res) => {
+        res.resume();
+        resolve(true);
+      });
+      req.on("error", () => resolve(false));
+    });
+    if (up) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error("server did not come back");
+}

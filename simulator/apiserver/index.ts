@@ -1,0 +1,6 @@
+export { ApiServer } from "./server";
+export type { ApiServerOptions } from "./server";
+export { ServerFaults } from "./faults";
+export type { ControlAnswer, ErrorCode, FaultHandler, ServerFaultsStatus } from "./faults";
+export { ResourceRegistry } from "./resources";
+export type { ResourceType } from "./resources";

@@ -1,0 +1,40 @@
+import { Clock } from "../clock";
+import { PlatformName } from "../cluster/platforms";
+import { Store } from "../store/types";
+import type { ClusterFaults } from "./faults";
+
+/**
+ * Simulated durations in milliseconds at speed 1 (a human-paced demo). Scaled by the clock, so at
+ * speed 1000 a reboot takes 4 ms.
+ */
+export const DELAYS = {
+  /** The render controller batches MachineConfig changes before rendering (the MCO waits too). */
+  render: 1500,
+  /** Machine: cloud instance creation until the actuator reports it. */
+  provision: 5000,
+  /** Machine: instance running until its kubelet registers the Node. */
+  boot: 4000,
+  /** Cordon-to-drained, for the MCO daemon and machine deletion alike. */
+  drain: 2000,
+  /** Daemon: writing files and units. */
+  apply: 1000,
+  /** Daemon: reboot, the node is NotReady meanwhile. */
+  reboot: 4000,
+  /** OLM: per CSV phase, and InstallPlan execution. */
+  olmStep: 1000,
+  /** WMCO: configuring a Windows VM into a node (services, kubelet, CNI). */
+  windowsConfigure: 6000,
+};
+
+export type Delays = typeof DELAYS;
+
+export interface ControllerContext {
+  store: Store;
+  clock: Clock;
+  platform: PlatformName;
+  faults: ClusterFaults;
+  delays: Delays;
+}
+
+/** A running controller: stopping it unsubscribes from the store (timers stop with the clock). */
+export type StopFn = () => void;

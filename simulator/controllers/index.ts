@@ -1,0 +1,66 @@
+/**
+ * The in-process controllers of the simulated cluster. Each subscribes to the store, queues keys
+ * instead of writing from inside the listener, and reconciles on the clock.
+ */
+import { Clock } from "../clock";
+import { PlatformName } from "../cluster/platforms";
+import { Store } from "../store/types";
+import { DELAYS, Delays, StopFn } from "./context";
+import { ClusterFaults } from "./faults";
+import { startKubeletConfigController } from "./kubelet-config-controller";
+import { startMachineApi } from "./machine-api";
+import { startMachineConfigDaemon } from "./machine-config-daemon";
+import { startNodeController } from "./node-controller";
+import { startOlm } from "./olm";
+import { startRenderController } from "./render-controller";
+import { startWmco } from "./wmco";
+
+export { ClusterFaults } from "./faults";
+export type { FaultSummary, NodeFault, CsvFault } from "./faults";
+export { DELAYS } from "./context";
+export type { Delays } from "./context";
+
+export interface StartControllersOptions {
+  store: Store;
+  clock: Clock;
+  platform: PlatformName;
+  /** Overrides of the simulated durations (ms at speed 1). */
+  delays?: Partial<Delays>;
+}
+
+export interface RunningControllers {
+  /** Unsubscribes every controller and cancels their timers; safe to call twice. */
+  stop(): void;
+  faults: ClusterFaults;
+}
+
+const CONTROLLERS = [
+  startMachineApi,
+  startRenderController,
+  startKubeletConfigController,
+  startNodeController,
+  startMachineConfigDaemon,
+  startOlm,
+  startWmco,
+];
+
+export function startControllers(options: StartControllersOptions): RunningControllers {
+  // A fork: stopping the controllers cancels their timers without stopping the caller's clock.
+  const clock = options.clock.fork();
+  const faults = new ClusterFaults(options.store);
+  const ctx = {
+    store: options.store,
+    clock,
+    platform: options.platform,
+    faults,
+    delays: { ...DELAYS, ...options.delays },
+  };
+  const stops: StopFn[] = CONTROLLERS.map((start) => start(ctx));
+  return {
+    faults,
+    stop() {
+      for (const stop of stops.splice(0)) stop();
+      clock.stop();
+    },
+  };
+}

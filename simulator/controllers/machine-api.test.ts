@@ -1,0 +1,195 @@
+import * as assert from "node:assert/strict";
+import { KubeObject } from "../store/types";
+import { MACHINE_FINALIZER } from "./machine-api";
+import { K, Sim, machineSetFrom, startSim, status } from "./testing";
+import { keyOf } from "./util";
+
+const NS = "openshift-machine-api";
+const INFRA_LABELS = { "node-role.kubernetes.io/infra": "" };
+const INFRA_TAINT = { key: "node-role.kubernetes.io/infra", effect: "NoSchedule" };
+
+interface MachineSetStatus {
+  replicas: number;
+  fullyLabeledReplicas: number;
+  readyReplicas: number;
+  availableReplicas: number;
+  observedGeneration: number;
+}
+
+function machinesOf(sim: Sim, machineSet: string): KubeObject[] {
+  return sim.store
+    .list(K.machine.apiVersion, K.machine.kind, { namespace: NS })
+    .filter((m) => m.metadata.labels?.["machine.openshift.io/cluster-api-machineset"] === machineSet);
+}
+
+function ready(sim: Sim, name: string, replicas: number): KubeObject | undefined {
+  const ms = sim.get(K.machineSet, name, NS);
+  const s = status<MachineSetStatus>(ms);
+  return ms &&
+    s.observedGeneration === ms.metadata.generation &&
+    s.replicas === replicas &&
+    s.readyReplicas === replicas &&
+    s.availableReplicas === replicas
+    ? ms
+    : undefined;
+}
+
+function nodeOf(sim: Sim, machine: KubeObject): KubeObject | undefined {
+  const name = (machine.status as { nodeRef?: { name: string } } | undefined)?.nodeRef?.name;
+  return name ? sim.get(K.node, name) : undefined;
+}
+
+describe("machine-api", () => {
+  let sim: Sim;
+  beforeEach(() => (sim = startSim()));
+  afterEach(() => sim.stop());
+
+  it("turns replicas into Machines that go Provisioning -> Provisioned -> Running and Nodes with the template's labels and taints", async () => {
+    const name = `${sim.cluster.infrastructureId}-infra-us-east-2a`;
+    const phases: Record<string, string[]> = {};
+    const unwatch = sim.watch(({ object }) => {
+      if (
+        object.kind !== "Machine" ||
+        object.metadata.labels?.["machine.openshift.io/cluster-api-machineset"] !== name
+      )
+        return;
+      const seen = (phases[object.metadata.name] ??= []);
+      const phase = (object.status as { phase?: string } | undefined)?.phase;
+      if (phase && seen[seen.length - 1] !== phase) seen.push(phase);
+    });
+    machineSetFrom(sim, name, {
+      replicas: 2,
+      nodeLabels: INFRA_LABELS,
+      taints: [INFRA_TAINT],
+      machineLabels: {
+        "machine.openshift.io/cluster-api-machine-role": "infra",
+        "machine.openshift.io/cluster-api-machine-type": "infra",
+      },
+    });
+    const ms = await sim.until("2 ready", () => ready(sim, name, 2));
+    unwatch();
+    assert.deepEqual(Object.values(phases), [
+      ["Provisioning", "Provisioned", "Running"],
+      ["Provisioning", "Provisioned", "Running"],
+    ]);
+    assert.equal(status<MachineSetStatus>(ms).fullyLabeledReplicas, 2);
+
+    const machines = machinesOf(sim, name);
+    assert.equal(machines.length, 2);
+    for (const m of machines) {
+      assert.match(m.metadata.name, new RegExp(`^${name}-[bcdfghjklmnpqrstvwxz2456789]{5}$`));
+      assert.equal(m.metadata.ownerReferences?.[0].kind, "MachineSet");
+      assert.equal(m.metadata.ownerReferences?.[0].controller, true);
+      assert.ok(m.metadata.finalizers?.includes(MACHINE_FINALIZER));
+      assert.equal(m.metadata.labels?.["machine.openshift.io/cluster-api-machine-role"], "infra");
+      const node = nodeOf(sim, m)!;
+      const labels = node.metadata.labels ?? {};
+      assert.equal(labels["node-role.kubernetes.io/infra"], "");
+      assert.equal(labels["node-role.kubernetes.io/worker"], "", "worker-user-data boots a worker kubelet");
+      assert.equal(labels["topology.kubernetes.io/zone"], "us-east-2a");
+      assert.equal(labels["topology.kubernetes.io/region"], "us-east-2");
+      assert.equal(labels["node.kubernetes.io/instance-type"], "m6i.xlarge");
+      assert.equal(labels["kubernetes.io/os"], "linux");
+      assert.equal(labels["node.openshift.io/os_id"], "rhcos");
+      assert.deepEqual((node.spec as { taints: unknown[] }).taints, [INFRA_TAINT]);
+      assert.equal(
+        (node.spec as { providerID: string }).providerID,
+        (m.spec as { providerID: string }).providerID,
+      );
+      assert.equal(node.metadata.annotations?.["machine.openshift.io/machine"], `${NS}/${m.metadata.name}`);
+    }
+  });
+
+  it("gives machines the same names on every run", async () => {
+    const other = startSim();
+    try {
+      for (const s of [sim, other]) machineSetFrom(s, "names", { replicas: 2 });
+      await sim.until("ready", () => ready(sim, "names", 2));
+      await other.until("ready", () => ready(other, "names", 2));
+      assert.deepEqual(
+        machinesOf(sim, "names").map((m) => m.metadata.name),
+        machinesOf(other, "names").map((m) => m.metadata.name),
+      );
+    } finally {
+      other.stop();
+    }
+  });
+
+  it("scales down by draining: the node is cordoned before it goes, then the Machine", async () => {
+    machineSetFrom(sim, "shrink", { replicas: 2 });
+    await sim.until("2 ready", () => ready(sim, "shrink", 2));
+    const nodeNames = machinesOf(sim, "shrink").map((m) => nodeOf(sim, m)!.metadata.name);
+    const order: string[] = [];
+    const unwatch = sim.watch(({ type, object }) => {
+      if (object.kind === "Node" && nodeNames.includes(object.metadata.name)) {
+        if (type === "DELETED")
+          order.push(
+            `node deleted (unschedulable=${(object.spec as { unschedulable?: boolean }).unschedulable === true})`,
+          );
+        else if ((object.spec as { unschedulable?: boolean }).unschedulable && !order.includes("cordoned"))
+          order.push("cordoned");
+      }
+      if (object.kind === "Machine" && type === "DELETED") order.push("machine deleted");
+    });
+    sim.store.mutate(
+      keyOf(K.machineSet, "shrink", NS),
+      (o) => ((o.spec as { replicas: number }).replicas = 1),
+    );
+    await sim.until("1 ready", () => ready(sim, "shrink", 1) && machinesOf(sim, "shrink").length === 1);
+    unwatch();
+    assert.deepEqual(order, ["cordoned", "node deleted (unschedulable=true)", "machine deleted"]);
+  });
+
+  it("replaces a deleted Machine of a MachineSet", async () => {
+    const ms = sim.cluster.workerMachineSets[1];
+    const [old] = machinesOf(sim, ms);
+    sim.store.delete(keyOf(K.machine, old.metadata.name, NS));
+    const replacement = await sim.until("replacement running", () =>
+      machinesOf(sim, ms).find(
+        (m) => m.metadata.name !== old.metadata.name && nodeOf(sim, m) && ready(sim, ms, 1),
+      ),
+    );
+    assert.equal(sim.get(K.machine, old.metadata.name, NS), undefined);
+    assert.equal(sim.get(K.node, (old.status as { nodeRef: { name: string } }).nodeRef.name), undefined);
+    // The new node joins the worker pool and gets the pool's config at first boot.
+    const node = nodeOf(sim, replacement)!;
+    await sim.until("counted by the worker pool", () => {
+      const s = status<{ machineCount: number; updatedMachineCount: number }>(sim.get(K.pool, "worker"));
+      return s.machineCount === 3 && s.updatedMachineCount === 3;
+    });
+    assert.equal(
+      sim.get(K.node, node.metadata.name)?.metadata.annotations?.[
+        "machineconfiguration.openshift.io/currentConfig"
+      ],
+      (sim.get(K.pool, "worker")?.spec as { configuration: { name: string } }).configuration.name,
+    );
+  });
+
+  it("removes the machines and nodes of a deleted MachineSet", async () => {
+    machineSetFrom(sim, "gone", { replicas: 2 });
+    await sim.until("2 ready", () => ready(sim, "gone", 2));
+    const nodes = machinesOf(sim, "gone").map((m) => nodeOf(sim, m)!.metadata.name);
+    sim.store.delete(keyOf(K.machineSet, "gone", NS));
+    await sim.until(
+      "all gone",
+      () => machinesOf(sim, "gone").length === 0 && nodes.every((n) => !sim.get(K.node, n)),
+    );
+  });
+
+  for (const [what, providerSpec, message] of [
+    ["names no image", { ami: {} }, /AMI ID or filters must be set/],
+    ["is for another cloud", { kind: "AzureMachineProviderSpec" }, /not AWSMachineProviderConfig/],
+  ] as const) {
+    it(`fails a Machine whose providerSpec ${what}, with errorReason and errorMessage`, async () => {
+      machineSetFrom(sim, "broken", { providerSpec });
+      const failed = await sim.until("failed", () =>
+        machinesOf(sim, "broken").find(
+          (m) => (m.status as { phase?: string } | undefined)?.phase === "Failed",
+        ),
+      );
+      assert.equal((failed.status as { errorReason: string }).errorReason, "InvalidConfiguration");
+      assert.match((failed.status as { errorMessage: string }).errorMessage, message);
+      assert.equal(nodeOf(sim, failed), undefined);
+    });
+  }
+});

@@ -1,0 +1,98 @@
+/**
+ * `npm run sim [-- --platform aws|azure --speed N --port N --crds DIR|none]`: runs the simulator until
+ * Ctrl-C and explains how to point kubectl and Pulumi at it.
+ */
+import * as path from "node:path";
+import { startSimulator, SimulatorOptions } from "./simulator";
+
+const USAGE = "usage: npm run sim -- [--platform aws|azure] [--speed N] [--port N] [--crds DIR|none]";
+
+function parseArgs(argv: string[]): SimulatorOptions {
+  const options: SimulatorOptions = {};
+  for (let i = 0; i < argv.length; i++) {
+    const flag = argv[i];
+    const [name, inline] = flag.includes("=")
+      ? [flag.slice(0, flag.indexOf("=")), flag.slice(flag.indexOf("=") + 1)]
+      : [flag, undefined];
+    if (name === "--help" || name === "-h") {
+      console.log(USAGE);
+      process.exit(0);
+    }
+    const value = inline ?? argv[++i];
+    if (value === undefined) throw new Error(`${name} needs a value\n${USAGE}`);
+    switch (name) {
+      case "--platform":
+        if (value !== "aws" && value !== "azure")
+          throw new Error(`--platform must be aws or azure, got ${value}`);
+        options.platform = value;
+        break;
+      case "--speed":
+        options.speed = Number(value);
+        if (!(options.speed > 0)) throw new Error(`--speed must be a positive number, got ${value}`);
+        break;
+      case "--port":
+        options.port = Number(value);
+        if (!Number.isInteger(options.port) || options.port < 0 || options.port > 65535)
+          throw new Error(`--port must be 0-65535, got ${value}`);
+        break;
+      case "--crds":
+        options.crdDir = value === "none" ? false : path.resolve(value);
+        break;
+      default:
+        throw new Error(`unknown option ${name}\n${USAGE}`);
+    }
+  }
+  return options;
+}
+
+async function main(): Promise<void> {
+  const options = parseArgs(process.argv.slice(2));
+  options.kubeconfigPath = path.resolve(__dirname, "..", ".sim", "kubeconfig");
+  const sim = await startSimulator(options);
+  const c = sim.cluster;
+  console.log(
+    `OpenShift simulator (${c.platform}, ${c.region}, infrastructure ${c.infrastructureId}) serving ${sim.server}`,
+  );
+  console.log(`kubeconfig: ${sim.kubeconfigPath}`);
+  console.log("");
+  console.log("With kubectl:");
+  console.log(`  export KUBECONFIG=${sim.kubeconfigPath}`);
+  console.log("  kubectl get nodes");
+  console.log("  kubectl get mcp");
+  console.log("  kubectl get machinesets -n openshift-machine-api");
+  console.log("");
+  console.log("With Pulumi (the kubernetes provider reads KUBECONFIG):");
+  console.log(`  KUBECONFIG=${sim.kubeconfigPath} pulumi up`);
+  console.log("");
+  console.log(`Faults: POST ${sim.server}/simulator/faults with the token, e.g.`);
+  console.log(
+    `  curl --cacert <(kubectl config view --raw -o jsonpath='{.clusters[0].cluster.certificate-authority-data}' | base64 -d) \\`,
+  );
+  console.log(
+    `    -H "Authorization: Bearer ${sim.token}" -d '{"fault":"errors","count":3,"code":503}' ${sim.server}/simulator/faults`,
+  );
+  console.log(`  available: ${sim.faults.names().join(", ")}`);
+  console.log("");
+  console.log("Ctrl-C stops it.");
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`\n${signal}: stopping`);
+    sim.stop().then(
+      () => process.exit(0),
+      (error) => {
+        console.error(error);
+        process.exit(1);
+      },
+    );
+  };
+  process.on("SIGINT", () => stop("SIGINT"));
+  process.on("SIGTERM", () => stop("SIGTERM"));
+}
+
+main().catch((error) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});

@@ -1,0 +1,137 @@
+/**
+ * Custom resource schemas as a Kubernetes API server applies them: structural pruning of unknown fields,
+ * defaulting, and OpenAPI validation with the server's error wording. Used by the simulator's API server
+ * and by fidelity tests that check rendered manifests against the upstream CRDs.
+ *
+ * ```ts
+ * const schemas = CrdSchemas.load();            // ../shared/crds or $OPENSHIFT_CRDS_DIR
+ * const { errors, pruned } = schemas.validate(machineSet);
+ * // errors: [{ field: "spec.replicas", message: 'Invalid value: "string": ...', reason: "FieldValueTypeInvalid" }]
+ * // pruned: ["spec.template.spec.bogus"]
+ * ```
+ */
+import type { ValidateFunction } from "ajv";
+import type Ajv from "ajv";
+import { CrdDefinition, CrdVersion, defaultCrdDir, JSONSchemaProps, readCrdDefinitions } from "./crds";
+import { applyDefaults, pruneNulls, pruneValue } from "./prune";
+import { createAjv, FieldError, structuralErrors, schemaErrors, toJsonSchema } from "./validate";
+
+export * from "./crds";
+export { OBJECT_META_FIELDS, pruneObjectMeta } from "./prune";
+export { fieldError, formatValue } from "./validate";
+export type { FieldError, FieldErrorType } from "./validate";
+
+/** What the server would do with an object. */
+export interface ValidationResult {
+  /** Schema violations of the pruned and defaulted object; non-empty means 422 Invalid. */
+  errors: FieldError[];
+  /** Paths of the fields the server would drop, e.g. `spec.template.spec.bogus`. */
+  pruned: string[];
+  /** The object as the server would store it: pruned and defaulted. */
+  object: Record<string, unknown>;
+  /** False when no CRD covers the object's apiVersion and kind (nothing was checked). */
+  known: boolean;
+}
+
+function splitApiVersion(apiVersion: string): { group: string; version: string } {
+  const slash = apiVersion.indexOf("/");
+  return slash < 0
+    ? { group: "", version: apiVersion }
+    : { group: apiVersion.slice(0, slash), version: apiVersion.slice(slash + 1) };
+}
+
+/**
+ * The server's one-line wording for a 422: `MachineSet.machine.openshift.io "x" is invalid: <errors>`;
+ * several errors are bracketed and comma-separated, as Go's aggregate errors print.
+ */
+export function formatInvalidMessage(
+  kind: string,
+  group: string,
+  name: string,
+  errors: FieldError[],
+): string {
+  const qualified = group ? `${kind}.${group}` : kind;
+  const parts = errors.map((e) => (e.field ? `${e.field}: ${e.message}` : e.message));
+  const body = parts.length === 1 ? parts[0] : `[${parts.join(", ")}]`;
+  return `${qualified} "${name}" is invalid: ${body}`;
+}
+
+/** The CRDs of a directory, with compiled validators built on first use. */
+export class CrdSchemas {
+  private readonly byKind = new Map<string, CrdDefinition>();
+  private readonly compiled = new Map<string, ValidateFunction>();
+  private ajv: Ajv | undefined;
+
+  constructor(readonly definitions: readonly CrdDefinition[]) {
+    for (const crd of definitions) this.byKind.set(`${crd.group}/${crd.kind}`, crd);
+  }
+
+  /** Reads the CRDs of `dir` (default: `defaultCrdDir()`). */
+  static load(dir: string = defaultCrdDir()): CrdSchemas {
+    return new CrdSchemas(readCrdDefinitions(dir));
+  }
+
+  /** The CRD defining a group and kind. */
+  definition(group: string, kind: string): CrdDefinition | undefined {
+    return this.byKind.get(`${group}/${kind}`);
+  }
+
+  /** The served CRD version for an apiVersion and kind. */
+  version(apiVersion: string, kind: string): { crd: CrdDefinition; version: CrdVersion } | undefined {
+    const { group, version } = splitApiVersion(apiVersion);
+    const crd = this.definition(group, kind);
+    const v = crd?.versions.find((x) => x.name === version && x.served);
+    return crd && v ? { crd, version: v } : undefined;
+  }
+
+  /** The openAPIV3Schema for an apiVersion and kind, if a CRD defines one. */
+  schemaFor(apiVersion: string, kind: string): JSONSchemaProps | undefined {
+    return this.version(apiVersion, kind)?.version.schema;
+  }
+
+  /**
+   * Returns a pruned copy of the object and the paths that were pruned. Objects no CRD covers come
+   * back unchanged (beyond the copy).
+   */
+  prune<T extends object>(object: T): { object: T; pruned: string[] } {
+    const copy = structuredClone(object);
+    const record = copy as Record<string, unknown>;
+    const schema = this.schemaFor(String(record.apiVersion), String(record.kind));
+    const pruned: string[] = [];
+    if (schema) {
+      pruneNulls(copy, schema);
+      pruneValue(copy, schema, "", pruned, true);
+    }
+    return { object: copy, pruned };
+  }
+
+  /**
+   * Does what the server does on a write: prunes, defaults, then validates. Never modifies its argument.
+   */
+  validate(object: object): ValidationResult {
+    const record = object as Record<string, unknown>;
+    const apiVersion = String(record.apiVersion);
+    const kind = String(record.kind);
+    const schema = this.schemaFor(apiVersion, kind);
+    if (!schema) return { errors: [], pruned: [], object: structuredClone(record), known: false };
+    const { object: pruned, pruned: paths } = this.prune(record);
+    applyDefaults(pruned, schema);
+    const validator = this.validator(apiVersion, kind, schema);
+    const errors = [...schemaErrors(validator, pruned), ...structuralErrors(pruned, schema)];
+    return { errors, pruned: paths, object: pruned, known: true };
+  }
+
+  private validator(apiVersion: string, kind: string, schema: JSONSchemaProps): ValidateFunction {
+    const key = `${apiVersion}/${kind}`;
+    let validate = this.compiled.get(key);
+    if (!validate) {
+      this.ajv ??= createAjv();
+      // metadata is validated as ObjectMeta by the API server itself, not by the CRD schema.
+      const root = { ...schema, properties: { ...schema.properties } };
+      delete root.properties.metadata;
+      validate = this.ajv.compile(toJsonSchema(root));
+      this.compiled.set(key, validate);
+    }
+    return validate;
+  }
+}

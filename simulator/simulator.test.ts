@@ -1,0 +1,226 @@
+import * as assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as https from "node:https";
+import { CoreV1Api, CustomObjectsApi, KubeConfig } from "@kubernetes/client-node";
+import { seedYaml } from "../test/seeds";
+import { applyServerSide, kubectl, KubectlResult, kubectlMinorVersion } from "./apiserver/kubectl";
+import { Simulator, startSimulator } from "./simulator";
+
+const NS = "openshift-machine-api";
+const INFRA = "cluster-zbwlg-cbgq7-infra-us-east-2a";
+
+function ok(result: KubectlResult): string {
+  assert.equal(result.code, 0, `kubectl failed: ${result.stderr}`);
+  return result.stdout;
+}
+
+async function eventually<T>(what: string, probe: () => Promise<T | undefined>): Promise<T> {
+  for (let i = 0; i < 300; i++) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    await new Promise((resolve) => setTimeout(resolve, 30));
+  }
+  throw new Error(`gave up waiting for ${what}`);
+}
+
+describe("startSimulator driven by kubectl", function () {
+  this.timeout(60_000);
+  let sim: Simulator;
+  let minor: number | undefined;
+  const run = (args: string[], input?: string) => kubectl(sim.kubeconfigPath, args, input);
+
+  before(async function () {
+    minor = kubectlMinorVersion();
+    if (minor === undefined) {
+      console.log("    kubectl is not installed: simulator kubectl tests skipped");
+      this.skip();
+    }
+    sim = await startSimulator({ platform: "aws", speed: 1000 });
+  });
+
+  after(() => sim?.stop());
+
+  it("lists the seeded nodes and pools", async () => {
+    const nodes = ok(
+      await run(["get", "nodes", "-o", 'jsonpath={range .items[*]}{.metadata.name}{"\\n"}{end}']),
+    )
+      .trim()
+      .split("\n");
+    assert.equal(nodes.length, 6);
+    const pools = ok(await run(["get", "mcp"]))
+      .trim()
+      .split("\n");
+    assert.match(
+      pools[0],
+      /^NAME\s+CONFIG\s+UPDATED\s+UPDATING\s+DEGRADED\s+MACHINECOUNT\s+READYMACHINECOUNT\s+UPDATEDMACHINECOUNT\s+DEGRADEDMACHINECOUNT\s+AGE$/,
+    );
+    assert.deepEqual(
+      pools.slice(1).map((l) => l.split(/\s+/)[0]),
+      ["master", "worker"],
+    );
+  });
+
+  it("turns seed 001's infra MachineSet into infra,worker nodes", async () => {
+    ok(
+      await run(
+        ["apply", "--server-side", "--validate=false", "-f", "-"],
+        JSON.stringify(seedYaml("001", /^apiVersion: machine.openshift.io\/v1beta1/)),
+      ),
+    );
+    ok(
+      await run([
+        "patch",
+        "machineset",
+        INFRA,
+        "-n",
+        NS,
+        "--type=json",
+        '-p=[{"op": "add", "path": "/spec/template/spec/metadata/labels", "value":{"node-role.kubernetes.io/worker":"", "node-role.kubernetes.io/infra":""} }]',
+      ]),
+    );
+    ok(await run(["scale", "machineset", INFRA, "-n", NS, "--replicas=2"]));
+    const infra = await eventually("two Ready infra nodes", async () => {
+      const lines = ok(await run(["get", "nodes", "-l", "node-role.kubernetes.io/infra"]))
+        .trim()
+        .split("\n")
+        .slice(1)
+        .filter((l) => /\sReady\s/.test(l));
+      return lines.length === 2 ? lines : undefined;
+    });
+    for (const line of infra) assert.match(line, /^\S+\s+Ready\s+infra,worker\s+/);
+  });
+
+  it("waits for the worker pool with kubectl wait --for=condition=Updated", async () => {
+    const before = ok(await run(["get", "mcp", "worker", "-o", "jsonpath={.spec.configuration.name}"]));
+    const mc = {
+      apiVersion: "machineconfiguration.openshift.io/v1",
+      kind: "MachineConfig",
+      metadata: {
+        name: "99-worker-sim-test",
+        labels: { "machineconfiguration.openshift.io/role": "worker" },
+      },
+      spec: {
+        config: {
+          ignition: { version: "3.2.0" },
+          storage: { files: [{ path: "/etc/sim-test", mode: 420, contents: { source: "data:,hello" } }] },
+        },
+      },
+    };
+    ok(await run(applyServerSide(minor!), JSON.stringify(mc)));
+    await eventually("a new rendered config", async () => {
+      const now = ok(await run(["get", "mcp", "worker", "-o", "jsonpath={.spec.configuration.name}"]));
+      return now !== before ? now : undefined;
+    });
+    await eventually("the rollout to finish", async () => {
+      const out = ok(
+        await run([
+          "get",
+          "mcp",
+          "worker",
+          "-o",
+          "jsonpath={.spec.configuration.name} {.status.configuration.name} {.status.updatedMachineCount}/{.status.machineCount}",
+        ]),
+      );
+      const [desired, current, counts] = out.split(" ");
+      const [updated, total] = counts.split("/");
+      return desired === current && updated === total ? out : undefined;
+    });
+    assert.match(
+      ok(await run(["wait", "--for=condition=Updated", "mcp/worker", "--timeout=30s"])),
+      /condition met/,
+    );
+  });
+
+  it("degrades a node through the control endpoint until the fault is cleared", async () => {
+    const worker = sim.cluster.workerNodes[0];
+    const control = (body: object) =>
+      new Promise<number>((resolve, reject) => {
+        const payload = JSON.stringify(body);
+        const url = new URL("/simulator/faults", sim.server);
+        const ca = Buffer.from(
+          /certificate-authority-data: (\S+)/.exec(sim.kubeconfig)![1],
+          "base64",
+        ).toString();
+        const req = https.request(
+          {
+            host: url.hostname,
+            port: url.port,
+            path: url.pathname,
+            method: "POST",
+            ca,
+            headers: {
+              Authorization: `Bearer ${sim.token}`,
+              "Content-Type": "application/json",
+              "Content-Length": Buffer.byteLength(payload),
+            },
+          },
+          (res) => {
+            res.resume();
+            res.on("end", () => resolve(res.statusCode ?? 0));
+          },
+        );
+        req.on("error", reject);
+        req.end(payload);
+      });
+    assert.equal(await control({ fault: "degradeNode", node: worker, reason: "disk on fire" }), 200);
+    assert.match(
+      ok(await run(["wait", "--for=condition=NodeDegraded", "mcp/worker", "--timeout=30s"])),
+      /condition met/,
+    );
+    const reason = ok(
+      await run([
+        "get",
+        "node",
+        worker,
+        "-o",
+        "jsonpath={.metadata.annotations.machineconfiguration\\.openshift\\.io/reason}",
+      ]),
+    );
+    assert.match(reason, /disk on fire/);
+    assert.equal(await control({ fault: "clearClusterFaults" }), 200);
+    // Polled rather than `kubectl wait --for=condition=X=False`, which older kubectl clients lack.
+    await eventually("the pool to recover", async () => {
+      const status = ok(
+        await run([
+          "get",
+          "mcp",
+          "worker",
+          "-o",
+          'jsonpath={.status.conditions[?(@.type=="NodeDegraded")].status}',
+        ]),
+      );
+      return status === "False" ? status : undefined;
+    });
+  });
+});
+
+describe("startSimulator with @kubernetes/client-node", function () {
+  let sim: Simulator;
+
+  before(async () => {
+    sim = await startSimulator({ platform: "azure", speed: 1000, crdDir: false, token: "fixed-token" });
+  });
+
+  after(() => sim?.stop());
+
+  it("serves the seeded Azure cluster without CRD validation and cleans up on stop", async () => {
+    const kc = new KubeConfig();
+    kc.loadFromFile(sim.kubeconfigPath);
+    assert.equal(kc.getCurrentUser()?.token, "fixed-token");
+    const nodes = await kc.makeApiClient(CoreV1Api).listNode();
+    assert.equal(nodes.items.length, 6);
+    const infra = (await kc.makeApiClient(CustomObjectsApi).getClusterCustomObject({
+      group: "config.openshift.io",
+      version: "v1",
+      plural: "infrastructures",
+      name: "cluster",
+    })) as { status: { platformStatus: { type: string } } };
+    assert.equal(infra.status.platformStatus.type, "Azure");
+    for (const name of ["degradeNode", "driftFile", "failCsv", "clearClusterFaults", "dropWatches"]) {
+      assert.ok(sim.faults.names().includes(name), name);
+    }
+    const path = sim.kubeconfigPath;
+    await sim.stop();
+    assert.equal(fs.existsSync(path), false, "the temporary kubeconfig is removed");
+  });
+});

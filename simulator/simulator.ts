@@ -1,0 +1,96 @@
+/**
+ * The local OpenShift simulator: an in-memory store seeded with a cluster, the controllers that make it
+ * behave (machine-api, MCO, OLM, WMCO) and the HTTPS API server real clients talk to.
+ */
+import { ApiServer, ServerFaults } from "./apiserver";
+import { createClock } from "./clock";
+import { seedCluster, SeededCluster } from "./cluster/seed";
+import { startControllers } from "./controllers";
+import { CrdSchemas, defaultCrdDir } from "./schema";
+import { MemoryStore } from "./store";
+
+export interface SimulatorOptions {
+  platform?: "aws" | "azure";
+  /** Simulated milliseconds per real millisecond: 1 is human-paced, tests use hundreds. */
+  speed?: number;
+  /** CRD directory for validation and pruning; `false` serves custom resources unvalidated. */
+  crdDir?: string | false;
+  /** Port on 127.0.0.1 (0 or omitted: a free one). */
+  port?: number;
+  /** Where to write the kubeconfig (default: a temporary file removed on stop). */
+  kubeconfigPath?: string;
+  /** Bearer token clients use (default: random). */
+  token?: string;
+}
+
+export interface Simulator {
+  kubeconfigPath: string;
+  /** The kubeconfig's content (cluster CA, server URL, token). */
+  kubeconfig: string;
+  server: string;
+  token: string;
+  store: MemoryStore;
+  cluster: SeededCluster;
+  /** API-level faults, plus the cluster-level ones under their names (see `faults.names()`). */
+  faults: ServerFaults;
+  stop(): Promise<void>;
+}
+
+export async function startSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
+  const platform = options.platform ?? "aws";
+  const clock = createClock(options.speed ?? 1);
+  const store = new MemoryStore({ now: () => clock.now() });
+  const cluster = seedCluster(store, { platform, now: clock.now() });
+  const crdDir = options.crdDir === undefined ? defaultCrdDir() : options.crdDir;
+  const schemas = crdDir === false ? undefined : CrdSchemas.load(crdDir);
+  const controllers = startControllers({ store, clock, platform });
+  let api: ApiServer;
+  try {
+    api = await ApiServer.start({
+      store,
+      schemas,
+      port: options.port,
+      token: options.token,
+      kubeconfigPath: options.kubeconfigPath,
+      now: () => clock.now(),
+    });
+  } catch (error) {
+    controllers.stop();
+    clock.stop();
+    throw error;
+  }
+  const cf = controllers.faults;
+  const text = (params: Record<string, unknown>, key: string): string => {
+    const value = params[key];
+    if (typeof value !== "string" || !value) throw new Error(`"${key}" must be a non-empty string`);
+    return value;
+  };
+  const optional = (params: Record<string, unknown>, key: string) =>
+    typeof params[key] === "string" ? (params[key] as string) : undefined;
+  api.faults.registerAll({
+    degradeNode: (p) => cf.degradeNode(text(p, "node"), text(p, "reason")),
+    driftFile: (p) => cf.driftFile(text(p, "node"), text(p, "path")),
+    failCsv: (p) =>
+      cf.failCsv(text(p, "namespace"), text(p, "name"), optional(p, "reason"), optional(p, "message")),
+    clearClusterFaults: () => cf.clear(),
+    clusterFaults: () => cf.list(),
+  });
+
+  let stopped = false;
+  return {
+    kubeconfigPath: api.kubeconfigPath,
+    kubeconfig: api.kubeconfig,
+    server: api.url,
+    token: api.token,
+    store,
+    cluster,
+    faults: api.faults,
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      controllers.stop();
+      clock.stop();
+      await api.stop();
+    },
+  };
+}
