@@ -94,5 +94,10 @@ async function main(): Promise<void> {
 
 main().catch((error) => {
   console.error(error instanceof Error ? error.message : error);
+  if ((error as NodeJS.ErrnoException)?.code === "ENOENT") {
+    console.error(
+      "The CRD directory is missing: point --crds (or OPENSHIFT_CRDS_DIR) at it, or run with --crds none.",
+    );
+  }
   process.exit(1);
 });

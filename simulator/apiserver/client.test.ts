@@ -360,6 +360,32 @@ describe("API server with @kubernetes/client-node", function () {
     await expectCode(custom.getNamespacedCustomObject({ ...machines, name: "held" }), 404);
   });
 
+  it("keeps a deleted namespace Terminating until its content is gone", async () => {
+    await core.createNamespace({ body: { metadata: { name: "doomed" } } });
+    const created = await core.readNamespace({ name: "doomed" });
+    assert.deepEqual(created.spec?.finalizers, ["kubernetes"]);
+    assert.equal(created.metadata?.labels?.["kubernetes.io/metadata.name"], "doomed");
+    await core.createNamespacedConfigMap({
+      namespace: "doomed",
+      body: { metadata: { name: "held", finalizers: ["example.com/hold"] } },
+    });
+    await core.deleteNamespace({ name: "doomed" });
+    assert.equal((await core.readNamespace({ name: "doomed" })).status?.phase, "Terminating");
+    const refused = await expectCode(
+      core.createNamespacedConfigMap({ namespace: "doomed", body: { metadata: { name: "late" } } }),
+      403,
+    );
+    assert.match(
+      String(refused.message),
+      /unable to create new content in namespace doomed because it is being terminated/,
+    );
+    await core.patchNamespacedConfigMap(
+      { name: "held", namespace: "doomed", body: { metadata: { finalizers: null } } },
+      setHeaderOptions("Content-Type", PatchStrategy.MergePatch),
+    );
+    await expectCode(core.readNamespace({ name: "doomed" }), 404);
+  });
+
   it("merges strategic patches of built-in kinds by their merge keys", async () => {
     await core.createNode({
       body: {

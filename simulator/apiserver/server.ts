@@ -39,7 +39,7 @@ import { jsonPatch, mergePatch, PatchError, strategicMergePatch } from "./patch"
 import { decodeProtobuf, openApiV2Protobuf, ProtobufError } from "./protobuf";
 import { apiVersionOf, ResourceRegistry, ResourceType } from "./resources";
 import { parseFieldSelector, parseLabelSelector, SelectorError } from "./selectors";
-import { ApiError, errors, Status } from "./status";
+import { ApiError, errors, qualifiedResource, Status } from "./status";
 import { toTable } from "./table";
 import { generateServingCertificates } from "./tls";
 
@@ -788,11 +788,20 @@ export class ApiServer implements FaultTarget {
     throw error;
   }
 
-  private checkNamespace(target: Target): void {
+  private checkNamespace(target: Target, name: string): void {
     if (!target.resource.namespaced) return;
     const ns = target.namespace ?? "";
-    if (!this.store.get({ apiVersion: "v1", kind: "Namespace", name: ns }))
-      throw errors.notFound("namespaces", "", ns);
+    const namespace = this.store.get({ apiVersion: "v1", kind: "Namespace", name: ns });
+    if (!namespace) throw errors.notFound("namespaces", "", ns);
+    if (namespace.metadata.deletionTimestamp !== undefined) {
+      const { plural, group } = target.resource;
+      throw new ApiError(
+        403,
+        "Forbidden",
+        `${qualifiedResource(plural, group)} "${name}" is forbidden: unable to create new content in namespace ${ns} because it is being terminated`,
+        { name, group, kind: plural },
+      );
+    }
   }
 
   /** Fills apiVersion/kind and checks that body and URL agree, as the real decoder does. */
@@ -886,15 +895,10 @@ export class ApiServer implements FaultTarget {
   private create(request: Request, target: Target): void {
     const dryRun = this.dryRun(request);
     const object = this.normalize(target, this.decodeObject(request), true);
-    const meta = object.metadata;
-    delete meta.managedFields;
-    if (target.resource.status && target.resource.kind !== "Node") delete object.status;
-    if (target.resource.kind === "Namespace") {
-      object.status = { phase: "Active" };
-      if (meta.name) meta.labels = { ...meta.labels, "kubernetes.io/metadata.name": meta.name };
-    }
+    delete object.metadata.managedFields;
+    this.prepareCreate(target, object);
     const admitted = this.admit(request, target, object);
-    this.checkNamespace(target);
+    this.checkNamespace(target, admitted.metadata.name);
     trackUpdate(undefined, admitted, {
       manager: this.manager(request),
       types: this.listTypes(target),
@@ -912,6 +916,18 @@ export class ApiServer implements FaultTarget {
       this.storeError(target, error, admitted.metadata.name);
     }
     this.respondObject(request, target, 201, created);
+  }
+
+  /** What create strategies do before admission: status is not writable, namespaces start Active. */
+  private prepareCreate(target: Target, object: KubeObject): KubeObject {
+    if (target.resource.status && target.resource.kind !== "Node") delete object.status;
+    if (target.resource.kind === "Namespace") {
+      object.spec = { ...(isObject(object.spec) ? object.spec : {}), finalizers: ["kubernetes"] };
+      object.status = { phase: "Active" };
+      const name = object.metadata.name;
+      if (name) object.metadata.labels = { ...object.metadata.labels, "kubernetes.io/metadata.name": name };
+    }
+    return object;
   }
 
   private simulatedCreate(object: KubeObject): KubeObject {
@@ -1063,10 +1079,9 @@ export class ApiServer implements FaultTarget {
     if (!existing) {
       if (target.subresource)
         throw errors.notFound(target.resource.plural, target.resource.group, target.name ?? "");
-      const object = this.normalize(target, result, true);
-      if (target.resource.status) delete object.status;
+      const object = this.prepareCreate(target, this.normalize(target, result, true));
       const admitted = this.admit(request, target, object);
-      this.checkNamespace(target);
+      this.checkNamespace(target, admitted.metadata.name);
       if (dryRun) return this.respondObject(request, target, 201, this.simulatedCreate(admitted));
       let created: KubeObject;
       try {
