@@ -26,8 +26,9 @@ async function checkProgram(
 }
 
 describe("every rendered manifest against the upstream CRDs", () => {
-  it("the root example (AWS infra pool, patches, MachineConfig, KubeletConfig)", async () => {
-    assert.equal(await checkProgram("examples/aws-infra-windows/index.ts"), 8);
+  it("the root example (AWS infra pool, patches, MachineConfig, KubeletConfig, Windows pool)", async () => {
+    // 8 for the infra side, then the Windows MachineSet, OperatorGroup and Subscription.
+    assert.equal(await checkProgram("examples/aws-infra-windows/index.ts"), 11);
   });
 
   it("an Azure infra pool with every option", async () => {

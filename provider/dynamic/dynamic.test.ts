@@ -27,8 +27,9 @@ import {
   poolTarget,
   Simulator,
   startTestSimulator,
+  subscribeToWmco,
   workerNodes,
-} from "../testing/fixtures.test";
+} from "../../test/simulator-fixture";
 
 // The serialized provider runs as Pulumi's dynamic-provider host runs it.
 const requireFromString = require("require-from-string") as (code: string) => { handler: () => Provider };
@@ -161,20 +162,43 @@ describe("waiter providers: check and diff", () => {
 describe("waiter progress outside the process", () => {
   it("appends JSON lines to OPENSHIFT_TOPOLOGY_PROGRESS_FILE for a process that runs pulumi", () => {
     const file = join(mkdtempSync(join(tmpdir(), "progress-")), "progress.jsonl");
-    const saved = { file: process.env.OPENSHIFT_TOPOLOGY_PROGRESS_FILE, log: process.env.OPENSHIFT_TOPOLOGY_PROGRESS_LOG };
+    const saved = {
+      file: process.env.OPENSHIFT_TOPOLOGY_PROGRESS_FILE,
+      log: process.env.OPENSHIFT_TOPOLOGY_PROGRESS_LOG,
+    };
     process.env.OPENSHIFT_TOPOLOGY_PROGRESS_FILE = file;
     process.env.OPENSHIFT_TOPOLOGY_PROGRESS_LOG = "0";
     try {
       const sink = providerProgress("PoolRollout pool/infra");
-      sink({ waiter: "pool infra", state: "waiting", message: "pool infra: 1/3 updated -> rendered-infra-1a2b", done: 1, total: 3, elapsedMs: 10 });
-      sink({ waiter: "pool infra", state: "done", message: "pool infra: 3/3 updated -> rendered-infra-1a2b", done: 3, total: 3, elapsedMs: 20 });
+      sink({
+        waiter: "pool infra",
+        state: "waiting",
+        message: "pool infra: 1/3 updated -> rendered-infra-1a2b",
+        done: 1,
+        total: 3,
+        elapsedMs: 10,
+      });
+      sink({
+        waiter: "pool infra",
+        state: "done",
+        message: "pool infra: 3/3 updated -> rendered-infra-1a2b",
+        done: 3,
+        total: 3,
+        elapsedMs: 20,
+      });
     } finally {
-      for (const [key, value] of [["OPENSHIFT_TOPOLOGY_PROGRESS_FILE", saved.file], ["OPENSHIFT_TOPOLOGY_PROGRESS_LOG", saved.log]] as const) {
+      for (const [key, value] of [
+        ["OPENSHIFT_TOPOLOGY_PROGRESS_FILE", saved.file],
+        ["OPENSHIFT_TOPOLOGY_PROGRESS_LOG", saved.log],
+      ] as const) {
         if (value === undefined) delete process.env[key];
         else process.env[key] = value;
       }
     }
-    const lines = readFileSync(file, "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    const lines = readFileSync(file, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     assert.deepEqual(
       lines.map((l) => [l.resource, l.state, l.done, l.total]),
       [
@@ -314,5 +338,30 @@ describe("serialization proof: the provider Pulumi serializes runs against the s
       .list(K.machine.apiVersion, K.machine.kind, { namespace: "openshift-machine-api" })
       .filter((m) => m.metadata.labels?.["machine.openshift.io/cluster-api-machineset"] === "infra-b");
     assert.deepEqual(left, []);
+  });
+
+  it("a deserialized OperatorInstall installs the operator and its delete removes the Subscription and the CSV", async () => {
+    subscribeToWmco(sim);
+    new OperatorInstall("wmco", {
+      kubeconfig: sim.kubeconfig,
+      namespace: "openshift-windows-machine-config-operator",
+      subscription: "windows-machine-config-operator",
+      timeoutSeconds: DEADLINE_MS / 1000,
+    });
+    const inputs = await registered("pulumi-nodejs:dynamic:OperatorInstall");
+    const install = requireFromString(inputs.__provider as string).handler();
+    const created = await install.create({ ...inputs, kubeconfig: unwrapSecret(inputs.kubeconfig) });
+    const csv = created.outs.installedCSV as string;
+    assert.equal(created.outs.phase, "Succeeded");
+    const csvKey = keyOf(K.csv, csv, "openshift-windows-machine-config-operator");
+    assert.ok(sim.store.get(csvKey));
+    await install.delete(created.id, created.outs);
+    assert.equal(
+      sim.store.get(
+        keyOf(K.subscription, "windows-machine-config-operator", "openshift-windows-machine-config-operator"),
+      ),
+      undefined,
+    );
+    assert.equal(sim.store.get(csvKey), undefined, "OLM would have left the CSV: the waiter removes it");
   });
 });

@@ -1,6 +1,13 @@
 import { CustomResourceOptions, dynamic, Input, Output, secret } from "@pulumi/pulumi";
-import { observeOperatorInstall, waitForOperatorInstall } from "../waiting";
-import { checkName, DEFAULT_TIMEOUT_SECONDS, timeoutsFrom, WaiterInputs, waiterProvider } from "./common";
+import { observeOperatorInstall, uninstallOperator, waitForOperatorInstall } from "../waiting";
+import {
+  checkName,
+  DEFAULT_TIMEOUT_SECONDS,
+  providerProgress,
+  timeoutsFrom,
+  WaiterInputs,
+  waiterProvider,
+} from "./common";
 
 export interface OperatorInstallInputs extends WaiterInputs {
   namespace: string;
@@ -38,6 +45,17 @@ export const operatorInstallProvider = waiterProvider<OperatorInstallInputs, Ope
       phase: result.phase,
       approvedInstallPlan: result.approvedInstallPlan ?? "",
     };
+  },
+  // OLM leaves the CSV installed when only the Subscription goes, so destroying the install removes both.
+  async remove(props) {
+    await uninstallOperator({
+      kubeconfig: props.kubeconfig,
+      namespace: props.namespace,
+      subscription: props.subscription,
+      csv: props.installedCSV,
+      timeoutMs: (props.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS) * 1000,
+      onProgress: providerProgress(`OperatorInstall ${props.namespace}/${props.subscription}`),
+    });
   },
   async observe(inputs) {
     const e = await observeOperatorInstall({ ...inputs, timeoutMs: 60_000 });

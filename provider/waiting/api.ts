@@ -47,6 +47,13 @@ export interface ApiClient {
     patch: unknown,
     signal?: AbortSignal,
   ): Promise<KubeObject>;
+  /** Deletes an object (foreground, so dependents go first); false when it was already gone. */
+  delete(
+    resource: ResourceKind,
+    name: string,
+    namespace: string | undefined,
+    signal?: AbortSignal,
+  ): Promise<boolean>;
   /**
    * Streams events until the server ends the response (resolves) or the connection fails (rejects).
    * An HTTP error status rejects before any event.
@@ -209,7 +216,7 @@ export function createApiClient(kubeconfig: string, clientOptions: ApiClientOpti
     }
     const status = response.statusCode ?? 0;
     if (status < 200 || status >= 300) {
-      if (status === 404 && method === "GET") return { status, value: undefined };
+      if (status === 404 && (method === "GET" || method === "DELETE")) return { status, value: undefined };
       throw statusError(response, text);
     }
     return { status, value: JSON.parse(text) as unknown };
@@ -249,6 +256,17 @@ export function createApiClient(kubeconfig: string, clientOptions: ApiClientOpti
         signal,
       );
       return value as KubeObject;
+    },
+
+    async delete(resource, name, namespace, signal) {
+      const { status } = await json(
+        "DELETE",
+        resourcePath(resource, namespace, name),
+        { kind: "DeleteOptions", apiVersion: "v1", propagationPolicy: "Foreground" },
+        { "Content-Type": "application/json" },
+        signal,
+      );
+      return status !== 404;
     },
 
     async watch(resource, selectors, handlers, signal) {

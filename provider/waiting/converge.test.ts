@@ -33,6 +33,10 @@ function scriptedClient(lists: Array<ListResult | Error>, watches: Step[]) {
       requests++;
       return { metadata: { name: "x" } };
     },
+    async delete() {
+      requests++;
+      return true;
+    },
     async watch(_resource, selectors, handlers, signal) {
       requests++;
       calls.push(`watch@${selectors.resourceVersion}`);

@@ -99,13 +99,10 @@ export function field<T = unknown>(object: unknown, ...path: Array<string | numb
   return cur as T | undefined;
 }
 
-export function conditionOf(object: unknown, type: string, ...path: string[]): Condition | undefined {
-  const conditions = field<Condition[]>(object, ...(path.length > 0 ? path : ["status", "conditions"]));
+/** The condition of `type` in `status.conditions`. */
+export function conditionOf(object: unknown, type: string): Condition | undefined {
+  const conditions = field<Condition[]>(object, "status", "conditions");
   return Array.isArray(conditions) ? conditions.find((c) => c.type === type) : undefined;
-}
-
-export function isConditionTrue(object: unknown, type: string): boolean {
-  return conditionOf(object, type)?.status === "True";
 }
 
 export function annotationsOf(object: KubeObject | undefined): Record<string, string> {

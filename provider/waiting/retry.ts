@@ -92,3 +92,21 @@ export function describeApiError(error: unknown): string {
   if (e?.code) return `${e.code}: ${e.message}`;
   return String(e?.message ?? error);
 }
+
+/** Runs a single request, retrying what `isRetryable` allows with the same backoff, until the deadline. */
+export async function withRetry<T>(
+  request: () => Promise<T>,
+  options: { timeoutMs: number; retry?: RetryPolicy },
+): Promise<T> {
+  const policy = options.retry ?? DEFAULT_RETRY;
+  const deadline = Date.now() + options.timeoutMs;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await request();
+    } catch (e) {
+      const delay = retryDelay(e, attempt, policy);
+      if (!isRetryable(e) || Date.now() + delay > deadline) throw e;
+      await new Promise((resolve) => setTimeout(resolve, delay));
+    }
+  }
+}

@@ -3,6 +3,7 @@
  * becomes the predicate's observation, and how the predicate's needs become requests.
  */
 import { ApiClient, createApiClient } from "./api";
+import { withRetry } from "./retry";
 import {
   converge,
   ConvergeOptions,
@@ -242,12 +243,26 @@ function operatorInstall(options: OperatorOptions): ConvergeOptions<OperatorResu
         namespace: target.namespace,
         fieldSelector: `metadata.name=${target.subscription}`,
       },
-      { name: "installPlans", resource: KINDS.installPlan, namespace: target.namespace },
       { name: "csvs", resource: KINDS.csv, namespace: target.namespace },
     ],
     evaluate(view) {
+      const subscription = view.sources.subscription?.[0];
+      // InstallPlans matter only under Manual approval (an Automatic plan's failure shows as the
+      // Subscription's InstallPlanFailed), so they cost a list and a watch only then.
+      if (field(subscription, "spec", "installPlanApproval") === "Manual" && !view.sources.installPlans) {
+        return {
+          state: "waiting",
+          message: `operator ${target.namespace}/${target.subscription}: reading InstallPlans`,
+          needs: [
+            {
+              type: "source",
+              source: { name: "installPlans", resource: KINDS.installPlan, namespace: target.namespace },
+            },
+          ],
+        };
+      }
       const evaluation = evaluateOperatorInstall(target, {
-        subscription: view.sources.subscription?.[0],
+        subscription,
         installPlans: view.sources.installPlans ?? [],
         csvs: view.sources.csvs ?? [],
       });
@@ -286,6 +301,56 @@ export function waitForOperatorInstall(options: OperatorOptions): Promise<Outcom
 
 export function observeOperatorInstall(options: OperatorOptions): Promise<Evaluation<OperatorResult>> {
   return observe(operatorInstall(options));
+}
+
+export interface OperatorRemovalOptions extends WaitOptions, ClusterAccess {
+  namespace: string;
+  subscription: string;
+  /** The CSV the Subscription installed; OLM keeps it when only the Subscription is deleted. */
+  csv?: string;
+}
+
+/**
+ * Uninstalls an operator as OLM wants it done: the Subscription first (so nothing reinstalls the CSV),
+ * then the CSV it installed, and waits until both are gone.
+ */
+export async function uninstallOperator(options: OperatorRemovalOptions): Promise<Outcome<{ csv: string }>> {
+  const client = clientOf(options);
+  const csv = options.csv ?? "";
+  await withRetry(() => client.delete(KINDS.subscription, options.subscription, options.namespace), options);
+  if (csv) await withRetry(() => client.delete(KINDS.csv, csv, options.namespace), options);
+  const label = `removal of operator ${options.namespace}/${options.subscription}`;
+  return converge({
+    ...options,
+    client,
+    waiter: label,
+    sources: [
+      {
+        name: "subscription",
+        resource: KINDS.subscription,
+        namespace: options.namespace,
+        fieldSelector: `metadata.name=${options.subscription}`,
+      },
+      ...(csv
+        ? [
+            {
+              name: "csv",
+              resource: KINDS.csv,
+              namespace: options.namespace,
+              fieldSelector: `metadata.name=${csv}`,
+            },
+          ]
+        : []),
+    ],
+    evaluate(view) {
+      const left = [...(view.sources.subscription ?? []), ...(view.sources.csv ?? [])].map(
+        (o) => `${o.kind} ${o.metadata.name}`,
+      );
+      return left.length === 0
+        ? { state: "done", message: `${label}: gone`, result: { csv } }
+        : { state: "waiting", message: `${label}: waiting for ${left.join(", ")} to go`, result: { csv } };
+    },
+  });
 }
 
 // ---- Windows nodes ----

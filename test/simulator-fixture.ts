@@ -1,12 +1,11 @@
 /**
  * Test helpers shared by the waiter tests: one simulator per suite at test speed, and the simulator's
- * own fixtures (MachineSets cloned from the installer's, the WMCO subscription) bound to it. The name
- * ends in `.test.ts` so that the package build, which excludes tests, leaves the simulator out of dist.
+ * own fixtures (MachineSets cloned from the installer's, the WMCO subscription) bound to it.
  */
-import { startSimulator, Simulator } from "../../simulator/simulator";
-import { K, machineSetFrom, Sim, subscribeWmco } from "../../simulator/controllers/testing";
-import { keyOf } from "../../simulator/controllers/util";
-import { KubeObject as StoreObject } from "../../simulator/store/types";
+import { startSimulator, Simulator } from "../simulator/simulator";
+import { K, machineSetFrom, Sim, subscribeWmco } from "../simulator/controllers/testing";
+import { keyOf } from "../simulator/controllers/util";
+import { KubeObject as StoreObject } from "../simulator/store/types";
 
 /** Fast enough for a 3-node rollout in about 0.1 s. */
 export const SPEED = 1000;
