@@ -90,9 +90,11 @@ export class InfraNodePool extends pulumi.ComponentResource {
     const waits = waiting(args, this);
     const facts = resolveClusterFacts(name, args, kopts);
     const zones = resolveZones(args, facts, { parent: this });
+    // ROLES infra,worker as in seed 001; the custom pool still claims these nodes from worker.
+    const nodeRoleLabels = { [`node-role.kubernetes.io/${role}`]: "", "node-role.kubernetes.io/worker": "" };
     const machineSets = declareMachineSets(name, args, facts, zones, {
       role,
-      nodeLabels: { [`node-role.kubernetes.io/${role}`]: "", "node-role.kubernetes.io/worker": "" },
+      nodeLabels: nodeRoleLabels,
       taints,
       image:
         args.image !== undefined
@@ -110,7 +112,6 @@ export class InfraNodePool extends pulumi.ComponentResource {
       waiting: waits,
     });
 
-    const nodeRoleLabels = { [`node-role.kubernetes.io/${role}`]: "", "node-role.kubernetes.io/worker": "" };
     const ready =
       waits &&
       new MachineSetReady(
