@@ -33,7 +33,7 @@ describe("the root example under the mock runtime", () => {
         "kubernetes.io/arch": "amd64",
         "node.kubernetes.io/windows-build": "10.0.20348",
       },
-      tolerations: [{ key: "os", value: "Windows", effect: "NoSchedule" }],
+      tolerations: [{ key: "os", operator: "Equal", value: "Windows", effect: "NoSchedule" }],
     });
     const windows = manifests.find(
       (m) => (m.metadata as { name: string }).name === "cluster-zbwlg-cbgq7-windows-worker-us-east-2a",

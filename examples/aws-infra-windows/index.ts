@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
-// In your own project: import { InfraNodePool, KubeletConfig, MachineConfig } from "@openshift-topology/pulumi";
-import { InfraNodePool, KubeletConfig, MachineConfig } from "../../index";
+// In your own project: import { InfraNodePool, KubeletConfig, MachineConfig, WindowsNodePool } from "@openshift-topology/pulumi";
+import { InfraNodePool, KubeletConfig, MachineConfig, WindowsNodePool } from "../../index";
 
 const config = new pulumi.Config();
 const zones = config.getObject<string[]>("zones") ?? ["us-east-2a", "us-east-2b", "us-east-2c"];
@@ -17,6 +17,8 @@ const infra = new InfraNodePool("infra", {
 });
 
 // Time servers for the infra nodes only: the infra pool inherits every worker config and adds its own.
+// Changing `timeServer` (pulumi config set timeServer ...) rolls the new file out node by node.
+const timeServer = config.get("timeServer") ?? "169.254.169.123";
 new MachineConfig("99-infra-chrony", {
   role: infra.role,
   files: [
@@ -24,7 +26,7 @@ new MachineConfig("99-infra-chrony", {
       path: "/etc/chrony.conf",
       mode: "0644",
       contents: {
-        text: "pool 169.254.169.123 iburst\ndriftfile /var/lib/chrony/drift\nmakestep 1.0 3\nrtcsync\n",
+        text: `pool ${timeServer} iburst\ndriftfile /var/lib/chrony/drift\nmakestep 1.0 3\nrtcsync\n`,
       },
     },
   ],
@@ -35,5 +37,20 @@ new KubeletConfig("infra-kubelet", {
   kubeletConfig: { maxPods: 250 },
 });
 
+// Windows Server 2022 workers: WMCO installed through OLM with a generated private key, Windows
+// MachineSets (the newest Amazon Windows Server 2022 AMI with containers), and a RuntimeClass that puts
+// pods on them.
+const windows = new WindowsNodePool("windows", {
+  zones: config.getObject<string[]>("windowsZones") ?? [zones[0]],
+  replicas: config.getNumber("windowsReplicas") ?? 1,
+  windowsServer: "2022",
+  // Given, it skips the AMI lookup (and the AWS credentials it needs), e.g. against the simulator.
+  image: config.get("windowsAmi"),
+  aws: { instanceType: config.get("windowsInstanceType") ?? "m5a.large" },
+});
+
 export const infraMachineSets = infra.machineSetNames;
 export const infraPlacement = infra.placement;
+export const windowsMachineSets = windows.machineSetNames;
+export const windowsRuntimeClass = windows.runtimeClassName;
+export const windowsKeyFingerprint = windows.privateKeyFingerprint;

@@ -1,0 +1,145 @@
+import * as assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { startSimulator, Simulator } from "../simulator/simulator";
+import { deploy, DeployEvent } from "./deploy";
+import { loadProject } from "./project";
+import { isSecret } from "./secrets";
+import { StackState } from "./state";
+
+const INFRA_POOL = path.join(__dirname, "testdata", "infra-pool");
+const WORKER_CONFIG = path.join(__dirname, "testdata", "worker-config");
+/** Fast enough that a rollout takes well under a second, slow enough that its steps are observable. */
+const SPEED = 500;
+
+function key(e: DeployEvent): string {
+  return `${e.type.split(":").pop()} ${e.name}`;
+}
+
+describe("deploy harness against the simulator", function () {
+  this.timeout(30_000);
+  let sim: Simulator;
+  let dir: string;
+  const quiet = process.env.OPENSHIFT_TOPOLOGY_PROGRESS_LOG;
+
+  before(async () => {
+    process.env.OPENSHIFT_TOPOLOGY_PROGRESS_LOG = "0";
+    sim = await startSimulator({ speed: SPEED });
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), "harness-test-"));
+  });
+  after(async () => {
+    if (quiet === undefined) delete process.env.OPENSHIFT_TOPOLOGY_PROGRESS_LOG;
+    else process.env.OPENSHIFT_TOPOLOGY_PROGRESS_LOG = quiet;
+    await sim?.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("applies a program in dependency order, waits until it converged, updates and deletes by revision", async () => {
+    const statePath = path.join(dir, "infra.json");
+    const events: DeployEvent[] = [];
+    const first = await deploy({
+      project: loadProject(INFRA_POOL),
+      kubeconfigPath: sim.kubeconfigPath,
+      statePath,
+      onEvent: (e) => events.push(e),
+    });
+    assert.deepEqual(first.errors, []);
+    assert.ok(first.ok);
+    const machineSet = "cluster-zbwlg-cbgq7-infra-us-east-2a";
+    assert.deepEqual(first.outputs.machineSets, [machineSet]);
+    const pool = sim.store.get({
+      apiVersion: "machineconfiguration.openshift.io/v1",
+      kind: "MachineConfigPool",
+      name: "infra",
+    }) as any;
+    assert.equal(first.outputs.renderedConfig, pool.status.configuration.name);
+    assert.equal(pool.status.updatedMachineCount, 1);
+
+    // What the SDK's ordering promises, seen from outside: nothing starts before what it depends on is done.
+    const at = (phase: DeployEvent["phase"], what: string) =>
+      events.findIndex((e) => e.phase === phase && key(e) === what);
+    assert.ok(at("done", "MachineConfigPool infra-pool") < at("start", "MachineSet infra-us-east-2a"));
+    assert.ok(
+      at("done", "MachineSetRemoval infra-us-east-2a-removal") < at("start", "MachineSet infra-us-east-2a"),
+    );
+    assert.ok(
+      at("done", "MachineSet infra-us-east-2a") < at("start", "MachineSetReady infra-machines-ready"),
+    );
+    assert.ok(
+      at("done", "MachineSetReady infra-machines-ready") < at("start", "PoolRollout infra-pool-rollout"),
+    );
+
+    const state = JSON.parse(fs.readFileSync(statePath, "utf8")) as StackState;
+    const rollout = state.resources.find((r) => r.name === "99-infra-motd-rollout")!;
+    assert.ok(isSecret(rollout.inputs.kubeconfig), "the kubeconfig stays marked secret in state");
+    assert.ok(isSecret(rollout.outputs.kubeconfig));
+
+    const second = await deploy({
+      project: loadProject(INFRA_POOL, "dev", ["motdText=second revision\n"]),
+      kubeconfigPath: sim.kubeconfigPath,
+      statePath,
+    });
+    assert.deepEqual(second.errors, []);
+    assert.equal(second.counts.update, 1, "only the changed MachineConfig's rollout waits again");
+    const rolled = sim.store.get({
+      apiVersion: "machineconfiguration.openshift.io/v1",
+      kind: "MachineConfigPool",
+      name: "infra",
+    }) as any;
+    assert.notEqual(rolled.status.configuration.name, pool.status.configuration.name);
+    assert.equal(rolled.status.updatedMachineCount, 1);
+
+    const third = await deploy({
+      project: loadProject(INFRA_POOL, "dev", ["motd=false"]),
+      kubeconfigPath: sim.kubeconfigPath,
+      statePath,
+    });
+    assert.deepEqual(third.errors, []);
+    assert.equal(third.counts.delete, 2, "the MachineConfig and its rollout waiter");
+    const mc = sim.store.get({
+      apiVersion: "machineconfiguration.openshift.io/v1",
+      kind: "MachineConfig",
+      name: "99-infra-motd",
+    });
+    assert.equal(mc, undefined);
+  });
+
+  it("fails with the waiter's message when the pool degrades, and the CLI exits non-zero", async () => {
+    const node = sim.cluster.workerNodes[0];
+    sim.faults.inject("degradeNode", { node, reason: "failed to write /etc/issue.d: read-only file system" });
+    const result = await deploy({
+      project: loadProject(WORKER_CONFIG),
+      kubeconfigPath: sim.kubeconfigPath,
+      statePath: path.join(dir, "worker.json"),
+    });
+    assert.equal(result.ok, false);
+    assert.equal(result.errors.length, 1, result.errors.join("\n"));
+    assert.match(result.errors[0], /^PoolRollout 99-worker-banner-rollout: /);
+    assert.match(result.errors[0], new RegExp(node.replaceAll(".", "\\.")));
+    assert.match(result.errors[0], /read-only file system/);
+
+    // Asynchronously: the simulator serving the child runs in this process.
+    const cli = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      execFile(
+        process.execPath,
+        ["-r", "ts-node/register/transpile-only", path.join(__dirname, "deploy.ts"), WORKER_CONFIG],
+        {
+          cwd: path.resolve(__dirname, ".."),
+          timeout: 25_000,
+          env: {
+            ...process.env,
+            KUBECONFIG: sim.kubeconfigPath,
+            OPENSHIFT_TOPOLOGY_PROGRESS_LOG: "0",
+            HOME: dir,
+          },
+        },
+        (error, _stdout, stderr) => resolve({ code: error ? (error.code as number | null) : 0, stderr }),
+      );
+    });
+    assert.equal(cli.code, 1, cli.stderr);
+    assert.match(cli.stderr, /error: PoolRollout 99-worker-banner-rollout: .*read-only file system/);
+    sim.faults.inject("clearClusterFaults");
+  });
+});

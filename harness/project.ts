@@ -1,0 +1,71 @@
+/**
+ * A Pulumi project as the CLI sees it: `Pulumi.yaml` (name, main) and a stack's `Pulumi.<stack>.yaml`
+ * config, turned into the `PULUMI_CONFIG` map the language host would hand the program.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { parse } from "yaml";
+
+export interface Project {
+  /** Directory holding Pulumi.yaml. */
+  dir: string;
+  name: string;
+  stack: string;
+  /** Absolute path of the program's entry module. */
+  main: string;
+  /** `project:key` -> value as the language host passes it (structured values as JSON). */
+  config: Record<string, string>;
+}
+
+/** Directory of the `main` module: examples keep their fixtures next to their program. */
+export function programDir(project: Project): string {
+  return path.dirname(project.main);
+}
+
+function configValue(key: string, value: unknown, file: string): string {
+  if (value !== null && typeof value === "object" && "secure" in (value as object)) {
+    throw new Error(
+      `${file}: ${key} is an encrypted (secure) value; the harness has no secrets provider, set it with --config instead`,
+    );
+  }
+  return typeof value === "string" ? value : JSON.stringify(value);
+}
+
+function qualified(projectName: string, key: string): string {
+  return key.includes(":") ? key : `${projectName}:${key}`;
+}
+
+/**
+ * Loads the project in `location` (a directory or its Pulumi.yaml) with the stack's config file, if
+ * any, and `overrides` (`key=value`, as `pulumi config set key value`) on top.
+ */
+export function loadProject(location: string, stack = "dev", overrides: string[] = []): Project {
+  const file = location.endsWith(".yaml") ? path.resolve(location) : path.resolve(location, "Pulumi.yaml");
+  if (!fs.existsSync(file)) throw new Error(`no Pulumi project: ${file} does not exist`);
+  const dir = path.dirname(file);
+  const doc = (parse(fs.readFileSync(file, "utf8")) ?? {}) as { name?: string; main?: string };
+  if (!doc.name) throw new Error(`${file} has no project name`);
+  const mainPath = path.resolve(dir, doc.main ?? "index.ts");
+  const main =
+    fs.existsSync(mainPath) && fs.statSync(mainPath).isDirectory()
+      ? path.join(mainPath, "index.ts")
+      : mainPath;
+  if (!fs.existsSync(main)) throw new Error(`${file}: the program ${main} does not exist`);
+
+  const config: Record<string, string> = {};
+  const stackFile = path.join(dir, `Pulumi.${stack}.yaml`);
+  if (fs.existsSync(stackFile)) {
+    const stackDoc = (parse(fs.readFileSync(stackFile, "utf8")) ?? {}) as {
+      config?: Record<string, unknown>;
+    };
+    for (const [key, value] of Object.entries(stackDoc.config ?? {})) {
+      config[qualified(doc.name, key)] = configValue(key, value, stackFile);
+    }
+  }
+  for (const override of overrides) {
+    const at = override.indexOf("=");
+    if (at <= 0) throw new Error(`config override ${JSON.stringify(override)} must be key=value`);
+    config[qualified(doc.name, override.slice(0, at))] = override.slice(at + 1);
+  }
+  return { dir, name: doc.name, stack, main, config };
+}

@@ -1,0 +1,199 @@
+/**
+ * `npm run render -- <example> [--out dir] [--stack dev] [--config key=value]`: the manifests a program
+ * declares, one YAML file per resource, without a cluster or credentials. Reads of cluster objects and
+ * cloud lookups are answered from the example's fixtures; waiters are not manifests, so they are listed
+ * (in the summary and `_waiters.yaml`) instead of written. File names are `<kind>.<group>/[<namespace>/]<name>.yaml`
+ * (`.patch.yaml` for patches): a resource added or removed in a pull request adds or removes one file
+ * and renames none.
+ */
+import type * as pulumi from "@pulumi/pulumi";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { stringify } from "yaml";
+import { fixturesFor } from "./deploy";
+import { DYNAMIC_TYPE_PREFIX, PROVIDER_KEY } from "./dynamic";
+import { answerInvoke, answerRead, Fixtures } from "./fixtures";
+import { kubeType, manifestOf } from "./kube";
+import { loadProject, Project } from "./project";
+import { evaluate, HarnessMocks, HarnessResourceArgs } from "./runtime";
+import { redact, reveal } from "./secrets";
+
+export interface RenderedManifest {
+  /** Path under the output directory. */
+  file: string;
+  /** The Pulumi resource that declares it. */
+  resource: string;
+  patch: boolean;
+  manifest: Record<string, unknown>;
+}
+
+export interface RenderedWaiter {
+  type: string;
+  name: string;
+  /** Inputs without the kubeconfig and the serialized provider. */
+  inputs: Record<string, unknown>;
+}
+
+export interface Rendering {
+  manifests: RenderedManifest[];
+  waiters: RenderedWaiter[];
+  errors: string[];
+}
+
+/** A kubeconfig that names no real cluster: components want one for their waiters, which render never runs. */
+const PLACEHOLDER_KUBECONFIG = path.join(__dirname, "render-kubeconfig.yaml");
+
+const KEY_ORDER = ["apiVersion", "kind", "metadata"];
+
+/** apiVersion, kind and metadata first, the rest as the program declared it. */
+function ordered(manifest: Record<string, unknown>): Record<string, unknown> {
+  const keys = [
+    ...KEY_ORDER.filter((k) => k in manifest),
+    ...Object.keys(manifest).filter((k) => !KEY_ORDER.includes(k)),
+  ];
+  return Object.fromEntries(keys.map((k) => [k, manifest[k]]));
+}
+
+export function manifestFile(manifest: Record<string, unknown>, patch: boolean): string {
+  const apiVersion = String(manifest.apiVersion);
+  const group = apiVersion.includes("/") ? apiVersion.slice(0, apiVersion.indexOf("/")) : "";
+  const kind = String(manifest.kind).toLowerCase();
+  const meta = (manifest.metadata ?? {}) as { name?: string; namespace?: string };
+  const name = meta.name ?? "unnamed";
+  const dir = group ? `${kind}.${group}` : kind;
+  return path.join(dir, ...(meta.namespace ? [meta.namespace] : []), `${name}${patch ? ".patch" : ""}.yaml`);
+}
+
+class RenderMocks implements HarnessMocks {
+  readonly manifests: RenderedManifest[] = [];
+  readonly waiters: RenderedWaiter[] = [];
+
+  constructor(private readonly fixtures: Fixtures) {}
+
+  call(args: pulumi.runtime.MockCallArgs): Record<string, unknown> {
+    return answerInvoke(this.fixtures, args.token, reveal(args.inputs) as Record<string, unknown>);
+  }
+
+  async newResource(args: HarnessResourceArgs): Promise<pulumi.runtime.MockResourceResult> {
+    const k8s = kubeType(args.type);
+    if (args.id) {
+      if (!k8s) throw new Error(`${args.name}: render cannot read resources of type ${args.type}`);
+      return { id: args.id, state: answerRead(this.fixtures, k8s.apiVersion, k8s.kind, args.id) };
+    }
+    if (!args.custom) return { id: undefined, state: {} };
+    if (k8s) {
+      const manifest = ordered(redact(manifestOf(k8s, args.inputs)) as Record<string, unknown>);
+      this.manifests.push({
+        file: manifestFile(manifest, k8s.patch),
+        resource: args.name,
+        patch: k8s.patch,
+        manifest,
+      });
+    } else if (args.type.startsWith(DYNAMIC_TYPE_PREFIX)) {
+      const { kubeconfig: _k, [PROVIDER_KEY]: _p, ...inputs } = args.inputs;
+      this.waiters.push({
+        type: args.type.slice(DYNAMIC_TYPE_PREFIX.length),
+        name: args.name,
+        inputs: redact(inputs) as Record<string, unknown>,
+      });
+    }
+    return { id: `${args.name}-rendered`, state: args.inputs };
+  }
+}
+
+/** Evaluates the project and returns its manifests and waiters in a stable order (by file, by name). */
+export async function render(
+  project: Project,
+  fixtures: Fixtures = fixturesFor(project),
+): Promise<Rendering> {
+  const mocks = new RenderMocks(fixtures);
+  const evaluation = await evaluate(project, mocks, { kubeconfigPath: PLACEHOLDER_KUBECONFIG });
+  const errors = evaluation.errors.map((e) => e.message);
+  const seen = new Map<string, string>();
+  for (const m of mocks.manifests) {
+    const other = seen.get(m.file);
+    if (other) errors.push(`resources ${other} and ${m.resource} both declare ${m.file}`);
+    seen.set(m.file, m.resource);
+  }
+  return {
+    manifests: [...mocks.manifests].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0)),
+    waiters: [...mocks.waiters].sort((a, b) => (a.type + a.name < b.type + b.name ? -1 : 1)),
+    errors,
+  };
+}
+
+/** Marks a directory as render output, so a later render may replace it. */
+const MARKER = ".rendered-manifests";
+
+/** Writes the rendering into `outDir` (replacing an earlier rendering there); returns the files written. */
+export function writeRendering(rendering: Rendering, outDir: string): string[] {
+  if (fs.existsSync(outDir) && fs.readdirSync(outDir).length > 0) {
+    if (!fs.existsSync(path.join(outDir, MARKER))) {
+      throw new Error(`${outDir} exists and was not written by render: choose another --out`);
+    }
+    fs.rmSync(outDir, { recursive: true });
+  }
+  fs.mkdirSync(outDir, { recursive: true });
+  fs.writeFileSync(path.join(outDir, MARKER), "Written by npm run render; replaced by the next render.\n");
+  const files: string[] = [];
+  for (const { file, manifest } of rendering.manifests) {
+    fs.mkdirSync(path.dirname(path.join(outDir, file)), { recursive: true });
+    fs.writeFileSync(path.join(outDir, file), stringify(manifest, { lineWidth: 0 }));
+    files.push(file);
+  }
+  const waiters = rendering.waiters.map((w) => ({ type: w.type, name: w.name, inputs: w.inputs }));
+  fs.writeFileSync(path.join(outDir, "_waiters.yaml"), stringify(waiters, { lineWidth: 0 }));
+  files.push("_waiters.yaml");
+  return files;
+}
+
+const USAGE = "usage: npm run render -- <example dir> [--out DIR] [--stack dev] [--config key=value]...";
+
+async function main(argv: string[]): Promise<number> {
+  let location: string | undefined;
+  let out: string | undefined;
+  let stack = "dev";
+  const overrides: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const flag = argv[i];
+    const value = () => {
+      const v = argv[++i];
+      if (v === undefined) throw new Error(`${flag} needs a value\n${USAGE}`);
+      return v;
+    };
+    if (flag === "--out") out = value();
+    else if (flag === "--stack") stack = value();
+    else if (flag === "--config") overrides.push(value());
+    else if (flag === "--help" || flag === "-h") {
+      console.log(USAGE);
+      return 0;
+    } else if (!location && !flag.startsWith("-")) location = flag;
+    else throw new Error(`unknown argument ${flag}\n${USAGE}`);
+  }
+  if (!location) throw new Error(USAGE);
+  const project = loadProject(location, stack, overrides);
+  const rendering = await render(project);
+  if (rendering.errors.length > 0) {
+    for (const error of rendering.errors) console.error(`error: ${error}`);
+    return 1;
+  }
+  const outDir = path.resolve(out ?? path.join("out", path.basename(path.resolve(location))));
+  const files = writeRendering(rendering, outDir);
+  for (const m of rendering.manifests) console.log(`  ${m.file}`);
+  console.log(`waiters (not manifests; listed in _waiters.yaml):`);
+  for (const w of rendering.waiters) console.log(`  ${w.type} ${w.name}`);
+  console.log(
+    `${rendering.manifests.length} manifests of ${project.name} (stack ${stack}) written to ${path.relative(process.cwd(), outDir) || "."}/ (${files.length} files)`,
+  );
+  return 0;
+}
+
+if (require.main === module) {
+  main(process.argv.slice(2)).then(
+    (code) => process.exit(code),
+    (error: Error) => {
+      console.error(error.message);
+      process.exit(1);
+    },
+  );
+}

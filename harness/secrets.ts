@@ -1,0 +1,60 @@
+/**
+ * Pulumi's wire form of a secret, as the mock runtime hands resource inputs over:
+ * `{ "4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270", value }`. The harness keeps
+ * the marker wherever a value is stored and strips it only where a provider or the cluster needs the value.
+ */
+
+export const SECRET_SIG_KEY = "4dabf18193072939515e22adb298388d";
+export const SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270";
+
+export interface SecretValue {
+  [SECRET_SIG_KEY]: typeof SECRET_SIG;
+  value: unknown;
+}
+
+export function isSecret(value: unknown): value is SecretValue {
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    (value as Record<string, unknown>)[SECRET_SIG_KEY] === SECRET_SIG
+  );
+}
+
+export function secret(value: unknown): SecretValue {
+  return { [SECRET_SIG_KEY]: SECRET_SIG, value };
+}
+
+/** The value with every secret marker removed (what the dynamic-provider host and the API server get). */
+export function reveal(value: unknown): unknown {
+  if (isSecret(value)) return reveal(value.value);
+  if (Array.isArray(value)) return value.map(reveal);
+  if (value !== null && typeof value === "object") {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, reveal(v)]));
+  }
+  return value;
+}
+
+/** The value with every secret replaced by a placeholder: safe to print or to write into a manifest. */
+export function redact(value: unknown, placeholder = "[secret]"): unknown {
+  if (isSecret(value)) return placeholder;
+  if (Array.isArray(value)) return value.map((v) => redact(v, placeholder));
+  if (value !== null && typeof value === "object") {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redact(v, placeholder)]));
+  }
+  return value;
+}
+
+/** Top-level keys of `inputs` that hold a secret. */
+export function secretKeys(inputs: Record<string, unknown>): string[] {
+  return Object.keys(inputs).filter((k) => isSecret(inputs[k]));
+}
+
+/** Marks the named top-level values secret, as the engine marks outputs of secret inputs and additional secret outputs. */
+export function markSecret(values: Record<string, unknown>, keys: Iterable<string>): Record<string, unknown> {
+  const marked = { ...values };
+  for (const key of keys) {
+    if (key in marked && marked[key] !== undefined && !isSecret(marked[key]))
+      marked[key] = secret(marked[key]);
+  }
+  return marked;
+}

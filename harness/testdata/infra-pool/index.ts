@@ -1,0 +1,19 @@
+import * as pulumi from "@pulumi/pulumi";
+import { InfraNodePool, MachineConfig } from "../../../index";
+
+const config = new pulumi.Config();
+// Tests run the simulator fast; a wait that has not converged in a minute never will.
+const waitTimeouts = { create: "60s", update: "60s", delete: "60s" };
+
+const infra = new InfraNodePool("infra", { zones: ["us-east-2a"], replicas: 1, waitTimeouts });
+
+if (config.getBoolean("motd") !== false) {
+  new MachineConfig("99-infra-motd", {
+    role: infra.role,
+    files: [{ path: "/etc/motd", contents: { text: config.get("motdText") ?? "first revision\n" } }],
+    waitTimeouts,
+  });
+}
+
+export const machineSets = infra.machineSetNames;
+export const renderedConfig = infra.renderedConfig;
