@@ -43,8 +43,18 @@ export const rsaPrivateKeyProvider: pulumi.dynamic.ResourceProvider<
 
   async create(inputs) {
     const crypto: typeof import("node:crypto") = require("node:crypto");
-    const { privateKey } = crypto.generateKeyPairSync("rsa", { modulusLength: inputs.bits });
-    const privateKeyPem = privateKey.export({ type: "pkcs1", format: "pem" }).toString();
+    // Asynchronous: a 4096-bit key takes about a second, which must not stall other waits in the process.
+    const privateKeyPem = await new Promise<string>((resolve, reject) =>
+      crypto.generateKeyPair(
+        "rsa",
+        {
+          modulusLength: inputs.bits,
+          privateKeyEncoding: { type: "pkcs1", format: "pem" },
+          publicKeyEncoding: { type: "spki", format: "pem" },
+        },
+        (error, _publicKey, privateKey) => (error ? reject(error) : resolve(privateKey)),
+      ),
+    );
     const fingerprint = publicKeyFingerprint(privateKeyPem);
     return { id: fingerprint, outs: { bits: inputs.bits, privateKeyPem, publicKeyFingerprint: fingerprint } };
   },
