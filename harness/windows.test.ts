@@ -1,0 +1,79 @@
+import * as assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { startSimulator, Simulator } from "../simulator/simulator";
+import { deploy } from "./deploy";
+import { loadProject } from "./project";
+
+const WINDOWS_POOL = path.join(__dirname, "testdata", "windows-pool");
+const WMCO_NS = "openshift-windows-machine-config-operator";
+const PINNED = "windows-machine-config-operator.v10.16.1";
+
+describe("a Windows pool end to end on the simulator", function () {
+  this.timeout(60_000);
+  let sim: Simulator;
+  let dir: string;
+  const quiet = process.env.OPENSHIFT_TOPOLOGY_PROGRESS_LOG;
+
+  before(async () => {
+    process.env.OPENSHIFT_TOPOLOGY_PROGRESS_LOG = "0";
+    sim = await startSimulator({ speed: 500 });
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), "harness-windows-"));
+  });
+  after(async () => {
+    if (quiet === undefined) delete process.env.OPENSHIFT_TOPOLOGY_PROGRESS_LOG;
+    else process.env.OPENSHIFT_TOPOLOGY_PROGRESS_LOG = quiet;
+    await sim?.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  const list = (apiVersion: string, kind: string, namespace?: string) =>
+    sim.store.list(apiVersion, kind, namespace ? { namespace } : undefined);
+  const windowsMachines = () =>
+    list("machine.openshift.io/v1beta1", "Machine", "openshift-machine-api").filter(
+      (m) => m.metadata.labels?.["machine.openshift.io/os-id"] === "Windows",
+    );
+
+  it("converges with only the pinned CSV installed, and destroy leaves no Windows machine and no CSV", async () => {
+    const statePath = path.join(dir, "state.json");
+    const up = await deploy({
+      project: loadProject(WINDOWS_POOL),
+      kubeconfigPath: sim.kubeconfigPath,
+      statePath,
+    });
+    assert.deepEqual(up.errors, []);
+    assert.equal(up.outputs.installedCSV, PINNED);
+    const nodes = up.outputs.configuredNodes as string[];
+    assert.equal(nodes.length, 1);
+    const node = sim.store.get({ apiVersion: "v1", kind: "Node", name: nodes[0] })!;
+    assert.equal(node.metadata.labels?.["kubernetes.io/os"], "windows");
+
+    // Manual approval: the pinned CSV's plan was approved, the upgrade plan OLM queued after it was not.
+    const plans = list("operators.coreos.com/v1alpha1", "InstallPlan", WMCO_NS);
+    const approved = plans.filter((p) => (p.spec as { approved?: boolean }).approved);
+    assert.deepEqual(
+      approved.map((p) => (p.spec as { clusterServiceVersionNames: string[] }).clusterServiceVersionNames),
+      [[PINNED]],
+    );
+    assert.deepEqual(
+      list("operators.coreos.com/v1alpha1", "ClusterServiceVersion", WMCO_NS).map((c) => c.metadata.name),
+      [PINNED],
+    );
+
+    const down = await deploy({
+      project: loadProject(WINDOWS_POOL, "dev", ["windows=false"]),
+      kubeconfigPath: sim.kubeconfigPath,
+      statePath,
+    });
+    assert.deepEqual(down.errors, []);
+    assert.deepEqual(windowsMachines(), [], "Windows machines are gone");
+    assert.equal(sim.store.get({ apiVersion: "v1", kind: "Node", name: nodes[0] }), undefined);
+    assert.deepEqual(
+      list("operators.coreos.com/v1alpha1", "ClusterServiceVersion", WMCO_NS),
+      [],
+      "no CSV is left",
+    );
+    assert.deepEqual(list("operators.coreos.com/v1alpha1", "Subscription", WMCO_NS), []);
+  });
+});
