@@ -6,7 +6,7 @@
  */
 import type { CustomResourceOptions, dynamic, Input } from "@pulumi/pulumi";
 import { createHash } from "node:crypto";
-import type { ProgressEvent, ProgressListener } from "../waiting";
+import type { Evaluation, ProgressEvent, ProgressListener } from "../waiting";
 
 /** Pulumi's marker for a value not known during preview. */
 export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
@@ -194,7 +194,7 @@ export function providerProgress(resource: string): ProgressListener {
   };
 }
 
-export interface WaiterDefinition<I extends WaiterInputs, O> {
+export interface WaiterDefinition<I extends WaiterInputs, O, R> {
   /** The resource type, for messages. */
   kind: string;
   /** Every input, in the order diffs list them. */
@@ -202,19 +202,31 @@ export interface WaiterDefinition<I extends WaiterInputs, O> {
   check(inputs: Record<string, unknown>): CheckFailure[];
   /** A stable id naming what is awaited. */
   id(inputs: I): string;
-  /** Waits until converged (create and update) and returns the outputs. */
-  wait(inputs: I, olds: I | undefined, progress: ProgressListener): Promise<O>;
-  /** The observed status without waiting or changing anything, for `read`. */
-  observe(inputs: I): Promise<Partial<O> & { converged: boolean; status: string }>;
+  /** Waits until converged (create and update) and returns the waiting core's result. */
+  wait(inputs: I, olds: I | undefined, progress: ProgressListener): Promise<R>;
+  /** The waiting core's evaluation without waiting or changing anything, for `read`. */
+  observe(inputs: I): Promise<Evaluation<R>>;
+  /** The resource's outputs from a result. */
+  outputs(result: R): O;
   /** What deleting the waiter waits for; absent: nothing. */
   remove?(props: I & O): Promise<void>;
 }
 
 export const DEFAULT_TIMEOUT_SECONDS = 1800;
 
+/** A waiter's deadline in milliseconds. */
+export function deadlineMs(seconds: number | undefined): number {
+  return (seconds ?? DEFAULT_TIMEOUT_SECONDS) * 1000;
+}
+
+/** Resource options of every waiter: the kubeconfig stays secret in outputs too. */
+export function waiterOptions(opts: CustomResourceOptions | undefined): CustomResourceOptions {
+  return { ...opts, additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), "kubeconfig"] };
+}
+
 /** The `pulumi.dynamic.ResourceProvider` of a waiter. */
-export function waiterProvider<I extends WaiterInputs, O>(
-  def: WaiterDefinition<I, O>,
+export function waiterProvider<I extends WaiterInputs, O, R>(
+  def: WaiterDefinition<I, O, R>,
 ): dynamic.ResourceProvider {
   const echo = (inputs: I) =>
     Object.fromEntries(def.inputKeys.map((k) => [k, (inputs as unknown as Record<string, unknown>)[k]]));
@@ -222,7 +234,7 @@ export function waiterProvider<I extends WaiterInputs, O>(
   // (mocha defines a global `run`), and the deserialized provider would then call the wrong function.
   const waitAndReport = async (inputs: I, olds: I | undefined) => {
     const started = Date.now();
-    const outs = await def.wait(inputs, olds, providerProgress(`${def.kind} ${def.id(inputs)}`));
+    const outs = def.outputs(await def.wait(inputs, olds, providerProgress(`${def.kind} ${def.id(inputs)}`)));
     return { ...echo(inputs), ...outs, durationSeconds: Math.round((Date.now() - started) / 100) / 10 };
   };
   return {
@@ -242,8 +254,9 @@ export function waiterProvider<I extends WaiterInputs, O>(
       return { outs: await waitAndReport(news, olds) };
     },
     async read(id: string, props: I & O) {
-      const observed = await def.observe(props);
-      return { id, props: { ...props, ...observed } };
+      const e = await def.observe(props);
+      const observed = e.result === undefined ? {} : def.outputs(e.result);
+      return { id, props: { ...props, ...observed, converged: e.state === "done", status: e.message } };
     },
     async delete(_id: string, props: I & O) {
       if (def.remove) await def.remove(props);

@@ -1,6 +1,7 @@
 import { CustomResourceOptions, dynamic, Input, Output, secret } from "@pulumi/pulumi";
 import {
   MACHINE_API_NAMESPACE,
+  MachineSetResult,
   observeMachineSets,
   waitForMachineSetsDeleted,
   waitForMachineSetsReady,
@@ -8,10 +9,11 @@ import {
 import {
   checkName,
   checkNames,
-  DEFAULT_TIMEOUT_SECONDS,
+  deadlineMs,
   providerProgress,
   timeoutsFrom,
   WaiterInputs,
+  waiterOptions,
   waiterProvider,
 } from "./common";
 
@@ -40,7 +42,11 @@ function checkLabels(inputs: Record<string, unknown>) {
   return [];
 }
 
-export const machineSetReadyProvider = waiterProvider<MachineSetReadyInputs, MachineSetReadyOutputs>({
+export const machineSetReadyProvider = waiterProvider<
+  MachineSetReadyInputs,
+  MachineSetReadyOutputs,
+  MachineSetResult
+>({
   kind: "MachineSetReady",
   inputKeys: ["kubeconfig", "namespace", "machineSets", "nodeLabels", "contentHash", "timeoutSeconds"],
   check: (inputs) => [
@@ -55,29 +61,17 @@ export const machineSetReadyProvider = waiterProvider<MachineSetReadyInputs, Mac
       namespace: inputs.namespace,
       machineSets: inputs.machineSets,
       nodeLabels: inputs.nodeLabels,
-      timeoutMs: (inputs.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS) * 1000,
+      timeoutMs: deadlineMs(inputs.timeoutSeconds),
       onProgress: progress,
     });
-    return {
-      machineCount: result.machineCount,
-      readyMachineCount: result.readyMachineCount,
-      nodes: result.nodes,
-    };
+    return result;
   },
-  async observe(inputs) {
-    const e = await observeMachineSets({ ...inputs, timeoutMs: 60_000 });
-    return {
-      converged: e.state === "done",
-      status: e.message,
-      ...(e.result
-        ? {
-            machineCount: e.result.machineCount,
-            readyMachineCount: e.result.readyMachineCount,
-            nodes: e.result.nodes,
-          }
-        : {}),
-    };
-  },
+  observe: (inputs) => observeMachineSets({ ...inputs, timeoutMs: 60_000 }),
+  outputs: (result) => ({
+    machineCount: result.machineCount,
+    readyMachineCount: result.readyMachineCount,
+    nodes: result.nodes,
+  }),
 });
 
 export interface MachineSetReadyArgs {
@@ -119,7 +113,7 @@ export class MachineSetReady extends dynamic.Resource {
         nodes: undefined,
         durationSeconds: undefined,
       },
-      { ...opts, additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), "kubeconfig"] },
+      waiterOptions(opts),
       undefined,
       "MachineSetReady",
     );
@@ -132,7 +126,11 @@ export interface MachineSetRemovalInputs extends WaiterInputs {
   deleteTimeoutSeconds?: number;
 }
 
-export const machineSetRemovalProvider = waiterProvider<MachineSetRemovalInputs, Record<string, unknown>>({
+export const machineSetRemovalProvider = waiterProvider<
+  MachineSetRemovalInputs,
+  Record<string, unknown>,
+  MachineSetResult | undefined
+>({
   kind: "MachineSetRemoval",
   inputKeys: ["kubeconfig", "namespace", "machineSet", "deleteTimeoutSeconds"],
   check: (inputs) => {
@@ -152,18 +150,17 @@ export const machineSetRemovalProvider = waiterProvider<MachineSetRemovalInputs,
     ];
   },
   id: (inputs) => `machineset-removal/${inputs.namespace ?? MACHINE_API_NAMESPACE}/${inputs.machineSet}`,
-  // Nothing to wait for on create: the MachineSet is created after this resource.
-  wait: async () => ({}),
-  async observe(inputs) {
-    const e = await observeMachineSets({ ...inputs, machineSets: [inputs.machineSet], timeoutMs: 60_000 });
-    return { converged: true, status: e.message };
-  },
+  // Nothing to wait for on create: the MachineSet is created after this resource. `read` reports how
+  // the MachineSet stands.
+  wait: async () => undefined,
+  observe: (inputs) => observeMachineSets({ ...inputs, machineSets: [inputs.machineSet], timeoutMs: 60_000 }),
+  outputs: () => ({}),
   async remove(props) {
     await waitForMachineSetsDeleted({
       kubeconfig: props.kubeconfig,
       namespace: props.namespace,
       machineSets: [props.machineSet],
-      timeoutMs: (props.deleteTimeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS) * 1000,
+      timeoutMs: deadlineMs(props.deleteTimeoutSeconds),
       onProgress: providerProgress(`MachineSetRemoval ${props.machineSet}`),
     });
   },
@@ -198,7 +195,7 @@ export class MachineSetRemoval extends dynamic.Resource {
         deleteTimeoutSeconds: args.deleteTimeoutSeconds ?? timeoutsFrom(undefined, opts).deleteTimeoutSeconds,
         durationSeconds: undefined,
       },
-      { ...opts, additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), "kubeconfig"] },
+      waiterOptions(opts),
       undefined,
       "MachineSetRemoval",
     );

@@ -1,11 +1,17 @@
 import { CustomResourceOptions, dynamic, Input, Output, secret } from "@pulumi/pulumi";
-import { observeOperatorInstall, uninstallOperator, waitForOperatorInstall } from "../waiting";
+import {
+  observeOperatorInstall,
+  OperatorResult,
+  uninstallOperator,
+  waitForOperatorInstall,
+} from "../waiting";
 import {
   checkName,
-  DEFAULT_TIMEOUT_SECONDS,
+  deadlineMs,
   providerProgress,
   timeoutsFrom,
   WaiterInputs,
+  waiterOptions,
   waiterProvider,
 } from "./common";
 
@@ -22,7 +28,11 @@ export interface OperatorInstallOutputs {
   approvedInstallPlan: string;
 }
 
-export const operatorInstallProvider = waiterProvider<OperatorInstallInputs, OperatorInstallOutputs>({
+export const operatorInstallProvider = waiterProvider<
+  OperatorInstallInputs,
+  OperatorInstallOutputs,
+  OperatorResult
+>({
   kind: "OperatorInstall",
   inputKeys: ["kubeconfig", "namespace", "subscription", "startingCSV", "contentHash", "timeoutSeconds"],
   check: (inputs) => [
@@ -37,14 +47,10 @@ export const operatorInstallProvider = waiterProvider<OperatorInstallInputs, Ope
       namespace: inputs.namespace,
       subscription: inputs.subscription,
       startingCSV: inputs.startingCSV,
-      timeoutMs: (inputs.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS) * 1000,
+      timeoutMs: deadlineMs(inputs.timeoutSeconds),
       onProgress: progress,
     });
-    return {
-      installedCSV: result.installedCSV,
-      phase: result.phase,
-      approvedInstallPlan: result.approvedInstallPlan ?? "",
-    };
+    return result;
   },
   // OLM leaves the CSV installed when only the Subscription goes, so destroying the install removes both.
   async remove(props) {
@@ -53,18 +59,16 @@ export const operatorInstallProvider = waiterProvider<OperatorInstallInputs, Ope
       namespace: props.namespace,
       subscription: props.subscription,
       csv: props.installedCSV,
-      timeoutMs: (props.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS) * 1000,
+      timeoutMs: deadlineMs(props.timeoutSeconds),
       onProgress: providerProgress(`OperatorInstall ${props.namespace}/${props.subscription}`),
     });
   },
-  async observe(inputs) {
-    const e = await observeOperatorInstall({ ...inputs, timeoutMs: 60_000 });
-    return {
-      converged: e.state === "done",
-      status: e.message,
-      ...(e.result ? { installedCSV: e.result.installedCSV, phase: e.result.phase } : {}),
-    };
-  },
+  observe: (inputs) => observeOperatorInstall({ ...inputs, timeoutMs: 60_000 }),
+  outputs: (result) => ({
+    installedCSV: result.installedCSV,
+    phase: result.phase,
+    approvedInstallPlan: result.approvedInstallPlan ?? "",
+  }),
 });
 
 export interface OperatorInstallArgs {
@@ -104,7 +108,7 @@ export class OperatorInstall extends dynamic.Resource {
         approvedInstallPlan: undefined,
         durationSeconds: undefined,
       },
-      { ...opts, additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), "kubeconfig"] },
+      waiterOptions(opts),
       undefined,
       "OperatorInstall",
     );

@@ -1,11 +1,12 @@
 import { CustomResourceOptions, dynamic, Input, Output, secret } from "@pulumi/pulumi";
-import { observePoolRollout, waitForPoolRollout } from "../waiting";
+import { observePoolRollout, PoolRolloutResult, waitForPoolRollout } from "../waiting";
 import {
   checkName,
   checkNames,
-  DEFAULT_TIMEOUT_SECONDS,
+  deadlineMs,
   timeoutsFrom,
   WaiterInputs,
+  waiterOptions,
   waiterProvider,
 } from "./common";
 
@@ -28,7 +29,7 @@ export interface PoolRolloutOutputs {
  * update: Pulumi deletes removed resources at the end of the deployment, after this update, so their
  * removal cannot be awaited here; name MachineConfigs deleted by other means in `deletedMachineConfigs`.
  */
-export const poolRolloutProvider = waiterProvider<PoolRolloutInputs, PoolRolloutOutputs>({
+export const poolRolloutProvider = waiterProvider<PoolRolloutInputs, PoolRolloutOutputs, PoolRolloutResult>({
   kind: "PoolRollout",
   inputKeys: [
     "kubeconfig",
@@ -56,29 +57,17 @@ export const poolRolloutProvider = waiterProvider<PoolRolloutInputs, PoolRollout
       deletedMachineConfigs: inputs.deletedMachineConfigs,
       kubeletConfigs: inputs.kubeletConfigs,
       containerRuntimeConfigs: inputs.containerRuntimeConfigs,
-      timeoutMs: (inputs.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS) * 1000,
+      timeoutMs: deadlineMs(inputs.timeoutSeconds),
       onProgress: progress,
     });
-    return {
-      renderedConfig: result.renderedConfig,
-      machineCount: result.machineCount,
-      updatedMachineCount: result.updatedMachineCount,
-    };
+    return result;
   },
-  async observe(inputs) {
-    const e = await observePoolRollout({ ...inputs, timeoutMs: 60_000 });
-    return {
-      converged: e.state === "done",
-      status: e.message,
-      ...(e.result
-        ? {
-            renderedConfig: e.result.renderedConfig,
-            machineCount: e.result.machineCount,
-            updatedMachineCount: e.result.updatedMachineCount,
-          }
-        : {}),
-    };
-  },
+  observe: (inputs) => observePoolRollout({ ...inputs, timeoutMs: 60_000 }),
+  outputs: (result) => ({
+    renderedConfig: result.renderedConfig,
+    machineCount: result.machineCount,
+    updatedMachineCount: result.updatedMachineCount,
+  }),
 });
 
 export interface PoolRolloutArgs {
@@ -134,7 +123,7 @@ export class PoolRollout extends dynamic.Resource {
         updatedMachineCount: undefined,
         durationSeconds: undefined,
       },
-      { ...opts, additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), "kubeconfig"] },
+      waiterOptions(opts),
       undefined,
       "PoolRollout",
     );

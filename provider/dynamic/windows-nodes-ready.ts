@@ -1,11 +1,12 @@
 import { CustomResourceOptions, dynamic, Input, Output, secret } from "@pulumi/pulumi";
-import { MACHINE_API_NAMESPACE, observeWindowsNodes, waitForWindowsNodes } from "../waiting";
+import { MACHINE_API_NAMESPACE, observeWindowsNodes, waitForWindowsNodes, WindowsResult } from "../waiting";
 import {
   checkName,
   checkNames,
-  DEFAULT_TIMEOUT_SECONDS,
+  deadlineMs,
   timeoutsFrom,
   WaiterInputs,
+  waiterOptions,
   waiterProvider,
 } from "./common";
 
@@ -23,7 +24,11 @@ export interface WindowsNodesReadyOutputs {
   version: string;
 }
 
-export const windowsNodesReadyProvider = waiterProvider<WindowsNodesReadyInputs, WindowsNodesReadyOutputs>({
+export const windowsNodesReadyProvider = waiterProvider<
+  WindowsNodesReadyInputs,
+  WindowsNodesReadyOutputs,
+  WindowsResult
+>({
   kind: "WindowsNodesReady",
   inputKeys: ["kubeconfig", "namespace", "machineSets", "wmcoNamespace", "contentHash", "timeoutSeconds"],
   check: (inputs) => [
@@ -39,30 +44,18 @@ export const windowsNodesReadyProvider = waiterProvider<WindowsNodesReadyInputs,
       namespace: inputs.namespace,
       machineSets: inputs.machineSets,
       wmcoNamespace: inputs.wmcoNamespace,
-      timeoutMs: (inputs.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS) * 1000,
+      timeoutMs: deadlineMs(inputs.timeoutSeconds),
       onProgress: progress,
     });
-    return {
-      machineCount: result.machineCount,
-      configuredCount: result.configuredCount,
-      nodes: result.nodes,
-      version: result.version ?? "",
-    };
+    return result;
   },
-  async observe(inputs) {
-    const e = await observeWindowsNodes({ ...inputs, timeoutMs: 60_000 });
-    return {
-      converged: e.state === "done",
-      status: e.message,
-      ...(e.result
-        ? {
-            machineCount: e.result.machineCount,
-            configuredCount: e.result.configuredCount,
-            nodes: e.result.nodes,
-          }
-        : {}),
-    };
-  },
+  observe: (inputs) => observeWindowsNodes({ ...inputs, timeoutMs: 60_000 }),
+  outputs: (result) => ({
+    machineCount: result.machineCount,
+    configuredCount: result.configuredCount,
+    nodes: result.nodes,
+    version: result.version ?? "",
+  }),
 });
 
 export interface WindowsNodesReadyArgs {
@@ -104,7 +97,7 @@ export class WindowsNodesReady extends dynamic.Resource {
         version: undefined,
         durationSeconds: undefined,
       },
-      { ...opts, additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), "kubeconfig"] },
+      waiterOptions(opts),
       undefined,
       "WindowsNodesReady",
     );
