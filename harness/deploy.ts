@@ -10,6 +10,7 @@ import type * as pulumi from "@pulumi/pulumi";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import { parseArgs } from "node:util";
 import { checkDynamic, dynamicProvider, DYNAMIC_TYPE_PREFIX, withProvider } from "./dynamic";
 import { answerInvoke, Fixtures, loadFixtures, noFixtures } from "./fixtures";
 import {
@@ -310,29 +311,29 @@ const USAGE = `usage: ts-node harness/deploy.ts <project dir> [--stack dev] [--k
 Deploys a Pulumi program to a cluster without the Pulumi engine (default kubeconfig: $KUBECONFIG or .sim/kubeconfig).`;
 
 async function main(argv: string[]): Promise<number> {
-  let location: string | undefined;
-  let stack = "dev";
-  let kubeconfigPath = process.env.KUBECONFIG || path.resolve(__dirname, "..", ".sim", "kubeconfig");
-  let statePath: string | undefined;
-  const overrides: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const flag = argv[i];
-    const value = () => {
-      const v = argv[++i];
-      if (v === undefined) throw new Error(`${flag} needs a value\n${USAGE}`);
-      return v;
-    };
-    if (flag === "--stack") stack = value();
-    else if (flag === "--kubeconfig") kubeconfigPath = path.resolve(value());
-    else if (flag === "--state") statePath = path.resolve(value());
-    else if (flag === "--config") overrides.push(value());
-    else if (flag === "--help" || flag === "-h") {
-      console.log(USAGE);
-      return 0;
-    } else if (!location && !flag.startsWith("-")) location = flag;
-    else throw new Error(`unknown argument ${flag}\n${USAGE}`);
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      stack: { type: "string", default: "dev" },
+      kubeconfig: { type: "string" },
+      state: { type: "string" },
+      config: { type: "string", multiple: true, default: [] },
+      help: { type: "boolean", short: "h" },
+    },
+  });
+  if (values.help) {
+    console.log(USAGE);
+    return 0;
   }
-  if (!location) throw new Error(USAGE);
+  const [location, ...extra] = positionals;
+  if (!location || extra.length > 0) throw new Error(USAGE);
+  const stack = values.stack;
+  const kubeconfigPath = path.resolve(
+    values.kubeconfig ?? (process.env.KUBECONFIG || path.resolve(__dirname, "..", ".sim", "kubeconfig")),
+  );
+  let statePath = values.state && path.resolve(values.state);
+  const overrides = values.config;
   const project = loadProject(location, stack, overrides);
   statePath ??= path.join(os.homedir(), ".openshift-topology-harness", `${project.name}.${stack}.json`);
   const result = await deploy({

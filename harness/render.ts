@@ -9,6 +9,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { parseArgs } from "node:util";
 import { stringify } from "yaml";
 import { fixturesFor } from "./deploy";
 import { DYNAMIC_TYPE_PREFIX, PROVIDER_KEY } from "./dynamic";
@@ -150,27 +151,23 @@ export function writeRendering(rendering: Rendering, outDir: string): string[] {
 const USAGE = "usage: npm run render -- <example dir> [--out DIR] [--stack dev] [--config key=value]...";
 
 async function main(argv: string[]): Promise<number> {
-  let location: string | undefined;
-  let out: string | undefined;
-  let stack = "dev";
-  const overrides: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const flag = argv[i];
-    const value = () => {
-      const v = argv[++i];
-      if (v === undefined) throw new Error(`${flag} needs a value\n${USAGE}`);
-      return v;
-    };
-    if (flag === "--out") out = value();
-    else if (flag === "--stack") stack = value();
-    else if (flag === "--config") overrides.push(value());
-    else if (flag === "--help" || flag === "-h") {
-      console.log(USAGE);
-      return 0;
-    } else if (!location && !flag.startsWith("-")) location = flag;
-    else throw new Error(`unknown argument ${flag}\n${USAGE}`);
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      out: { type: "string" },
+      stack: { type: "string", default: "dev" },
+      config: { type: "string", multiple: true, default: [] },
+      help: { type: "boolean", short: "h" },
+    },
+  });
+  if (values.help) {
+    console.log(USAGE);
+    return 0;
   }
-  if (!location) throw new Error(USAGE);
+  const [location, ...extra] = positionals;
+  if (!location || extra.length > 0) throw new Error(USAGE);
+  const { out, stack, config: overrides } = values;
   const project = loadProject(location, stack, overrides);
   const rendering = await render(project);
   if (rendering.errors.length > 0) {
