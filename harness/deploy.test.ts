@@ -62,7 +62,7 @@ describe("deploy harness against the simulator", function () {
       events.findIndex((e) => e.phase === phase && key(e) === what);
     assert.ok(at("done", "MachineConfigPool infra-pool") < at("start", "MachineSet infra-us-east-2a"));
     assert.ok(
-      at("done", "MachineSetRemoval infra-us-east-2a-removal") < at("start", "MachineSet infra-us-east-2a"),
+      at("done", "MachineSetRemoval infra-machines-removal") < at("start", "MachineSet infra-us-east-2a"),
     );
     assert.ok(
       at("done", "MachineSet infra-us-east-2a") < at("start", "MachineSetReady infra-machines-ready"),

@@ -51,7 +51,7 @@ export interface MachineSetsOptions {
   /** What the MachineSets must wait for (the pool they join, the operator that configures them). */
   dependsOn?: pulumi.Input<pulumi.Resource>[];
   kubeOptions: pulumi.CustomResourceOptions;
-  /** With waiting on, every MachineSet is guarded so that what it depends on is deleted only after its machines. */
+  /** With waiting on, the MachineSets are guarded so that what they depend on is deleted only after their machines. */
   waiting?: Waiting;
 }
 
@@ -133,23 +133,24 @@ export function declareMachineSets(
         manifest,
       }));
     });
-  const resources = resolved.apply((sets) =>
-    sets.map(({ zone, manifest }) => {
-      // Pulumi deletes in reverse dependency order: MachineSet, then this guard (which waits until the
-      // machines and their nodes are gone), then the pool or operator they depended on.
-      const guard =
-        options.waiting &&
-        new MachineSetRemoval(
-          `${name}-${zone}-removal`,
-          { kubeconfig: options.waiting.kubeconfig, machineSet: manifest.metadata.name },
-          options.waiting.options(options.dependsOn ?? []),
-        );
-      return new k8s.apiextensions.CustomResource(`${name}-${zone}`, manifest, {
-        ...options.kubeOptions,
-        dependsOn: guard ? [guard] : options.dependsOn,
-      });
-    }),
-  );
+  const resources = resolved.apply((sets) => {
+    // Pulumi deletes in reverse dependency order: the MachineSets, then this guard (which waits until
+    // their machines and nodes are gone), then the pool or operator they depended on.
+    const guard =
+      options.waiting &&
+      new MachineSetRemoval(
+        `${name}-machines-removal`,
+        { kubeconfig: options.waiting.kubeconfig, machineSets: sets.map((s) => s.manifest.metadata.name) },
+        options.waiting.options(options.dependsOn ?? []),
+      );
+    return sets.map(
+      ({ zone, manifest }) =>
+        new k8s.apiextensions.CustomResource(`${name}-${zone}`, manifest, {
+          ...options.kubeOptions,
+          dependsOn: guard ? [guard] : options.dependsOn,
+        }),
+    );
+  });
   return {
     names: resolved.apply((sets) => sets.map((s) => s.manifest.metadata.name)),
     resources,

@@ -221,7 +221,7 @@ describe("waiter resources under the mock runtime", () => {
     new MachineSetReady("infra-ready", { kubeconfig: KUBECONFIG, machineSets: ["infra-a"] });
     new MachineSetRemoval(
       "infra-removal",
-      { kubeconfig: KUBECONFIG, machineSet: "infra-a" },
+      { kubeconfig: KUBECONFIG, machineSets: ["infra-a"] },
       { customTimeouts: { delete: "15m" } },
     );
     new OperatorInstall("wmco", {
@@ -307,16 +307,18 @@ describe("serialization proof: the provider Pulumi serializes runs against the s
     assert.equal(updated.outs.renderedConfig, poolTarget(sim));
   });
 
-  it("a deserialized MachineSetRemoval's delete waits until the MachineSet's machines and nodes are gone", async () => {
-    createMachineSet(sim, "infra-b", { replicas: 2, nodeLabels: { "node-role.kubernetes.io/infra": "" } });
+  it("a deserialized MachineSetRemoval's delete waits until its MachineSets' machines and nodes are gone", async () => {
+    const role = { "node-role.kubernetes.io/infra": "" };
+    createMachineSet(sim, "infra-b", { replicas: 2, nodeLabels: role });
+    createMachineSet(sim, "infra-c", { replicas: 1, nodeLabels: role });
     new MachineSetReady("ready", {
       kubeconfig: sim.kubeconfig,
-      machineSets: ["infra-b"],
+      machineSets: ["infra-b", "infra-c"],
       timeoutSeconds: DEADLINE_MS / 1000,
     });
     new MachineSetRemoval("removal", {
       kubeconfig: sim.kubeconfig,
-      machineSet: "infra-b",
+      machineSets: ["infra-b", "infra-c"],
       deleteTimeoutSeconds: DEADLINE_MS / 1000,
     });
     const readyInputs = await registered("pulumi-nodejs:dynamic:MachineSetReady");
@@ -324,19 +326,23 @@ describe("serialization proof: the provider Pulumi serializes runs against the s
       .handler()
       .create({ ...readyInputs, kubeconfig: unwrapSecret(readyInputs.kubeconfig) });
     const nodes = ready.outs.nodes as string[];
-    assert.equal(nodes.length, 2);
+    assert.equal(nodes.length, 3);
 
     const removalInputs = await registered("pulumi-nodejs:dynamic:MachineSetRemoval");
     const removal = requireFromString(removalInputs.__provider as string).handler();
-    const props = (
-      await removal.create({ ...removalInputs, kubeconfig: unwrapSecret(removalInputs.kubeconfig) })
-    ).outs;
-    sim.store.delete(keyOf(K.machineSet, "infra-b", "openshift-machine-api"));
-    await removal.delete("machineset-removal/openshift-machine-api/infra-b", props);
+    const created = await removal.create({
+      ...removalInputs,
+      kubeconfig: unwrapSecret(removalInputs.kubeconfig),
+    });
+    assert.equal(created.id, "machineset-removal/openshift-machine-api/infra-b,infra-c");
+    for (const name of ["infra-b", "infra-c"])
+      sim.store.delete(keyOf(K.machineSet, name, "openshift-machine-api"));
+    await removal.delete(created.id, created.outs);
     for (const node of nodes) assert.equal(sim.store.get(keyOf(K.node, node)), undefined);
     const left = sim.store
       .list(K.machine.apiVersion, K.machine.kind, { namespace: "openshift-machine-api" })
-      .filter((m) => m.metadata.labels?.["machine.openshift.io/cluster-api-machineset"] === "infra-b");
+      .map((m) => m.metadata.labels?.["machine.openshift.io/cluster-api-machineset"])
+      .filter((set) => set === "infra-b" || set === "infra-c");
     assert.deepEqual(left, []);
   });
 

@@ -1,11 +1,11 @@
 import { CustomResourceOptions, dynamic, Input, Output, secret } from "@pulumi/pulumi";
 import {
   MACHINE_API_NAMESPACE,
-  MachineSetResult,
   observeMachineSets,
   waitForMachineSetsDeleted,
   waitForMachineSetsReady,
-} from "../waiting";
+} from "../waiting/waiters";
+import type { MachineSetResult } from "../waiting/machineset";
 import {
   checkName,
   checkNames,
@@ -122,7 +122,7 @@ export class MachineSetReady extends dynamic.Resource {
 
 export interface MachineSetRemovalInputs extends WaiterInputs {
   namespace?: string;
-  machineSet: string;
+  machineSets: string[];
   deleteTimeoutSeconds?: number;
 }
 
@@ -132,13 +132,13 @@ export const machineSetRemovalProvider = waiterProvider<
   MachineSetResult | undefined
 >({
   kind: "MachineSetRemoval",
-  inputKeys: ["kubeconfig", "namespace", "machineSet", "deleteTimeoutSeconds"],
+  inputKeys: ["kubeconfig", "namespace", "machineSets", "deleteTimeoutSeconds"],
   check: (inputs) => {
     const t = inputs.deleteTimeoutSeconds;
     const bad = t !== undefined && (typeof t !== "number" || !Number.isFinite(t) || t <= 0);
     return [
       ...checkName(inputs, "namespace", false),
-      ...checkName(inputs, "machineSet"),
+      ...checkNames(inputs, "machineSets", true),
       ...(bad
         ? [
             {
@@ -149,19 +149,20 @@ export const machineSetRemovalProvider = waiterProvider<
         : []),
     ];
   },
-  id: (inputs) => `machineset-removal/${inputs.namespace ?? MACHINE_API_NAMESPACE}/${inputs.machineSet}`,
-  // Nothing to wait for on create: the MachineSet is created after this resource. `read` reports how
-  // the MachineSet stands.
+  id: (inputs) =>
+    `machineset-removal/${inputs.namespace ?? MACHINE_API_NAMESPACE}/${inputs.machineSets.join(",")}`,
+  // Nothing to wait for on create: the MachineSets are created after this resource. `read` reports how
+  // they stand.
   wait: async () => undefined,
-  observe: (inputs) => observeMachineSets({ ...inputs, machineSets: [inputs.machineSet], timeoutMs: 60_000 }),
+  observe: (inputs) => observeMachineSets({ ...inputs, timeoutMs: 60_000 }),
   outputs: () => ({}),
   async remove(props) {
     await waitForMachineSetsDeleted({
       kubeconfig: props.kubeconfig,
       namespace: props.namespace,
-      machineSets: [props.machineSet],
+      machineSets: props.machineSets,
       timeoutMs: deadlineMs(props.deleteTimeoutSeconds),
-      onProgress: providerProgress(`MachineSetRemoval ${props.machineSet}`),
+      onProgress: providerProgress(`MachineSetRemoval ${props.machineSets.join(", ")}`),
     });
   },
 });
@@ -169,20 +170,21 @@ export const machineSetRemovalProvider = waiterProvider<
 export interface MachineSetRemovalArgs {
   kubeconfig: Input<string>;
   namespace?: Input<string>;
-  machineSet: Input<string>;
+  /** The MachineSets that must be gone, with their Machines and Nodes, before what this depends on is deleted. */
+  machineSets: Input<Input<string>[]>;
   /** Deadline of the delete in seconds; defaults to customTimeouts.delete, else 30 minutes. */
   deleteTimeoutSeconds?: Input<number>;
 }
 
 /**
- * Holds the deletion of what it depends on (the pool) until a MachineSet is gone with all its Machines
- * and their Nodes, so no node is left behind unmanaged. Pulumi deletes in reverse dependency order,
- * so wire it between the two: `new MachineSetRemoval(..., { dependsOn: [pool] })`, then the MachineSet
- * with `dependsOn: [removal]`. On destroy the MachineSet goes first, then this waits, then the pool goes.
+ * Holds the deletion of what it depends on (the pool) until MachineSets are gone with all their
+ * Machines and Nodes, so no node is left behind unmanaged. Pulumi deletes in reverse dependency order,
+ * so wire it between the two: `new MachineSetRemoval(..., { dependsOn: [pool] })`, then the MachineSets
+ * with `dependsOn: [removal]`. On destroy the MachineSets go first, then this waits, then the pool goes.
  * (A MachineSetReady cannot do this: it depends on the MachineSet, so it is deleted before it.)
  */
 export class MachineSetRemoval extends dynamic.Resource {
-  declare public readonly machineSet: Output<string>;
+  declare public readonly machineSets: Output<string[]>;
 
   constructor(name: string, args: MachineSetRemovalArgs, opts?: CustomResourceOptions) {
     super(
@@ -191,7 +193,7 @@ export class MachineSetRemoval extends dynamic.Resource {
       {
         kubeconfig: secret(args.kubeconfig),
         namespace: args.namespace,
-        machineSet: args.machineSet,
+        machineSets: args.machineSets,
         deleteTimeoutSeconds: args.deleteTimeoutSeconds ?? timeoutsFrom(undefined, opts).deleteTimeoutSeconds,
         durationSeconds: undefined,
       },

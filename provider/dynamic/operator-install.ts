@@ -1,10 +1,6 @@
 import { CustomResourceOptions, dynamic, Input, Output, secret } from "@pulumi/pulumi";
-import {
-  observeOperatorInstall,
-  OperatorResult,
-  uninstallOperator,
-  waitForOperatorInstall,
-} from "../waiting";
+import { observeOperatorInstall, uninstallOperator, waitForOperatorInstall } from "../waiting/waiters";
+import type { OperatorResult } from "../waiting/operator";
 import {
   checkName,
   deadlineMs,

@@ -1,5 +1,6 @@
 import { CustomResourceOptions, dynamic, Input, Output, secret } from "@pulumi/pulumi";
-import { observePoolRollout, PoolRolloutResult, waitForPoolRollout } from "../waiting";
+import { observePoolRollout, waitForPoolRollout } from "../waiting/waiters";
+import type { PoolRolloutResult } from "../waiting/pool";
 import {
   checkName,
   checkNames,

@@ -1,5 +1,6 @@
 import { CustomResourceOptions, dynamic, Input, Output, secret } from "@pulumi/pulumi";
-import { MACHINE_API_NAMESPACE, observeWindowsNodes, waitForWindowsNodes, WindowsResult } from "../waiting";
+import { MACHINE_API_NAMESPACE, observeWindowsNodes, waitForWindowsNodes } from "../waiting/waiters";
+import type { WindowsResult } from "../waiting/windows";
 import {
   checkName,
   checkNames,
