@@ -1,4 +1,9 @@
-import * as aws from "@pulumi/aws";
+// Each data source from its own module: the package index loads some 300 modules, all of which
+// every program using this library would otherwise load (and Pulumi's closure serializer then scans).
+import { getSecurityGroups } from "@pulumi/aws/ec2/getSecurityGroups";
+import { getSubnet } from "@pulumi/aws/ec2/getSubnet";
+import { getSubnets } from "@pulumi/aws/ec2/getSubnets";
+import { getAvailabilityZones } from "@pulumi/aws/getAvailabilityZones";
 import * as pulumi from "@pulumi/pulumi";
 import { AWSResourceReference } from "../../builders/machineset/provider-spec";
 import { inputPropertyError } from "../errors";
@@ -13,7 +18,7 @@ type InvokeParent = { parent?: pulumi.Resource };
 
 /** The region's availability zones (not local or wavelength zones), sorted, at most `count`. */
 export async function awsZones(region: string, count: number, opts: InvokeParent): Promise<string[]> {
-  const result = await aws.getAvailabilityZones(
+  const result = await getAvailabilityZones(
     { state: "available", filters: [{ name: "zone-type", values: ["availability-zone"] }] },
     opts,
   );
@@ -33,7 +38,7 @@ export async function awsSubnet(
 ): Promise<AWSResourceReference> {
   if (given && typeof given !== "string") return given;
   if (given) {
-    const subnet = await aws.ec2.getSubnet({ id: given }, opts).catch((e: Error) => {
+    const subnet = await getSubnet({ id: given }, opts).catch((e: Error) => {
       throw inputPropertyError(path, `subnet ${given} could not be found: ${e.message}`);
     });
     if (subnet.availabilityZone !== zone) {
@@ -41,7 +46,7 @@ export async function awsSubnet(
     }
     return { id: given };
   }
-  const found = await aws.ec2.getSubnets(
+  const found = await getSubnets(
     {
       filters: [
         { name: "availability-zone", values: [zone] },
@@ -71,14 +76,14 @@ export async function awsSecurityGroups(
   if (given) {
     const ids = given.filter((g): g is string => typeof g === "string");
     if (ids.length > 0) {
-      const found = await aws.ec2.getSecurityGroups({ filters: [{ name: "group-id", values: ids }] }, opts);
+      const found = await getSecurityGroups({ filters: [{ name: "group-id", values: ids }] }, opts);
       const missing = ids.filter((id) => !found.ids.includes(id));
       if (missing.length > 0)
         throw inputPropertyError(path, `security groups not found: ${missing.join(", ")}`);
     }
     return given.map((g) => (typeof g === "string" ? { id: g } : g));
   }
-  const found = await aws.ec2.getSecurityGroups(
+  const found = await getSecurityGroups(
     {
       filters: [
         {

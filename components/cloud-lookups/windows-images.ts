@@ -1,4 +1,4 @@
-import * as aws from "@pulumi/aws";
+import { getAmi } from "@pulumi/aws/ec2/getAmi";
 import * as pulumi from "@pulumi/pulumi";
 import { AzureImage } from "../../builders/machineset";
 import { WindowsServerVersion } from "../../builders/windows";
@@ -42,23 +42,21 @@ export async function awsWindowsAmi(
   opts: { parent?: pulumi.Resource },
 ): Promise<string> {
   const pattern = AWS_WINDOWS_AMI_NAMES[version];
-  const ami = await aws.ec2
-    .getAmi(
-      {
-        owners: ["amazon"],
-        mostRecent: true,
-        filters: [
-          { name: "name", values: [pattern] },
-          { name: "architecture", values: ["x86_64"] },
-        ],
-      },
-      opts,
-    )
-    .catch((e: Error) => {
-      throw inputPropertyError(
-        "image",
-        `no Windows Server ${version} AMI named ${pattern} was found: ${e.message}`,
-      );
-    });
+  const ami = await getAmi(
+    {
+      owners: ["amazon"],
+      mostRecent: true,
+      filters: [
+        { name: "name", values: [pattern] },
+        { name: "architecture", values: ["x86_64"] },
+      ],
+    },
+    opts,
+  ).catch((e: Error) => {
+    throw inputPropertyError(
+      "image",
+      `no Windows Server ${version} AMI named ${pattern} was found: ${e.message}`,
+    );
+  });
   return ami.id;
 }

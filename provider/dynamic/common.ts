@@ -219,6 +219,21 @@ export function deadlineMs(seconds: number | undefined): number {
   return (seconds ?? DEFAULT_TIMEOUT_SECONDS) * 1000;
 }
 
+/**
+ * The props a waiter registers: its inputs that are set, and its outputs (unknown until it has run).
+ * Unset optional inputs are left out because the SDK pays for every prop at registration (a handful
+ * of promises, each capturing a stack trace), which dominates the evaluation of large topologies.
+ */
+export function waiterProps(
+  inputs: Record<string, Input<unknown> | undefined>,
+  outputs: readonly string[],
+): Record<string, Input<unknown> | undefined> {
+  const props: Record<string, Input<unknown> | undefined> = {};
+  for (const [key, value] of Object.entries(inputs)) if (value !== undefined) props[key] = value;
+  for (const key of outputs) props[key] = undefined;
+  return props;
+}
+
 /** Resource options of every waiter: the kubeconfig stays secret in outputs too. */
 export function waiterOptions(opts: CustomResourceOptions | undefined): CustomResourceOptions {
   return { ...opts, additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), "kubeconfig"] };

@@ -14,6 +14,7 @@ import {
   timeoutsFrom,
   WaiterInputs,
   waiterOptions,
+  waiterProps,
   waiterProvider,
 } from "./common";
 
@@ -101,18 +102,17 @@ export class MachineSetReady extends dynamic.Resource {
     super(
       machineSetReadyProvider,
       name,
-      {
-        kubeconfig: secret(args.kubeconfig),
-        namespace: args.namespace,
-        machineSets: args.machineSets,
-        nodeLabels: args.nodeLabels,
-        contentHash: args.contentHash,
-        timeoutSeconds: timeoutsFrom(args.timeoutSeconds, opts).timeoutSeconds,
-        machineCount: undefined,
-        readyMachineCount: undefined,
-        nodes: undefined,
-        durationSeconds: undefined,
-      },
+      waiterProps(
+        {
+          kubeconfig: secret(args.kubeconfig),
+          namespace: args.namespace,
+          machineSets: args.machineSets,
+          nodeLabels: args.nodeLabels,
+          contentHash: args.contentHash,
+          timeoutSeconds: timeoutsFrom(args.timeoutSeconds, opts).timeoutSeconds,
+        },
+        ["machineCount", "readyMachineCount", "nodes", "durationSeconds"],
+      ),
       waiterOptions(opts),
       undefined,
       "MachineSetReady",
@@ -190,13 +190,16 @@ export class MachineSetRemoval extends dynamic.Resource {
     super(
       machineSetRemovalProvider,
       name,
-      {
-        kubeconfig: secret(args.kubeconfig),
-        namespace: args.namespace,
-        machineSets: args.machineSets,
-        deleteTimeoutSeconds: args.deleteTimeoutSeconds ?? timeoutsFrom(undefined, opts).deleteTimeoutSeconds,
-        durationSeconds: undefined,
-      },
+      waiterProps(
+        {
+          kubeconfig: secret(args.kubeconfig),
+          namespace: args.namespace,
+          machineSets: args.machineSets,
+          deleteTimeoutSeconds:
+            args.deleteTimeoutSeconds ?? timeoutsFrom(undefined, opts).deleteTimeoutSeconds,
+        },
+        ["durationSeconds"],
+      ),
       waiterOptions(opts),
       undefined,
       "MachineSetRemoval",

@@ -8,6 +8,7 @@ import {
   timeoutsFrom,
   WaiterInputs,
   waiterOptions,
+  waiterProps,
   waiterProvider,
 } from "./common";
 
@@ -92,18 +93,17 @@ export class OperatorInstall extends dynamic.Resource {
     super(
       operatorInstallProvider,
       name,
-      {
-        kubeconfig: secret(args.kubeconfig),
-        namespace: args.namespace,
-        subscription: args.subscription,
-        startingCSV: args.startingCSV,
-        contentHash: args.contentHash,
-        timeoutSeconds: timeoutsFrom(args.timeoutSeconds, opts).timeoutSeconds,
-        installedCSV: undefined,
-        phase: undefined,
-        approvedInstallPlan: undefined,
-        durationSeconds: undefined,
-      },
+      waiterProps(
+        {
+          kubeconfig: secret(args.kubeconfig),
+          namespace: args.namespace,
+          subscription: args.subscription,
+          startingCSV: args.startingCSV,
+          contentHash: args.contentHash,
+          timeoutSeconds: timeoutsFrom(args.timeoutSeconds, opts).timeoutSeconds,
+        },
+        ["installedCSV", "phase", "approvedInstallPlan", "durationSeconds"],
+      ),
       waiterOptions(opts),
       undefined,
       "OperatorInstall",

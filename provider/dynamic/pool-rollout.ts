@@ -8,6 +8,7 @@ import {
   timeoutsFrom,
   WaiterInputs,
   waiterOptions,
+  waiterProps,
   waiterProvider,
 } from "./common";
 
@@ -110,20 +111,19 @@ export class PoolRollout extends dynamic.Resource {
     super(
       poolRolloutProvider,
       name,
-      {
-        kubeconfig: secret(args.kubeconfig),
-        pool: args.pool,
-        machineConfigs: args.machineConfigs,
-        deletedMachineConfigs: args.deletedMachineConfigs,
-        kubeletConfigs: args.kubeletConfigs,
-        containerRuntimeConfigs: args.containerRuntimeConfigs,
-        contentHash: args.contentHash,
-        timeoutSeconds: timeoutsFrom(args.timeoutSeconds, opts).timeoutSeconds,
-        renderedConfig: undefined,
-        machineCount: undefined,
-        updatedMachineCount: undefined,
-        durationSeconds: undefined,
-      },
+      waiterProps(
+        {
+          kubeconfig: secret(args.kubeconfig),
+          pool: args.pool,
+          machineConfigs: args.machineConfigs,
+          deletedMachineConfigs: args.deletedMachineConfigs,
+          kubeletConfigs: args.kubeletConfigs,
+          containerRuntimeConfigs: args.containerRuntimeConfigs,
+          contentHash: args.contentHash,
+          timeoutSeconds: timeoutsFrom(args.timeoutSeconds, opts).timeoutSeconds,
+        },
+        ["renderedConfig", "machineCount", "updatedMachineCount", "durationSeconds"],
+      ),
       waiterOptions(opts),
       undefined,
       "PoolRollout",

@@ -8,6 +8,7 @@ import {
   timeoutsFrom,
   WaiterInputs,
   waiterOptions,
+  waiterProps,
   waiterProvider,
 } from "./common";
 
@@ -85,19 +86,17 @@ export class WindowsNodesReady extends dynamic.Resource {
     super(
       windowsNodesReadyProvider,
       name,
-      {
-        kubeconfig: secret(args.kubeconfig),
-        namespace: args.namespace,
-        machineSets: args.machineSets,
-        wmcoNamespace: args.wmcoNamespace,
-        contentHash: args.contentHash,
-        timeoutSeconds: timeoutsFrom(args.timeoutSeconds, opts).timeoutSeconds,
-        machineCount: undefined,
-        configuredCount: undefined,
-        nodes: undefined,
-        version: undefined,
-        durationSeconds: undefined,
-      },
+      waiterProps(
+        {
+          kubeconfig: secret(args.kubeconfig),
+          namespace: args.namespace,
+          machineSets: args.machineSets,
+          wmcoNamespace: args.wmcoNamespace,
+          contentHash: args.contentHash,
+          timeoutSeconds: timeoutsFrom(args.timeoutSeconds, opts).timeoutSeconds,
+        },
+        ["machineCount", "configuredCount", "nodes", "version", "durationSeconds"],
+      ),
       waiterOptions(opts),
       undefined,
       "WindowsNodesReady",
