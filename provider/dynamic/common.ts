@@ -4,7 +4,7 @@
  * run in the dynamic-provider host, so it is built from plain functions and object literals (no class
  * instances, no captured Maps or Sets), and packages are required inside the functions that use them.
  */
-import type { CustomResourceOptions, dynamic, Input } from "@pulumi/pulumi";
+import { CustomResourceOptions, dynamic, Input, secret } from "@pulumi/pulumi";
 import { createHash } from "node:crypto";
 import type { Evaluation, ProgressEvent, ProgressListener } from "../waiting";
 
@@ -219,17 +219,36 @@ export function deadlineMs(seconds: number | undefined): number {
   return (seconds ?? DEFAULT_TIMEOUT_SECONDS) * 1000;
 }
 
+/** What every waiter resource takes. */
+export interface WaiterArgs {
+  /** Kubeconfig YAML; stored as a secret whatever is passed. */
+  kubeconfig: Input<string>;
+  /** Hash of the configuration the wait depends on: a change makes the waiter update and wait again. */
+  contentHash?: Input<string>;
+  /** Deadline of create and update in seconds; defaults to the longer of customTimeouts create/update, else 30 minutes. */
+  timeoutSeconds?: Input<number>;
+}
+
 /**
- * The props a waiter registers: its inputs that are set, and its outputs (unknown until it has run).
- * Unset optional inputs are left out because the SDK pays for every prop at registration (a handful
- * of promises, each capturing a stack trace), which dominates the evaluation of large topologies.
+ * The props a waiter registers: the kubeconfig as a secret, the content hash and deadline, its own
+ * inputs that are set, and its outputs (unknown until it has run). Unset optional inputs are left out
+ * because the SDK pays for every prop at registration (a handful of promises, each capturing a stack
+ * trace), which dominates the evaluation of large topologies.
  */
 export function waiterProps(
+  args: WaiterArgs,
+  opts: CustomResourceOptions | undefined,
   inputs: Record<string, Input<unknown> | undefined>,
   outputs: readonly string[],
 ): Record<string, Input<unknown> | undefined> {
   const props: Record<string, Input<unknown> | undefined> = {};
-  for (const [key, value] of Object.entries(inputs)) if (value !== undefined) props[key] = value;
+  const all = {
+    kubeconfig: secret(args.kubeconfig),
+    ...inputs,
+    contentHash: args.contentHash,
+    timeoutSeconds: timeoutsFrom(args.timeoutSeconds, opts).timeoutSeconds,
+  };
+  for (const [key, value] of Object.entries(all)) if (value !== undefined) props[key] = value;
   for (const key of outputs) props[key] = undefined;
   return props;
 }

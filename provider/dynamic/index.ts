@@ -2,7 +2,7 @@
  * Pulumi dynamic resources that wait until the cluster has converged, thin wrappers over `../waiting`.
  */
 export { changedInputs, contentHash, durationSeconds, providerProgress, timeoutsFrom } from "./common";
-export type { WaiterInputs, WaiterOutputs } from "./common";
+export type { WaiterArgs, WaiterInputs, WaiterOutputs } from "./common";
 export * from "./machineset";
 export * from "./operator-install";
 export * from "./pool-rollout";

@@ -1,4 +1,4 @@
-import { CustomResourceOptions, dynamic, Input, Output, secret } from "@pulumi/pulumi";
+import { CustomResourceOptions, dynamic, Input, Output } from "@pulumi/pulumi";
 import {
   MACHINE_API_NAMESPACE,
   observeMachineSets,
@@ -13,6 +13,7 @@ import {
   providerProgress,
   timeoutsFrom,
   WaiterInputs,
+  WaiterArgs,
   waiterOptions,
   waiterProps,
   waiterProvider,
@@ -75,8 +76,7 @@ export const machineSetReadyProvider = waiterProvider<
   }),
 });
 
-export interface MachineSetReadyArgs {
-  kubeconfig: Input<string>;
+export interface MachineSetReadyArgs extends WaiterArgs {
   /** Default `openshift-machine-api`. */
   namespace?: Input<string>;
   machineSets: Input<Input<string>[]>;
@@ -84,7 +84,6 @@ export interface MachineSetReadyArgs {
   nodeLabels?: Input<Record<string, Input<string>>>;
   /** Hash of the MachineSets' specs: a change (a scale, a new instance type) waits again. */
   contentHash?: Input<string>;
-  timeoutSeconds?: Input<number>;
 }
 
 /**
@@ -103,13 +102,12 @@ export class MachineSetReady extends dynamic.Resource {
       machineSetReadyProvider,
       name,
       waiterProps(
+        args,
+        opts,
         {
-          kubeconfig: secret(args.kubeconfig),
           namespace: args.namespace,
           machineSets: args.machineSets,
           nodeLabels: args.nodeLabels,
-          contentHash: args.contentHash,
-          timeoutSeconds: timeoutsFrom(args.timeoutSeconds, opts).timeoutSeconds,
         },
         ["machineCount", "readyMachineCount", "nodes", "durationSeconds"],
       ),
@@ -191,8 +189,9 @@ export class MachineSetRemoval extends dynamic.Resource {
       machineSetRemovalProvider,
       name,
       waiterProps(
+        { kubeconfig: args.kubeconfig },
+        undefined,
         {
-          kubeconfig: secret(args.kubeconfig),
           namespace: args.namespace,
           machineSets: args.machineSets,
           deleteTimeoutSeconds:

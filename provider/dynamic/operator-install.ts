@@ -1,12 +1,12 @@
-import { CustomResourceOptions, dynamic, Input, Output, secret } from "@pulumi/pulumi";
+import { CustomResourceOptions, dynamic, Input, Output } from "@pulumi/pulumi";
 import { observeOperatorInstall, uninstallOperator, waitForOperatorInstall } from "../waiting/waiters";
 import type { OperatorResult } from "../waiting/operator";
 import {
   checkName,
   deadlineMs,
   providerProgress,
-  timeoutsFrom,
   WaiterInputs,
+  WaiterArgs,
   waiterOptions,
   waiterProps,
   waiterProvider,
@@ -68,8 +68,7 @@ export const operatorInstallProvider = waiterProvider<
   }),
 });
 
-export interface OperatorInstallArgs {
-  kubeconfig: Input<string>;
+export interface OperatorInstallArgs extends WaiterArgs {
   /** Namespace of the Subscription. */
   namespace: Input<string>;
   subscription: Input<string>;
@@ -78,8 +77,6 @@ export interface OperatorInstallArgs {
    * this Subscription that installs it, and nothing else.
    */
   startingCSV?: Input<string>;
-  contentHash?: Input<string>;
-  timeoutSeconds?: Input<number>;
 }
 
 /** Waits until an OLM Subscription's installed CSV has Succeeded; fails with OLM's reason. */
@@ -94,13 +91,12 @@ export class OperatorInstall extends dynamic.Resource {
       operatorInstallProvider,
       name,
       waiterProps(
+        args,
+        opts,
         {
-          kubeconfig: secret(args.kubeconfig),
           namespace: args.namespace,
           subscription: args.subscription,
           startingCSV: args.startingCSV,
-          contentHash: args.contentHash,
-          timeoutSeconds: timeoutsFrom(args.timeoutSeconds, opts).timeoutSeconds,
         },
         ["installedCSV", "phase", "approvedInstallPlan", "durationSeconds"],
       ),

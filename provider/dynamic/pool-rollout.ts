@@ -1,12 +1,12 @@
-import { CustomResourceOptions, dynamic, Input, Output, secret } from "@pulumi/pulumi";
+import { CustomResourceOptions, dynamic, Input, Output } from "@pulumi/pulumi";
 import { observePoolRollout, waitForPoolRollout } from "../waiting/waiters";
 import type { PoolRolloutResult } from "../waiting/pool";
 import {
   checkName,
   checkNames,
   deadlineMs,
-  timeoutsFrom,
   WaiterInputs,
+  WaiterArgs,
   waiterOptions,
   waiterProps,
   waiterProvider,
@@ -72,9 +72,7 @@ export const poolRolloutProvider = waiterProvider<PoolRolloutInputs, PoolRollout
   }),
 });
 
-export interface PoolRolloutArgs {
-  /** Kubeconfig YAML; stored as a secret whatever is passed. */
-  kubeconfig: Input<string>;
+export interface PoolRolloutArgs extends WaiterArgs {
   /** The MachineConfigPool, e.g. `worker` or `infra`. */
   pool: Input<string>;
   /**
@@ -90,8 +88,6 @@ export interface PoolRolloutArgs {
   containerRuntimeConfigs?: Input<Input<string>[]>;
   /** Hash of the configurations awaited (see `contentHash`): a change waits again. */
   contentHash?: Input<string>;
-  /** Deadline in seconds; defaults to the longer of customTimeouts create/update, else 30 minutes. */
-  timeoutSeconds?: Input<number>;
 }
 
 /**
@@ -112,15 +108,14 @@ export class PoolRollout extends dynamic.Resource {
       poolRolloutProvider,
       name,
       waiterProps(
+        args,
+        opts,
         {
-          kubeconfig: secret(args.kubeconfig),
           pool: args.pool,
           machineConfigs: args.machineConfigs,
           deletedMachineConfigs: args.deletedMachineConfigs,
           kubeletConfigs: args.kubeletConfigs,
           containerRuntimeConfigs: args.containerRuntimeConfigs,
-          contentHash: args.contentHash,
-          timeoutSeconds: timeoutsFrom(args.timeoutSeconds, opts).timeoutSeconds,
         },
         ["renderedConfig", "machineCount", "updatedMachineCount", "durationSeconds"],
       ),

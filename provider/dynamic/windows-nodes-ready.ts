@@ -1,12 +1,12 @@
-import { CustomResourceOptions, dynamic, Input, Output, secret } from "@pulumi/pulumi";
+import { CustomResourceOptions, dynamic, Input, Output } from "@pulumi/pulumi";
 import { MACHINE_API_NAMESPACE, observeWindowsNodes, waitForWindowsNodes } from "../waiting/waiters";
 import type { WindowsResult } from "../waiting/windows";
 import {
   checkName,
   checkNames,
   deadlineMs,
-  timeoutsFrom,
   WaiterInputs,
+  WaiterArgs,
   waiterOptions,
   waiterProps,
   waiterProvider,
@@ -60,15 +60,12 @@ export const windowsNodesReadyProvider = waiterProvider<
   }),
 });
 
-export interface WindowsNodesReadyArgs {
-  kubeconfig: Input<string>;
+export interface WindowsNodesReadyArgs extends WaiterArgs {
   namespace?: Input<string>;
   /** The Windows MachineSets (template label `machine.openshift.io/os-id: Windows`). */
   machineSets: Input<Input<string>[]>;
   /** Default `openshift-windows-machine-config-operator`. */
   wmcoNamespace?: Input<string>;
-  contentHash?: Input<string>;
-  timeoutSeconds?: Input<number>;
 }
 
 /**
@@ -87,13 +84,12 @@ export class WindowsNodesReady extends dynamic.Resource {
       windowsNodesReadyProvider,
       name,
       waiterProps(
+        args,
+        opts,
         {
-          kubeconfig: secret(args.kubeconfig),
           namespace: args.namespace,
           machineSets: args.machineSets,
           wmcoNamespace: args.wmcoNamespace,
-          contentHash: args.contentHash,
-          timeoutSeconds: timeoutsFrom(args.timeoutSeconds, opts).timeoutSeconds,
         },
         ["machineCount", "configuredCount", "nodes", "version", "durationSeconds"],
       ),
