@@ -175,12 +175,16 @@ class SharedMocks implements pulumi.runtime.Mocks {
 export const mocks = new SharedMocks();
 
 /**
- * Starts a test with the shared mocks, no recorded resources and the given fake cloud. Installing the
+ * Starts a test with the shared mocks, no recorded resources and the given fake cloud, as an update or
+ * (`preview`) as `pulumi preview`, where unknown values stay unknown. Installing the
  * mocks again also resets the runtime's queue of pending registrations, so a test whose program failed
  * leaves nothing behind that the next test would wait for.
  */
-export async function resetMocks(cloud: FakeCloud = awsCloud()): Promise<void> {
-  await pulumi.runtime.setMocks(mocks, "topology", "test", false);
+export async function resetMocks(
+  cloud: FakeCloud = awsCloud(),
+  mode: { preview?: boolean } = {},
+): Promise<void> {
+  await pulumi.runtime.setMocks(mocks, "topology", "test", mode.preview ?? false);
   mocks.resources = [];
   mocks.cloud = cloud;
 }

@@ -31,8 +31,11 @@ export interface MachineSetArgs {
   roleLabelsOnSet?: boolean;
 }
 
+/** The machine API group version of MachineSets (and of the provider specs inside them today). */
+export const MACHINE_SET_API_VERSION = "machine.openshift.io/v1beta1";
+
 export interface MachineSetManifest {
-  apiVersion: "machine.openshift.io/v1beta1";
+  apiVersion: typeof MACHINE_SET_API_VERSION;
   kind: "MachineSet";
   metadata: {
     annotations?: Record<string, string>;
@@ -87,7 +90,7 @@ export function machineSet(args: MachineSetArgs): MachineSetManifest {
     [MACHINE_LABELS.type]: role,
   };
   return {
-    apiVersion: "machine.openshift.io/v1beta1",
+    apiVersion: MACHINE_SET_API_VERSION,
     kind: "MachineSet",
     metadata: {
       ...(args.annotations && Object.keys(args.annotations).length > 0

@@ -77,6 +77,23 @@ describe("InfraNodePool", () => {
     }
   });
 
+  it("shows its MachineSets in a preview while the values their manifests need are unknown", async () => {
+    await resetMocks(undefined, { preview: true });
+    // As when the cluster is created in the same stack: nothing about it is known during the preview.
+    const unknown = pulumi.output(pulumi.unknown) as pulumi.Output<never>;
+    new InfraNodePool("infra", {
+      infrastructureId: unknown,
+      platform: "aws",
+      region: unknown,
+      image: unknown,
+      zones: ["us-east-2a", { zone: "us-east-2b" }],
+    });
+    await settle();
+    const names = (type: string) => mocks.resources.filter((r) => r.type === type).map((r) => r.name);
+    assert.deepEqual(names(MACHINESET), ["infra-us-east-2a", "infra-us-east-2b"]);
+    assert.deepEqual(names("pulumi-nodejs:dynamic:MachineSetRemoval"), ["infra-machines-removal"]);
+  });
+
   it("moves router, registry and monitoring onto the pool with patches that tolerate its taints", async () => {
     const pool = new InfraNodePool("infra", {
       zones: ["us-east-2a"],

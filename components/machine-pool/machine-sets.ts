@@ -4,6 +4,7 @@ import {
   AwsMachineOptions,
   AzureImage,
   AzureMachineOptions,
+  MACHINE_SET_API_VERSION,
   MachineSetManifest,
   MachineSetPoolSpec,
   machineSetsForPool,
@@ -14,6 +15,7 @@ import { awsSecurityGroups, awsSubnet, awsZones } from "../cloud-lookups/aws";
 import { checkAzureManagedIdentity, checkAzureSubnet } from "../cloud-lookups/azure";
 import { contentHash, MachineSetRemoval } from "../../provider/dynamic";
 import { ClusterFacts, ClusterFactsArgs, MachineImage } from "../cluster/facts";
+import { manifestArgs } from "../cluster/kube";
 import { WaitArgs, Waiting } from "../cluster/wait";
 import { checked, inputPropertyError } from "../errors";
 
@@ -90,9 +92,23 @@ export function resolveZones(
   });
 }
 
+/** The zone names when the program spells them out as plain values, so resources can be named by them now. */
+function zoneNames(zones: MachinePoolArgs["zones"]): string[] | undefined {
+  if (!Array.isArray(zones)) return undefined;
+  const names = zones.map((z: unknown) =>
+    typeof z === "string"
+      ? z
+      : typeof (z as ZoneSpec | undefined)?.zone === "string"
+        ? (z as ZoneSpec).zone
+        : undefined,
+  );
+  return names.every((n): n is string => n !== undefined) ? names : undefined;
+}
+
 /**
- * Declares one MachineSet per zone. The manifests need resolved facts, zones and lookups, so the
- * resources are declared once those are known; their Pulumi names (`<name>-<zone>`) stay stable.
+ * Declares one MachineSet per zone, named `<name>-<zone>`. Their manifests need resolved facts, zones
+ * and lookups; when the program lists the zones the resources are declared at once with those
+ * manifests as outputs, otherwise (zones looked up) once the zones are known.
  */
 export function declareMachineSets(
   name: string,
@@ -133,24 +149,46 @@ export function declareMachineSets(
         manifest,
       }));
     });
-  const resources = resolved.apply((sets) => {
+  const guardFor = (names: pulumi.Input<string[]>) =>
     // Pulumi deletes in reverse dependency order: the MachineSets, then this guard (which waits until
     // their machines and nodes are gone), then the pool or operator they depended on.
-    const guard =
-      options.waiting &&
-      new MachineSetRemoval(
-        `${name}-machines-removal`,
-        { kubeconfig: options.waiting.kubeconfig, machineSets: sets.map((s) => s.manifest.metadata.name) },
-        options.waiting.options(options.dependsOn ?? []),
-      );
-    return sets.map(
-      ({ zone, manifest }) =>
-        new k8s.apiextensions.CustomResource(`${name}-${zone}`, manifest, {
-          ...options.kubeOptions,
-          dependsOn: guard ? [guard] : options.dependsOn,
-        }),
+    options.waiting &&
+    new MachineSetRemoval(
+      `${name}-machines-removal`,
+      { kubeconfig: options.waiting.kubeconfig, machineSets: names },
+      options.waiting.options(options.dependsOn ?? []),
     );
-  });
+  const declare = (zone: string, args: k8s.apiextensions.CustomResourceArgs, guard?: pulumi.Resource) =>
+    new k8s.apiextensions.CustomResource(`${name}-${zone}`, args, {
+      ...options.kubeOptions,
+      dependsOn: guard ? [guard] : options.dependsOn,
+    });
+  const known = zoneNames(args.zones);
+  let resources: pulumi.Output<k8s.apiextensions.CustomResource[]>;
+  if (known) {
+    // Zones spelled out in the program: the MachineSets are declared now, so that a preview shows them
+    // even while the facts or lookups their manifests need are still unknown.
+    const guard = guardFor(resolved.apply((sets) => sets.map((s) => s.manifest.metadata.name)));
+    resources = pulumi.output(
+      known.map((zone, i) =>
+        declare(
+          zone,
+          manifestArgs(
+            MACHINE_SET_API_VERSION,
+            "MachineSet",
+            resolved.apply((sets) => sets[i].manifest),
+            ["metadata", "spec"],
+          ),
+          guard,
+        ),
+      ),
+    );
+  } else {
+    resources = resolved.apply((sets) => {
+      const guard = guardFor(sets.map((s) => s.manifest.metadata.name));
+      return sets.map(({ zone, manifest }) => declare(zone, manifest, guard));
+    });
+  }
   return {
     names: resolved.apply((sets) => sets.map((s) => s.manifest.metadata.name)),
     resources,
