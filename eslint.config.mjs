@@ -2,7 +2,7 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["dist/**", "node_modules/**", "**/*.js", "!eslint.config.mjs"] },
+  { ignores: ["dist/**", "node_modules/**", ".bench/**", "**/*.js", "!eslint.config.mjs"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
