@@ -26,12 +26,11 @@ type ComponentArgs<T extends { name: string }> = Omit<Inputs<T>, "name"> &
     provider?: k8s.Provider;
   };
 
-/** What a pool must roll out for an object: the pool and the object among its configs. */
-interface RolloutTarget {
-  pool: string;
-  machineConfigs?: string[];
-  kubeletConfigs?: string[];
-  containerRuntimeConfigs?: string[];
+/** What a pool must roll out for an object: the pool it targets, and the waiter input that names it. */
+interface RolloutTarget<T> {
+  pool: (manifest: { metadata: { name: string } }, spec: T) => string;
+  /** The PoolRollout input listing the object; none for a pool, whose rollout is its own. */
+  listedIn?: "machineConfigs" | "kubeletConfigs" | "containerRuntimeConfigs";
 }
 
 export type MachineConfigPoolArgs = ComponentArgs<MachineConfigPoolSpec>;
@@ -57,7 +56,7 @@ abstract class MachineConfigurationObject<T extends { name: string }> extends pu
     type: string,
     kind: string,
     build: (spec: T) => { metadata: { name: string } },
-    target: (manifest: { metadata: { name: string } }, spec: T) => RolloutTarget,
+    target: RolloutTarget<T>,
     name: string,
     args: ComponentArgs<T>,
     opts: pulumi.ComponentResourceOptions,
@@ -96,15 +95,10 @@ abstract class MachineConfigurationObject<T extends { name: string }> extends pu
 function rolloutInputs<T>(
   manifest: pulumi.Output<{ metadata: { name: string } }>,
   spec: pulumi.Output<unknown>,
-  target: (manifest: { metadata: { name: string } }, spec: T) => RolloutTarget,
+  target: RolloutTarget<T>,
 ): Pick<PoolRolloutArgs, "pool" | "machineConfigs" | "kubeletConfigs" | "containerRuntimeConfigs"> {
-  const resolved = pulumi.all([manifest, spec]).apply(([m, s]) => target(m, s as T));
-  return {
-    pool: resolved.apply((t) => t.pool),
-    machineConfigs: resolved.apply((t) => t.machineConfigs ?? []),
-    kubeletConfigs: resolved.apply((t) => t.kubeletConfigs ?? []),
-    containerRuntimeConfigs: resolved.apply((t) => t.containerRuntimeConfigs ?? []),
-  };
+  const pool = pulumi.all([manifest, spec]).apply(([m, s]) => target.pool(m, s as T));
+  return target.listedIn ? { pool, [target.listedIn]: manifest.apply((m) => [m.metadata.name]) } : { pool };
 }
 
 /** A custom MachineConfigPool that inherits worker configs (seed 000), for nodes of one role. */
@@ -114,7 +108,7 @@ export class MachineConfigPool extends MachineConfigurationObject<MachineConfigP
       "MachineConfigPool",
       "MachineConfigPool",
       machineConfigPool,
-      (m) => ({ pool: m.metadata.name }),
+      { pool: (m) => m.metadata.name },
       name,
       args,
       opts,
@@ -132,7 +126,7 @@ export class MachineConfig extends MachineConfigurationObject<MachineConfigSpec>
       "MachineConfig",
       "MachineConfig",
       machineConfig,
-      (m, spec) => ({ pool: spec.role, machineConfigs: [m.metadata.name] }),
+      { pool: (_m, spec) => spec.role, listedIn: "machineConfigs" },
       name,
       args,
       opts,
@@ -147,7 +141,7 @@ export class KubeletConfig extends MachineConfigurationObject<KubeletConfigSpec>
       "KubeletConfig",
       "KubeletConfig",
       kubeletConfig,
-      (m, spec) => ({ pool: spec.pool, kubeletConfigs: [m.metadata.name] }),
+      { pool: (_m, spec) => spec.pool, listedIn: "kubeletConfigs" },
       name,
       args,
       opts,
@@ -162,7 +156,7 @@ export class ContainerRuntimeConfig extends MachineConfigurationObject<Container
       "ContainerRuntimeConfig",
       "ContainerRuntimeConfig",
       containerRuntimeConfig,
-      (m, spec) => ({ pool: spec.pool, containerRuntimeConfigs: [m.metadata.name] }),
+      { pool: (_m, spec) => spec.pool, listedIn: "containerRuntimeConfigs" },
       name,
       args,
       opts,

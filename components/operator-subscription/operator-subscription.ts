@@ -121,7 +121,8 @@ export class OperatorSubscription extends pulumi.ComponentResource {
           kubeconfig: waits.kubeconfig,
           namespace,
           subscription: packageName,
-          startingCSV: manifest.apply((m) => m.spec.startingCSV ?? ""),
+          startingCSV:
+            args.startingCSV === undefined ? undefined : manifest.apply((m) => m.spec.startingCSV ?? ""),
           contentHash: manifest.apply(contentHash),
         },
         waits.options([this.subscription]),
