@@ -4,6 +4,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { startSimulator, Simulator } from "../simulator/simulator";
+import { K, keyOf } from "../test/simulator-fixture";
 import { deploy, DeployEvent } from "./deploy";
 import { loadProject } from "./project";
 import { isSecret } from "./secrets";
@@ -49,11 +50,7 @@ describe("deploy harness against the simulator", function () {
     assert.ok(first.ok);
     const machineSet = "cluster-zbwlg-cbgq7-infra-us-east-2a";
     assert.deepEqual(first.outputs.machineSets, [machineSet]);
-    const pool = sim.store.get({
-      apiVersion: "machineconfiguration.openshift.io/v1",
-      kind: "MachineConfigPool",
-      name: "infra",
-    }) as any;
+    const pool = sim.store.get(keyOf(K.pool, "infra")) as any;
     assert.equal(first.outputs.renderedConfig, pool.status.configuration.name);
     assert.equal(pool.status.updatedMachineCount, 1);
 
@@ -76,34 +73,33 @@ describe("deploy harness against the simulator", function () {
     assert.ok(isSecret(rollout.inputs.kubeconfig), "the kubeconfig stays marked secret in state");
     assert.ok(isSecret(rollout.outputs.kubeconfig));
 
-    const second = await deploy({
-      project: loadProject(INFRA_POOL, "dev", ["motdText=second revision\n"]),
-      kubeconfigPath: sim.kubeconfigPath,
-      statePath,
-    });
+    const revision = (config: string[]) =>
+      deploy({
+        project: loadProject(INFRA_POOL, "dev", config),
+        kubeconfigPath: sim.kubeconfigPath,
+        statePath,
+      });
+    const second = await revision(["motdText=second revision\n"]);
     assert.deepEqual(second.errors, []);
     assert.equal(second.counts.update, 1, "only the changed MachineConfig's rollout waits again");
-    const rolled = sim.store.get({
-      apiVersion: "machineconfiguration.openshift.io/v1",
-      kind: "MachineConfigPool",
-      name: "infra",
-    }) as any;
+    const rolled = sim.store.get(keyOf(K.pool, "infra")) as any;
     assert.notEqual(rolled.status.configuration.name, pool.status.configuration.name);
     assert.equal(rolled.status.updatedMachineCount, 1);
 
-    const third = await deploy({
-      project: loadProject(INFRA_POOL, "dev", ["motd=false"]),
-      kubeconfigPath: sim.kubeconfigPath,
-      statePath,
-    });
+    const third = await revision(["motd=false"]);
     assert.deepEqual(third.errors, []);
     assert.equal(third.counts.delete, 2, "the MachineConfig and its rollout waiter");
-    const mc = sim.store.get({
-      apiVersion: "machineconfiguration.openshift.io/v1",
-      kind: "MachineConfig",
-      name: "99-infra-motd",
-    });
+    const mc = sim.store.get(keyOf(K.machineConfig, "99-infra-motd"));
     assert.equal(mc, undefined);
+
+    // Turning waiting off deletes the waiters, the removal guard among them, while the MachineSet
+    // stays: the guard must see it is not being deleted instead of waiting into its deadline (60 s,
+    // past this test's timeout).
+    const fourth = await revision(["motd=false", "wait=false"]);
+    assert.deepEqual(fourth.errors, []);
+    assert.equal(fourth.counts.delete, 3, "MachineSetReady, PoolRollout and MachineSetRemoval");
+    const kept = sim.store.get(keyOf(K.machineSet, machineSet, "openshift-machine-api")) as any;
+    assert.equal(kept.spec.replicas, 1);
   });
 
   it("fails with the waiter's message when the pool degrades, and the CLI exits non-zero", async () => {

@@ -168,22 +168,29 @@ export function evaluateMachineSetsReady(
 }
 
 export interface MachineSetDeletionObservation extends MachineSetObservation {
-  /** Nodes that belonged to Machines of these MachineSets at any point of the wait. */
-  knownNodes: string[];
+  /** Nodes that belonged to Machines of these MachineSets at any point of the wait, with their MachineSet. */
+  knownNodes: Record<string, string>;
 }
 
+/**
+ * Done when the MachineSets being deleted are gone with their Machines and those Machines' Nodes. A
+ * MachineSet that exists and is not being deleted is not awaited: Pulumi deletes a MachineSet before
+ * its removal guard, so one still there was kept (the guard alone was removed, e.g. with `wait: false`)
+ * and waiting for it would only run into the deadline.
+ */
 export function evaluateMachineSetsDeleted(
   target: MachineSetTarget,
   obs: MachineSetDeletionObservation,
 ): MachineSetEvaluation {
   const label = `deletion of MachineSets ${target.machineSets.join(", ")}`;
-  const sets = obs.machineSets
-    .filter((m) => target.machineSets.includes(m.metadata.name))
-    .map((m) => m.metadata.name);
-  const machines = target.machineSets
-    .flatMap((name) => machinesOf(name, obs.machines))
-    .map((m) => m.metadata.name);
-  const nodes = obs.nodes.filter((n) => obs.knownNodes.includes(n.metadata.name)).map((n) => n.metadata.name);
+  const present = obs.machineSets.filter((m) => target.machineSets.includes(m.metadata.name));
+  const kept = present.filter((m) => !m.metadata.deletionTimestamp).map((m) => m.metadata.name);
+  const awaited = target.machineSets.filter((name) => !kept.includes(name));
+  const sets = present.map((m) => m.metadata.name).filter((name) => awaited.includes(name));
+  const machines = awaited.flatMap((name) => machinesOf(name, obs.machines)).map((m) => m.metadata.name);
+  const nodes = obs.nodes
+    .map((n) => n.metadata.name)
+    .filter((name) => awaited.includes(obs.knownNodes[name]));
   const remaining = sets.length + machines.length + nodes.length;
   const result: MachineSetResult = {
     machineSets: [],
@@ -191,11 +198,12 @@ export function evaluateMachineSetsDeleted(
     readyMachineCount: 0,
     nodes: nodes.sort(),
   };
-  if (remaining === 0) return { state: "done", message: `${label}: gone`, result };
+  const keptNote = kept.length ? ` (${kept.join(", ")} not being deleted: left as they are)` : "";
+  if (remaining === 0) return { state: "done", message: `${label}: gone${keptNote}`, result };
   const parts = [
     ...(sets.length ? [`MachineSets ${sets.join(", ")}`] : []),
     ...(machines.length ? [`Machines ${machines.sort().join(", ")}`] : []),
     ...(nodes.length ? [`Nodes ${nodes.join(", ")}`] : []),
   ];
-  return { state: "waiting", message: `${label}: waiting for ${parts.join("; ")} to go`, result };
+  return { state: "waiting", message: `${label}: waiting for ${parts.join("; ")} to go${keptNote}`, result };
 }

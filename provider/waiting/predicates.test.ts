@@ -130,7 +130,7 @@ describe("MachineSet predicates", () => {
       machineSets: [],
       machines: [],
       nodes: [node("n1", true, infra), node("other", true, {})],
-      knownNodes: ["n1"],
+      knownNodes: { n1: "infra-a" },
     };
     const e = evaluateMachineSetsDeleted(target, obs);
     assert.equal(e.state, "waiting");
@@ -139,6 +139,37 @@ describe("MachineSet predicates", () => {
       evaluateMachineSetsDeleted(target, { ...obs, nodes: [node("other", true, {})] }).state,
       "done",
     );
+  });
+
+  it("awaits a MachineSet being deleted but not one that is kept", () => {
+    const set = (name: string, deleting: boolean): KubeObject => ({
+      metadata: {
+        name,
+        namespace: "openshift-machine-api",
+        ...(deleting ? { deletionTimestamp: "now" } : {}),
+      },
+      spec: {},
+    });
+    const both = { namespace: "openshift-machine-api", machineSets: ["infra-a", "infra-b"] };
+    const obs = {
+      machineSets: [set("infra-a", false), set("infra-b", true)],
+      machines: [],
+      nodes: [node("n1", true, infra), node("n2", true, infra)],
+      knownNodes: { n1: "infra-a", n2: "infra-b" },
+    };
+    const waiting = evaluateMachineSetsDeleted(both, obs);
+    assert.equal(waiting.state, "waiting");
+    assert.equal(
+      waiting.message,
+      "deletion of MachineSets infra-a, infra-b: waiting for MachineSets infra-b; Nodes n2 to go (infra-a not being deleted: left as they are)",
+    );
+    const done = evaluateMachineSetsDeleted(both, {
+      ...obs,
+      machineSets: [set("infra-a", false)],
+      nodes: [node("n1", true, infra)],
+    });
+    assert.equal(done.state, "done");
+    assert.deepEqual(done.result?.nodes, []);
   });
 });
 

@@ -194,10 +194,13 @@ export function observeMachineSets(options: MachineSetOptions): Promise<Evaluati
   return observe(machineSetsReady(options));
 }
 
-/** Waits until the MachineSets, their Machines and those Machines' Nodes are all gone. */
+/**
+ * Waits until the MachineSets, their Machines and those Machines' Nodes are all gone; MachineSets that
+ * exist and are not being deleted are left alone (see `evaluateMachineSetsDeleted`).
+ */
 export function waitForMachineSetsDeleted(options: MachineSetOptions): Promise<Outcome<MachineSetResult>> {
   const target = machineSetTarget(options);
-  const knownNodes = new Set<string>();
+  const knownNodes: Record<string, string> = {};
   return converge({
     ...options,
     client: clientOf(options),
@@ -209,13 +212,13 @@ export function waitForMachineSetsDeleted(options: MachineSetOptions): Promise<O
         const owner = (m.metadata.ownerReferences ?? []).find((o) => o.kind === "MachineSet")?.name;
         const set = owner ?? m.metadata.labels?.["machine.openshift.io/cluster-api-machineset"];
         const node = field<string>(m, "status", "nodeRef", "name");
-        if (set && target.machineSets.includes(set) && node) knownNodes.add(node);
+        if (set && target.machineSets.includes(set) && node) knownNodes[node] = set;
       }
       return evaluateMachineSetsDeleted(target, {
         machineSets: view.sources.machineSets ?? [],
         machines,
         nodes: view.sources.nodes ?? [],
-        knownNodes: [...knownNodes],
+        knownNodes,
       });
     },
   });

@@ -5,7 +5,12 @@ const config = new pulumi.Config();
 // Tests run the simulator fast; a wait that has not converged in a minute never will.
 const waitTimeouts = { create: "60s", update: "60s", delete: "60s" };
 
-const infra = new InfraNodePool("infra", { zones: ["us-east-2a"], replicas: 1, waitTimeouts });
+const infra = new InfraNodePool("infra", {
+  zones: ["us-east-2a"],
+  replicas: 1,
+  wait: config.getBoolean("wait") ?? true,
+  waitTimeouts,
+});
 
 if (config.getBoolean("motd") !== false) {
   new MachineConfig("99-infra-motd", {
