@@ -66,6 +66,7 @@ describe("render", function () {
         "MachineSetReady",
         "MachineSetRemoval",
         "OperatorInstall",
+        "OperatorRemoval",
         "PoolRollout",
         "RsaPrivateKey",
         "WindowsNodesReady",

@@ -26,30 +26,51 @@ export interface Waiting {
   options(dependsOn: pulumi.Input<pulumi.Input<pulumi.Resource>[]>): pulumi.CustomResourceOptions;
 }
 
-function ambientKubeconfig(): string {
+/** The kubeconfig file the Kubernetes provider would use, and its content when it can be read. */
+function ambientKubeconfig(): { file: string; text?: string } {
   const file =
     (process.env.KUBECONFIG ?? "").split(path.delimiter).find((f) => f !== "") ??
     path.join(os.homedir(), ".kube", "config");
   try {
-    return fs.readFileSync(file, "utf8");
+    return { file, text: fs.readFileSync(file, "utf8") };
   } catch {
-    throw inputPropertyError(
-      "kubeconfig",
-      `waiting for the cluster needs its kubeconfig: pass kubeconfig, point $KUBECONFIG at it (${file} could not be read), or set wait: false`,
-    );
+    return { file };
   }
 }
 
-/** The waiting setup of a component, or undefined with `wait: false`. */
-export function waiting(args: WaitArgs, parent: pulumi.Resource): Waiting | undefined {
-  if (args.wait === false) return undefined;
-  const kubeconfig = pulumi.secret(args.kubeconfig ?? ambientKubeconfig());
+function access(kubeconfig: pulumi.Input<string>, args: WaitArgs, parent: pulumi.Resource): Waiting {
   return {
-    kubeconfig,
+    kubeconfig: pulumi.secret(kubeconfig),
     options: (dependsOn) => ({
       parent,
       dependsOn,
       ...(args.waitTimeouts ? { customTimeouts: args.waitTimeouts } : {}),
     }),
   };
+}
+
+/** The waiting setup of a component, or undefined with `wait: false`. */
+export function waiting(args: WaitArgs, parent: pulumi.Resource): Waiting | undefined {
+  if (args.wait === false) return undefined;
+  if (args.kubeconfig !== undefined) return access(args.kubeconfig, args, parent);
+  const { file, text } = ambientKubeconfig();
+  if (text === undefined) {
+    throw inputPropertyError(
+      "kubeconfig",
+      `waiting for the cluster needs its kubeconfig: pass kubeconfig, point $KUBECONFIG at it (${file} could not be read), or set wait: false`,
+    );
+  }
+  return access(text, args, parent);
+}
+
+/**
+ * Cluster access for what runs whether or not the component waits (an uninstall on destroy), so that
+ * turning waiting off does not delete it: as `waiting` finds it, and with `wait: false` the kubeconfig
+ * given or found, if any.
+ */
+export function clusterAccess(args: WaitArgs, parent: pulumi.Resource): Waiting | undefined {
+  if (args.wait !== false) return waiting(args, parent);
+  if (args.kubeconfig !== undefined) return access(args.kubeconfig, args, parent);
+  const { text } = ambientKubeconfig();
+  return text === undefined ? undefined : access(text, args, parent);
 }

@@ -8,9 +8,9 @@ import {
   SUBSCRIPTION_DEFAULTS,
 } from "../../builders/olm";
 import { requireDnsLabel, requireDnsSubdomain } from "../../builders/validation";
-import { contentHash, OperatorInstall } from "../../provider/dynamic";
+import { contentHash, OperatorInstall, OperatorRemoval } from "../../provider/dynamic";
 import { kubeOptions, manifestArgs } from "../cluster/kube";
-import { WaitArgs, waiting } from "../cluster/wait";
+import { clusterAccess, WaitArgs, waiting } from "../cluster/wait";
 import { checked } from "../errors";
 
 export interface OperatorSubscriptionArgs extends WaitArgs {
@@ -47,7 +47,10 @@ export class OperatorSubscription extends pulumi.ComponentResource {
   declare public readonly subscription: k8s.apiextensions.CustomResource;
   /** The Subscription's name, once its inputs are resolved and checked. */
   declare public readonly subscriptionName: pulumi.Output<string>;
-  /** What users of the operator depend on: the install waiter, or the Subscription with `wait: false`. */
+  /**
+   * What users of the operator depend on: the install waiter (the Subscription with `wait: false`) and
+   * the removal, so that on destroy they are gone before the operator is uninstalled.
+   */
   declare public readonly ready: pulumi.Resource[];
   /** The CSV the Subscription installed and that reached Succeeded, once waited for. */
   declare public readonly installedCSV: pulumi.Output<string | undefined>;
@@ -128,10 +131,21 @@ export class OperatorSubscription extends pulumi.ComponentResource {
         waits.options([this.subscription]),
       );
 
+    // Destroy uninstalls (OLM would leave the CSV running). Pulumi deletes this before the Subscription,
+    // and after whatever depends on `ready` (the machines an operator configures).
+    const cluster = clusterAccess(args, this);
+    const removal =
+      cluster &&
+      new OperatorRemoval(
+        `${name}-removal`,
+        { kubeconfig: cluster.kubeconfig, namespace, subscription: packageName },
+        cluster.options([this.subscription]),
+      );
+
     this.namespace = namespace;
     this.packageName = packageName;
     this.subscriptionName = manifest.apply((m) => m.metadata.name);
-    this.ready = [install ?? this.subscription];
+    this.ready = [install ?? this.subscription, ...(removal ? [removal] : [])];
     this.installedCSV = install ? install.installedCSV : pulumi.output(undefined);
     this.registerOutputs({
       namespace,

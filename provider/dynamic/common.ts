@@ -71,6 +71,18 @@ export function checkNames(
   return value.flatMap((item, i) => checkName({ [`${property}[${i}]`]: item }, `${property}[${i}]`));
 }
 
+/** `deleteTimeoutSeconds`, when given, is a positive number of seconds. */
+export function checkDeleteTimeout(inputs: Record<string, unknown>): CheckFailure[] {
+  const t = inputs.deleteTimeoutSeconds;
+  if (t === undefined || isUnknown(t) || (typeof t === "number" && Number.isFinite(t) && t > 0)) return [];
+  return [
+    {
+      property: "deleteTimeoutSeconds",
+      reason: `deleteTimeoutSeconds must be a positive number of seconds, got ${JSON.stringify(t)}`,
+    },
+  ];
+}
+
 export function checkCommon(inputs: Record<string, unknown>): CheckFailure[] {
   const failures: CheckFailure[] = [];
   const kubeconfig = inputs.kubeconfig;
@@ -202,8 +214,12 @@ export interface WaiterDefinition<I extends WaiterInputs, O, R> {
   check(inputs: Record<string, unknown>): CheckFailure[];
   /** A stable id naming what is awaited. */
   id(inputs: I): string;
-  /** Waits until converged (create and update) and returns the waiting core's result. */
-  wait(inputs: I, olds: I | undefined, progress: ProgressListener): Promise<R>;
+  /**
+   * The waiting core's wait (create and update): called with the inputs (which carry the core's option
+   * names), the deadline and the progress listener. Call the core function inside an arrow: a function
+   * value is serialized whole, a call through its module becomes a `require` of the installed package.
+   */
+  wait(options: I & { timeoutMs: number; onProgress: ProgressListener }): Promise<{ result: R }>;
   /** The waiting core's evaluation without waiting or changing anything, for `read`. */
   observe(inputs: I): Promise<Evaluation<R>>;
   /** The resource's outputs from a result. */
@@ -253,6 +269,27 @@ export function waiterProps(
   return props;
 }
 
+/** What every removal guard takes: it waits on delete only. */
+export interface RemovalArgs {
+  /** Kubeconfig YAML; stored as a secret whatever is passed. */
+  kubeconfig: Input<string>;
+  /** Deadline of the delete in seconds; defaults to customTimeouts.delete, else 30 minutes. */
+  deleteTimeoutSeconds?: Input<number>;
+}
+
+/** The props of a removal guard: the kubeconfig as a secret, its own inputs and the delete's deadline. */
+export function removalProps(
+  args: RemovalArgs,
+  opts: CustomResourceOptions | undefined,
+  inputs: Record<string, Input<unknown> | undefined>,
+): Record<string, Input<unknown> | undefined> {
+  const deleteTimeoutSeconds =
+    args.deleteTimeoutSeconds ?? timeoutsFrom(undefined, opts).deleteTimeoutSeconds;
+  return waiterProps({ kubeconfig: args.kubeconfig }, undefined, { ...inputs, deleteTimeoutSeconds }, [
+    "durationSeconds",
+  ]);
+}
+
 /** Resource options of every waiter: the kubeconfig stays secret in outputs too. */
 export function waiterOptions(opts: CustomResourceOptions | undefined): CustomResourceOptions {
   return { ...opts, additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), "kubeconfig"] };
@@ -266,9 +303,14 @@ export function waiterProvider<I extends WaiterInputs, O, R>(
     Object.fromEntries(def.inputKeys.map((k) => [k, (inputs as unknown as Record<string, unknown>)[k]]));
   // Named so as not to shadow a global: Pulumi's serializer does not capture names it finds on globalThis
   // (mocha defines a global `run`), and the deserialized provider would then call the wrong function.
-  const waitAndReport = async (inputs: I, olds: I | undefined) => {
+  const waitAndReport = async (inputs: I) => {
     const started = Date.now();
-    const outs = def.outputs(await def.wait(inputs, olds, providerProgress(`${def.kind} ${def.id(inputs)}`)));
+    const { result } = await def.wait({
+      ...inputs,
+      timeoutMs: deadlineMs(inputs.timeoutSeconds),
+      onProgress: providerProgress(`${def.kind} ${def.id(inputs)}`),
+    });
+    const outs = def.outputs(result);
     return { ...echo(inputs), ...outs, durationSeconds: Math.round((Date.now() - started) / 100) / 10 };
   };
   return {
@@ -282,10 +324,10 @@ export function waiterProvider<I extends WaiterInputs, O, R>(
       return { changes: changed.length > 0, replaces: [], deleteBeforeReplace: false };
     },
     async create(inputs: I) {
-      return { id: def.id(inputs), outs: await waitAndReport(inputs, undefined) };
+      return { id: def.id(inputs), outs: await waitAndReport(inputs) };
     },
-    async update(_id: string, olds: I, news: I) {
-      return { outs: await waitAndReport(news, olds) };
+    async update(_id: string, _olds: I, news: I) {
+      return { outs: await waitAndReport(news) };
     },
     async read(id: string, props: I & O) {
       const e = await def.observe(props);

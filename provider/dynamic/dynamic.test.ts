@@ -11,6 +11,7 @@ import {
   machineSetReadyProvider,
   MachineSetRemoval,
   OperatorInstall,
+  OperatorRemoval,
   PoolRollout,
   poolRolloutProvider,
   providerProgress,
@@ -346,28 +347,34 @@ describe("serialization proof: the provider Pulumi serializes runs against the s
     assert.deepEqual(left, []);
   });
 
-  it("a deserialized OperatorInstall installs the operator and its delete removes the Subscription and the CSV", async () => {
+  it("a deserialized OperatorInstall waits for the install, leaving the operator on delete; OperatorRemoval's delete uninstalls", async () => {
     subscribeToWmco(sim);
-    new OperatorInstall("wmco", {
-      kubeconfig: sim.kubeconfig,
-      namespace: "openshift-windows-machine-config-operator",
-      subscription: "windows-machine-config-operator",
-      timeoutSeconds: DEADLINE_MS / 1000,
-    });
-    const inputs = await registered("pulumi-nodejs:dynamic:OperatorInstall");
-    const install = requireFromString(inputs.__provider as string).handler();
-    const created = await install.create({ ...inputs, kubeconfig: unwrapSecret(inputs.kubeconfig) });
-    const csv = created.outs.installedCSV as string;
-    assert.equal(created.outs.phase, "Succeeded");
-    const csvKey = keyOf(K.csv, csv, "openshift-windows-machine-config-operator");
-    assert.ok(sim.store.get(csvKey));
-    await install.delete(created.id, created.outs);
-    assert.equal(
-      sim.store.get(
-        keyOf(K.subscription, "windows-machine-config-operator", "openshift-windows-machine-config-operator"),
-      ),
-      undefined,
-    );
-    assert.equal(sim.store.get(csvKey), undefined, "OLM would have left the CSV: the waiter removes it");
+    const namespace = "openshift-windows-machine-config-operator";
+    const target = { kubeconfig: sim.kubeconfig, namespace, subscription: "windows-machine-config-operator" };
+    new OperatorInstall("wmco", { ...target, timeoutSeconds: DEADLINE_MS / 1000 });
+    new OperatorRemoval("wmco-removal", { ...target, deleteTimeoutSeconds: DEADLINE_MS / 1000 });
+    const deserialize = async (type: string) => {
+      const inputs = await registered(`pulumi-nodejs:dynamic:${type}`);
+      const provider = requireFromString(inputs.__provider as string).handler();
+      return {
+        provider,
+        created: await provider.create({ ...inputs, kubeconfig: unwrapSecret(inputs.kubeconfig) }),
+      };
+    };
+    const install = await deserialize("OperatorInstall");
+    const csv = install.created.outs.installedCSV as string;
+    assert.equal(install.created.outs.phase, "Succeeded");
+    const subscriptionKey = keyOf(K.subscription, "windows-machine-config-operator", namespace);
+    const csvKey = keyOf(K.csv, csv, namespace);
+
+    // Deleting the waiter (as turning waiting off does) leaves the operator installed.
+    await install.provider.delete(install.created.id, install.created.outs);
+    assert.ok(sim.store.get(subscriptionKey) && sim.store.get(csvKey));
+
+    const removal = await deserialize("OperatorRemoval");
+    assert.equal(removal.created.id, `operator-removal/${namespace}/windows-machine-config-operator`);
+    await removal.provider.delete(removal.created.id, removal.created.outs);
+    assert.equal(sim.store.get(subscriptionKey), undefined);
+    assert.equal(sim.store.get(csvKey), undefined, "OLM would have left the CSV: the removal deletes it");
   });
 });

@@ -7,11 +7,13 @@ import {
 } from "../waiting/waiters";
 import type { MachineSetResult } from "../waiting/machineset";
 import {
+  checkDeleteTimeout,
   checkName,
   checkNames,
   deadlineMs,
   providerProgress,
-  timeoutsFrom,
+  RemovalArgs,
+  removalProps,
   WaiterInputs,
   WaiterArgs,
   waiterOptions,
@@ -57,17 +59,7 @@ export const machineSetReadyProvider = waiterProvider<
     ...checkLabels(inputs),
   ],
   id: (inputs) => `machinesets/${inputs.namespace ?? MACHINE_API_NAMESPACE}/${inputs.machineSets.join(",")}`,
-  async wait(inputs, _olds, progress) {
-    const { result } = await waitForMachineSetsReady({
-      kubeconfig: inputs.kubeconfig,
-      namespace: inputs.namespace,
-      machineSets: inputs.machineSets,
-      nodeLabels: inputs.nodeLabels,
-      timeoutMs: deadlineMs(inputs.timeoutSeconds),
-      onProgress: progress,
-    });
-    return result;
-  },
+  wait: (options) => waitForMachineSetsReady(options),
   observe: (inputs) => observeMachineSets({ ...inputs, timeoutMs: 60_000 }),
   outputs: (result) => ({
     machineCount: result.machineCount,
@@ -131,27 +123,16 @@ export const machineSetRemovalProvider = waiterProvider<
 >({
   kind: "MachineSetRemoval",
   inputKeys: ["kubeconfig", "namespace", "machineSets", "deleteTimeoutSeconds"],
-  check: (inputs) => {
-    const t = inputs.deleteTimeoutSeconds;
-    const bad = t !== undefined && (typeof t !== "number" || !Number.isFinite(t) || t <= 0);
-    return [
-      ...checkName(inputs, "namespace", false),
-      ...checkNames(inputs, "machineSets", true),
-      ...(bad
-        ? [
-            {
-              property: "deleteTimeoutSeconds",
-              reason: `deleteTimeoutSeconds must be a positive number of seconds, got ${JSON.stringify(t)}`,
-            },
-          ]
-        : []),
-    ];
-  },
+  check: (inputs) => [
+    ...checkName(inputs, "namespace", false),
+    ...checkNames(inputs, "machineSets", true),
+    ...checkDeleteTimeout(inputs),
+  ],
   id: (inputs) =>
     `machineset-removal/${inputs.namespace ?? MACHINE_API_NAMESPACE}/${inputs.machineSets.join(",")}`,
   // Nothing to wait for on create: the MachineSets are created after this resource. `read` reports how
   // they stand.
-  wait: async () => undefined,
+  wait: async () => ({ result: undefined }),
   observe: (inputs) => observeMachineSets({ ...inputs, timeoutMs: 60_000 }),
   outputs: () => ({}),
   async remove(props) {
@@ -165,13 +146,10 @@ export const machineSetRemovalProvider = waiterProvider<
   },
 });
 
-export interface MachineSetRemovalArgs {
-  kubeconfig: Input<string>;
+export interface MachineSetRemovalArgs extends RemovalArgs {
   namespace?: Input<string>;
   /** The MachineSets that must be gone, with their Machines and Nodes, before what this depends on is deleted. */
   machineSets: Input<Input<string>[]>;
-  /** Deadline of the delete in seconds; defaults to customTimeouts.delete, else 30 minutes. */
-  deleteTimeoutSeconds?: Input<number>;
 }
 
 /**
@@ -188,17 +166,10 @@ export class MachineSetRemoval extends dynamic.Resource {
     super(
       machineSetRemovalProvider,
       name,
-      waiterProps(
-        { kubeconfig: args.kubeconfig },
-        undefined,
-        {
-          namespace: args.namespace,
-          machineSets: args.machineSets,
-          deleteTimeoutSeconds:
-            args.deleteTimeoutSeconds ?? timeoutsFrom(undefined, opts).deleteTimeoutSeconds,
-        },
-        ["durationSeconds"],
-      ),
+      removalProps(args, opts, {
+        namespace: args.namespace,
+        machineSets: args.machineSets,
+      }),
       waiterOptions(opts),
       undefined,
       "MachineSetRemoval",

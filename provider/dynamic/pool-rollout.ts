@@ -4,7 +4,6 @@ import type { PoolRolloutResult } from "../waiting/pool";
 import {
   checkName,
   checkNames,
-  deadlineMs,
   WaiterInputs,
   WaiterArgs,
   waiterOptions,
@@ -51,19 +50,7 @@ export const poolRolloutProvider = waiterProvider<PoolRolloutInputs, PoolRollout
     ...checkNames(inputs, "containerRuntimeConfigs"),
   ],
   id: (inputs) => `pool/${inputs.pool}`,
-  async wait(inputs, _olds, progress) {
-    const { result } = await waitForPoolRollout({
-      kubeconfig: inputs.kubeconfig,
-      pool: inputs.pool,
-      machineConfigs: inputs.machineConfigs,
-      deletedMachineConfigs: inputs.deletedMachineConfigs,
-      kubeletConfigs: inputs.kubeletConfigs,
-      containerRuntimeConfigs: inputs.containerRuntimeConfigs,
-      timeoutMs: deadlineMs(inputs.timeoutSeconds),
-      onProgress: progress,
-    });
-    return result;
-  },
+  wait: (options) => waitForPoolRollout(options),
   observe: (inputs) => observePoolRollout({ ...inputs, timeoutMs: 60_000 }),
   outputs: (result) => ({
     renderedConfig: result.renderedConfig,

@@ -4,7 +4,6 @@ import type { WindowsResult } from "../waiting/windows";
 import {
   checkName,
   checkNames,
-  deadlineMs,
   WaiterInputs,
   WaiterArgs,
   waiterOptions,
@@ -40,17 +39,7 @@ export const windowsNodesReadyProvider = waiterProvider<
   ],
   id: (inputs) =>
     `windows-nodes/${inputs.namespace ?? MACHINE_API_NAMESPACE}/${inputs.machineSets.join(",")}`,
-  async wait(inputs, _olds, progress) {
-    const { result } = await waitForWindowsNodes({
-      kubeconfig: inputs.kubeconfig,
-      namespace: inputs.namespace,
-      machineSets: inputs.machineSets,
-      wmcoNamespace: inputs.wmcoNamespace,
-      timeoutMs: deadlineMs(inputs.timeoutSeconds),
-      onProgress: progress,
-    });
-    return result;
-  },
+  wait: (options) => waitForWindowsNodes(options),
   observe: (inputs) => observeWindowsNodes({ ...inputs, timeoutMs: 60_000 }),
   outputs: (result) => ({
     machineCount: result.machineCount,

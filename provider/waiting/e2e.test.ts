@@ -497,10 +497,22 @@ describe("waiting core against the simulator", function () {
       );
     });
 
-    it("uninstalls an operator: the Subscription, then the CSV OLM would leave behind, and waits until both are gone", async () => {
+    it("uninstalls an operator: the Subscription, then the CSVs it says it installed, and waits until all are gone", async () => {
       const subscription = keyOf(K.subscription, "windows-machine-config-operator", WMCO_NS);
       assert.ok(sim.store.get(subscription), "the Subscription of the earlier tests should exist");
       assert.ok(sim.store.get(keyOf(K.csv, pinned, WMCO_NS)), "so should the CSV it installed");
+      // As after an upgrade OLM made: the CSV the Subscription names is not the one first installed.
+      const upgraded = "windows-machine-config-operator.v10.17.0";
+      sim.store.create({
+        apiVersion: "operators.coreos.com/v1alpha1",
+        kind: "ClusterServiceVersion",
+        metadata: { name: upgraded, namespace: WMCO_NS },
+        spec: { displayName: "Windows Machine Config Operator", version: "10.17.0" },
+      });
+      sim.store.mutate(subscription, (s) => {
+        (s.status as Record<string, unknown>).installedCSV = upgraded;
+        (s.status as Record<string, unknown>).currentCSV = upgraded;
+      });
       const { result } = await uninstallOperator({
         kubeconfig,
         namespace: WMCO_NS,
@@ -508,9 +520,10 @@ describe("waiting core against the simulator", function () {
         csv: pinned,
         timeoutMs: DEADLINE_MS,
       });
-      assert.equal(result.csv, pinned);
+      assert.deepEqual(result.csvs, [pinned, upgraded]);
       assert.equal(sim.store.get(subscription), undefined);
-      assert.equal(sim.store.get(keyOf(K.csv, pinned, WMCO_NS)), undefined);
+      for (const csv of [pinned, upgraded])
+        assert.equal(sim.store.get(keyOf(K.csv, csv, WMCO_NS)), undefined);
     });
   });
 });

@@ -309,19 +309,30 @@ export function observeOperatorInstall(options: OperatorOptions): Promise<Evalua
 export interface OperatorRemovalOptions extends WaitOptions, ClusterAccess {
   namespace: string;
   subscription: string;
-  /** The CSV the Subscription installed; OLM keeps it when only the Subscription is deleted. */
+  /** A CSV to remove as well, for when the Subscription is already gone and cannot say which it installed. */
   csv?: string;
 }
 
 /**
- * Uninstalls an operator as OLM wants it done: the Subscription first (so nothing reinstalls the CSV),
- * then the CSV it installed, and waits until both are gone.
+ * Uninstalls an operator as OLM wants it done: reads from the Subscription which CSVs it installed
+ * (`installedCSV`, and `currentCSV` when an upgrade is under way: OLM moves these, so a name recorded
+ * at install time may be stale), deletes the Subscription first (so nothing reinstalls them), then
+ * those CSVs, which OLM leaves behind otherwise, and waits until all are gone.
  */
-export async function uninstallOperator(options: OperatorRemovalOptions): Promise<Outcome<{ csv: string }>> {
+export async function uninstallOperator(
+  options: OperatorRemovalOptions,
+): Promise<Outcome<{ csvs: string[] }>> {
   const client = clientOf(options);
-  const csv = options.csv ?? "";
+  const subscription = await withRetry(
+    () => client.get(KINDS.subscription, options.subscription, options.namespace),
+    options,
+  );
+  const status = (subscription?.status ?? {}) as { installedCSV?: string; currentCSV?: string };
+  const csvs = [...new Set([status.installedCSV, status.currentCSV, options.csv])]
+    .filter((c): c is string => !!c)
+    .sort();
   await withRetry(() => client.delete(KINDS.subscription, options.subscription, options.namespace), options);
-  if (csv) await withRetry(() => client.delete(KINDS.csv, csv, options.namespace), options);
+  for (const csv of csvs) await withRetry(() => client.delete(KINDS.csv, csv, options.namespace), options);
   const label = `removal of operator ${options.namespace}/${options.subscription}`;
   return converge({
     ...options,
@@ -334,24 +345,18 @@ export async function uninstallOperator(options: OperatorRemovalOptions): Promis
         namespace: options.namespace,
         fieldSelector: `metadata.name=${options.subscription}`,
       },
-      ...(csv
-        ? [
-            {
-              name: "csv",
-              resource: KINDS.csv,
-              namespace: options.namespace,
-              fieldSelector: `metadata.name=${csv}`,
-            },
-          ]
-        : []),
+      ...(csvs.length > 0 ? [{ name: "csvs", resource: KINDS.csv, namespace: options.namespace }] : []),
     ],
     evaluate(view) {
-      const left = [...(view.sources.subscription ?? []), ...(view.sources.csv ?? [])].map(
-        (o) => `${o.kind} ${o.metadata.name}`,
-      );
+      const left = [
+        ...(view.sources.subscription ?? []).map((o) => `Subscription ${o.metadata.name}`),
+        ...(view.sources.csvs ?? [])
+          .filter((c) => csvs.includes(c.metadata.name))
+          .map((o) => `ClusterServiceVersion ${o.metadata.name}`),
+      ];
       return left.length === 0
-        ? { state: "done", message: `${label}: gone`, result: { csv } }
-        : { state: "waiting", message: `${label}: waiting for ${left.join(", ")} to go`, result: { csv } };
+        ? { state: "done", message: `${label}: gone`, result: { csvs } }
+        : { state: "waiting", message: `${label}: waiting for ${left.join(", ")} to go`, result: { csvs } };
     },
   });
 }

@@ -2,9 +2,12 @@ import { CustomResourceOptions, dynamic, Input, Output } from "@pulumi/pulumi";
 import { observeOperatorInstall, uninstallOperator, waitForOperatorInstall } from "../waiting/waiters";
 import type { OperatorResult } from "../waiting/operator";
 import {
+  checkDeleteTimeout,
   checkName,
   deadlineMs,
   providerProgress,
+  RemovalArgs,
+  removalProps,
   WaiterInputs,
   WaiterArgs,
   waiterOptions,
@@ -38,28 +41,7 @@ export const operatorInstallProvider = waiterProvider<
     ...checkName(inputs, "startingCSV", false),
   ],
   id: (inputs) => `subscription/${inputs.namespace}/${inputs.subscription}`,
-  async wait(inputs, _olds, progress) {
-    const { result } = await waitForOperatorInstall({
-      kubeconfig: inputs.kubeconfig,
-      namespace: inputs.namespace,
-      subscription: inputs.subscription,
-      startingCSV: inputs.startingCSV,
-      timeoutMs: deadlineMs(inputs.timeoutSeconds),
-      onProgress: progress,
-    });
-    return result;
-  },
-  // OLM leaves the CSV installed when only the Subscription goes, so destroying the install removes both.
-  async remove(props) {
-    await uninstallOperator({
-      kubeconfig: props.kubeconfig,
-      namespace: props.namespace,
-      subscription: props.subscription,
-      csv: props.installedCSV,
-      timeoutMs: deadlineMs(props.timeoutSeconds),
-      onProgress: providerProgress(`OperatorInstall ${props.namespace}/${props.subscription}`),
-    });
-  },
+  wait: (options) => waitForOperatorInstall(options),
   observe: (inputs) => observeOperatorInstall({ ...inputs, timeoutMs: 60_000 }),
   outputs: (result) => ({
     installedCSV: result.installedCSV,
@@ -79,7 +61,11 @@ export interface OperatorInstallArgs extends WaiterArgs {
   startingCSV?: Input<string>;
 }
 
-/** Waits until an OLM Subscription's installed CSV has Succeeded; fails with OLM's reason. */
+/**
+ * Waits until an OLM Subscription's installed CSV has Succeeded; fails with OLM's reason. Deleting it
+ * changes nothing in the cluster: uninstalling is `OperatorRemoval`'s job, so that turning waiting off
+ * never uninstalls an operator.
+ */
 export class OperatorInstall extends dynamic.Resource {
   declare public readonly installedCSV: Output<string>;
   declare public readonly phase: Output<string>;
@@ -103,6 +89,71 @@ export class OperatorInstall extends dynamic.Resource {
       waiterOptions(opts),
       undefined,
       "OperatorInstall",
+    );
+  }
+}
+
+export interface OperatorRemovalInputs extends WaiterInputs {
+  namespace: string;
+  subscription: string;
+  deleteTimeoutSeconds?: number;
+}
+
+/** The provider of OperatorRemoval: nothing to do on create; on delete, the uninstall. */
+export const operatorRemovalProvider = waiterProvider<
+  OperatorRemovalInputs,
+  Record<string, unknown>,
+  OperatorResult | undefined
+>({
+  kind: "OperatorRemoval",
+  inputKeys: ["kubeconfig", "namespace", "subscription", "deleteTimeoutSeconds"],
+  check: (inputs) => [
+    ...checkName(inputs, "namespace"),
+    ...checkName(inputs, "subscription"),
+    ...checkDeleteTimeout(inputs),
+  ],
+  id: (inputs) => `operator-removal/${inputs.namespace}/${inputs.subscription}`,
+  wait: async () => ({ result: undefined }),
+  // `read` reports how the operator stands.
+  observe: (inputs) => observeOperatorInstall({ ...inputs, timeoutMs: 60_000 }),
+  outputs: () => ({}),
+  async remove(props) {
+    await uninstallOperator({
+      kubeconfig: props.kubeconfig,
+      namespace: props.namespace,
+      subscription: props.subscription,
+      timeoutMs: deadlineMs(props.deleteTimeoutSeconds),
+      onProgress: providerProgress(`OperatorRemoval ${props.namespace}/${props.subscription}`),
+    });
+  },
+});
+
+export interface OperatorRemovalArgs extends RemovalArgs {
+  /** Namespace of the Subscription. */
+  namespace: Input<string>;
+  subscription: Input<string>;
+}
+
+/**
+ * Uninstalls an operator when it is deleted, as OLM wants it done: the Subscription, then the CSVs it
+ * names as installed (OLM leaves them running when only the Subscription goes), waiting until all are
+ * gone. Declare it depending on the Subscription, so that Pulumi deletes it first; what must be gone
+ * before the operator (machines it configures) should depend on it.
+ */
+export class OperatorRemoval extends dynamic.Resource {
+  declare public readonly subscription: Output<string>;
+
+  constructor(name: string, args: OperatorRemovalArgs, opts?: CustomResourceOptions) {
+    super(
+      operatorRemovalProvider,
+      name,
+      removalProps(args, opts, {
+        namespace: args.namespace,
+        subscription: args.subscription,
+      }),
+      waiterOptions(opts),
+      undefined,
+      "OperatorRemoval",
     );
   }
 }
