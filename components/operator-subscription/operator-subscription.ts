@@ -10,7 +10,7 @@ import {
 import { requireDnsLabel, requireDnsSubdomain } from "../../builders/validation";
 import { contentHash, OperatorInstall, OperatorRemoval } from "../../provider/dynamic";
 import { kubeOptions, manifestArgs } from "../cluster/kube";
-import { clusterAccess, WaitArgs, waiting } from "../cluster/wait";
+import { clusterAccess, WaitArgs } from "../cluster/wait";
 import { checked } from "../errors";
 
 export interface OperatorSubscriptionArgs extends WaitArgs {
@@ -114,8 +114,10 @@ export class OperatorSubscription extends pulumi.ComponentResource {
       manifestArgs("operators.coreos.com/v1alpha1", "Subscription", manifest, ["metadata", "spec"]),
       { ...kopts, dependsOn: before },
     );
+    // The cluster access of the waiter, and of the removal, which exists with `wait: false` too.
+    const cluster = clusterAccess(args, this);
+    const waits = args.wait === false ? undefined : cluster;
     // Under Manual approval the waiter approves the pinned CSV's InstallPlan, and only that one.
-    const waits = waiting(args, this);
     const install =
       waits &&
       new OperatorInstall(
@@ -133,7 +135,6 @@ export class OperatorSubscription extends pulumi.ComponentResource {
 
     // Destroy uninstalls (OLM would leave the CSV running). Pulumi deletes this before the Subscription,
     // and after whatever depends on `ready` (the machines an operator configures).
-    const cluster = clusterAccess(args, this);
     const removal =
       cluster &&
       new OperatorRemoval(
