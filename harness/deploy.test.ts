@@ -88,9 +88,14 @@ describe("deploy harness against the simulator", function () {
 
     const third = await revision(["motd=false"]);
     assert.deepEqual(third.errors, []);
-    assert.equal(third.counts.delete, 2, "the MachineConfig and its rollout waiter");
-    const mc = sim.store.get(keyOf(K.machineConfig, "99-infra-motd"));
-    assert.equal(mc, undefined);
+    assert.equal(third.counts.delete, 3, "the MachineConfig, its rollout waiter and its removal guard");
+    assert.equal(sim.store.get(keyOf(K.machineConfig, "99-infra-motd")), undefined);
+    // The guard held the deployment until the pool ran a render without the MachineConfig.
+    const dropped = sim.store.get(keyOf(K.pool, "infra")) as any;
+    const sources = (dropped.spec.configuration.source as Array<{ name: string }>).map((m) => m.name);
+    assert.ok(!sources.includes("99-infra-motd"), sources.join(", "));
+    assert.equal(dropped.status.configuration.name, dropped.spec.configuration.name);
+    assert.equal(dropped.status.updatedMachineCount, dropped.status.machineCount);
 
     // Turning waiting off deletes the waiters, the removal guard among them, while the MachineSet
     // stays: the guard must see it is not being deleted instead of waiting into its deadline (60 s,

@@ -11,7 +11,7 @@ import {
   machineConfigPool,
   MachineConfigPoolArgs as MachineConfigPoolSpec,
 } from "../../builders/machineconfiguration";
-import { contentHash, PoolRollout, PoolRolloutArgs } from "../../provider/dynamic";
+import { contentHash, MachineConfigRemoval, PoolRollout } from "../../provider/dynamic";
 import { kubeOptions, manifestArgs } from "../cluster/kube";
 import { WaitArgs, waiting } from "../cluster/wait";
 import { checked } from "../errors";
@@ -31,6 +31,8 @@ interface RolloutTarget<T> {
   pool: (manifest: { metadata: { name: string } }, spec: T) => string;
   /** The PoolRollout input listing the object; none for a pool, whose rollout is its own. */
   listedIn?: "machineConfigs" | "kubeletConfigs" | "containerRuntimeConfigs";
+  /** Whether removing the object waits until the pool has rolled out a render without it. */
+  removalWaits?: boolean;
 }
 
 export type MachineConfigPoolArgs = ComponentArgs<MachineConfigPoolSpec>;
@@ -66,16 +68,27 @@ abstract class MachineConfigurationObject<T extends { name: string }> extends pu
     const manifest = pulumi
       .output(inputs as pulumi.Input<Record<string, unknown>>)
       .apply((values) => checked(() => build({ ...values, name: values.name ?? name } as unknown as T)));
-    this.resource = new k8s.apiextensions.CustomResource(
-      name,
-      manifestArgs(MACHINECONFIGURATION_API_VERSION, kind, manifest, ["metadata", "spec"]),
-      kubeOptions(this, provider),
-    );
+    const spec = pulumi.output(inputs as pulumi.Input<Record<string, unknown>>) as pulumi.Output<unknown>;
+    const pool = pulumi.all([manifest, spec]).apply(([m, s]) => target.pool(m, s as T));
     this.objectName = manifest.apply((m) => m.metadata.name);
 
     // One waiter per object, on its own pool: pools roll out in parallel, so nothing here serializes them.
     const waits = waiting({ wait, kubeconfig, waitTimeouts }, this);
-    const spec = pulumi.output(inputs as pulumi.Input<Record<string, unknown>>) as pulumi.Output<unknown>;
+    // Declared before the object, so that Pulumi deletes it after the object and it can wait for the
+    // pool to roll out a render without it.
+    const removal =
+      waits &&
+      target.removalWaits &&
+      new MachineConfigRemoval(
+        `${name}-removal`,
+        { kubeconfig: waits.kubeconfig, pool, machineConfig: this.objectName },
+        waits.options([]),
+      );
+    this.resource = new k8s.apiextensions.CustomResource(
+      name,
+      manifestArgs(MACHINECONFIGURATION_API_VERSION, kind, manifest, ["metadata", "spec"]),
+      { ...kubeOptions(this, provider), ...(removal ? { dependsOn: [removal] } : {}) },
+    );
     this.rollout =
       waits &&
       new PoolRollout(
@@ -83,22 +96,14 @@ abstract class MachineConfigurationObject<T extends { name: string }> extends pu
         {
           kubeconfig: waits.kubeconfig,
           contentHash: manifest.apply(contentHash),
-          ...rolloutInputs(manifest, spec, target),
+          pool,
+          ...(target.listedIn ? { [target.listedIn]: this.objectName.apply((n) => [n]) } : {}),
         },
         waits.options([this.resource]),
       );
     this.renderedConfig = this.rollout ? this.rollout.renderedConfig : pulumi.output(undefined);
     this.registerOutputs({ objectName: this.objectName, renderedConfig: this.renderedConfig });
   }
-}
-
-function rolloutInputs<T>(
-  manifest: pulumi.Output<{ metadata: { name: string } }>,
-  spec: pulumi.Output<unknown>,
-  target: RolloutTarget<T>,
-): Pick<PoolRolloutArgs, "pool" | "machineConfigs" | "kubeletConfigs" | "containerRuntimeConfigs"> {
-  const pool = pulumi.all([manifest, spec]).apply(([m, s]) => target.pool(m, s as T));
-  return target.listedIn ? { pool, [target.listedIn]: manifest.apply((m) => [m.metadata.name]) } : { pool };
 }
 
 /** A custom MachineConfigPool that inherits worker configs (seed 000), for nodes of one role. */
@@ -126,7 +131,7 @@ export class MachineConfig extends MachineConfigurationObject<MachineConfigSpec>
       "MachineConfig",
       "MachineConfig",
       machineConfig,
-      { pool: (_m, spec) => spec.role, listedIn: "machineConfigs" },
+      { pool: (_m, spec) => spec.role, listedIn: "machineConfigs", removalWaits: true },
       name,
       args,
       opts,

@@ -339,3 +339,47 @@ export function waiterProvider<I extends WaiterInputs, O, R>(
     },
   };
 }
+
+/** The inputs every removal guard has. */
+export interface RemovalInputs extends WaiterInputs {
+  deleteTimeoutSeconds?: number;
+}
+
+/** What a removal guard is: a waiter with nothing to do on create that waits on delete. */
+export interface RemovalDefinition<I extends RemovalInputs, R> {
+  kind: string;
+  /** Its own input keys (the kubeconfig and the delete's deadline are added). */
+  inputKeys: string[];
+  check(inputs: Record<string, unknown>): CheckFailure[];
+  id(inputs: I): string;
+  /** What `read` reports. */
+  observe(inputs: I): Promise<Evaluation<R>>;
+  /**
+   * The waiting core's wait on delete, called with the inputs, the delete's deadline and a progress
+   * listener (call it through its module inside an arrow, as `WaiterDefinition.wait`).
+   */
+  remove(options: I & { timeoutMs: number; onProgress: ProgressListener }): Promise<unknown>;
+}
+
+/** The `pulumi.dynamic.ResourceProvider` of a removal guard. */
+export function removalProvider<I extends RemovalInputs, R>(
+  def: RemovalDefinition<I, R>,
+): dynamic.ResourceProvider {
+  return waiterProvider<I, Record<string, unknown>, R | undefined>({
+    kind: def.kind,
+    inputKeys: ["kubeconfig", ...def.inputKeys, "deleteTimeoutSeconds"],
+    check: (inputs) => [...def.check(inputs), ...checkDeleteTimeout(inputs)],
+    id: (inputs) => def.id(inputs),
+    // Nothing to wait for on create: what it guards is declared after it.
+    wait: async () => ({ result: undefined }),
+    observe: (inputs) => def.observe(inputs),
+    outputs: () => ({}),
+    async remove(props) {
+      await def.remove({
+        ...props,
+        timeoutMs: deadlineMs(props.deleteTimeoutSeconds),
+        onProgress: providerProgress(`${def.kind} ${def.id(props)}`),
+      });
+    },
+  });
+}

@@ -7,15 +7,14 @@ import {
 } from "../waiting/waiters";
 import type { MachineSetResult } from "../waiting/machineset";
 import {
-  checkDeleteTimeout,
   checkName,
   checkNames,
-  deadlineMs,
-  providerProgress,
   RemovalArgs,
+  RemovalInputs,
   removalProps,
-  WaiterInputs,
+  removalProvider,
   WaiterArgs,
+  WaiterInputs,
   waiterOptions,
   waiterProps,
   waiterProvider,
@@ -110,40 +109,20 @@ export class MachineSetReady extends dynamic.Resource {
   }
 }
 
-export interface MachineSetRemovalInputs extends WaiterInputs {
+export interface MachineSetRemovalInputs extends RemovalInputs {
   namespace?: string;
   machineSets: string[];
-  deleteTimeoutSeconds?: number;
 }
 
-export const machineSetRemovalProvider = waiterProvider<
-  MachineSetRemovalInputs,
-  Record<string, unknown>,
-  MachineSetResult | undefined
->({
+export const machineSetRemovalProvider = removalProvider<MachineSetRemovalInputs, MachineSetResult>({
   kind: "MachineSetRemoval",
-  inputKeys: ["kubeconfig", "namespace", "machineSets", "deleteTimeoutSeconds"],
-  check: (inputs) => [
-    ...checkName(inputs, "namespace", false),
-    ...checkNames(inputs, "machineSets", true),
-    ...checkDeleteTimeout(inputs),
-  ],
+  inputKeys: ["namespace", "machineSets"],
+  check: (inputs) => [...checkName(inputs, "namespace", false), ...checkNames(inputs, "machineSets", true)],
   id: (inputs) =>
     `machineset-removal/${inputs.namespace ?? MACHINE_API_NAMESPACE}/${inputs.machineSets.join(",")}`,
-  // Nothing to wait for on create: the MachineSets are created after this resource. `read` reports how
-  // they stand.
-  wait: async () => ({ result: undefined }),
+  // `read` reports how the MachineSets stand.
   observe: (inputs) => observeMachineSets({ ...inputs, timeoutMs: 60_000 }),
-  outputs: () => ({}),
-  async remove(props) {
-    await waitForMachineSetsDeleted({
-      kubeconfig: props.kubeconfig,
-      namespace: props.namespace,
-      machineSets: props.machineSets,
-      timeoutMs: deadlineMs(props.deleteTimeoutSeconds),
-      onProgress: providerProgress(`MachineSetRemoval ${props.machineSets.join(", ")}`),
-    });
-  },
+  remove: (options) => waitForMachineSetsDeleted(options),
 });
 
 export interface MachineSetRemovalArgs extends RemovalArgs {

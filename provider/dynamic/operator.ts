@@ -2,14 +2,13 @@ import { CustomResourceOptions, dynamic, Input, Output } from "@pulumi/pulumi";
 import { observeOperatorInstall, uninstallOperator, waitForOperatorInstall } from "../waiting/waiters";
 import type { OperatorResult } from "../waiting/operator";
 import {
-  checkDeleteTimeout,
   checkName,
-  deadlineMs,
-  providerProgress,
   RemovalArgs,
+  RemovalInputs,
   removalProps,
-  WaiterInputs,
+  removalProvider,
   WaiterArgs,
+  WaiterInputs,
   waiterOptions,
   waiterProps,
   waiterProvider,
@@ -93,39 +92,20 @@ export class OperatorInstall extends dynamic.Resource {
   }
 }
 
-export interface OperatorRemovalInputs extends WaiterInputs {
+export interface OperatorRemovalInputs extends RemovalInputs {
   namespace: string;
   subscription: string;
-  deleteTimeoutSeconds?: number;
 }
 
 /** The provider of OperatorRemoval: nothing to do on create; on delete, the uninstall. */
-export const operatorRemovalProvider = waiterProvider<
-  OperatorRemovalInputs,
-  Record<string, unknown>,
-  OperatorResult | undefined
->({
+export const operatorRemovalProvider = removalProvider<OperatorRemovalInputs, OperatorResult>({
   kind: "OperatorRemoval",
-  inputKeys: ["kubeconfig", "namespace", "subscription", "deleteTimeoutSeconds"],
-  check: (inputs) => [
-    ...checkName(inputs, "namespace"),
-    ...checkName(inputs, "subscription"),
-    ...checkDeleteTimeout(inputs),
-  ],
+  inputKeys: ["namespace", "subscription"],
+  check: (inputs) => [...checkName(inputs, "namespace"), ...checkName(inputs, "subscription")],
   id: (inputs) => `operator-removal/${inputs.namespace}/${inputs.subscription}`,
-  wait: async () => ({ result: undefined }),
   // `read` reports how the operator stands.
   observe: (inputs) => observeOperatorInstall({ ...inputs, timeoutMs: 60_000 }),
-  outputs: () => ({}),
-  async remove(props) {
-    await uninstallOperator({
-      kubeconfig: props.kubeconfig,
-      namespace: props.namespace,
-      subscription: props.subscription,
-      timeoutMs: deadlineMs(props.deleteTimeoutSeconds),
-      onProgress: providerProgress(`OperatorRemoval ${props.namespace}/${props.subscription}`),
-    });
-  },
+  remove: (options) => uninstallOperator(options),
 });
 
 export interface OperatorRemovalArgs extends RemovalArgs {

@@ -1,11 +1,15 @@
 import { CustomResourceOptions, dynamic, Input, Output } from "@pulumi/pulumi";
-import { observePoolRollout, waitForPoolRollout } from "../waiting/waiters";
+import { observePoolRollout, waitForMachineConfigRemoval, waitForPoolRollout } from "../waiting/waiters";
 import type { PoolRolloutResult } from "../waiting/pool";
 import {
   checkName,
   checkNames,
-  WaiterInputs,
+  RemovalArgs,
+  RemovalInputs,
+  removalProps,
+  removalProvider,
   WaiterArgs,
+  WaiterInputs,
   waiterOptions,
   waiterProps,
   waiterProvider,
@@ -28,7 +32,8 @@ export interface PoolRolloutOutputs {
 /**
  * The provider of PoolRollout. MachineConfigs that disappear from `machineConfigs` are not awaited on
  * update: Pulumi deletes removed resources at the end of the deployment, after this update, so their
- * removal cannot be awaited here; name MachineConfigs deleted by other means in `deletedMachineConfigs`.
+ * removal is awaited by a MachineConfigRemoval declared before them; name MachineConfigs deleted by
+ * other means in `deletedMachineConfigs`.
  */
 export const poolRolloutProvider = waiterProvider<PoolRolloutInputs, PoolRolloutOutputs, PoolRolloutResult>({
   kind: "PoolRollout",
@@ -109,6 +114,49 @@ export class PoolRollout extends dynamic.Resource {
       waiterOptions(opts),
       undefined,
       "PoolRollout",
+    );
+  }
+}
+
+export interface MachineConfigRemovalInputs extends RemovalInputs {
+  pool: string;
+  machineConfig: string;
+}
+
+/** The provider of MachineConfigRemoval: nothing to do on create; on delete, the wait for the rollout. */
+export const machineConfigRemovalProvider = removalProvider<MachineConfigRemovalInputs, PoolRolloutResult>({
+  kind: "MachineConfigRemoval",
+  inputKeys: ["pool", "machineConfig"],
+  check: (inputs) => [...checkName(inputs, "pool"), ...checkName(inputs, "machineConfig")],
+  id: (inputs) => `machineconfig-removal/${inputs.pool}/${inputs.machineConfig}`,
+  // `read` reports how the pool stands.
+  observe: (inputs) => observePoolRollout({ ...inputs, timeoutMs: 60_000 }),
+  remove: (options) => waitForMachineConfigRemoval(options),
+});
+
+export interface MachineConfigRemovalArgs extends RemovalArgs {
+  /** The pool the MachineConfig is for. */
+  pool: Input<string>;
+  machineConfig: Input<string>;
+}
+
+/**
+ * Makes removing a MachineConfig wait until its pool has rolled out a render without it. Pulumi deletes
+ * in reverse dependency order, so declare the MachineConfig with `dependsOn: [removal]`: the
+ * MachineConfig goes first, then this waits for the rollout. One that still exists and is not being
+ * deleted (only this resource removed) is left alone, as is a pool that is gone.
+ */
+export class MachineConfigRemoval extends dynamic.Resource {
+  declare public readonly machineConfig: Output<string>;
+
+  constructor(name: string, args: MachineConfigRemovalArgs, opts?: CustomResourceOptions) {
+    super(
+      machineConfigRemovalProvider,
+      name,
+      removalProps(args, opts, { pool: args.pool, machineConfig: args.machineConfig }),
+      waiterOptions(opts),
+      undefined,
+      "MachineConfigRemoval",
     );
   }
 }

@@ -4,6 +4,7 @@ import {
   createApiClient,
   isWaitError,
   ProgressEvent,
+  waitForMachineConfigRemoval,
   waitForMachineSetsDeleted,
   waitForMachineSetsReady,
   uninstallOperator,
@@ -124,6 +125,30 @@ describe("waiting core against the simulator", function () {
       assert.notEqual(result.renderedConfig, before);
       assert.equal(renderedFiles(sim, result.renderedConfig)["/etc/race.conf"], undefined);
       assert.deepEqual(currentConfigs(sim), [result.renderedConfig]);
+    });
+
+    it("waits for a MachineConfig's removal from its pool, unless it was kept or the pool is gone", async () => {
+      sim.store.create(machineConfig("99-worker-removed", { "/etc/removed.conf": "x" }));
+      const { result: added } = await rollout({ pool: "worker", machineConfigs: ["99-worker-removed"] });
+      const removal = {
+        kubeconfig,
+        pool: "worker",
+        machineConfig: "99-worker-removed",
+        timeoutMs: DEADLINE_MS,
+      };
+      // Still there and not being deleted: only its guard went.
+      const kept = await waitForMachineConfigRemoval(removal);
+      assert.match(kept.message, /kept, nothing to roll out/);
+      assert.equal(poolTarget(sim), added.renderedConfig);
+
+      sim.store.delete(keyOf(K.machineConfig, "99-worker-removed"));
+      const { result } = await waitForMachineConfigRemoval(removal);
+      assert.notEqual(result?.renderedConfig, added.renderedConfig);
+      assert.equal(renderedFiles(sim, result!.renderedConfig)["/etc/removed.conf"], undefined);
+      assert.deepEqual(currentConfigs(sim), [result!.renderedConfig]);
+
+      const gone = await waitForMachineConfigRemoval({ ...removal, pool: "no-such-pool" });
+      assert.match(gone.message, /the pool is gone, nothing to roll out/);
     });
 
     it("follows a KubeletConfig through its generated MachineConfig", async () => {

@@ -144,6 +144,40 @@ export function observePoolRollout(options: PoolRolloutOptions): Promise<Evaluat
   return observe(poolRollout(options));
 }
 
+export interface MachineConfigRemovalOptions extends WaitOptions, ClusterAccess {
+  pool: string;
+  machineConfig: string;
+}
+
+/**
+ * Waits until the pool has rolled out a render without a deleted MachineConfig. A MachineConfig that
+ * still exists and is not being deleted was kept (only its removal guard went, e.g. with `wait: false`),
+ * and a pool that is gone, or goes during the wait (its stack is being destroyed), has nothing to roll
+ * out: those are done at once.
+ */
+export async function waitForMachineConfigRemoval(
+  options: MachineConfigRemovalOptions,
+): Promise<Outcome<PoolRolloutResult | undefined>> {
+  const client = clientOf(options);
+  const label = `removal of MachineConfig ${options.machineConfig} from pool ${options.pool}`;
+  const machineConfig = await withRetry(
+    () => client.get(KINDS.machineConfig, options.machineConfig),
+    options,
+  );
+  if (machineConfig && !machineConfig.metadata.deletionTimestamp) {
+    return { result: undefined, message: `${label}: kept, nothing to roll out`, elapsedMs: 0, requests: 1 };
+  }
+  const rollout = poolRollout({ ...options, client, deletedMachineConfigs: [options.machineConfig] });
+  return converge<PoolRolloutResult | undefined>({
+    ...rollout,
+    waiter: label,
+    evaluate: (view) =>
+      view.sources.pool?.length === 0
+        ? { state: "done", message: `${label}: the pool is gone, nothing to roll out` }
+        : rollout.evaluate(view),
+  });
+}
+
 // ---- MachineSets ----
 
 export interface MachineSetOptions extends WaitOptions, ClusterAccess {
