@@ -63,9 +63,9 @@ describe("render", function () {
       assert.ok(validated >= 10, `${validated} manifests validated`);
 
       assert.deepEqual([...new Set(first.waiters.map((w) => w.type))].sort(), [
-        "MachineConfigRemoval",
         "MachineSetReady",
         "MachineSetRemoval",
+        "NodeConfigRemoval",
         "OperatorInstall",
         "OperatorRemoval",
         "PoolRollout",

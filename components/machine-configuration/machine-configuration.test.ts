@@ -78,6 +78,25 @@ describe("machine-configuration components", () => {
     assert.equal(mocks.resources.filter((r) => r.type.startsWith("pulumi-nodejs:dynamic")).length, 0);
   });
 
+  it("guard the removal of node configuration, but not of a pool, with a NodeConfigRemoval declared first", async () => {
+    new MachineConfigPool("gpu");
+    new MachineConfig("99-gpu-sysctl", { role: "gpu", kernelArguments: ["hugepages=64"] });
+    new KubeletConfig("gpu-kubelet", { pool: "gpu", kubeletConfig: { maxPods: 300 } });
+    new ContainerRuntimeConfig("gpu-crio", { pool: "gpu", containerRuntimeConfig: { pidsLimit: 4096 } });
+    await settle();
+    const removals = created("pulumi-nodejs:dynamic:NodeConfigRemoval").map((r) => [
+      r.name,
+      r.inputs.pool,
+      r.inputs.kind,
+      r.inputs.name,
+    ]);
+    assert.deepEqual(removals, [
+      ["99-gpu-sysctl-removal", "gpu", "MachineConfig", "99-gpu-sysctl"],
+      ["gpu-kubelet-removal", "gpu", "KubeletConfig", "gpu-kubelet"],
+      ["gpu-crio-removal", "gpu", "ContainerRuntimeConfig", "gpu-crio"],
+    ]);
+  });
+
   const bad: Array<[string, () => pulumi.ComponentResource & { objectName: pulumi.Output<string> }, string]> =
     [
       ["a custom pool named worker", () => new MachineConfigPool("worker"), "name"],

@@ -11,7 +11,8 @@ import {
   machineConfigPool,
   MachineConfigPoolArgs as MachineConfigPoolSpec,
 } from "../../builders/machineconfiguration";
-import { contentHash, MachineConfigRemoval, PoolRollout } from "../../provider/dynamic";
+import { contentHash, NodeConfigRemoval, PoolRollout } from "../../provider/dynamic";
+import type { NodeConfigKind } from "../../provider/waiting/waiters";
 import { kubeOptions, manifestArgs } from "../cluster/kube";
 import { WaitArgs, waiting } from "../cluster/wait";
 import { checked } from "../errors";
@@ -31,8 +32,6 @@ interface RolloutTarget<T> {
   pool: (manifest: { metadata: { name: string } }, spec: T) => string;
   /** The PoolRollout input listing the object; none for a pool, whose rollout is its own. */
   listedIn?: "machineConfigs" | "kubeletConfigs" | "containerRuntimeConfigs";
-  /** Whether removing the object waits until the pool has rolled out a render without it. */
-  removalWaits?: boolean;
 }
 
 export type MachineConfigPoolArgs = ComponentArgs<MachineConfigPoolSpec>;
@@ -74,14 +73,14 @@ abstract class MachineConfigurationObject<T extends { name: string }> extends pu
 
     // One waiter per object, on its own pool: pools roll out in parallel, so nothing here serializes them.
     const waits = waiting({ wait, kubeconfig, waitTimeouts }, this);
-    // Declared before the object, so that Pulumi deletes it after the object and it can wait for the
-    // pool to roll out a render without it.
+    // Declared before the object (not for a pool, which has no pool to leave), so that Pulumi deletes it
+    // after the object and it can wait for the pool to roll out a render without it.
     const removal =
       waits &&
-      target.removalWaits &&
-      new MachineConfigRemoval(
+      target.listedIn &&
+      new NodeConfigRemoval(
         `${name}-removal`,
-        { kubeconfig: waits.kubeconfig, pool, machineConfig: this.objectName },
+        { kubeconfig: waits.kubeconfig, pool, kind: kind as NodeConfigKind, name: this.objectName },
         waits.options([]),
       );
     this.resource = new k8s.apiextensions.CustomResource(
@@ -131,7 +130,7 @@ export class MachineConfig extends MachineConfigurationObject<MachineConfigSpec>
       "MachineConfig",
       "MachineConfig",
       machineConfig,
-      { pool: (_m, spec) => spec.role, listedIn: "machineConfigs", removalWaits: true },
+      { pool: (_m, spec) => spec.role, listedIn: "machineConfigs" },
       name,
       args,
       opts,

@@ -9,6 +9,7 @@ import {
   durationSeconds,
   MachineSetReady,
   machineSetReadyProvider,
+  nodeConfigRemovalProvider,
   MachineSetRemoval,
   OperatorInstall,
   OperatorRemoval,
@@ -103,6 +104,27 @@ describe("waiter providers: check and diff", () => {
     );
     assert.deepEqual(empty.failures, [
       { property: "machineSets", reason: "machineSets needs at least one name" },
+    ]);
+    const removal = await provider(nodeConfigRemovalProvider).check(
+      {},
+      {
+        kubeconfig: KUBECONFIG,
+        pool: "worker",
+        kind: "Machineconfig",
+        name: "99-x",
+        deleteTimeoutSeconds: 0,
+      },
+    );
+    assert.deepEqual(removal.failures, [
+      {
+        property: "kind",
+        reason:
+          'kind must be one of MachineConfig, KubeletConfig, ContainerRuntimeConfig, got "Machineconfig"',
+      },
+      {
+        property: "deleteTimeoutSeconds",
+        reason: "deleteTimeoutSeconds must be a positive number of seconds, got 0",
+      },
     ]);
   });
 

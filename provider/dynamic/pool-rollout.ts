@@ -1,5 +1,11 @@
 import { CustomResourceOptions, dynamic, Input, Output } from "@pulumi/pulumi";
-import { observePoolRollout, waitForMachineConfigRemoval, waitForPoolRollout } from "../waiting/waiters";
+import {
+  NODE_CONFIG_KINDS,
+  NodeConfigKind,
+  observePoolRollout,
+  waitForNodeConfigRemoval,
+  waitForPoolRollout,
+} from "../waiting/waiters";
 import type { PoolRolloutResult } from "../waiting/pool";
 import {
   checkName,
@@ -8,6 +14,7 @@ import {
   RemovalInputs,
   removalProps,
   removalProvider,
+  UNKNOWN,
   WaiterArgs,
   WaiterInputs,
   waiterOptions,
@@ -32,7 +39,7 @@ export interface PoolRolloutOutputs {
 /**
  * The provider of PoolRollout. MachineConfigs that disappear from `machineConfigs` are not awaited on
  * update: Pulumi deletes removed resources at the end of the deployment, after this update, so their
- * removal is awaited by a MachineConfigRemoval declared before them; name MachineConfigs deleted by
+ * removal is awaited by a NodeConfigRemoval declared before them; name MachineConfigs deleted by
  * other means in `deletedMachineConfigs`.
  */
 export const poolRolloutProvider = waiterProvider<PoolRolloutInputs, PoolRolloutOutputs, PoolRolloutResult>({
@@ -118,45 +125,60 @@ export class PoolRollout extends dynamic.Resource {
   }
 }
 
-export interface MachineConfigRemovalInputs extends RemovalInputs {
+export interface NodeConfigRemovalInputs extends RemovalInputs {
   pool: string;
-  machineConfig: string;
+  kind: NodeConfigKind;
+  name: string;
 }
 
-/** The provider of MachineConfigRemoval: nothing to do on create; on delete, the wait for the rollout. */
-export const machineConfigRemovalProvider = removalProvider<MachineConfigRemovalInputs, PoolRolloutResult>({
-  kind: "MachineConfigRemoval",
-  inputKeys: ["pool", "machineConfig"],
-  check: (inputs) => [...checkName(inputs, "pool"), ...checkName(inputs, "machineConfig")],
-  id: (inputs) => `machineconfig-removal/${inputs.pool}/${inputs.machineConfig}`,
+/** The provider of NodeConfigRemoval: nothing to do on create; on delete, the wait for the rollout. */
+export const nodeConfigRemovalProvider = removalProvider<NodeConfigRemovalInputs, PoolRolloutResult>({
+  kind: "NodeConfigRemoval",
+  inputKeys: ["pool", "kind", "name"],
+  check: (inputs) => [
+    ...checkName(inputs, "pool"),
+    ...checkName(inputs, "name"),
+    ...(inputs.kind === UNKNOWN || Object.hasOwn(NODE_CONFIG_KINDS, String(inputs.kind))
+      ? []
+      : [
+          {
+            property: "kind",
+            reason: `kind must be one of ${Object.keys(NODE_CONFIG_KINDS).join(", ")}, got ${JSON.stringify(inputs.kind)}`,
+          },
+        ]),
+  ],
+  id: (inputs) => `node-config-removal/${inputs.pool}/${inputs.kind}/${inputs.name}`,
   // `read` reports how the pool stands.
   observe: (inputs) => observePoolRollout({ ...inputs, timeoutMs: 60_000 }),
-  remove: (options) => waitForMachineConfigRemoval(options),
+  remove: (options) => waitForNodeConfigRemoval(options),
 });
 
-export interface MachineConfigRemovalArgs extends RemovalArgs {
-  /** The pool the MachineConfig is for. */
+export interface NodeConfigRemovalArgs extends RemovalArgs {
+  /** The pool the object configures. */
   pool: Input<string>;
-  machineConfig: Input<string>;
+  kind: Input<NodeConfigKind>;
+  name: Input<string>;
 }
 
 /**
- * Makes removing a MachineConfig wait until its pool has rolled out a render without it. Pulumi deletes
- * in reverse dependency order, so declare the MachineConfig with `dependsOn: [removal]`: the
- * MachineConfig goes first, then this waits for the rollout. One that still exists and is not being
- * deleted (only this resource removed) is left alone, as is a pool that is gone.
+ * Makes removing a MachineConfig, KubeletConfig or ContainerRuntimeConfig wait until its pool has
+ * rolled out a render without it (or without the MachineConfig generated from it). Pulumi deletes in
+ * reverse dependency order, so declare the object with `dependsOn: [removal]`: the object goes first,
+ * then this waits for the rollout. An object that still exists and is not being deleted (only this
+ * resource removed) is left alone, as is a pool that is gone.
  */
-export class MachineConfigRemoval extends dynamic.Resource {
-  declare public readonly machineConfig: Output<string>;
+export class NodeConfigRemoval extends dynamic.Resource {
+  declare public readonly kind: Output<NodeConfigKind>;
+  declare public readonly name: Output<string>;
 
-  constructor(name: string, args: MachineConfigRemovalArgs, opts?: CustomResourceOptions) {
+  constructor(name: string, args: NodeConfigRemovalArgs, opts?: CustomResourceOptions) {
     super(
-      machineConfigRemovalProvider,
+      nodeConfigRemovalProvider,
       name,
-      removalProps(args, opts, { pool: args.pool, machineConfig: args.machineConfig }),
+      removalProps(args, opts, { pool: args.pool, kind: args.kind, name: args.name }),
       waiterOptions(opts),
       undefined,
-      "MachineConfigRemoval",
+      "NodeConfigRemoval",
     );
   }
 }

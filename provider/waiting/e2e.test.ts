@@ -4,7 +4,7 @@ import {
   createApiClient,
   isWaitError,
   ProgressEvent,
-  waitForMachineConfigRemoval,
+  waitForNodeConfigRemoval,
   waitForMachineSetsDeleted,
   waitForMachineSetsReady,
   uninstallOperator,
@@ -133,25 +133,26 @@ describe("waiting core against the simulator", function () {
       const removal = {
         kubeconfig,
         pool: "worker",
-        machineConfig: "99-worker-removed",
+        kind: "MachineConfig" as const,
+        name: "99-worker-removed",
         timeoutMs: DEADLINE_MS,
       };
       // Still there and not being deleted: only its guard went.
-      const kept = await waitForMachineConfigRemoval(removal);
+      const kept = await waitForNodeConfigRemoval(removal);
       assert.match(kept.message, /kept, nothing to roll out/);
       assert.equal(poolTarget(sim), added.renderedConfig);
 
       sim.store.delete(keyOf(K.machineConfig, "99-worker-removed"));
-      const { result } = await waitForMachineConfigRemoval(removal);
+      const { result } = await waitForNodeConfigRemoval(removal);
       assert.notEqual(result?.renderedConfig, added.renderedConfig);
       assert.equal(renderedFiles(sim, result!.renderedConfig)["/etc/removed.conf"], undefined);
       assert.deepEqual(currentConfigs(sim), [result!.renderedConfig]);
 
-      const gone = await waitForMachineConfigRemoval({ ...removal, pool: "no-such-pool" });
+      const gone = await waitForNodeConfigRemoval({ ...removal, pool: "no-such-pool" });
       assert.match(gone.message, /the pool is gone, nothing to roll out/);
     });
 
-    it("follows a KubeletConfig through its generated MachineConfig", async () => {
+    it("follows a KubeletConfig through its generated MachineConfig, created and removed", async () => {
       const before = poolTarget(sim);
       sim.store.create({
         apiVersion: "machineconfiguration.openshift.io/v1",
@@ -171,8 +172,21 @@ describe("waiting core against the simulator", function () {
         /"maxPods": 300/,
       );
       assert.deepEqual(currentConfigs(sim), [result.renderedConfig]);
+      // Removed, it is followed through the MachineConfig generated from it, which its guard cannot name.
       sim.store.delete(keyOf(K.kubeletConfig, "max-pods"));
-      await rollout({ pool: "worker", deletedMachineConfigs: ["99-worker-generated-kubelet"] });
+      const removed = await waitForNodeConfigRemoval({
+        kubeconfig,
+        pool: "worker",
+        kind: "KubeletConfig",
+        name: "max-pods",
+        timeoutMs: DEADLINE_MS,
+      });
+      assert.notEqual(removed.result?.renderedConfig, result.renderedConfig);
+      assert.doesNotMatch(
+        renderedFiles(sim, removed.result!.renderedConfig)["/etc/kubernetes/kubelet.conf"],
+        /"maxPods": 300/,
+      );
+      assert.deepEqual(currentConfigs(sim), [removed.result!.renderedConfig]);
     });
 
     it("fails within the wait, naming the degraded node and its reason", async () => {

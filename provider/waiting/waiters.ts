@@ -144,30 +144,56 @@ export function observePoolRollout(options: PoolRolloutOptions): Promise<Evaluat
   return observe(poolRollout(options));
 }
 
-export interface MachineConfigRemovalOptions extends WaitOptions, ClusterAccess {
+/** The kinds of node configuration a pool renders, by kind. */
+export const NODE_CONFIG_KINDS = {
+  MachineConfig: KINDS.machineConfig,
+  KubeletConfig: KINDS.kubeletConfig,
+  ContainerRuntimeConfig: KINDS.containerRuntimeConfig,
+} as const;
+
+export type NodeConfigKind = keyof typeof NODE_CONFIG_KINDS;
+
+export interface NodeConfigRemovalOptions extends WaitOptions, ClusterAccess {
   pool: string;
-  machineConfig: string;
+  kind: NodeConfigKind;
+  name: string;
 }
 
 /**
- * Waits until the pool has rolled out a render without a deleted MachineConfig. A MachineConfig that
- * still exists and is not being deleted was kept (only its removal guard went, e.g. with `wait: false`),
- * and a pool that is gone, or goes during the wait (its stack is being destroyed), has nothing to roll
- * out: those are done at once.
+ * Waits until the pool has rolled out a render without a deleted MachineConfig, or without the
+ * MachineConfigs generated from a deleted KubeletConfig or ContainerRuntimeConfig: those that still
+ * carry its owner reference (garbage collection may not have run yet) and those the render still names
+ * that are gone. An object that still exists and is not being deleted was kept (only its removal guard
+ * went, e.g. with `wait: false`), and a pool that is gone, or goes during the wait (its stack is being
+ * destroyed), has nothing to roll out: those are done at once.
  */
-export async function waitForMachineConfigRemoval(
-  options: MachineConfigRemovalOptions,
+export async function waitForNodeConfigRemoval(
+  options: NodeConfigRemovalOptions,
 ): Promise<Outcome<PoolRolloutResult | undefined>> {
   const client = clientOf(options);
-  const label = `removal of MachineConfig ${options.machineConfig} from pool ${options.pool}`;
-  const machineConfig = await withRetry(
-    () => client.get(KINDS.machineConfig, options.machineConfig),
-    options,
-  );
-  if (machineConfig && !machineConfig.metadata.deletionTimestamp) {
+  const label = `removal of ${options.kind} ${options.name} from pool ${options.pool}`;
+  const object = await withRetry(() => client.get(NODE_CONFIG_KINDS[options.kind], options.name), options);
+  if (object && !object.metadata.deletionTimestamp) {
     return { result: undefined, message: `${label}: kept, nothing to roll out`, elapsedMs: 0, requests: 1 };
   }
-  const rollout = poolRollout({ ...options, client, deletedMachineConfigs: [options.machineConfig] });
+  let deleted = [options.name];
+  if (options.kind !== "MachineConfig") {
+    const [pool, configs] = await Promise.all([
+      withRetry(() => client.get(KINDS.pool, options.pool), options),
+      withRetry(() => client.list(KINDS.machineConfig, {}), options),
+    ]);
+    const existing = new Set(configs.items.map((m) => m.metadata.name));
+    const owned = configs.items
+      .filter((m) =>
+        (m.metadata.ownerReferences ?? []).some((o) => o.kind === options.kind && o.name === options.name),
+      )
+      .map((m) => m.metadata.name);
+    const rendered = (field<Array<{ name: string }>>(pool, "spec", "configuration", "source") ?? []).map(
+      (m) => m.name,
+    );
+    deleted = [...new Set([...owned, ...rendered.filter((name) => !existing.has(name))])].sort();
+  }
+  const rollout = poolRollout({ ...options, client, deletedMachineConfigs: deleted });
   return converge<PoolRolloutResult | undefined>({
     ...rollout,
     waiter: label,
