@@ -107,6 +107,31 @@ describe("deploy harness against the simulator", function () {
     assert.equal(kept.spec.replicas, 1);
   });
 
+  it("destroys a pool with its MachineConfig: machines, nodes, the MachineConfig and the pool all go", async () => {
+    const statePath = path.join(dir, "destroy.json");
+    const revision = (config: string[]) =>
+      deploy({
+        project: loadProject(INFRA_POOL, "dev", config),
+        kubeconfigPath: sim.kubeconfigPath,
+        statePath,
+      });
+    const up = await revision([]);
+    assert.deepEqual(up.errors, []);
+    const [machineSet] = up.outputs.machineSets as string[];
+    const nodes = (sim.store.list("v1", "Node") as Array<{ metadata: { labels?: Record<string, string> } }>)
+      .filter((n) => n.metadata.labels?.["node-role.kubernetes.io/infra"] === "")
+      .map((n) => (n as { metadata: { name: string } }).metadata.name);
+    assert.equal(nodes.length, 1);
+
+    // The MachineConfig's removal guard waits on a pool that is being emptied and deleted meanwhile.
+    const down = await revision(["infra=false"]);
+    assert.deepEqual(down.errors, []);
+    assert.equal(sim.store.get(keyOf(K.machineSet, machineSet, "openshift-machine-api")), undefined);
+    for (const node of nodes) assert.equal(sim.store.get(keyOf(K.node, node)), undefined);
+    assert.equal(sim.store.get(keyOf(K.machineConfig, "99-infra-motd")), undefined);
+    assert.equal(sim.store.get(keyOf(K.pool, "infra")), undefined);
+  });
+
   it("fails with the waiter's message when the pool degrades, and the CLI exits non-zero", async () => {
     const node = sim.cluster.workerNodes[0];
     sim.faults.inject("degradeNode", { node, reason: "failed to write /etc/issue.d: read-only file system" });

@@ -5,20 +5,24 @@ const config = new pulumi.Config();
 // Tests run the simulator fast; a wait that has not converged in a minute never will.
 const waitTimeouts = { create: "60s", update: "60s", delete: "60s" };
 
-const infra = new InfraNodePool("infra", {
-  zones: ["us-east-2a"],
-  replicas: 1,
-  wait: config.getBoolean("wait") ?? true,
-  waitTimeouts,
-});
-
-if (config.getBoolean("motd") !== false) {
-  new MachineConfig("99-infra-motd", {
-    role: infra.role,
-    files: [{ path: "/etc/motd", contents: { text: config.get("motdText") ?? "first revision\n" } }],
+/** The pool and a MachineConfig for it; `infra=false` declares nothing, as a destroy. */
+function infraPool() {
+  const infra = new InfraNodePool("infra", {
+    zones: ["us-east-2a"],
+    replicas: 1,
+    wait: config.getBoolean("wait") ?? true,
     waitTimeouts,
   });
+  if (config.getBoolean("motd") !== false) {
+    new MachineConfig("99-infra-motd", {
+      role: infra.role,
+      files: [{ path: "/etc/motd", contents: { text: config.get("motdText") ?? "first revision\n" } }],
+      waitTimeouts,
+    });
+  }
+  return infra;
 }
 
-export const machineSets = infra.machineSetNames;
-export const renderedConfig = infra.renderedConfig;
+const infra = config.getBoolean("infra") === false ? undefined : infraPool();
+export const machineSets = infra?.machineSetNames;
+export const renderedConfig = infra?.renderedConfig;
