@@ -285,9 +285,8 @@ export function removalProps(
 ): Record<string, Input<unknown> | undefined> {
   const deleteTimeoutSeconds =
     args.deleteTimeoutSeconds ?? timeoutsFrom(undefined, opts).deleteTimeoutSeconds;
-  return waiterProps({ kubeconfig: args.kubeconfig }, undefined, { ...inputs, deleteTimeoutSeconds }, [
-    "durationSeconds",
-  ]);
+  // No outputs: a guard's create waits for nothing, so it has no duration or counts to show.
+  return waiterProps({ kubeconfig: args.kubeconfig }, undefined, { ...inputs, deleteTimeoutSeconds }, []);
 }
 
 /** Resource options of every waiter: the kubeconfig stays secret in outputs too. */
