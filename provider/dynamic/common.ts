@@ -220,8 +220,8 @@ export interface WaiterDefinition<I extends WaiterInputs, O, R> {
    * value is serialized whole, a call through its module becomes a `require` of the installed package.
    */
   wait(options: I & { timeoutMs: number; onProgress: ProgressListener }): Promise<{ result: R }>;
-  /** The waiting core's evaluation without waiting or changing anything, for `read`. */
-  observe(inputs: I): Promise<Evaluation<R>>;
+  /** The waiting core's evaluation without waiting or changing anything, for `read` (with its deadline). */
+  observe(options: I & { timeoutMs: number }): Promise<Evaluation<R>>;
   /** The resource's outputs from a result. */
   outputs(result: R): O;
   /** What deleting the waiter waits for; absent: nothing. */
@@ -229,6 +229,9 @@ export interface WaiterDefinition<I extends WaiterInputs, O, R> {
 }
 
 export const DEFAULT_TIMEOUT_SECONDS = 1800;
+
+/** How long `read` may take to list what it reports. */
+const OBSERVE_TIMEOUT_MS = 60_000;
 
 /** A waiter's deadline in milliseconds. */
 export function deadlineMs(seconds: number | undefined): number {
@@ -329,7 +332,7 @@ export function waiterProvider<I extends WaiterInputs, O, R>(
       return { outs: await waitAndReport(news) };
     },
     async read(id: string, props: I & O) {
-      const e = await def.observe(props);
+      const e = await def.observe({ ...props, timeoutMs: OBSERVE_TIMEOUT_MS });
       const observed = e.result === undefined ? {} : def.outputs(e.result);
       return { id, props: { ...props, ...observed, converged: e.state === "done", status: e.message } };
     },
@@ -352,7 +355,7 @@ export interface RemovalDefinition<I extends RemovalInputs, R> {
   check(inputs: Record<string, unknown>): CheckFailure[];
   id(inputs: I): string;
   /** What `read` reports. */
-  observe(inputs: I): Promise<Evaluation<R>>;
+  observe(options: I & { timeoutMs: number }): Promise<Evaluation<R>>;
   /**
    * The waiting core's wait on delete, called with the inputs, the delete's deadline and a progress
    * listener (call it through its module inside an arrow, as `WaiterDefinition.wait`).
@@ -371,7 +374,7 @@ export function removalProvider<I extends RemovalInputs, R>(
     id: (inputs) => def.id(inputs),
     // Nothing to wait for on create: what it guards is declared after it.
     wait: async () => ({ result: undefined }),
-    observe: (inputs) => def.observe(inputs),
+    observe: (options) => def.observe(options),
     outputs: () => ({}),
     async remove(props) {
       await def.remove({

@@ -59,7 +59,7 @@ export const machineSetReadyProvider = waiterProvider<
   ],
   id: (inputs) => `machinesets/${inputs.namespace ?? MACHINE_API_NAMESPACE}/${inputs.machineSets.join(",")}`,
   wait: (options) => waitForMachineSetsReady(options),
-  observe: (inputs) => observeMachineSets({ ...inputs, timeoutMs: 60_000 }),
+  observe: (options) => observeMachineSets(options),
   outputs: (result) => ({
     machineCount: result.machineCount,
     readyMachineCount: result.readyMachineCount,
@@ -121,7 +121,7 @@ export const machineSetRemovalProvider = removalProvider<MachineSetRemovalInputs
   id: (inputs) =>
     `machineset-removal/${inputs.namespace ?? MACHINE_API_NAMESPACE}/${inputs.machineSets.join(",")}`,
   // `read` reports how the MachineSets stand.
-  observe: (inputs) => observeMachineSets({ ...inputs, timeoutMs: 60_000 }),
+  observe: (options) => observeMachineSets(options),
   remove: (options) => waitForMachineSetsDeleted(options),
 });
 

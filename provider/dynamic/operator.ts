@@ -41,7 +41,7 @@ export const operatorInstallProvider = waiterProvider<
   ],
   id: (inputs) => `subscription/${inputs.namespace}/${inputs.subscription}`,
   wait: (options) => waitForOperatorInstall(options),
-  observe: (inputs) => observeOperatorInstall({ ...inputs, timeoutMs: 60_000 }),
+  observe: (options) => observeOperatorInstall(options),
   outputs: (result) => ({
     installedCSV: result.installedCSV,
     phase: result.phase,
@@ -104,7 +104,7 @@ export const operatorRemovalProvider = removalProvider<OperatorRemovalInputs, Op
   check: (inputs) => [...checkName(inputs, "namespace"), ...checkName(inputs, "subscription")],
   id: (inputs) => `operator-removal/${inputs.namespace}/${inputs.subscription}`,
   // `read` reports how the operator stands.
-  observe: (inputs) => observeOperatorInstall({ ...inputs, timeoutMs: 60_000 }),
+  observe: (options) => observeOperatorInstall(options),
   remove: (options) => uninstallOperator(options),
 });
 

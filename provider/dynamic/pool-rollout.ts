@@ -63,7 +63,7 @@ export const poolRolloutProvider = waiterProvider<PoolRolloutInputs, PoolRollout
   ],
   id: (inputs) => `pool/${inputs.pool}`,
   wait: (options) => waitForPoolRollout(options),
-  observe: (inputs) => observePoolRollout({ ...inputs, timeoutMs: 60_000 }),
+  observe: (options) => observePoolRollout(options),
   outputs: (result) => ({
     renderedConfig: result.renderedConfig,
     machineCount: result.machineCount,
@@ -149,7 +149,7 @@ export const nodeConfigRemovalProvider = removalProvider<NodeConfigRemovalInputs
   ],
   id: (inputs) => `node-config-removal/${inputs.pool}/${inputs.kind}/${inputs.name}`,
   // `read` reports how the pool stands.
-  observe: (inputs) => observePoolRollout({ ...inputs, timeoutMs: 60_000 }),
+  observe: (options) => observePoolRollout(options),
   remove: (options) => waitForNodeConfigRemoval(options),
 });
 

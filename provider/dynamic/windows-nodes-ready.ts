@@ -40,7 +40,7 @@ export const windowsNodesReadyProvider = waiterProvider<
   id: (inputs) =>
     `windows-nodes/${inputs.namespace ?? MACHINE_API_NAMESPACE}/${inputs.machineSets.join(",")}`,
   wait: (options) => waitForWindowsNodes(options),
-  observe: (inputs) => observeWindowsNodes({ ...inputs, timeoutMs: 60_000 }),
+  observe: (options) => observeWindowsNodes(options),
   outputs: (result) => ({
     machineCount: result.machineCount,
     configuredCount: result.configuredCount,
