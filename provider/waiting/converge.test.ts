@@ -17,9 +17,9 @@ function scriptedClient(lists: Array<ListResult | Error>, watches: Step[]) {
     get requests() {
       return requests;
     },
-    async list() {
+    async list(_resource, selectors) {
       requests++;
-      calls.push("list");
+      calls.push(["list", selectors.fieldSelector].filter(Boolean).join(" "));
       const next = lists.shift();
       if (!next) throw new Error("unexpected list");
       if (next instanceof Error) throw next;
@@ -27,6 +27,7 @@ function scriptedClient(lists: Array<ListResult | Error>, watches: Step[]) {
     },
     async get() {
       requests++;
+      calls.push("get");
       return undefined;
     },
     async mergePatch() {
@@ -39,7 +40,7 @@ function scriptedClient(lists: Array<ListResult | Error>, watches: Step[]) {
     },
     async watch(_resource, selectors, handlers, signal) {
       requests++;
-      calls.push(`watch@${selectors.resourceVersion}`);
+      calls.push([`watch@${selectors.resourceVersion}`, selectors.fieldSelector].filter(Boolean).join(" "));
       const next = watches.shift();
       if (!next) {
         // Nothing scripted: hold the watch open until the wait ends.
@@ -174,6 +175,46 @@ describe("converge", () => {
     });
     setImmediate(() => controller.abort());
     await assert.rejects(wait, (e: unknown) => isWaitError(e) && e.kind === "aborted");
+  });
+
+  it("watches an object a read found missing, by name, until it appears (re-listing on 410 Gone)", async () => {
+    const { client, calls } = scriptedClient(
+      [
+        { items: [], resourceVersion: "3" },
+        { items: [], resourceVersion: "8" },
+      ],
+      [
+        async (h) =>
+          h.onEvent(
+            event("ERROR", { metadata: { name: "" }, code: 410, reason: "Expired", message: "too old" }),
+          ),
+        async (h) => h.onEvent(event("ADDED", obj("b", "9", "Pending"))),
+      ],
+    );
+    const outcome = await converge({
+      client,
+      waiter: "thing b",
+      sources: [],
+      evaluate: (view) => {
+        const b = view.fetched.b as KubeObject | null | undefined;
+        if (b) return { state: "done", message: "b exists", result: b.metadata.resourceVersion };
+        return {
+          state: "waiting",
+          message: b === null ? "b does not exist yet" : "reading b",
+          needs: [{ type: "get", key: "b", resource: KINDS.machineConfig, name: "b" }],
+        };
+      },
+      timeoutMs: 5000,
+      retry: fast,
+    });
+    assert.equal(outcome.result, "9");
+    assert.deepEqual(calls, [
+      "get",
+      "list metadata.name=b",
+      "watch@3 metadata.name=b",
+      "list metadata.name=b",
+      "watch@8 metadata.name=b",
+    ]);
   });
 
   it("observes once without watching", async () => {

@@ -3,8 +3,9 @@
  * keep a cache per source, and re-evaluate a pure predicate after every change until it says done or
  * failed. Watches resume from the last resourceVersion seen (events and bookmarks), re-list on 410
  * Gone, and retry 429, 5xx and network failures with backoff; one deadline bounds everything. The
- * predicate asks for what else it needs (another source, a one-off get or list, a patch) instead of
- * doing I/O, so it stays a pure function of what was observed.
+ * predicate asks for what else it needs (another source, a get, a one-off list, a patch) instead of
+ * doing I/O, so it stays a pure function of what was observed. A get that finds nothing watches that
+ * name until the object appears: nothing absent is taken as absent for good.
  */
 import { ApiClient, Selectors } from "./api";
 import { KubeObject, ResourceKind, objectKey } from "./kinds";
@@ -19,7 +20,10 @@ export interface SourceSpec extends Selectors {
 
 export type Need =
   | { type: "source"; source: SourceSpec }
-  /** A one-off read; the view holds the object, or null when it does not exist. */
+  /**
+   * A read; the view holds the object, or null while it does not exist: an absent object is then
+   * watched by name until it appears (a one-off read under `observe`).
+   */
   | {
       type: "get";
       key: string;
@@ -32,6 +36,8 @@ export type Need =
   | { type: "list"; key: string; resource: ResourceKind; selectors: Selectors }
   /** A merge patch sent once per key; the view marks it done. Never sent by a read-only observation. */
   | { type: "patch"; key: string; resource: ResourceKind; name: string; namespace?: string; patch: unknown };
+
+type GetNeed = Extract<Need, { type: "get" }>;
 
 export interface View {
   /** Objects of each listed source; absent until that source's first list has arrived. */
@@ -252,8 +258,7 @@ function runWait<R>(
         need.type === "get"
           ? retrying(`read ${need.resource.kind} ${need.name}`, (s) =>
               client.get(need.resource, need.name, need.namespace, s).then((o) => {
-                // Existence checks of secrets keep nothing of their data.
-                fetched[need.key] = o ? (need.metadataOnly ? { metadata: o.metadata } : o) : null;
+                fetched[need.key] = o ? kept(need, o) : null;
               }),
             )
           : need.type === "list"
@@ -270,28 +275,57 @@ function runWait<R>(
       void task.then(() => {
         inFlight.delete(need.key);
         reevaluate();
+        if (need.type === "get" && fetched[need.key] === null && !once && !finished) follow(need);
+      });
+    }
+
+    /** Existence checks of secrets keep nothing of their data. */
+    function kept(need: GetNeed, object: KubeObject): KubeObject {
+      return need.metadataOnly ? { metadata: object.metadata } : object;
+    }
+
+    /**
+     * A read found nothing, yet the object may be created at any moment (by the program, an operator
+     * or a controller): watch that one name until it appears, then hold it as the read's result.
+     */
+    function follow(need: GetNeed): void {
+      const byName = { name: need.key, resource: need.resource, namespace: need.namespace };
+      void watchSource({ ...byName, fieldSelector: `metadata.name=${need.name}` }, (cache) => {
+        const [object] = cache.values();
+        if (!object) return false;
+        fetched[need.key] = kept(need, object);
+        reevaluate();
+        return true;
       });
     }
 
     function startSource(source: SourceSpec): void {
       sourceNames.add(source.name);
-      void watchSource(source);
+      void watchSource(source, (cache) => {
+        caches.set(source.name, cache);
+        reevaluate();
+        return once;
+      });
     }
 
-    async function watchSource(source: SourceSpec): Promise<void> {
+    /** Lists and watches a source, handing its cache to `changed` after every change until that returns true. */
+    async function watchSource(
+      source: SourceSpec,
+      changed: (cache: Map<string, KubeObject>) => boolean,
+    ): Promise<void> {
       const what = `${source.resource.plural}${source.namespace ? ` in ${source.namespace}` : ""}`;
       let resourceVersion = "";
+      let cache = new Map<string, KubeObject>();
       let attempt = 0;
+      let stopped = false;
       while (!finished) {
         if (resourceVersion === "") {
           const list = await retrying(`list ${what}`, (s) => client.list(source.resource, source, s));
           if (!list) return;
-          caches.set(source.name, new Map(list.items.map((o) => [objectKey(o), o])));
+          cache = new Map(list.items.map((o) => [objectKey(o), o]));
           resourceVersion = list.resourceVersion;
-          reevaluate();
-          if (once || finished) return;
+          if (changed(cache) || finished) return;
         }
-        const cache = caches.get(source.name) as Map<string, KubeObject>;
         const current = new AbortController();
         const signal = AbortSignal.any([stop.signal, current.signal]);
         // Set by an ERROR event, which arrives inside a healthy HTTP response.
@@ -312,7 +346,7 @@ function runWait<R>(
                 lastApiError = undefined;
               },
               onEvent: (event) => {
-                if (finished || streamError) return;
+                if (finished || stopped || streamError) return;
                 events++;
                 const rv = event.object?.metadata?.resourceVersion;
                 if (event.type === "ERROR") {
@@ -328,18 +362,21 @@ function runWait<R>(
                 if (event.type === "BOOKMARK") return;
                 if (event.type === "DELETED") cache.delete(objectKey(event.object));
                 else cache.set(objectKey(event.object), event.object);
-                reevaluate();
+                if (changed(cache)) {
+                  stopped = true;
+                  current.abort();
+                }
               },
             },
             signal,
           );
-          if (finished) return;
+          if (finished || stopped) return;
           if (streamError) throw streamError;
           // A server that closes every watch at once must not turn this loop into a busy one.
           if (events === 0 && Date.now() - opened < 1000)
             await pause(retryDelay(undefined, attempt++, policy), stop.signal);
         } catch (e) {
-          if (finished) return;
+          if (finished || stopped) return;
           const error = e as ApiError;
           if (isGone(error)) {
             resourceVersion = "";

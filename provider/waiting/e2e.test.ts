@@ -25,6 +25,7 @@ import {
   subscribeToWmco,
   workerNodes,
 } from "../../test/simulator-fixture";
+import { startTestServer, TestServer } from "../../simulator/apiserver/testing";
 
 const CURRENT = "machineconfiguration.openshift.io/currentConfig";
 const NS = "openshift-machine-api";
@@ -64,6 +65,30 @@ async function expectWaitError(promise: Promise<unknown>, kind: string, pattern:
     assert.match(e.message, pattern);
     return true;
   });
+}
+
+/**
+ * Starts a wait and creates an object 0.5 s after the wait reported that object missing; resolves with
+ * the wait's outcome, which it requires to have gone through that state.
+ */
+async function createdLate<T>(
+  wait: (progress: { onProgress: (e: ProgressEvent) => void; progressIntervalMs: number }) => Promise<T>,
+  missing: RegExp,
+  create: () => void,
+): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const outcome = await wait({
+      progressIntervalMs: 0,
+      onProgress: (e) => {
+        if (timer === undefined && missing.test(e.message)) timer = setTimeout(create, 500);
+      },
+    });
+    assert.ok(timer, `the wait never reported ${missing}`);
+    return outcome;
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 describe("waiting core against the simulator", function () {
@@ -221,17 +246,20 @@ describe("waiting core against the simulator", function () {
       await rollout({ pool: "worker", deletedMachineConfigs: ["99-worker-paused"] });
     });
 
-    it("times out with what it was waiting for", async () => {
-      await expectWaitError(
-        waitForPoolRollout({
-          kubeconfig,
-          pool: "worker",
-          machineConfigs: ["99-worker-never"],
-          timeoutMs: 300,
-        }),
-        "timeout",
-        /timed out after 0.3s waiting for pool worker: pool worker: MachineConfig 99-worker-never does not exist yet/,
+    it("rolls out a MachineConfig created after the wait found it missing", async () => {
+      const before = poolTarget(sim);
+      const { result, requests } = await createdLate(
+        (progress) => rollout({ pool: "worker", machineConfigs: ["99-worker-late"], ...progress }),
+        /MachineConfig 99-worker-late does not exist yet/,
+        () => sim.store.create(machineConfig("99-worker-late", { "/etc/late.conf": "late" })),
       );
+      assert.notEqual(result.renderedConfig, before);
+      assert.equal(renderedFiles(sim, result.renderedConfig)["/etc/late.conf"], "late");
+      assert.deepEqual(currentConfigs(sim), [result.renderedConfig]);
+      // The pool's list and watch, the read that found nothing, then a list and a watch of that name.
+      assert.ok(requests <= 5, `${requests} requests`);
+      sim.store.delete(keyOf(K.machineConfig, "99-worker-late"));
+      await rollout({ pool: "worker", deletedMachineConfigs: ["99-worker-late"] });
     });
   });
 
@@ -564,5 +592,106 @@ describe("waiting core against the simulator", function () {
       for (const csv of [pinned, upgraded])
         assert.equal(sim.store.get(keyOf(K.csv, csv, WMCO_NS)), undefined);
     });
+  });
+});
+
+describe("waiting core: objects the MCO makes after the wait found them missing", function () {
+  this.timeout(30_000);
+  // Only the API server: the test plays the MCO, creating its objects in the order and at the moment
+  // that leaves the wait looking for an object that does not exist yet.
+  let server: TestServer;
+  const MCFG = "machineconfiguration.openshift.io/v1";
+
+  before(async () => {
+    server = await startTestServer();
+  });
+  after(() => server.stop());
+
+  /** A pool whose render names `sources` and which reports that render rolled out on its one node. */
+  function renderedPool(name: string, rendered: string, sources: string[]): void {
+    server.store.create({
+      apiVersion: MCFG,
+      kind: "MachineConfigPool",
+      metadata: { name },
+      spec: {
+        configuration: { name: rendered, source: sources.map((s) => ({ kind: "MachineConfig", name: s })) },
+      },
+    });
+    server.store.mutate(
+      keyOf(K.pool, name),
+      (p) => {
+        p.status = {
+          observedGeneration: p.metadata.generation,
+          configuration: { name: rendered },
+          conditions: [{ type: "Updated", status: "True" }],
+          machineCount: 1,
+          updatedMachineCount: 1,
+          readyMachineCount: 1,
+          degradedMachineCount: 0,
+        };
+      },
+      { subresource: "status" },
+    );
+  }
+
+  for (const [kind, base, ownerKey] of [
+    ["KubeletConfig", "kubelet", "kubeletConfigs"],
+    ["ContainerRuntimeConfig", "containerruntime", "containerRuntimeConfigs"],
+  ] as const) {
+    it(`rolls out once the MCO has generated the MachineConfig of a ${kind}`, async () => {
+      const pool = `late-${base}`;
+      const generated = machineConfig(`99-${pool}-generated-${base}`, { [`/etc/${base}.conf`]: "new" }, pool);
+      server.store.create({ apiVersion: MCFG, kind, metadata: { name: "late" }, spec: {} });
+      server.store.mutate(
+        keyOf({ apiVersion: MCFG, kind }, "late"),
+        (o) => {
+          o.status = {
+            observedGeneration: o.metadata.generation,
+            conditions: [{ type: "Success", status: "True" }],
+          };
+        },
+        { subresource: "status" },
+      );
+      server.store.create(machineConfig(`rendered-${pool}-1`, { [`/etc/${base}.conf`]: "new" }, pool));
+      renderedPool(pool, `rendered-${pool}-1`, [generated.metadata.name]);
+      const { result } = await createdLate(
+        (progress) =>
+          waitForPoolRollout({
+            kubeconfig: server.server.kubeconfig,
+            pool,
+            [ownerKey]: ["late"],
+            timeoutMs: DEADLINE_MS,
+            ...progress,
+          }),
+        new RegExp(`waiting for the MCO to generate ${generated.metadata.name} from ${kind} late`),
+        () => server.store.create(generated),
+      );
+      assert.equal(result.renderedConfig, `rendered-${pool}-1`);
+    });
+  }
+
+  it("rolls out once the rendered config the pool names exists", async () => {
+    const pool = "late-render";
+    const name = `99-${pool}-changed`;
+    server.store.create(machineConfig(name, { "/etc/changed.conf": "one" }, pool));
+    const changed = machineConfig(name, { "/etc/changed.conf": "two" }, pool);
+    // Changed in place (generation 2): the render must carry its new content.
+    server.store.mutate(keyOf(K.machineConfig, name), (o) => {
+      o.spec = changed.spec;
+    });
+    renderedPool(pool, `rendered-${pool}-2`, [name]);
+    const { result } = await createdLate(
+      (progress) =>
+        waitForPoolRollout({
+          kubeconfig: server.server.kubeconfig,
+          pool,
+          machineConfigs: [name],
+          timeoutMs: DEADLINE_MS,
+          ...progress,
+        }),
+      new RegExp(`waiting for rendered-${pool}-2 to exist`),
+      () => server.store.create(machineConfig(`rendered-${pool}-2`, { "/etc/changed.conf": "two" }, pool)),
+    );
+    assert.equal(result.renderedConfig, `rendered-${pool}-2`);
   });
 });
