@@ -67,6 +67,32 @@ async function expectWaitError(promise: Promise<unknown>, kind: string, pattern:
   });
 }
 
+/** The `cloud-private-key` Secret WMCO needs before it configures any Windows node. */
+function createPrivateKeySecret(sim: Simulator): void {
+  sim.store.create({
+    apiVersion: "v1",
+    kind: "Secret",
+    metadata: { name: "cloud-private-key", namespace: WMCO_NS },
+    stringData: {
+      "private-key.pem": generateKeyPairSync("rsa", { modulusLength: 2048 })
+        .privateKey.export({ type: "pkcs1", format: "pem" })
+        .toString(),
+    },
+  });
+}
+
+function createWindowsMachineSet(sim: Simulator, name: string, replicas: number): void {
+  createMachineSet(sim, name, {
+    replicas,
+    machineLabels: { "machine.openshift.io/os-id": "Windows" },
+    nodeLabels: { "node-role.kubernetes.io/worker": "" },
+    providerSpec: {
+      ami: { id: "ami-0windows2022" },
+      userDataSecret: { name: "windows-user-data", namespace: NS },
+    },
+  });
+}
+
 /**
  * Starts a wait and creates an object 0.5 s after the wait reported that object missing; resolves with
  * the wait's outcome, which it requires to have gone through that state.
@@ -509,25 +535,8 @@ describe("waiting core against the simulator", function () {
     });
 
     it("waits until Windows machines are configured Windows nodes", async () => {
-      sim.store.create({
-        apiVersion: "v1",
-        kind: "Secret",
-        metadata: { name: "cloud-private-key", namespace: WMCO_NS },
-        stringData: {
-          "private-key.pem": generateKeyPairSync("rsa", { modulusLength: 2048 })
-            .privateKey.export({ type: "pkcs1", format: "pem" })
-            .toString(),
-        },
-      });
-      createMachineSet(sim, "winworker", {
-        replicas: 2,
-        machineLabels: { "machine.openshift.io/os-id": "Windows" },
-        nodeLabels: { "node-role.kubernetes.io/worker": "" },
-        providerSpec: {
-          ami: { id: "ami-0windows2022" },
-          userDataSecret: { name: "windows-user-data", namespace: NS },
-        },
-      });
+      createPrivateKeySecret(sim);
+      createWindowsMachineSet(sim, "winworker", 2);
       const { result } = await waitForWindowsNodes({
         kubeconfig,
         machineSets: ["winworker"],
@@ -693,5 +702,120 @@ describe("waiting core: objects the MCO makes after the wait found them missing"
       () => server.store.create(machineConfig(`rendered-${pool}-2`, { "/etc/changed.conf": "two" }, pool)),
     );
     assert.equal(result.renderedConfig, `rendered-${pool}-2`);
+  });
+});
+
+describe("waiting core: every other wait for an object that does not exist yet moves on once it appears", function () {
+  this.timeout(30_000);
+  // Guards for the states that come from watched sources (they progressed before the fix too).
+  let sim: Simulator;
+  const MCFG = "machineconfiguration.openshift.io/v1";
+  const selectsWorker = {
+    machineConfigPoolSelector: {
+      matchLabels: { "pools.operator.machineconfiguration.openshift.io/worker": "" },
+    },
+  };
+
+  before(async () => {
+    sim = await startTestSimulator();
+  });
+  after(() => sim.stop());
+
+  it("a MachineConfigPool", async () => {
+    const { result } = await createdLate(
+      (progress) =>
+        waitForPoolRollout({ kubeconfig: sim.kubeconfig, pool: "late", timeoutMs: DEADLINE_MS, ...progress }),
+      /the MachineConfigPool does not exist yet/,
+      () =>
+        sim.store.create({
+          apiVersion: MCFG,
+          kind: "MachineConfigPool",
+          metadata: { name: "late", labels: { "pools.operator.machineconfiguration.openshift.io/late": "" } },
+          spec: {
+            machineConfigSelector: {
+              matchExpressions: [
+                { key: "machineconfiguration.openshift.io/role", operator: "In", values: ["worker", "late"] },
+              ],
+            },
+            nodeSelector: { matchLabels: { "node-role.kubernetes.io/late": "" } },
+          },
+        }),
+    );
+    assert.equal(result.renderedConfig, poolTarget(sim, "late"));
+  });
+
+  for (const [kind, ownerKey, spec] of [
+    ["KubeletConfig", "kubeletConfigs", { kubeletConfig: { maxPods: 260 } }],
+    ["ContainerRuntimeConfig", "containerRuntimeConfigs", { containerRuntimeConfig: { pidsLimit: 2048 } }],
+  ] as const) {
+    it(`a ${kind}`, async () => {
+      const { result } = await createdLate(
+        (progress) =>
+          waitForPoolRollout({
+            kubeconfig: sim.kubeconfig,
+            pool: "worker",
+            [ownerKey]: ["late"],
+            timeoutMs: DEADLINE_MS,
+            ...progress,
+          }),
+        new RegExp(`${kind} late does not exist yet`),
+        () =>
+          sim.store.create({
+            apiVersion: MCFG,
+            kind,
+            metadata: { name: "late" },
+            spec: { ...selectsWorker, ...spec },
+          }),
+      );
+      assert.equal(result.renderedConfig, poolTarget(sim));
+      assert.deepEqual(currentConfigs(sim), [result.renderedConfig]);
+    });
+  }
+
+  it("a MachineSet", async () => {
+    const { result } = await createdLate(
+      (progress) =>
+        waitForMachineSetsReady({
+          kubeconfig: sim.kubeconfig,
+          machineSets: ["late"],
+          timeoutMs: DEADLINE_MS,
+          ...progress,
+        }),
+      /MachineSet late does not exist yet/,
+      () => createMachineSet(sim, "late", { replicas: 1 }),
+    );
+    assert.equal(result.readyMachineCount, 1);
+  });
+
+  it("a Subscription", async () => {
+    const { result } = await createdLate(
+      (progress) =>
+        waitForOperatorInstall({
+          kubeconfig: sim.kubeconfig,
+          namespace: WMCO_NS,
+          subscription: "windows-machine-config-operator",
+          timeoutMs: DEADLINE_MS,
+          ...progress,
+        }),
+      /the Subscription does not exist yet/,
+      () => subscribeToWmco(sim),
+    );
+    assert.equal(result.phase, "Succeeded");
+  });
+
+  it("a Windows MachineSet", async () => {
+    createPrivateKeySecret(sim);
+    const { result } = await createdLate(
+      (progress) =>
+        waitForWindowsNodes({
+          kubeconfig: sim.kubeconfig,
+          machineSets: ["late-win"],
+          timeoutMs: DEADLINE_MS,
+          ...progress,
+        }),
+      /MachineSet late-win does not exist yet/,
+      () => createWindowsMachineSet(sim, "late-win", 1),
+    );
+    assert.equal(result.configuredCount, 1);
   });
 });
