@@ -1,3 +1,4 @@
+import type * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { ambientKubeconfig } from "../../provider/dynamic/credentials";
 import { inputPropertyError } from "../errors";
@@ -16,6 +17,22 @@ export interface WaitArgs {
   kubeconfig?: pulumi.Input<string>;
   /** Deadlines of the waits (`create`, `update`, `delete`, e.g. "45m"); default 30 minutes each. */
   waitTimeouts?: pulumi.CustomTimeouts;
+}
+
+/** What every component takes to reach the cluster and wait: a composite component passes it on whole. */
+export interface SharedArgs extends WaitArgs {
+  /** Kubernetes provider for the cluster; default the stack's default provider. */
+  provider?: k8s.Provider;
+}
+
+/** The shared args of a component, for the components it declares. */
+export function sharedArgs(args: SharedArgs): SharedArgs {
+  return {
+    provider: args.provider,
+    wait: args.wait,
+    kubeconfig: args.kubeconfig,
+    waitTimeouts: args.waitTimeouts,
+  };
 }
 
 export interface Waiting {
