@@ -7,7 +7,12 @@
 import { CustomResourceOptions, dynamic, Input, secret } from "@pulumi/pulumi";
 import { createHash } from "node:crypto";
 import type { Evaluation, ProgressEvent, ProgressListener } from "../waiting";
-import { clusterServer, currentCredentials, explainRejectedCredentials } from "./credentials";
+import {
+  clusterServer,
+  currentCredentials,
+  explainRejectedCredentials,
+  rejectsCredentials,
+} from "./credentials";
 
 /** Pulumi's marker for a value not known during preview. */
 export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
@@ -362,7 +367,7 @@ export function waiterProvider<I extends WaiterInputs, O, R>(
       const e = await withCurrentCredentials(props, async (current) => {
         const evaluation = await def.observe({ ...current, timeoutMs: OBSERVE_TIMEOUT_MS });
         // An observation reports failures as its state; rejected credentials are the operation's failure.
-        if (/\bHTTP 401\b/.test(evaluation.message ?? "")) throw new Error(evaluation.message);
+        if (rejectsCredentials(evaluation.message ?? "")) throw new Error(evaluation.message);
         return evaluation;
       });
       const observed = e.result === undefined ? {} : def.outputs(e.result);

@@ -11,7 +11,7 @@ import {
   startTestSimulator,
 } from "../../test/simulator-fixture";
 import { currentCredentials, STORED_SOURCE } from "./credentials";
-import { machineSetRemovalProvider, poolRolloutProvider } from "./index";
+import { machineSetReadyProvider, machineSetRemovalProvider, poolRolloutProvider } from "./index";
 
 function kubeconfig(server: string, token: string): string {
   return `apiVersion: v1
@@ -126,7 +126,13 @@ describe("waiter credentials", () => {
         assert.ok(line.includes(`no kubeconfig could be read at ${missing}`), line);
       }
 
+      // Create and update use what the program gives, ambient or not: an expired one fails the same way.
       setAmbient(sim.kubeconfig);
+      await assert.rejects(
+        machineSetReadyProvider.create!({ kubeconfig: stored, machineSets: ["creds-a"], timeoutSeconds: 10 }),
+        /rejected the credentials of the kubeconfig the program gives \(401 Unauthorized\).*oc login/s,
+      );
+
       const read = await machineSetRemovalProvider.read!("creds", props);
       assert.equal(read.props!.kubeconfig, stored, "state keeps its copy; the current one is not stored");
       sim.store.delete(keyOf(K.machineSet, "creds-a", "openshift-machine-api"));

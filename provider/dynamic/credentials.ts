@@ -72,13 +72,18 @@ export function currentCredentials(stored: string): Credentials {
   };
 }
 
+/** Whether a waiting-core message reports a 401 (as `describeApiError` words it). */
+export function rejectsCredentials(message: string): boolean {
+  return /\bHTTP 401\b/.test(message);
+}
+
 /**
  * An error whose cause is a 401 from the API server, restated so that it says what happened and what
  * to do; any other error unchanged.
  */
 export function explainRejectedCredentials(error: unknown, source: string): unknown {
   const message = error instanceof Error ? error.message : String(error);
-  if (!/\bHTTP 401\b/.test(message)) return error;
+  if (!rejectsCredentials(message)) return error;
   return new Error(
     `${message}\nThe cluster rejected the credentials of ${source} (401 Unauthorized): the token has ` +
       "expired or was revoked. Log in again (`oc login`) and point $KUBECONFIG at the kubeconfig " +
