@@ -1,9 +1,9 @@
 import * as assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
-import { startSimulator, Simulator } from "../simulator/simulator";
+import { Simulator } from "../simulator/simulator";
+import { simulatorForSuite } from "../test/harness-simulator";
 import { K, keyOf } from "../test/simulator-fixture";
 import { deploy, DeployEvent } from "./deploy";
 import { loadProject } from "./project";
@@ -23,19 +23,8 @@ describe("deploy harness against the simulator", function () {
   this.timeout(30_000);
   let sim: Simulator;
   let dir: string;
-  const quiet = process.env.OPENSHIFT_TOPOLOGY_PROGRESS_LOG;
-
-  before(async () => {
-    process.env.OPENSHIFT_TOPOLOGY_PROGRESS_LOG = "0";
-    sim = await startSimulator({ speed: SPEED });
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), "harness-test-"));
-  });
-  after(async () => {
-    if (quiet === undefined) delete process.env.OPENSHIFT_TOPOLOGY_PROGRESS_LOG;
-    else process.env.OPENSHIFT_TOPOLOGY_PROGRESS_LOG = quiet;
-    await sim?.stop();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+  const suite = simulatorForSuite("harness-test-", { speed: SPEED });
+  before(() => ({ sim, dir } = suite));
 
   it("applies a program in dependency order, waits until it converged, updates and deletes by revision", async () => {
     const statePath = path.join(dir, "infra.json");

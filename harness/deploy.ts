@@ -284,7 +284,15 @@ export async function deploy(options: DeployOptions): Promise<DeployResult> {
     .map((e) => e.message)
     .filter((m) => !m.includes(SKIPPED) && !deployment.failures.some((f) => m.includes(f)));
   if (deployment.failures.length === 0 && programErrors.length === 0) {
-    await deployment.deleteRemoved(priorState.resources);
+    // Deletes run as in the engine's provider host, which has the environment of the CLI.
+    const previous = process.env.KUBECONFIG;
+    process.env.KUBECONFIG = options.kubeconfigPath;
+    try {
+      await deployment.deleteRemoved(priorState.resources);
+    } finally {
+      if (previous === undefined) delete process.env.KUBECONFIG;
+      else process.env.KUBECONFIG = previous;
+    }
   }
   const failures = [...deployment.failures, ...programErrors];
 

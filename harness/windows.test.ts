@@ -1,8 +1,7 @@
 import * as assert from "node:assert/strict";
-import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
-import { startSimulator, Simulator } from "../simulator/simulator";
+import { Simulator } from "../simulator/simulator";
+import { simulatorForSuite } from "../test/harness-simulator";
 import { deploy } from "./deploy";
 import { loadProject } from "./project";
 
@@ -14,19 +13,8 @@ describe("a Windows pool end to end on the simulator", function () {
   this.timeout(60_000);
   let sim: Simulator;
   let dir: string;
-  const quiet = process.env.OPENSHIFT_TOPOLOGY_PROGRESS_LOG;
-
-  before(async () => {
-    process.env.OPENSHIFT_TOPOLOGY_PROGRESS_LOG = "0";
-    sim = await startSimulator({ speed: 500 });
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), "harness-windows-"));
-  });
-  after(async () => {
-    if (quiet === undefined) delete process.env.OPENSHIFT_TOPOLOGY_PROGRESS_LOG;
-    else process.env.OPENSHIFT_TOPOLOGY_PROGRESS_LOG = quiet;
-    await sim?.stop();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+  const suite = simulatorForSuite("harness-windows-", { speed: 500 });
+  before(() => ({ sim, dir } = suite));
 
   const list = (apiVersion: string, kind: string, namespace?: string) =>
     sim.store.list(apiVersion, kind, namespace ? { namespace } : undefined);

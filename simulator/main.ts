@@ -72,6 +72,9 @@ async function main(): Promise<void> {
     `    -H "Authorization: Bearer ${sim.token}" -d '{"fault":"errors","count":3,"code":503}' ${sim.server}/simulator/faults`,
   );
   console.log(`  available: ${sim.faults.names().join(", ")}`);
+  console.log(
+    `  rotateToken renews the token as an expired oc login does: the old one gets 401, ${sim.kubeconfigPath} holds the new one`,
+  );
   console.log("");
   console.log("Ctrl-C stops it.");
 

@@ -24,11 +24,13 @@ export interface SimulatorOptions {
 }
 
 export interface Simulator {
+  /** The kubeconfig file; rewritten when the token is rotated (`faults.rotateToken()`). */
   kubeconfigPath: string;
-  /** The kubeconfig's content (cluster CA, server URL, token). */
-  kubeconfig: string;
+  /** The kubeconfig's content (cluster CA, server URL, current token). */
+  readonly kubeconfig: string;
   server: string;
-  token: string;
+  /** The bearer token clients must present now. */
+  readonly token: string;
   store: MemoryStore;
   cluster: SeededCluster;
   /** API-level faults, plus the cluster-level ones under their names (see `faults.names()`). */
@@ -79,9 +81,13 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   let stopped = false;
   return {
     kubeconfigPath: api.kubeconfigPath,
-    kubeconfig: api.kubeconfig,
+    get kubeconfig() {
+      return api.kubeconfig;
+    },
     server: api.url,
-    token: api.token,
+    get token() {
+      return api.token;
+    },
     store,
     cluster,
     faults: api.faults,

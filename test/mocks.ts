@@ -12,6 +12,8 @@ export interface RegisteredResource {
   inputs: Record<string, unknown>;
   /** Set (non-empty) for `.get` reads of existing objects. */
   id?: string;
+  /** Reference (`<urn>::<id>`) of the provider given explicitly, if any. */
+  provider?: string;
 }
 
 type CallHandler = (inputs: Record<string, unknown>) => Record<string, unknown>;
@@ -155,7 +157,13 @@ class SharedMocks implements pulumi.runtime.Mocks {
   cloud: FakeCloud = awsCloud();
 
   newResource(args: pulumi.runtime.MockResourceArgs): pulumi.runtime.MockResourceResult {
-    this.resources.push({ type: args.type, name: args.name, inputs: args.inputs, id: args.id });
+    this.resources.push({
+      type: args.type,
+      name: args.name,
+      inputs: args.inputs,
+      id: args.id,
+      provider: args.provider,
+    });
     if (args.id !== undefined && args.id !== "" && args.type.startsWith("kubernetes:")) {
       const [, apiVersion, kind] = /^kubernetes:(.+):([^:]+)$/.exec(args.type) ?? [];
       const object = this.cloud.objects[`${apiVersion}:${kind}:${args.id}`];

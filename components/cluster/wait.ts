@@ -1,7 +1,6 @@
+import type * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import * as fs from "node:fs";
-import * as os from "node:os";
-import * as path from "node:path";
+import { ambientKubeconfig } from "../../provider/dynamic/credentials";
 import { inputPropertyError } from "../errors";
 
 /** What every component takes to wait until the cluster has converged on what it declared. */
@@ -20,22 +19,26 @@ export interface WaitArgs {
   waitTimeouts?: pulumi.CustomTimeouts;
 }
 
+/** What every component takes to reach the cluster and wait: a composite component passes it on whole. */
+export interface SharedArgs extends WaitArgs {
+  /** Kubernetes provider for the cluster; default the stack's default provider. */
+  provider?: k8s.Provider;
+}
+
+/** The shared args of a component, for the components it declares. */
+export function sharedArgs(args: SharedArgs): SharedArgs {
+  return {
+    provider: args.provider,
+    wait: args.wait,
+    kubeconfig: args.kubeconfig,
+    waitTimeouts: args.waitTimeouts,
+  };
+}
+
 export interface Waiting {
   kubeconfig: pulumi.Output<string>;
   /** Options for a waiter: its parent, what it waits after, and the deadlines. */
   options(dependsOn: pulumi.Input<pulumi.Input<pulumi.Resource>[]>): pulumi.CustomResourceOptions;
-}
-
-/** The kubeconfig file the Kubernetes provider would use, and its content when it can be read. */
-function ambientKubeconfig(): { file: string; text?: string } {
-  const file =
-    (process.env.KUBECONFIG ?? "").split(path.delimiter).find((f) => f !== "") ??
-    path.join(os.homedir(), ".kube", "config");
-  try {
-    return { file, text: fs.readFileSync(file, "utf8") };
-  } catch {
-    return { file };
-  }
 }
 
 function access(kubeconfig: pulumi.Input<string>, args: WaitArgs, parent: pulumi.Resource): Waiting {

@@ -18,7 +18,7 @@ import { WindowsNodesReady } from "../../provider/dynamic";
 import { AZURE_WINDOWS_IMAGES, awsWindowsAmi } from "../cloud-lookups/windows-images";
 import { ClusterFacts, resolveClusterFacts } from "../cluster/facts";
 import { kubeOptions } from "../cluster/kube";
-import { waiting } from "../cluster/wait";
+import { sharedArgs, SharedArgs, waiting } from "../cluster/wait";
 import { checked, inputPropertyError } from "../errors";
 import { declareMachineSets, MachinePoolArgs, resolveZones } from "../machine-pool/machine-sets";
 import {
@@ -44,8 +44,10 @@ export interface WindowsNodePoolArgs extends MachinePoolArgs {
   /**
    * The WMCO install: seed 002's defaults (namespace `openshift-windows-machine-config-operator`, channel
    * `stable`, `redhat-operators`), each overridable; `false` to reuse an operator that is already installed.
+   * It reaches the cluster and waits as the pool does: `provider`, `wait`, `kubeconfig` and
+   * `waitTimeouts` are the pool's.
    */
-  operator?: false | Partial<Omit<OperatorSubscriptionArgs, "packageName" | "provider">>;
+  operator?: false | Partial<Omit<OperatorSubscriptionArgs, "packageName" | keyof SharedArgs>>;
   /** The RuntimeClass for this pool's build: `runhcs-wcow-process` (containerd) by default, `docker` for 4.6. `false` for none. */
   runtimeClass?: false | { name?: string; handler?: WindowsRuntimeHandler };
 }
@@ -104,7 +106,7 @@ export class WindowsNodePool extends pulumi.ComponentResource {
           ...operatorArgs,
           packageName: WMCO.packageName,
           namespace,
-          provider: args.provider,
+          ...sharedArgs(args),
         },
         { parent: this },
         "operator",

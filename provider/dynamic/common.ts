@@ -7,6 +7,12 @@
 import { CustomResourceOptions, dynamic, Input, secret } from "@pulumi/pulumi";
 import { createHash } from "node:crypto";
 import type { Evaluation, ProgressEvent, ProgressListener } from "../waiting";
+import {
+  clusterServer,
+  currentCredentials,
+  explainRejectedCredentials,
+  rejectsCredentials,
+} from "./credentials";
 
 /** Pulumi's marker for a value not known during preview. */
 export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
@@ -307,13 +313,29 @@ export function waiterProvider<I extends WaiterInputs, O, R>(
   // (mocha defines a global `run`), and the deserialized provider would then call the wrong function.
   const waitAndReport = async (inputs: I) => {
     const started = Date.now();
-    const { result } = await def.wait({
-      ...inputs,
-      timeoutMs: deadlineMs(inputs.timeoutSeconds),
-      onProgress: providerProgress(`${def.kind} ${def.id(inputs)}`),
-    });
+    const { result } = await def
+      .wait({
+        ...inputs,
+        timeoutMs: deadlineMs(inputs.timeoutSeconds),
+        onProgress: providerProgress(`${def.kind} ${def.id(inputs)}`),
+      })
+      .catch((e: unknown) => {
+        throw explainRejectedCredentials(e, "the kubeconfig the program gives");
+      });
     const outs = def.outputs(result);
     return { ...echo(inputs), ...outs, durationSeconds: Math.round((Date.now() - started) / 100) / 10 };
+  };
+  // Read and delete run long after the stored kubeconfig was current: they use the process's own when
+  // it reaches the same cluster (see credentials.ts).
+  const withCurrentCredentials = async <T>(props: I & O, operation: (props: I & O) => Promise<T>) => {
+    const credentials = currentCredentials(props.kubeconfig);
+    if (credentials.note) {
+      const { log } = require("@pulumi/pulumi") as typeof import("@pulumi/pulumi");
+      void log.warn(`${def.kind} ${def.id(props)}: ${credentials.note}`);
+    }
+    return operation({ ...props, kubeconfig: credentials.kubeconfig }).catch((e: unknown) => {
+      throw explainRejectedCredentials(e, credentials.source);
+    });
   };
   return {
     async check(_olds: Record<string, unknown>, news: Record<string, unknown>) {
@@ -321,9 +343,19 @@ export function waiterProvider<I extends WaiterInputs, O, R>(
       return { inputs: news, failures };
     },
     async diff(_id: string, olds: Record<string, unknown>, news: Record<string, unknown>) {
-      // Waiters are never replaced: a changed input means waiting again, which is an update.
-      const changed = changedInputs(olds, news, def.inputKeys);
-      return { changes: changed.length > 0, replaces: [], deleteBeforeReplace: false };
+      // Waiters are never replaced: a changed input means waiting again, which is an update. New
+      // credentials alone (a renewed token) are not a change; another cluster is.
+      const changed = changedInputs(
+        olds,
+        news,
+        def.inputKeys.filter((k) => k !== "kubeconfig"),
+      );
+      const cluster = (kubeconfig: unknown) =>
+        typeof kubeconfig === "string" && kubeconfig !== UNKNOWN ? clusterServer(kubeconfig) : undefined;
+      const before = cluster(olds.kubeconfig);
+      const after = cluster(news.kubeconfig);
+      const moved = before !== undefined && after !== undefined && before !== after;
+      return { changes: changed.length > 0 || moved, replaces: [], deleteBeforeReplace: false };
     },
     async create(inputs: I) {
       return { id: def.id(inputs), outs: await waitAndReport(inputs) };
@@ -332,12 +364,18 @@ export function waiterProvider<I extends WaiterInputs, O, R>(
       return { outs: await waitAndReport(news) };
     },
     async read(id: string, props: I & O) {
-      const e = await def.observe({ ...props, timeoutMs: OBSERVE_TIMEOUT_MS });
+      const e = await withCurrentCredentials(props, async (current) => {
+        const evaluation = await def.observe({ ...current, timeoutMs: OBSERVE_TIMEOUT_MS });
+        // An observation reports failures as its state; rejected credentials are the operation's failure.
+        if (rejectsCredentials(evaluation.message ?? "")) throw new Error(evaluation.message);
+        return evaluation;
+      });
       const observed = e.result === undefined ? {} : def.outputs(e.result);
       return { id, props: { ...props, ...observed, converged: e.state === "done", status: e.message } };
     },
     async delete(_id: string, props: I & O) {
-      if (def.remove) await def.remove(props);
+      const remove = def.remove;
+      if (remove) await withCurrentCredentials(props, (current) => remove(current));
     },
   };
 }

@@ -269,13 +269,18 @@ describe("serialization proof: the provider Pulumi serializes runs against the s
   let sim: Simulator;
   const quiet = process.env.OPENSHIFT_TOPOLOGY_PROGRESS_LOG;
 
+  const ambient = process.env.KUBECONFIG;
+
   before(async () => {
     process.env.OPENSHIFT_TOPOLOGY_PROGRESS_LOG = "0";
     sim = await startTestSimulator();
+    // The provider host's $KUBECONFIG, as `KUBECONFIG=... pulumi up` sets it.
+    process.env.KUBECONFIG = sim.kubeconfigPath;
   });
   after(async () => {
     if (quiet === undefined) delete process.env.OPENSHIFT_TOPOLOGY_PROGRESS_LOG;
     else process.env.OPENSHIFT_TOPOLOGY_PROGRESS_LOG = quiet;
+    process.env.KUBECONFIG = ambient;
     await sim.stop();
   });
   beforeEach(() => resetMocks());

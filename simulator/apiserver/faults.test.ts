@@ -1,6 +1,7 @@
 import * as assert from "node:assert/strict";
+import * as fs from "node:fs";
 import * as https from "node:https";
-import { KubeConfig, Watch } from "@kubernetes/client-node";
+import { CoreV1Api, KubeConfig, Watch } from "@kubernetes/client-node";
 import { startTestServer, TestServer } from "./testing";
 
 describe("API server fault injection", function () {
@@ -127,6 +128,41 @@ describe("API server fault injection", function () {
     });
     assert.equal(refuse.status, 200);
     await waitUntilServing(t.server.port, t.server.caCert);
+  });
+});
+
+describe("API server token rotation", () => {
+  let t: TestServer;
+  before(async () => (t = await startTestServer()));
+  after(() => t?.stop());
+
+  it("rejects the old token with 401 as OpenShift does, accepts the new one and writes it to the kubeconfig", async () => {
+    const old = t.server.token;
+    const answer = await t.request("POST", "/simulator/faults", { body: { fault: "rotateToken" } });
+    assert.equal(answer.status, 200);
+    const { token, kubeconfig } = answer.json() as { token: string; kubeconfig: string };
+    assert.notEqual(token, old);
+    assert.equal(t.server.token, token);
+
+    const rejected = await t.request("GET", "/api/v1/namespaces", { token: old });
+    assert.equal(rejected.status, 401);
+    assert.deepEqual(
+      { kind: rejected.json().kind, reason: rejected.json().reason, code: rejected.json().code },
+      { kind: "Status", reason: "Unauthorized", code: 401 },
+    );
+    assert.equal((await t.request("GET", "/api/v1/namespaces", { token })).status, 200);
+
+    // The returned kubeconfig and the file both carry the new token, and a real client gets through.
+    assert.equal(fs.readFileSync(t.server.kubeconfigPath, "utf8"), kubeconfig);
+    const kc = new KubeConfig();
+    kc.loadFromString(kubeconfig);
+    assert.equal(kc.getCurrentUser()?.token, token);
+    const core = kc.makeApiClient(CoreV1Api);
+    const namespaces = await core.listNamespace();
+    assert.ok(namespaces.items.some((n) => n.metadata?.name === "default"));
+
+    assert.equal(t.server.faults.rotateToken().token, t.server.token);
+    assert.notEqual(t.server.token, token);
   });
 });
 

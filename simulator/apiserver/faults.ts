@@ -13,6 +13,8 @@ export interface FaultTarget {
   dropWatches(): number;
   /** Stops accepting connections (and drops open ones) for `ms` real milliseconds, then listens again on the same port. */
   refuseConnections(ms: number): Promise<void>;
+  /** Replaces the bearer token (the old one is rejected with 401); returns the new token and kubeconfig. */
+  rotateToken(): { token: string; kubeconfig: string };
 }
 
 export type ErrorCode = 429 | 500 | 503;
@@ -76,6 +78,15 @@ export class ServerFaults {
     }
   }
 
+  /**
+   * Renews the credentials, as an expired `oc login` token is renewed: the old token gets 401
+   * Unauthorized from now on. Returns the new token and a kubeconfig with it (also written to the
+   * server's kubeconfig file).
+   */
+  rotateToken(): { token: string; kubeconfig: string } {
+    return this.target.rotateToken();
+  }
+
   /** Registers (or replaces) a named cluster-level fault. */
   register(name: string, handler: FaultHandler): void {
     this.handlers.set(name, handler);
@@ -137,7 +148,8 @@ export class ServerFaults {
   /**
    * Handles a control request body: `{"fault": "<name>", ...params}`. Built-in names: `dropWatches`,
    * `expireWatch` (`count`), `errors` (`count`, `code`, `retryAfterSeconds`), `latency` (`ms`),
-   * `refuseConnections` (`seconds`), `reset`, `status`; any other name goes to a registered handler.
+   * `refuseConnections` (`seconds`), `rotateToken`, `reset`, `status`; any other name goes to a
+   * registered handler.
    */
   async control(body: Record<string, unknown>): Promise<ControlAnswer> {
     const name = body.fault;
@@ -175,6 +187,8 @@ export class ServerFaults {
             ),
         };
       }
+      case "rotateToken":
+        return { body: this.rotateToken() };
       case "reset":
         this.reset();
         return { body: this.status() };
@@ -195,6 +209,7 @@ const BUILTIN_FAULTS = [
   "errors",
   "latency",
   "refuseConnections",
+  "rotateToken",
   "reset",
   "status",
 ];

@@ -122,7 +122,6 @@ function sleep(ms: number): Promise<void> {
 export class ApiServer implements FaultTarget {
   readonly registry: ResourceRegistry;
   readonly faults: ServerFaults;
-  readonly token: string;
   readonly caCert: string;
   readonly kubeconfigPath: string;
   private readonly store: MemoryStore;
@@ -136,13 +135,14 @@ export class ApiServer implements FaultTarget {
   private readonly ownsKubeconfig: boolean;
   private boundPort = 0;
   private stopped = false;
+  private currentToken: string;
 
   private constructor(options: ApiServerOptions) {
     this.store = options.store;
     this.schemas = options.schemas;
     this.registry = new ResourceRegistry(options.schemas);
     this.faults = new ServerFaults(this);
-    this.token = options.token ?? randomBytes(24).toString("base64url");
+    this.currentToken = options.token ?? randomBytes(24).toString("base64url");
     this.maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
     this.bookmarkInterval = options.bookmarkIntervalMs ?? 1000;
     this.now = options.now ?? (() => new Date());
@@ -186,6 +186,21 @@ export class ApiServer implements FaultTarget {
 
   get port(): number {
     return this.boundPort;
+  }
+
+  /** The bearer token clients must present now. */
+  get token(): string {
+    return this.currentToken;
+  }
+
+  /**
+   * Replaces the token, as a renewed `oc login` does: from now on the old one gets 401 Unauthorized.
+   * The kubeconfig file is rewritten with the new one, as `oc login` rewrites the user's.
+   */
+  rotateToken(): { token: string; kubeconfig: string } {
+    this.currentToken = randomBytes(24).toString("base64url");
+    this.writeKubeconfig();
+    return { token: this.currentToken, kubeconfig: this.kubeconfig };
   }
 
   get url(): string {

@@ -24,5 +24,15 @@ function infraPool() {
 }
 
 const infra = config.getBoolean("infra") === false ? undefined : infraPool();
+// A second pool, for revisions that remove one pool and keep the other.
+if (config.getBoolean("edge")) {
+  new InfraNodePool("edge", {
+    role: "edge",
+    zones: ["us-east-2b"],
+    replicas: 1,
+    wait: config.getBoolean("wait") ?? true,
+    waitTimeouts,
+  });
+}
 export const machineSets = infra?.machineSetNames;
 export const renderedConfig = infra?.renderedConfig;

@@ -1,0 +1,96 @@
+import * as assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { Simulator } from "../simulator/simulator";
+import { simulatorForSuite } from "../test/harness-simulator";
+import { K } from "../test/simulator-fixture";
+import { deploy, DeployEvent } from "./deploy";
+import { DYNAMIC_TYPE_PREFIX } from "./dynamic";
+import { loadProject } from "./project";
+import { isSecret } from "./secrets";
+import { StackState } from "./state";
+
+const INFRA_POOL = path.join(__dirname, "testdata", "infra-pool");
+const MACHINE_API = "openshift-machine-api";
+
+describe("deploy harness: credentials renewed between runs", function () {
+  this.timeout(60_000);
+  let sim: Simulator;
+  let dir: string;
+  const suite = simulatorForSuite("harness-credentials-", { speed: 500 });
+  before(() => ({ sim, dir } = suite));
+
+  /** What is left in the cluster of a pool: its MachineSets, Machines and Nodes. */
+  function poolObjects(role: string): string[] {
+    const machineSets = sim.store
+      .list(K.machineSet.apiVersion, K.machineSet.kind, { namespace: MACHINE_API })
+      .filter((m) => m.metadata.name.includes(`-${role}-`))
+      .map((m) => `MachineSet ${m.metadata.name}`);
+    const machines = sim.store
+      .list(K.machine.apiVersion, K.machine.kind, { namespace: MACHINE_API })
+      .filter((m) => m.metadata.labels?.["machine.openshift.io/cluster-api-machine-role"] === role)
+      .map((m) => `Machine ${m.metadata.name}`);
+    const nodes = sim.store
+      .list("v1", "Node")
+      .filter((n) => n.metadata.labels?.[`node-role.kubernetes.io/${role}`] === "")
+      .map((n) => `Node ${n.metadata.name}`);
+    return [...machineSets, ...machines, ...nodes];
+  }
+
+  it("shows no change to any waiter after the token is renewed, and removes a pool and destroys the stack with the new token", async () => {
+    const statePath = path.join(dir, "state.json");
+    const run = (config: string[], onEvent?: (e: DeployEvent) => void) =>
+      deploy({
+        project: loadProject(INFRA_POOL, "dev", config),
+        kubeconfigPath: sim.kubeconfigPath,
+        statePath,
+        onEvent,
+      });
+
+    const up = await run(["edge=true"]);
+    assert.deepEqual(up.errors, []);
+    assert.equal(poolObjects("edge").length, 3, poolObjects("edge").join(", "));
+    assert.equal(poolObjects("infra").length, 3, poolObjects("infra").join(", "));
+
+    // The day after: the token expired, `oc login` wrote a new one to the kubeconfig file.
+    const expired = sim.token;
+    sim.faults.rotateToken();
+    assert.notEqual(sim.token, expired);
+    assert.ok(fs.readFileSync(sim.kubeconfigPath, "utf8").includes(sim.token));
+
+    const waiterEvents: DeployEvent[] = [];
+    const again = await run(["edge=true"], (e) => {
+      if (e.phase === "done" && e.type.startsWith(DYNAMIC_TYPE_PREFIX)) waiterEvents.push(e);
+    });
+    assert.deepEqual(again.errors, []);
+    const waiters = up.state.resources.filter((r) => r.kind === "dynamic").map((r) => r.name);
+    assert.equal(
+      waiters.length,
+      8,
+      "per pool MachineSetRemoval, MachineSetReady, PoolRollout; 2 for the MachineConfig",
+    );
+    assert.deepEqual(waiterEvents.map((e) => e.name).sort(), [...waiters].sort());
+    assert.deepEqual(
+      waiterEvents.filter((e) => e.operation !== "same").map((e) => `${e.operation} ${e.name}`),
+      [],
+      "a renewed token alone changes no waiter",
+    );
+    const state = JSON.parse(fs.readFileSync(statePath, "utf8")) as StackState;
+    for (const r of state.resources.filter((r) => r.kind === "dynamic")) {
+      assert.ok(isSecret(r.inputs.kubeconfig), `${r.name}: the kubeconfig input stays secret`);
+      assert.ok(isSecret(r.outputs.kubeconfig), `${r.name}: the kubeconfig output stays secret`);
+    }
+
+    // The removal guards stored the expired token; they must delete with the current one.
+    const removed = await run(["edge=false"]);
+    assert.deepEqual(removed.errors, []);
+    assert.deepEqual(poolObjects("edge"), []);
+    assert.equal(poolObjects("infra").length, 3, "the other pool stays");
+
+    sim.faults.rotateToken();
+    const destroyed = await run(["edge=false", "infra=false"]);
+    assert.deepEqual(destroyed.errors, []);
+    assert.deepEqual(poolObjects("infra"), []);
+    assert.deepEqual(destroyed.state.resources, []);
+  });
+});

@@ -1,0 +1,142 @@
+import { strict as assert } from "node:assert";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import {
+  createMachineSet,
+  DEADLINE_MS,
+  K,
+  keyOf,
+  Simulator,
+  startTestSimulator,
+} from "../../test/simulator-fixture";
+import { currentCredentials, STORED_SOURCE } from "./credentials";
+import { machineSetReadyProvider, machineSetRemovalProvider, poolRolloutProvider } from "./index";
+
+function kubeconfig(server: string, token: string): string {
+  return `apiVersion: v1
+kind: Config
+clusters: [{ name: c, cluster: { server: "${server}" } }]
+users: [{ name: u, user: { token: ${token} } }]
+contexts: [{ name: x, context: { cluster: c, user: u } }]
+current-context: x
+`;
+}
+
+const CLUSTER = "https://api.cluster.example.com:6443";
+
+describe("waiter credentials", () => {
+  let dir: string;
+  const ambient = process.env.KUBECONFIG;
+  /** Points $KUBECONFIG at a file with `text`, or at a missing file. */
+  const setAmbient = (text: string | undefined) => {
+    const file = join(dir, `kubeconfig-${Math.random().toString(36).slice(2)}`);
+    if (text !== undefined) writeFileSync(file, text);
+    process.env.KUBECONFIG = file;
+    return file;
+  };
+
+  beforeEach(() => (dir = mkdtempSync(join(tmpdir(), "credentials-"))));
+  afterEach(() => {
+    process.env.KUBECONFIG = ambient;
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("prefers the ambient kubeconfig when it reaches the stored cluster, whatever its token", () => {
+    const stored = kubeconfig(CLUSTER, "expired");
+    const renewed = kubeconfig(`${CLUSTER}/`, "renewed");
+    const file = setAmbient(renewed);
+    assert.deepEqual(currentCredentials(stored), { kubeconfig: renewed, source: `$KUBECONFIG (${file})` });
+  });
+
+  it("never uses another cluster's credentials: the stored copy, saying why", () => {
+    const stored = kubeconfig(CLUSTER, "expired");
+    const file = setAmbient(kubeconfig("https://api.other.example.com:6443", "valid"));
+    const credentials = currentCredentials(stored);
+    assert.equal(credentials.kubeconfig, stored);
+    assert.equal(credentials.source, STORED_SOURCE);
+    assert.match(credentials.note!, new RegExp(`${file} points at https://api.other.example.com:6443/`));
+    assert.match(credentials.note!, /not at https:\/\/api\.cluster\.example\.com:6443\//);
+  });
+
+  it("falls back to the stored copy when no kubeconfig can be read, saying so", () => {
+    const stored = kubeconfig(CLUSTER, "token");
+    const file = setAmbient(undefined);
+    const credentials = currentCredentials(stored);
+    assert.equal(credentials.kubeconfig, stored);
+    assert.match(credentials.note!, new RegExp(`no kubeconfig could be read at ${file}`));
+  });
+
+  it("a renewed token is no diff; a kubeconfig for another cluster is", async () => {
+    const olds = { kubeconfig: kubeconfig(CLUSTER, "old"), pool: "worker", renderedConfig: "rendered-1" };
+    const diff = (news: object) => poolRolloutProvider.diff!("pool/worker", olds, news);
+    assert.equal((await diff({ kubeconfig: kubeconfig(CLUSTER, "new"), pool: "worker" })).changes, false);
+    const moved = await diff({ kubeconfig: kubeconfig("https://api.other:6443", "new"), pool: "worker" });
+    assert.equal(moved.changes, true);
+    assert.deepEqual(moved.replaces, []);
+  });
+
+  describe("against the simulator", function () {
+    this.timeout(30_000);
+    let sim: Simulator;
+    const quiet = process.env.OPENSHIFT_TOPOLOGY_PROGRESS_LOG;
+    before(async () => {
+      process.env.OPENSHIFT_TOPOLOGY_PROGRESS_LOG = "0";
+      sim = await startTestSimulator();
+    });
+    after(async () => {
+      if (quiet === undefined) delete process.env.OPENSHIFT_TOPOLOGY_PROGRESS_LOG;
+      else process.env.OPENSHIFT_TOPOLOGY_PROGRESS_LOG = quiet;
+      await sim.stop();
+    });
+
+    it("delete and read use the renewed ambient kubeconfig; a rejected stored token fails saying how to fix it", async () => {
+      createMachineSet(sim, "creds-a", { replicas: 1 });
+      const stored = sim.kubeconfig;
+      sim.faults.rotateToken();
+      const props = {
+        kubeconfig: stored,
+        machineSets: ["creds-a"],
+        deleteTimeoutSeconds: DEADLINE_MS / 1000,
+      };
+
+      // Nothing current at hand: the stored, expired token is rejected, and the error says so.
+      const missing = setAmbient(undefined);
+      const warnings: string[] = [];
+      const warn = console.warn;
+      console.warn = (line: string) => warnings.push(line);
+      try {
+        await assert.rejects(machineSetRemovalProvider.read!("creds", props), (e: Error) => {
+          assert.match(e.message, /HTTP 401/);
+          assert.match(e.message, /rejected the credentials of the copy stored in the stack's state/);
+          assert.match(e.message, /oc login/);
+          assert.match(e.message, /\$KUBECONFIG/);
+          return true;
+        });
+        await assert.rejects(
+          machineSetRemovalProvider.delete!("creds", props),
+          /401 Unauthorized.*oc login/s,
+        );
+      } finally {
+        console.warn = warn;
+      }
+      assert.equal(warnings.length, 2, warnings.join("\n"));
+      for (const line of warnings) {
+        assert.match(line, /MachineSetRemoval machineset-removal\/openshift-machine-api\/creds-a: /);
+        assert.ok(line.includes(`no kubeconfig could be read at ${missing}`), line);
+      }
+
+      // Create and update use what the program gives, ambient or not: an expired one fails the same way.
+      setAmbient(sim.kubeconfig);
+      await assert.rejects(
+        machineSetReadyProvider.create!({ kubeconfig: stored, machineSets: ["creds-a"], timeoutSeconds: 10 }),
+        /rejected the credentials of the kubeconfig the program gives \(401 Unauthorized\).*oc login/s,
+      );
+
+      const read = await machineSetRemovalProvider.read!("creds", props);
+      assert.equal(read.props!.kubeconfig, stored, "state keeps its copy; the current one is not stored");
+      sim.store.delete(keyOf(K.machineSet, "creds-a", "openshift-machine-api"));
+      await machineSetRemovalProvider.delete!("creds", props);
+    });
+  });
+});

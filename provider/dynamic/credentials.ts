@@ -1,0 +1,93 @@
+/**
+ * Which kubeconfig an operation reaches the cluster with. Tokens expire (an `oc login` token lives a
+ * day), so the copy stored with a waiter is a last resort: create and update use the one the program
+ * gives now, read and delete the one of the process running them ($KUBECONFIG, else ~/.kube/config),
+ * and only when that is missing or names another cluster, the stored copy. Serialized with the
+ * providers (see common.ts): plain functions, packages required inside them.
+ */
+
+/** The kubeconfig file the Kubernetes provider would use ($KUBECONFIG's first entry, else ~/.kube/config), and its content when it can be read. */
+export function ambientKubeconfig(): { file: string; text?: string } {
+  const path = require("node:path") as typeof import("node:path");
+  const file =
+    (process.env.KUBECONFIG ?? "").split(path.delimiter).find((f) => f !== "") ??
+    path.join((require("node:os") as typeof import("node:os")).homedir(), ".kube", "config");
+  try {
+    return { file, text: (require("node:fs") as typeof import("node:fs")).readFileSync(file, "utf8") };
+  } catch {
+    return { file };
+  }
+}
+
+/** The API server URL of a kubeconfig's current context, normalised; undefined when it has none. */
+export function clusterServer(kubeconfig: string): string | undefined {
+  try {
+    const { KubeConfig } = require("@kubernetes/client-node") as typeof import("@kubernetes/client-node");
+    const kc = new KubeConfig();
+    kc.loadFromString(kubeconfig);
+    const server = kc.getCurrentCluster()?.server;
+    return server ? new URL(server).toString() : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export interface Credentials {
+  kubeconfig: string;
+  /** Where it came from, for messages: `$KUBECONFIG (<file>)` or `the copy stored in the stack's state`. */
+  source: string;
+  /** Why the stored copy is used, when it is. */
+  note?: string;
+}
+
+export const STORED_SOURCE = "the copy stored in the stack's state";
+
+/**
+ * The credentials for an operation on what `stored` (the kubeconfig saved with the resource) points
+ * at: the ambient kubeconfig when its current context reaches the same API server, else the stored
+ * copy, with a note saying why. Another cluster's credentials are never used: a delete must not run
+ * against whatever cluster the shell happens to point at.
+ */
+export function currentCredentials(stored: string): Credentials {
+  const { file, text } = ambientKubeconfig();
+  const where = `$KUBECONFIG (${file})`;
+  if (text === undefined) {
+    return {
+      kubeconfig: stored,
+      source: STORED_SOURCE,
+      note: `no kubeconfig could be read at ${file}: using ${STORED_SOURCE}, whose token may have expired`,
+    };
+  }
+  const storedServer = clusterServer(stored);
+  const ambientServer = clusterServer(text);
+  if (storedServer !== undefined && storedServer === ambientServer)
+    return { kubeconfig: text, source: where };
+  return {
+    kubeconfig: stored,
+    source: STORED_SOURCE,
+    note:
+      ambientServer === undefined
+        ? `${file} has no current context with a cluster: using ${STORED_SOURCE}, whose token may have expired`
+        : `${file} points at ${ambientServer}, not at ${storedServer ?? "the stored cluster"}: using ${STORED_SOURCE} rather than another cluster's credentials; its token may have expired`,
+  };
+}
+
+/** Whether a waiting-core message reports a 401 (as `describeApiError` words it). */
+export function rejectsCredentials(message: string): boolean {
+  return /\bHTTP 401\b/.test(message);
+}
+
+/**
+ * An error whose cause is a 401 from the API server, restated so that it says what happened and what
+ * to do; any other error unchanged.
+ */
+export function explainRejectedCredentials(error: unknown, source: string): unknown {
+  const message = error instanceof Error ? error.message : String(error);
+  if (!rejectsCredentials(message)) return error;
+  return new Error(
+    `${message}\nThe cluster rejected the credentials of ${source} (401 Unauthorized): the token has ` +
+      "expired or was revoked. Log in again (`oc login`) and point $KUBECONFIG at the kubeconfig " +
+      "with the new token (or pass it as the component's kubeconfig), then run the operation again.",
+    { cause: error },
+  );
+}
