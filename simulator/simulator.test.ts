@@ -5,6 +5,7 @@ import { CoreV1Api, CustomObjectsApi, KubeConfig } from "@kubernetes/client-node
 import { seedYaml } from "../test/seeds";
 import { applyServerSide, kubectl, KubectlResult, kubectlMinorVersion } from "./apiserver/kubectl";
 import { Simulator, startSimulator } from "./simulator";
+import { SEEDS, requireReference } from "../test/reference";
 
 const NS = "openshift-machine-api";
 const INFRA = "cluster-zbwlg-cbgq7-infra-us-east-2a";
@@ -60,7 +61,8 @@ describe("startSimulator driven by kubectl", function () {
     );
   });
 
-  it("turns seed 001's infra MachineSet into infra,worker nodes", async () => {
+  it("turns seed 001's infra MachineSet into infra,worker nodes", async function () {
+    requireReference(this, SEEDS);
     ok(
       await run(
         ["apply", "--server-side", "--validate=false", "-f", "-"],

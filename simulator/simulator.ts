@@ -6,14 +6,17 @@ import { ApiServer, ServerFaults } from "./apiserver";
 import { createClock } from "./clock";
 import { seedCluster, SeededCluster } from "./cluster/seed";
 import { startControllers } from "./controllers";
-import { CrdSchemas, defaultCrdDir } from "./schema";
-import { MemoryStore } from "./store";
+import { CrdSchemas, findCrdDir } from "./schema";
+import { KubeObject, MemoryStore } from "./store";
 
 export interface SimulatorOptions {
   platform?: "aws" | "azure";
   /** Simulated milliseconds per real millisecond: 1 is human-paced, tests use hundreds. */
   speed?: number;
-  /** CRD directory for validation and pruning; `false` serves custom resources unvalidated. */
+  /**
+   * CRD directory for validation and pruning; `false` serves custom resources unvalidated. Default:
+   * `findCrdDir()`, unvalidated when it finds none.
+   */
   crdDir?: string | false;
   /** Port on 127.0.0.1 (0 or omitted: a free one). */
   port?: number;
@@ -41,8 +44,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const clock = createClock(options.speed ?? 1);
   const store = new MemoryStore({ now: () => clock.now() });
   const cluster = seedCluster(store, { platform, now: clock.now() });
-  const crdDir = options.crdDir === undefined ? defaultCrdDir() : options.crdDir;
+  const crdDir = options.crdDir === undefined ? (findCrdDir() ?? false) : options.crdDir;
   const schemas = crdDir === false ? undefined : CrdSchemas.load(crdDir);
+  for (const crd of schemas?.definitions ?? []) store.create(structuredClone(crd.object) as KubeObject);
   const controllers = startControllers({ store, clock, platform });
   let api: ApiServer;
   try {
