@@ -112,6 +112,11 @@ describe("crds:export", function () {
           listed.stdout.trim().split("\n"),
           LIBRARY_CRDS.map((name) => `customresourcedefinition.apiextensions.k8s.io/${name}`),
         );
+        const established = await kubectl(sim.kubeconfigPath, [
+          ...["wait", "--for=condition=Established", "--timeout=5s"],
+          ...LIBRARY_CRDS.map((name) => `crd/${name}`),
+        ]);
+        assert.equal(established.code, 0, established.stderr);
       }
     } finally {
       await sim.stop();

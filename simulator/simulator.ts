@@ -6,8 +6,8 @@ import { ApiServer, ServerFaults } from "./apiserver";
 import { createClock } from "./clock";
 import { seedCluster, SeededCluster } from "./cluster/seed";
 import { startControllers } from "./controllers";
-import { CrdSchemas, findCrdDir } from "./schema";
-import { KubeObject, MemoryStore } from "./store";
+import { CrdDefinition, CrdSchemas, findCrdDir } from "./schema";
+import { KubeObject, kubeTimestamp, MemoryStore } from "./store";
 
 export interface SimulatorOptions {
   platform?: "aws" | "azure";
@@ -39,6 +39,27 @@ export interface Simulator {
   stop(): Promise<void>;
 }
 
+/** A CRD as the API server holds it once its names are accepted: `kubectl wait --for=condition=Established` works. */
+function established(crd: CrdDefinition, now: Date): KubeObject {
+  const object = structuredClone(crd.object) as KubeObject;
+  const condition = (type: string, reason: string, message: string) => ({
+    type,
+    status: "True",
+    lastTransitionTime: kubeTimestamp(now),
+    reason,
+    message,
+  });
+  object.status = {
+    acceptedNames: (object.spec as { names: unknown }).names,
+    conditions: [
+      condition("NamesAccepted", "NoConflicts", "no conflicts found"),
+      condition("Established", "InitialNamesAccepted", "the initial names have been accepted"),
+    ],
+    storedVersions: crd.versions.filter((v) => v.storage).map((v) => v.name),
+  };
+  return object;
+}
+
 export async function startSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
   const platform = options.platform ?? "aws";
   const clock = createClock(options.speed ?? 1);
@@ -46,7 +67,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const cluster = seedCluster(store, { platform, now: clock.now() });
   const crdDir = options.crdDir === undefined ? (findCrdDir() ?? false) : options.crdDir;
   const schemas = crdDir === false ? undefined : CrdSchemas.load(crdDir);
-  for (const crd of schemas?.definitions ?? []) store.create(structuredClone(crd.object) as KubeObject);
+  for (const crd of schemas?.definitions ?? []) store.create(established(crd, clock.now()));
   const controllers = startControllers({ store, clock, platform });
   let api: ApiServer;
   try {
