@@ -137,6 +137,10 @@ describe("render", function () {
     );
     assert.match(bad.output, /11 CRD-backed manifests checked against the CRDs in .*: 3 problems in 2 files/);
 
+    await assert.rejects(run(path.join(out, "absent")), /--validate: no directory .*absent/);
+    fs.mkdirSync(path.join(out, "empty"));
+    await assert.rejects(run(path.join(out, "empty")), /--validate: no CustomResourceDefinition in .*empty/);
+
     const good = await run(CRDS.dir);
     assert.equal(good.code, 0, good.output);
     assert.match(good.output, /11 CRD-backed manifests checked .*: all valid, nothing pruned/);

@@ -200,8 +200,13 @@ export async function main(argv: string[]): Promise<number> {
   if (!location || extra.length > 0) throw new Error(USAGE);
   const { out, stack, config: overrides } = values;
   // Read first, so that a wrong directory fails before the program runs.
+  if (values.validate !== undefined && !fs.existsSync(values.validate))
+    throw new Error(
+      `--validate: no directory ${values.validate} (npm run crds:export -- --out DIR writes one)`,
+    );
   const schemas = values.validate === undefined ? undefined : CrdSchemas.load(values.validate);
-  if (schemas?.definitions.length === 0) throw new Error(`no CustomResourceDefinition in ${values.validate}`);
+  if (schemas?.definitions.length === 0)
+    throw new Error(`--validate: no CustomResourceDefinition in ${values.validate}`);
   const project = loadProject(location, stack, overrides);
   const rendering = await render(project);
   if (rendering.errors.length > 0) {
