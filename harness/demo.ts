@@ -7,6 +7,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { subscribeProgress } from "../provider/waiting";
+import { findCrdDir } from "../simulator/schema";
 import { startSimulator, Simulator } from "../simulator/simulator";
 import { criticalPathMs, DemoTopology } from "./critical-path";
 import { deploy, DeployEvent, DeployResult } from "./deploy";
@@ -144,17 +145,12 @@ function summary(sim: Simulator): string[] {
   return lines;
 }
 
-function crdDir(): string | false {
-  const dir = path.resolve(ROOT, "..", "shared", "crds");
-  return fs.existsSync(dir) ? dir : false;
-}
-
 async function main(): Promise<number> {
   const started = Date.now();
   const view = new ProgressView();
   // The waiters' own log lines would break the bars; the bars show the same progress.
   process.env.OPENSHIFT_TOPOLOGY_PROGRESS_LOG = "0";
-  const crds = crdDir();
+  const crds = findCrdDir() ?? false;
   view.log(
     `starting the OpenShift simulator (AWS, speed ${SPEED}, CRDs ${crds || "not found: unvalidated"})`,
   );

@@ -1,16 +1,19 @@
 /**
- * `npm run render -- <example> [--out dir] [--stack dev] [--config key=value]`: the manifests a program
+ * `npm run render -- <example> [--out dir] [--stack dev] [--config key=value] [--validate crd-dir]`: the manifests a program
  * declares, one YAML file per resource, without a cluster or credentials. Reads of cluster objects and
  * cloud lookups are answered from the example's fixtures; waiters are not manifests, so they are listed
  * (in the summary and `_waiters.yaml`) instead of written. File names are `<kind>.<group>/[<namespace>/]<name>.yaml`
  * (`.patch.yaml` for patches): a resource added or removed in a pull request adds or removes one file
- * and renames none.
+ * and renames none. `--validate` checks each CRD-backed manifest against the CRDs of a directory (e.g. exported
+ * from the user's cluster by `npm run crds:export`) as that cluster's API server would, and fails on any
+ * violation or pruned field.
  */
 import type * as pulumi from "@pulumi/pulumi";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { parseArgs } from "node:util";
 import { stringify } from "yaml";
+import { CrdSchemas } from "../simulator/schema";
 import { fixturesFor } from "./deploy";
 import { DYNAMIC_TYPE_PREFIX, PROVIDER_KEY } from "./dynamic";
 import { answerInvoke, answerRead, Fixtures } from "./fixtures";
@@ -123,6 +126,32 @@ export async function render(
   };
 }
 
+/** Kubernetes serves these groups itself (core, `apps`, `*.k8s.io`): no CRD defines their kinds. */
+function builtinGroup(apiVersion: string): boolean {
+  const group = apiVersion.includes("/") ? apiVersion.slice(0, apiVersion.indexOf("/")) : "";
+  return !group.includes(".") || group.endsWith(".k8s.io");
+}
+
+export interface RenderingCheck {
+  /** The CRD-backed manifests checked. */
+  checked: number;
+  /** Per file, what the API server would refuse or prune; only files with problems. */
+  invalid: Array<{ file: string; problems: string[] }>;
+}
+
+/**
+ * Checks every CRD-backed manifest as an API server with these CRDs would: every schema violation and
+ * pruned field (patches for pruning only), and any kind the CRDs do not serve. Built-in kinds are left
+ * to the server's own validation.
+ */
+export function checkRendering(rendering: Rendering, schemas: CrdSchemas): RenderingCheck {
+  const crdBacked = rendering.manifests.filter((m) => !builtinGroup(String(m.manifest.apiVersion)));
+  const invalid = crdBacked
+    .map(({ file, manifest, patch }) => ({ file, problems: schemas.problems(manifest, { patch }) }))
+    .filter((r) => r.problems.length > 0);
+  return { checked: crdBacked.length, invalid };
+}
+
 /** Marks a directory as render output, so a later render may replace it. */
 const MARKER = ".rendered-manifests";
 
@@ -148,9 +177,10 @@ export function writeRendering(rendering: Rendering, outDir: string): string[] {
   return files;
 }
 
-const USAGE = "usage: npm run render -- <example dir> [--out DIR] [--stack dev] [--config key=value]...";
+const USAGE =
+  "usage: npm run render -- <example dir> [--out DIR] [--stack dev] [--config key=value]... [--validate CRD_DIR]";
 
-async function main(argv: string[]): Promise<number> {
+export async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -158,6 +188,7 @@ async function main(argv: string[]): Promise<number> {
       out: { type: "string" },
       stack: { type: "string", default: "dev" },
       config: { type: "string", multiple: true, default: [] },
+      validate: { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -168,6 +199,14 @@ async function main(argv: string[]): Promise<number> {
   const [location, ...extra] = positionals;
   if (!location || extra.length > 0) throw new Error(USAGE);
   const { out, stack, config: overrides } = values;
+  // Read first, so that a wrong directory fails before the program runs.
+  if (values.validate !== undefined && !fs.existsSync(values.validate))
+    throw new Error(
+      `--validate: no directory ${values.validate} (npm run crds:export -- --out DIR writes one)`,
+    );
+  const schemas = values.validate === undefined ? undefined : CrdSchemas.load(values.validate);
+  if (schemas?.definitions.length === 0)
+    throw new Error(`--validate: no CustomResourceDefinition in ${values.validate}`);
   const project = loadProject(location, stack, overrides);
   const rendering = await render(project);
   if (rendering.errors.length > 0) {
@@ -182,7 +221,17 @@ async function main(argv: string[]): Promise<number> {
   console.log(
     `${rendering.manifests.length} manifests of ${project.name} (stack ${stack}) written to ${path.relative(process.cwd(), outDir) || "."}/ (${files.length} files)`,
   );
-  return 0;
+  if (!schemas) return 0;
+  const { checked, invalid } = checkRendering(rendering, schemas);
+  for (const { file, problems } of invalid) {
+    console.error(`✗ ${file}`);
+    for (const problem of problems) console.error(`    ${problem}`);
+  }
+  const count = invalid.reduce((n, r) => n + r.problems.length, 0);
+  console.log(
+    `${checked} CRD-backed manifests checked against the CRDs in ${values.validate}: ${count === 0 ? "all valid, nothing pruned" : `${count} problems in ${invalid.length} files`}`,
+  );
+  return count === 0 ? 0 : 1;
 }
 
 if (require.main === module) {

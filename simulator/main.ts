@@ -1,8 +1,10 @@
 /**
  * `npm run sim [-- --platform aws|azure --speed N --port N --crds DIR|none]`: runs the simulator until
- * Ctrl-C and explains how to point kubectl and Pulumi at it.
+ * Ctrl-C and explains how to point kubectl and Pulumi at it. Without CRDs (`--crds`, `OPENSHIFT_CRDS_DIR`
+ * or `../shared/crds`) custom resources are served unvalidated, as a plain clone has none.
  */
 import * as path from "node:path";
+import { CRD_HINT, findCrdDir } from "./schema";
 import { startSimulator, SimulatorOptions } from "./simulator";
 
 const USAGE = "usage: npm run sim -- [--platform aws|azure] [--speed N] [--port N] [--crds DIR|none]";
@@ -48,12 +50,18 @@ function parseArgs(argv: string[]): SimulatorOptions {
 async function main(): Promise<void> {
   const options = parseArgs(process.argv.slice(2));
   options.kubeconfigPath = path.resolve(__dirname, "..", ".sim", "kubeconfig");
+  options.crdDir ??= findCrdDir() ?? false;
   const sim = await startSimulator(options);
   const c = sim.cluster;
   console.log(
     `OpenShift simulator (${c.platform}, ${c.region}, infrastructure ${c.infrastructureId}) serving ${sim.server}`,
   );
   console.log(`kubeconfig: ${sim.kubeconfigPath}`);
+  console.log(
+    options.crdDir
+      ? `CRDs: ${options.crdDir} (custom resources validated and pruned as a cluster with them would)`
+      : `CRDs: none, custom resources served unvalidated; ${CRD_HINT}`,
+  );
   console.log("");
   console.log("With kubectl:");
   console.log(`  export KUBECONFIG=${sim.kubeconfigPath}`);
@@ -99,7 +107,7 @@ main().catch((error) => {
   console.error(error instanceof Error ? error.message : error);
   if ((error as NodeJS.ErrnoException)?.code === "ENOENT") {
     console.error(
-      "The CRD directory is missing: point --crds (or OPENSHIFT_CRDS_DIR) at it, or run with --crds none.",
+      "The CRD directory is missing: point --crds (or OPENSHIFT_CRDS_DIR) at an existing one, or run with --crds none.",
     );
   }
   process.exit(1);

@@ -6,14 +6,17 @@ import { ApiServer, ServerFaults } from "./apiserver";
 import { createClock } from "./clock";
 import { seedCluster, SeededCluster } from "./cluster/seed";
 import { startControllers } from "./controllers";
-import { CrdSchemas, defaultCrdDir } from "./schema";
-import { MemoryStore } from "./store";
+import { CrdDefinition, CrdSchemas, findCrdDir } from "./schema";
+import { KubeObject, kubeTimestamp, MemoryStore } from "./store";
 
 export interface SimulatorOptions {
   platform?: "aws" | "azure";
   /** Simulated milliseconds per real millisecond: 1 is human-paced, tests use hundreds. */
   speed?: number;
-  /** CRD directory for validation and pruning; `false` serves custom resources unvalidated. */
+  /**
+   * CRD directory for validation and pruning; `false` serves custom resources unvalidated. Default:
+   * `findCrdDir()`, unvalidated when it finds none.
+   */
   crdDir?: string | false;
   /** Port on 127.0.0.1 (0 or omitted: a free one). */
   port?: number;
@@ -38,13 +41,35 @@ export interface Simulator {
   stop(): Promise<void>;
 }
 
+/** A CRD as the API server holds it once its names are accepted: `kubectl wait --for=condition=Established` works. */
+function established(crd: CrdDefinition, now: Date): KubeObject {
+  const object = structuredClone(crd.object) as KubeObject;
+  const condition = (type: string, reason: string, message: string) => ({
+    type,
+    status: "True",
+    lastTransitionTime: kubeTimestamp(now),
+    reason,
+    message,
+  });
+  object.status = {
+    acceptedNames: (object.spec as { names: unknown }).names,
+    conditions: [
+      condition("NamesAccepted", "NoConflicts", "no conflicts found"),
+      condition("Established", "InitialNamesAccepted", "the initial names have been accepted"),
+    ],
+    storedVersions: crd.versions.filter((v) => v.storage).map((v) => v.name),
+  };
+  return object;
+}
+
 export async function startSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
   const platform = options.platform ?? "aws";
   const clock = createClock(options.speed ?? 1);
   const store = new MemoryStore({ now: () => clock.now() });
   const cluster = seedCluster(store, { platform, now: clock.now() });
-  const crdDir = options.crdDir === undefined ? defaultCrdDir() : options.crdDir;
+  const crdDir = options.crdDir === undefined ? (findCrdDir() ?? false) : options.crdDir;
   const schemas = crdDir === false ? undefined : CrdSchemas.load(crdDir);
+  for (const crd of schemas?.definitions ?? []) store.create(established(crd, clock.now()));
   const controllers = startControllers({ store, clock, platform });
   let api: ApiServer;
   try {

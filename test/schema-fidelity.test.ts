@@ -4,6 +4,7 @@ import { machineSetsForPool, operatorGroup, subscription, windowsPoolSpec } from
 import { assertMatchesCrd } from "./crd-schemas";
 import { azureCloud } from "./mocks";
 import { manifestsOf, runProgram } from "./program";
+import { CRDS, requireReference } from "./reference";
 
 /** Core kinds have no CRD; the API server's built-in validation covers them. */
 const CORE_KINDS = new Set(["ConfigMap", "Namespace", "Secret", "RuntimeClass"]);
@@ -26,6 +27,10 @@ async function checkProgram(
 }
 
 describe("every rendered manifest against the upstream CRDs", () => {
+  before(function () {
+    requireReference(this, CRDS);
+  });
+
   it("the root example (AWS infra pool, patches, MachineConfig, KubeletConfig, Windows pool)", async () => {
     // 8 for the infra side, then the Windows MachineSet, OperatorGroup and Subscription.
     assert.equal(await checkProgram("examples/aws-infra-windows/index.ts"), 11);

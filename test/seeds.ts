@@ -1,13 +1,14 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { parseAllDocuments } from "yaml";
+import { SEEDS } from "./reference";
 
 /**
- * Access to `../shared/seeds`, the OpenShift documents whose YAML examples are the reference output.
- * They are read in place (never copied into the repository); OPENSHIFT_SEEDS_DIR overrides the location.
+ * Access to the seed documents, the OpenShift documents whose YAML examples are the reference output.
+ * They are read in place (never copied into the repository); tests reading them call
+ * `requireReference(this, SEEDS)` first.
  */
-export const SEEDS_DIR = process.env.OPENSHIFT_SEEDS_DIR ?? path.resolve(__dirname, "../../shared/seeds");
-export const CRDS_DIR = process.env.OPENSHIFT_CRDS_DIR ?? path.resolve(__dirname, "../../shared/crds");
+const SEEDS_DIR = SEEDS.dir;
 
 export function readSeed(prefix: string): string {
   const file = fs.readdirSync(SEEDS_DIR).find((f) => f.startsWith(prefix));

@@ -1,6 +1,7 @@
 import * as assert from "node:assert/strict";
 import { assertMatchesCrd, crdSchemas } from "../../test/crd-schemas";
 import { containerRuntimeConfig, kubeletConfig, machineConfig, machineConfigPool } from ".";
+import { CRDS, requireReference } from "../../test/reference";
 
 /** Every builder at its smallest and with every optional field, so each emitted field meets the schema. */
 const MANIFESTS = {
@@ -69,6 +70,10 @@ const MANIFESTS = {
 };
 
 describe("machine configuration manifests against the upstream CRDs", () => {
+  before(function () {
+    requireReference(this, CRDS);
+  });
+
   for (const [name, build] of Object.entries(MANIFESTS)) {
     it(`${name} is valid and loses no field to pruning`, () => assertMatchesCrd(build()));
   }

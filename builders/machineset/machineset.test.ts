@@ -2,6 +2,7 @@ import * as assert from "node:assert/strict";
 import { seedYaml, withoutNulls } from "../../test/seeds";
 import { InputError } from "../errors";
 import { machineSetsForPool, MachineSetPoolSpec, spreadReplicas } from ".";
+import { SEEDS, requireReference } from "../../test/reference";
 
 const SEED_INFRA: MachineSetPoolSpec = {
   platform: "aws",
@@ -20,7 +21,8 @@ const SEED_INFRA: MachineSetPoolSpec = {
 };
 
 describe("MachineSet builders", () => {
-  it("reproduces the infra MachineSet of seed 001 field for field", () => {
+  it("reproduces the infra MachineSet of seed 001 field for field", function () {
+    requireReference(this, SEEDS);
     const seed = seedYaml("001", /^apiVersion: machine.openshift.io\/v1beta1$/, /^\s+versions:/);
     const [rendered] = machineSetsForPool(SEED_INFRA);
     assert.deepEqual(rendered, withoutNulls(seed));

@@ -2,6 +2,7 @@ import * as assert from "node:assert/strict";
 import { seedYaml } from "../../test/seeds";
 import { InputError } from "../errors";
 import { operatorGroup, operatorNamespace, OperatorSubscriptionArgs, subscription } from ".";
+import { SEEDS, requireReference } from "../../test/reference";
 
 const WMCO: OperatorSubscriptionArgs = {
   packageName: "windows-machine-config-operator",
@@ -10,7 +11,8 @@ const WMCO: OperatorSubscriptionArgs = {
 };
 
 describe("OLM builders", () => {
-  it("reproduce seed 002's Namespace, OperatorGroup and Subscription for WMCO", () => {
+  it("reproduce seed 002's Namespace, OperatorGroup and Subscription for WMCO", function () {
+    requireReference(this, SEEDS);
     assert.deepEqual(operatorNamespace(WMCO), seedYaml("002", /^\s+apiVersion: v1$/));
     assert.deepEqual(operatorGroup(WMCO), seedYaml("002", /^\s+apiVersion: operators.coreos.com\/v1$/));
     assert.deepEqual(subscription(WMCO), seedYaml("002", /^\s+apiVersion: operators.coreos.com\/v1alpha1$/));

@@ -4,11 +4,13 @@ import { seedYaml } from "../../test/seeds";
 import { InputError } from "../errors";
 import { machineSetsForPool } from "../machineset";
 import { requireRsaPrivateKeyPem, requireWindowsBuild, windowsPoolSpec, windowsRuntimeClass } from ".";
+import { SEEDS, requireReference } from "../../test/reference";
 
 const INFRA_ID = "cluster-zbwlg-cbgq7";
 
 describe("Windows builders", () => {
-  it("reproduce seed 002's AWS Windows MachineSet with the 4.6 options", () => {
+  it("reproduce seed 002's AWS Windows MachineSet with the 4.6 options", function () {
+    requireReference(this, SEEDS);
     const seed = seedYaml("002", /^apiVersion: machine.openshift.io\/v1beta1$/, undefined, {
       "<infrastructure_id>": INFRA_ID,
       "<zone>": "us-east-1a",
@@ -34,7 +36,8 @@ describe("Windows builders", () => {
     assert.deepEqual(rendered, seed);
   });
 
-  it("reproduce seed 002's Azure Windows MachineSet with the 4.6 options", () => {
+  it("reproduce seed 002's Azure Windows MachineSet with the 4.6 options", function () {
+    requireReference(this, SEEDS);
     const azure = seedAfter("4.2.2.", {
       "<infrastructure_id>": INFRA_ID,
       "<windows_machine_set_name>": "winworker",
@@ -85,7 +88,8 @@ describe("Windows builders", () => {
     );
   });
 
-  it("reproduce seed 002's RuntimeClass with the 4.6 options (docker, Windows Server 2019)", () => {
+  it("reproduce seed 002's RuntimeClass with the 4.6 options (docker, Windows Server 2019)", function () {
+    requireReference(this, SEEDS);
     const seed = seedYaml("002", /^\s+apiVersion: node.k8s.io\/v1beta1$/, undefined, {
       "<runtime_class_name>": "windows2019",
     });

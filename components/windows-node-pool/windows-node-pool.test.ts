@@ -16,6 +16,7 @@ import {
 } from "../../test/mocks";
 import { publicKeyFingerprint } from "../../provider/private-key/rsa-private-key";
 import { WindowsNodePool, WindowsNodePoolArgs } from "./windows-node-pool";
+import { SEEDS, requireReference } from "../../test/reference";
 
 const MACHINESET = "kubernetes:machine.openshift.io/v1beta1:MachineSet";
 const RSA_PEM = generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey.export({
@@ -26,7 +27,8 @@ const RSA_PEM = generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey.e
 describe("WindowsNodePool", () => {
   beforeEach(() => resetMocks());
 
-  it("installs WMCO with seed 002's defaults, stores the key secret and renders Windows MachineSets and a RuntimeClass", async () => {
+  it("installs WMCO with seed 002's defaults, stores the key secret and renders Windows MachineSets and a RuntimeClass", async function () {
+    requireReference(this, SEEDS);
     const pool = new WindowsNodePool("win", {
       zones: ["us-east-2a", "us-east-2b"],
       replicas: 2,

@@ -12,6 +12,7 @@ import {
 } from "@kubernetes/client-node";
 import { KubeObject } from "../store";
 import { startTestServer, TestServer } from "./testing";
+import { CRDS, requireReference } from "../../test/reference";
 
 const GROUP = "machine.openshift.io";
 const VERSION = "v1beta1";
@@ -448,7 +449,8 @@ describe("API server with @kubernetes/client-node", function () {
     assert.equal(ms.metadata.generation, 2);
   });
 
-  it("answers errors with Status objects and the real codes", async () => {
+  it("answers errors with Status objects and the real codes", async function () {
+    requireReference(this, CRDS);
     const ms = `/apis/${GROUP}/${VERSION}/namespaces/${NS}/machinesets`;
     const unauthenticated = await t.request("GET", ms, { token: null });
     assert.equal(unauthenticated.status, 401);
@@ -520,7 +522,8 @@ describe("API server with @kubernetes/client-node", function () {
     assert.equal(strategic.status, 415);
   });
 
-  it("prunes unknown fields, warning or refusing per fieldValidation", async () => {
+  it("prunes unknown fields, warning or refusing per fieldValidation", async function () {
+    requireReference(this, CRDS);
     const ms = `/apis/${GROUP}/${VERSION}/namespaces/${NS}/machinesets`;
     const body = { ...machineSet("pruned"), spec: { replicas: 1, bogus: 1 } };
     const strict = await t.request("POST", `${ms}?fieldValidation=Strict`, { body });
@@ -537,7 +540,8 @@ describe("API server with @kubernetes/client-node", function () {
     assert.equal(unicode.headers.warning, '299 - "unknown field \\"spec.\\u00fcnknown\\""');
   });
 
-  it("validates and returns without storing on dryRun=All", async () => {
+  it("validates and returns without storing on dryRun=All", async function () {
+    requireReference(this, CRDS);
     const created = (await custom.createNamespacedCustomObject({
       ...MS,
       body: machineSet("dry"),
@@ -555,7 +559,8 @@ describe("API server with @kubernetes/client-node", function () {
     );
   });
 
-  it("renders tables with the CRD and built-in columns", async () => {
+  it("renders tables with the CRD and built-in columns", async function () {
+    requireReference(this, CRDS);
     t.store.create({
       apiVersion: "v1",
       kind: "Node",

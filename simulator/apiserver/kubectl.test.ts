@@ -5,6 +5,7 @@ import * as path from "node:path";
 import { seedYaml } from "../../test/seeds";
 import { applyServerSide, kubectl, KubectlResult, kubectlMinorVersion } from "./kubectl";
 import { startTestServer, TestServer } from "./testing";
+import { CRDS, requireReference, SEEDS } from "../../test/reference";
 
 const NS = "openshift-machine-api";
 const INFRA = "cluster-zbwlg-cbgq7-infra-us-east-2a";
@@ -26,6 +27,7 @@ describe("API server with kubectl", function () {
       console.log("    kubectl is not installed: kubectl tests skipped");
       this.skip();
     }
+    requireReference(this, SEEDS, CRDS);
     t = await startTestServer({ namespaces: ["default", NS, "openshift-image-registry"] });
     t.store.create({
       apiVersion: "imageregistry.operator.openshift.io/v1",

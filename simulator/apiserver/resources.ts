@@ -100,6 +100,18 @@ const TABLE: Row[] = [
     shortNames: [],
     builtin: true,
   },
+  // The definitions of the custom kinds, served from the CRD files as a cluster serves them.
+  {
+    group: "apiextensions.k8s.io",
+    versions: ["v1"],
+    kind: "CustomResourceDefinition",
+    plural: "customresourcedefinitions",
+    namespaced: false,
+    shortNames: ["crd", "crds"],
+    categories: ["api-extensions"],
+    builtin: true,
+    status: true,
+  },
   {
     group: "machine.openshift.io",
     versions: ["v1beta1"],

@@ -182,6 +182,10 @@ const BUILTIN_COLUMNS: Record<string, Column[]> = {
     column("Message", (o) => o.message ?? ""),
   ],
   RuntimeClass: [nameColumn, column("Handler", (o) => o.handler ?? ""), ageColumn],
+  CustomResourceDefinition: [
+    nameColumn,
+    column("Created At", (o) => o.metadata.creationTimestamp ?? null, { type: "date" }),
+  ],
 };
 
 /** A CRD printer column: JSONPath values, dates as ages, several matches comma-joined. */

@@ -80,15 +80,30 @@ export interface CrdDefinition {
   versions: CrdVersion[];
   /** The file it was read from. */
   file: string;
+  /** The CustomResourceDefinition as read, which the simulator serves under apiextensions.k8s.io/v1. */
+  object: Record<string, unknown>;
 }
 
 /**
- * Where the upstream CRDs live: `OPENSHIFT_CRDS_DIR` when set, else `../shared/crds` beside the
- * repository (they are test data kept out of the project).
+ * Where the CRDs are looked for: `OPENSHIFT_CRDS_DIR` when set, else `../shared/crds` beside the
+ * repository (the upstream CRDs, test data kept out of the project). It may not exist: see `findCrdDir`.
  */
 export function defaultCrdDir(): string {
   return process.env.OPENSHIFT_CRDS_DIR || path.resolve(__dirname, "..", "..", "..", "shared", "crds");
 }
+
+/**
+ * The CRD directory to use when none is given: `OPENSHIFT_CRDS_DIR` when set (a missing one is then an
+ * error when read), else `../shared/crds` when it exists; undefined on a plain clone, which has none.
+ */
+export function findCrdDir(): string | undefined {
+  const dir = defaultCrdDir();
+  return process.env.OPENSHIFT_CRDS_DIR || fs.existsSync(dir) ? dir : undefined;
+}
+
+/** How to turn validation on, for messages where none was found. */
+export const CRD_HINT =
+  "validate with --crds DIR or OPENSHIFT_CRDS_DIR, e.g. after `npm run crds:export -- --out DIR` against your cluster";
 
 /** Reads every CustomResourceDefinition in the `.yaml`/`.yml`/`.json` files of `dir`. */
 export function readCrdDefinitions(dir: string): CrdDefinition[] {
@@ -153,5 +168,6 @@ function toDefinition(crd: Record<string, unknown>, file: string): CrdDefinition
       },
     })),
     file,
+    object: crd,
   };
 }

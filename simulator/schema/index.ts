@@ -4,7 +4,7 @@
  * and by fidelity tests that check rendered manifests against the upstream CRDs.
  *
  * ```ts
- * const schemas = CrdSchemas.load();            // ../shared/crds or $OPENSHIFT_CRDS_DIR
+ * const schemas = CrdSchemas.load(dir);
  * const { errors, pruned } = schemas.validate(machineSet);
  * // errors: [{ field: "spec.replicas", message: 'Invalid value: "string": ...', reason: "FieldValueTypeInvalid" }]
  * // pruned: ["spec.template.spec.bogus"]
@@ -119,6 +119,21 @@ export class CrdSchemas {
     const validator = this.validator(apiVersion, kind, schema);
     const errors = [...schemaErrors(validator, pruned), ...structuralErrors(pruned, schema)];
     return { errors, pruned: paths, object: pruned, known: true };
+  }
+
+  /**
+   * What the server would object to in a manifest, one line each: no CRD serving it, a field it would
+   * prune, a schema violation. A patch is a partial object, so only pruning counts for it: required
+   * fields belong to the object it patches.
+   */
+  problems(manifest: object, options: { patch?: boolean } = {}): string[] {
+    const result = this.validate(manifest);
+    const m = manifest as { apiVersion?: unknown; kind?: unknown };
+    if (!result.known) return [`no CRD serves ${String(m.kind)} (${String(m.apiVersion)})`];
+    return [
+      ...result.pruned.map((p) => `${p}: unknown field, the server would prune it`),
+      ...(options.patch ? [] : result.errors.map((e) => (e.field ? `${e.field}: ${e.message}` : e.message))),
+    ];
   }
 
   private validator(apiVersion: string, kind: string, schema: JSONSchemaProps): ValidateFunction {

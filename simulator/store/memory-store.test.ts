@@ -82,6 +82,30 @@ describe("MemoryStore", () => {
     assert.equal(events.length, 0);
   });
 
+  it("does not write when only managedFields times changed, keeping the old times as the API server does", () => {
+    const store = new MemoryStore();
+    const entry = { manager: "m", operation: "Apply", apiVersion: MS.apiVersion, fieldsType: "FieldsV1" };
+    const owned = (time: string, fieldsV1: object) => [{ ...entry, time, fieldsV1 }];
+    const a = store.create({
+      ...machineSet("a"),
+      metadata: { name: "a", namespace: NS, managedFields: owned("2026-01-01T00:00:00Z", { "f:spec": {} }) },
+    });
+    const events: StoreEvent[] = [];
+    store.subscribe((e) => events.push(e));
+    const later = store.update({
+      ...a,
+      metadata: { ...a.metadata, managedFields: owned("2026-01-01T00:00:01Z", { "f:spec": {} }) },
+    });
+    assert.equal(later.metadata.resourceVersion, a.metadata.resourceVersion);
+    assert.deepEqual(later.metadata.managedFields, a.metadata.managedFields);
+    assert.equal(events.length, 0);
+    const changed = store.update({
+      ...a,
+      metadata: { ...a.metadata, managedFields: owned("2026-01-01T00:00:02Z", { "f:metadata": {} }) },
+    });
+    assert.notEqual(changed.metadata.resourceVersion, a.metadata.resourceVersion);
+  });
+
   it("rejects a stale resourceVersion with Conflict and lets mutate win", () => {
     const store = new MemoryStore();
     const a = store.create(machineSet("a"));

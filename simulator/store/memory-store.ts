@@ -71,6 +71,13 @@ function specPart(object: KubeObject): Record<string, unknown> {
   return rest;
 }
 
+function withoutManagedTimes(object: KubeObject): KubeObject {
+  const entries = object.metadata.managedFields;
+  if (!Array.isArray(entries)) return object;
+  const managedFields = entries.map((e) => ({ ...(e as object), time: undefined }));
+  return { ...object, metadata: { ...object.metadata, managedFields } };
+}
+
 /** Structural equality of JSON values, independent of key order. */
 export function jsonEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
@@ -223,7 +230,9 @@ export class MemoryStore implements Store {
     }
     next.apiVersion = old.apiVersion;
     next.metadata.resourceVersion = old.metadata.resourceVersion;
-    if (jsonEqual(old, next)) return this.out(old, key.apiVersion);
+    // Like the API server, a write changing nothing but the times of managedFields entries is no write:
+    // otherwise re-applying the same configuration would write whenever the clock's second turned.
+    if (jsonEqual(withoutManagedTimes(old), withoutManagedTimes(next))) return this.out(old, key.apiVersion);
     next.metadata.resourceVersion = String(++this.revision);
     if (next.metadata.finalizers?.length === 0) delete next.metadata.finalizers;
     if (next.metadata.deletionTimestamp !== undefined && !hasFinalizers(next)) {
