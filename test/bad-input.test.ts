@@ -6,7 +6,10 @@ import {
   MachineConfig,
   MachineConfigPool,
 } from "../components/machine-configuration/machine-configuration";
-import { mocks, resetMocks, settle, valueOf } from "./mocks";
+import { generateKeyPairSync } from "node:crypto";
+import { InfraNodePool } from "../components/infra-node-pool/infra-node-pool";
+import { WindowsNodePool } from "../components/windows-node-pool/windows-node-pool";
+import { azureCloud, mocks, resetMocks, settle, valueOf } from "./mocks";
 
 /**
  * Mistakes a new user makes through the public components, each stopped at preview as OpenShift itself
@@ -26,8 +29,9 @@ async function problemsOf(output: pulumi.Output<unknown>): Promise<Problem[]> {
     error = e;
   }
   assert.ok(error, "expected the input to be rejected");
-  // Let every registration that carries the error serialize it before its message is read.
-  await settle();
+  // Let every registration that carries the error serialize it before its message is read (a failed
+  // registration never settles, so this yields to the event loop instead of waiting for the mocks).
+  for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
   const problems: Problem[] = pulumi.InputPropertiesError.isInstance(error)
     ? error.errors
     : pulumi.InputPropertyError.isInstance(error)
@@ -54,6 +58,24 @@ async function rejects(output: pulumi.Output<unknown>, path: string, allowed: Re
 }
 
 const unknown = () => pulumi.output(pulumi.unknown) as pulumi.Output<never>;
+
+/** Asserts that building the component throws at once (plain inputs) an error at `path`. */
+function throwsAt(make: () => unknown, path: string, allowed: RegExp): void {
+  assert.throws(make, (e: unknown) => {
+    assert.ok(pulumi.InputPropertyError.isInstance(e), `not an InputPropertyError: ${String(e)}`);
+    assert.equal(e.propertyPath, path);
+    assert.match(e.reason, allowed);
+    assert.doesNotMatch(String(e.stack), /\n\s+at /, "no stack frames");
+    return true;
+  });
+}
+
+const ENCRYPTED_KEY = generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey.export({
+  type: "pkcs8",
+  format: "pem",
+  cipher: "aes-256-cbc",
+  passphrase: "secret",
+}) as string;
 
 describe("bad input, stopped at preview", () => {
   beforeEach(() => resetMocks());
@@ -124,6 +146,94 @@ describe("bad input, stopped at preview", () => {
     await rejects(mc.objectName, "files[0].path", /under \/etc and \/var/);
   });
 
+  describe("errors name the path the user wrote and say what is allowed", () => {
+    it("an infra pool's role that names a built-in pool, at role", () => {
+      throwsAt(
+        () => new InfraNodePool("infra", { role: "worker", zones: ["us-east-2a"] }),
+        "role",
+        /pool every cluster/,
+      );
+    });
+
+    it("a RuntimeClass handler, at runtimeClass.handler", () => {
+      throwsAt(
+        () =>
+          new WindowsNodePool("win", { zones: ["us-east-2a"], runtimeClass: { handler: "hcs" as "docker" } }),
+        "runtimeClass.handler",
+        /"runhcs-wcow-process"/,
+      );
+    });
+
+    it("a RuntimeClass name, at runtimeClass.name", () => {
+      throwsAt(
+        () => new WindowsNodePool("win", { zones: ["us-east-2a"], runtimeClass: { name: "Windows 2022" } }),
+        "runtimeClass.name",
+        /lower-case letters/,
+      );
+    });
+
+    for (const key of ["create", "update", "delete"] as const) {
+      it(`a wait timeout that is no duration, at waitTimeouts.${key}`, () => {
+        throwsAt(
+          () => new MachineConfigPool("gpu", { waitTimeouts: { [key]: "30 minutes" } }),
+          `waitTimeouts.${key}`,
+          /not a duration: use .* "90s", "45m" or "1h30m"/,
+        );
+      });
+    }
+
+    it("a taint key with a space, at taints[0].key, saying what a key may be", async () => {
+      const pool = new InfraNodePool("infra", {
+        zones: ["us-east-2a"],
+        taints: [{ key: "dedicated to", effect: "NoSchedule" }],
+      });
+      await rejects(pool.machineSetNames, "taints[0].key", /not a valid taint key: keys are .* at most 63/);
+    });
+
+    it("a taint value too long, at taints[0].value", async () => {
+      const pool = new InfraNodePool("infra", {
+        zones: ["us-east-2a"],
+        taints: [{ key: "dedicated", value: "x".repeat(64), effect: "NoSchedule" }],
+      });
+      await rejects(pool.machineSetNames, "taints[0].value", /at most 63 letters/);
+    });
+
+    it("a node label key, saying what a label key may be", async () => {
+      const pool = new InfraNodePool("infra", { zones: ["us-east-2a"], nodeLabels: { "team/": "a" } });
+      await rejects(
+        pool.machineSetNames,
+        'nodeLabels["team/"]',
+        /not a valid label key: keys are an optional/,
+      );
+    });
+
+    it("an encrypted private key, saying it is encrypted", async () => {
+      const pool = new WindowsNodePool("win", { zones: ["us-east-2a"], privateKey: ENCRYPTED_KEY });
+      await rejects(pool.privateKeyFingerprint, "privateKey", /this key is encrypted/);
+    });
+  });
+
+  describe("inputs checked before any cluster read", () => {
+    it("a zone outside the cluster's region, before the worker MachineSet of that zone is read", async () => {
+      const pool = new InfraNodePool("infra", { zones: ["eu-west-1a", "us-east-2b"] });
+      await rejects(pool.machineSetNames, "zones[0]", /not in region "us-east-2"/);
+      assert.ok(
+        !mocks.resources.some((r) => r.type.endsWith(":MachineSet") && r.id),
+        "no MachineSet was read",
+      );
+    });
+
+    it("an Azure zone that is not a number, before the worker MachineSet is read", async () => {
+      await resetMocks(azureCloud());
+      const pool = new InfraNodePool("infra", { zones: ["centralus-1"] });
+      await rejects(pool.machineSetNames, "zones[0]", /availability zone number such as "1"/);
+      assert.ok(
+        !mocks.resources.some((r) => r.type.endsWith(":MachineSet") && r.id),
+        "no MachineSet was read",
+      );
+    });
+  });
+
   describe("inputs checked as soon as they are known, while others are unknown", () => {
     beforeEach(() => resetMocks(undefined, { preview: true }));
 
@@ -162,6 +272,40 @@ describe("bad input, stopped at preview", () => {
         containerRuntimeConfig: { pidsLimit: 5 },
       });
       await rejects(crio.objectName, "containerRuntimeConfig.pidsLimit", /at least 20/);
+    });
+
+    const clusterUnknown = () => ({
+      infrastructureId: unknown(),
+      platform: "aws" as const,
+      region: unknown(),
+      image: unknown(),
+    });
+
+    it("duplicate zones of an infra pool, with the cluster unknown", async () => {
+      const pool = new InfraNodePool("infra", { ...clusterUnknown(), zones: ["us-east-2a", "us-east-2a"] });
+      await rejects(pool.machineSetNames, "zones[1]", /listed twice/);
+    });
+
+    it("negative replicas of an infra pool, with the cluster unknown", async () => {
+      const pool = new InfraNodePool("infra", { ...clusterUnknown(), zones: ["us-east-2a"], replicas: -1 });
+      await rejects(pool.machineSetNames, "replicas", /whole number of 0 or more/);
+    });
+
+    it("duplicate zones and negative replicas of a Windows pool together, with the cluster unknown", async () => {
+      const pool = new WindowsNodePool("win", {
+        ...clusterUnknown(),
+        zones: ["us-east-2a", "us-east-2a"],
+        replicas: -3,
+      });
+      assert.deepEqual(
+        (await problemsOf(pool.machineSetNames)).map((p) => p.propertyPath),
+        ["zones[1]", "replicas"],
+      );
+    });
+
+    it("a bad node label, with the zones unknown", async () => {
+      const pool = new InfraNodePool("infra", { zones: unknown(), nodeLabels: { "a b": "" } });
+      await rejects(pool.machineSetNames, 'nodeLabels["a b"]', /not a valid label key/);
     });
 
     it("good input with unknown parts passes and declares the object", async () => {

@@ -2,6 +2,7 @@ import * as pulumi from "@pulumi/pulumi";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import { durationSeconds } from "../../provider/dynamic";
 import { inputPropertyError } from "../errors";
 
 /** What every component takes to wait until the cluster has converged on what it declared. */
@@ -49,9 +50,27 @@ function access(kubeconfig: pulumi.Input<string>, args: WaitArgs, parent: pulumi
   };
 }
 
+/** Deadlines as the waiters read them, checked here so that a bad one is an input error at preview. */
+function checkWaitTimeouts(timeouts: pulumi.CustomTimeouts | undefined): void {
+  for (const key of ["create", "update", "delete"] as const) {
+    const value = timeouts?.[key];
+    if (value === undefined) continue;
+    try {
+      if (typeof value !== "string" || durationSeconds(value) === undefined)
+        throw new Error("not a duration");
+    } catch {
+      throw inputPropertyError(
+        `waitTimeouts.${key}`,
+        `${JSON.stringify(value)} is not a duration: use a number with a unit (ms, s, m or h), e.g. "90s", "45m" or "1h30m"`,
+      );
+    }
+  }
+}
+
 /** The waiting setup of a component, or undefined with `wait: false`. */
 export function waiting(args: WaitArgs, parent: pulumi.Resource): Waiting | undefined {
   if (args.wait === false) return undefined;
+  checkWaitTimeouts(args.waitTimeouts);
   if (args.kubeconfig !== undefined) return access(args.kubeconfig, args, parent);
   const { file, text } = ambientKubeconfig();
   if (text === undefined) {

@@ -9,13 +9,18 @@ import {
 } from "../../builders/infra-placement";
 import { machineConfigPool } from "../../builders/machineconfiguration";
 import { AzureImage } from "../../builders/machineset";
-import { requireDnsLabel, Taint } from "../../builders/validation";
+import { Taint } from "../../builders/validation";
 import { ClusterFacts, resolveClusterFacts, workerImage } from "../cluster/facts";
 import { contentHash, MachineSetReady, PoolRollout } from "../../provider/dynamic";
 import { kubeOptions, manifestArgs } from "../cluster/kube";
 import { waiting } from "../cluster/wait";
 import { checked } from "../errors";
-import { declareMachineSets, MachinePoolArgs, resolveZones } from "../machine-pool/machine-sets";
+import {
+  checkPoolArgs,
+  declareMachineSets,
+  MachinePoolArgs,
+  resolveZones,
+} from "../machine-pool/machine-sets";
 
 export interface InfraNodePoolArgs extends MachinePoolArgs {
   /** Node role and pool name; default `infra`. Names child resources, so it is a plain string. */
@@ -65,7 +70,9 @@ export class InfraNodePool extends pulumi.ComponentResource {
 
   constructor(name: string, args: InfraNodePoolArgs = {}, opts: pulumi.ComponentResourceOptions = {}) {
     super("openshift-topology:index:InfraNodePool", name, {}, opts);
-    const role = checked(() => requireDnsLabel("role", args.role ?? "infra"));
+    // The role names the pool: checked as a pool name, reported at role.
+    const toRole = (path: string) => (path === "name" ? "role" : path);
+    const role = checked(() => machineConfigPool({ name: args.role ?? "infra" }).metadata.name, toRole);
     const kopts = kubeOptions(this, args.provider);
 
     const taints = pulumi
@@ -73,11 +80,13 @@ export class InfraNodePool extends pulumi.ComponentResource {
       .apply((t): Taint[] => (t === undefined ? defaultTaints(role) : (t as Taint[])));
     const placement = taints.apply((t) => checked(() => placementFor(role, t)));
 
-    const poolManifest = pulumi
-      .all([args.maxUnavailable, args.paused])
-      .apply(([maxUnavailable, paused]) =>
-        checked(() => machineConfigPool({ name: role, maxUnavailable, paused })),
-      );
+    const poolManifest = pulumi.all([args.maxUnavailable, args.paused]).apply(([maxUnavailable, paused]) =>
+      checked(
+        () => machineConfigPool({ name: role, maxUnavailable, paused }),
+        // The pool is named by the user's role.
+        (path) => (path === "name" ? "role" : path),
+      ),
+    );
     const pool = new k8s.apiextensions.CustomResource(
       `${name}-pool`,
       manifestArgs("machineconfiguration.openshift.io/v1", "MachineConfigPool", poolManifest, [
@@ -89,7 +98,7 @@ export class InfraNodePool extends pulumi.ComponentResource {
 
     const waits = waiting(args, this);
     const facts = resolveClusterFacts(name, args, kopts);
-    const zones = resolveZones(args, facts, { parent: this });
+    const zones = resolveZones(args, facts, checkPoolArgs(args, taints), { parent: this });
     // ROLES infra,worker as in seed 001; the custom pool still claims these nodes from worker.
     const nodeRoleLabels = { [`node-role.kubernetes.io/${role}`]: "", "node-role.kubernetes.io/worker": "" };
     const machineSets = declareMachineSets(name, args, facts, zones, {
