@@ -213,6 +213,70 @@ describe("bad input, stopped at preview", () => {
     });
   });
 
+  describe("image ids of the shape each cloud needs", () => {
+    const cases: Array<[string, () => { machineSetNames: pulumi.Output<string[]> }, string, RegExp]> = [
+      [
+        "an RHCOS image name for an infra pool on AWS",
+        () => new InfraNodePool("infra", { zones: ["us-east-2a"], image: "rhcos-4.16-x86_64" }),
+        "image",
+        /not an AMI id: use the id .*not the image name/,
+      ],
+      [
+        "a Windows AMI name for a Windows pool",
+        () =>
+          new WindowsNodePool("win", {
+            zones: ["us-east-2a"],
+            image: "Windows_Server-2022-English-Full-ContainersLatest-2024.01.10",
+          }),
+        "image",
+        /not an AMI id/,
+      ],
+      [
+        "an AMI id with a capital letter",
+        () => new InfraNodePool("infra", { zones: ["us-east-2a"], image: "ami-0123456789ABCDEF0" }),
+        "image",
+        /17 hexadecimal digits/,
+      ],
+      [
+        "an Azure image resource ID that is a name",
+        () => new InfraNodePool("infra", { zones: ["1"], image: { resourceID: "rhcos-gen2" } }),
+        "image.resourceID",
+        /not an image resource ID: use "\/resourceGroups\//,
+      ],
+      [
+        "an Azure marketplace image without a version",
+        () =>
+          new WindowsNodePool("win", {
+            zones: ["1"],
+            image: { publisher: "MicrosoftWindowsServer", offer: "WindowsServer", sku: "2022-datacenter" },
+          }),
+        "image.version",
+        /non-empty string/,
+      ],
+      [
+        "an Azure marketplace version that is not one",
+        () =>
+          new WindowsNodePool("win", {
+            zones: ["1"],
+            image: {
+              publisher: "MicrosoftWindowsServer",
+              offer: "WindowsServer",
+              sku: "2022-datacenter",
+              version: "newest",
+            },
+          }),
+        "image.version",
+        /"latest" or a version/,
+      ],
+    ];
+    for (const [what, make, path, allowed] of cases) {
+      it(`rejects ${what} at ${path}`, async () => {
+        if (path !== "image" || what.includes("Azure")) await resetMocks(azureCloud());
+        await rejects(make().machineSetNames, path, allowed);
+      });
+    }
+  });
+
   describe("inputs checked before any cluster read", () => {
     it("a zone outside the cluster's region, before the worker MachineSet of that zone is read", async () => {
       const pool = new InfraNodePool("infra", { zones: ["eu-west-1a", "us-east-2b"] });

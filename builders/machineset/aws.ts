@@ -47,6 +47,17 @@ export const AWS_DEFAULTS = {
 
 const VOLUME_TYPES = ["gp2", "gp3", "io1", "io2", "st1", "sc1", "standard"] as const;
 
+/** An AMI id as EC2 issues them: `ami-` and 8 or 17 hexadecimal digits. */
+export function requireAmiId(path: string, value: unknown): string {
+  if (typeof value !== "string" || !/^ami-([0-9a-f]{8}|[0-9a-f]{17})$/.test(value)) {
+    throw new InputError(
+      path,
+      `${JSON.stringify(value)} is not an AMI id: use the id ("ami-" and 17 hexadecimal digits, e.g. "ami-0123456789abcdef0"), not the image name; "aws ec2 describe-images --filters Name=name,Values=<name>" finds it`,
+    );
+  }
+  return value;
+}
+
 function tagName(value: string): AWSResourceReference {
   return { filters: [{ name: "tag:Name", values: [value] }] };
 }

@@ -45,14 +45,40 @@ export const AZURE_DEFAULTS = {
 const STORAGE_ACCOUNT_TYPES = ["Premium_LRS", "StandardSSD_LRS", "Standard_LRS", "UltraSSD_LRS"] as const;
 const OS_TYPES = ["Linux", "Windows"] as const;
 
-function image(path: string, value: Partial<AzureImage>): AzureImage {
+/**
+ * The image resource IDs Azure accepts for a VM: a managed image, a gallery image (latest version) or
+ * image version, with or without the subscription, or a community or shared gallery image.
+ */
+const AZURE_IMAGE_ID =
+  /^((\/subscriptions\/[^/]+)?\/resourceGroups\/[^/]+\/providers\/Microsoft\.Compute\/(images\/[^/]+|galleries\/[^/]+\/images\/[^/]+(\/versions\/[^/]+)?)|\/(CommunityGalleries|SharedGalleries)\/[^/]+\/Images\/[^/]+(\/Versions\/[^/]+)?)$/i;
+
+/** A marketplace image version: `latest` or numbers separated by dots. */
+const MARKETPLACE_VERSION = /^(latest|\d+(\.\d+)*)$/;
+
+/** An Azure image: `{ resourceID }` or publisher, offer, sku and version. */
+export function requireAzureImage(path: string, value: Partial<AzureImage>): AzureImage {
+  if (typeof value !== "object" || value === null) {
+    throw new InputError(path, "must be { resourceID } or { publisher, offer, sku, version }");
+  }
   const marketplace = value.publisher || value.offer || value.sku;
   if (!value.resourceID && !marketplace) {
     throw new InputError(path, "give either resourceID or publisher, offer, sku and version");
   }
+  if (value.resourceID && !AZURE_IMAGE_ID.test(value.resourceID)) {
+    throw new InputError(
+      `${path}.resourceID`,
+      `${JSON.stringify(value.resourceID)} is not an image resource ID: use "/resourceGroups/<group>/providers/Microsoft.Compute/galleries/<gallery>/images/<image>/versions/<version>" (optionally after "/subscriptions/<id>"), or ".../providers/Microsoft.Compute/images/<name>" for a managed image`,
+    );
+  }
   if (marketplace) {
     for (const key of ["publisher", "offer", "sku", "version"] as const) {
       requireNonEmptyString(`${path}.${key}`, value[key]);
+    }
+    if (!MARKETPLACE_VERSION.test(value.version!)) {
+      throw new InputError(
+        `${path}.version`,
+        `${JSON.stringify(value.version)} is not an image version: use "latest" or a version such as "20348.2227.240104"`,
+      );
     }
   }
   return {
@@ -94,7 +120,7 @@ export function azureProviderSpec(
   return {
     apiVersion: options.providerApiVersion ?? AZURE_DEFAULTS.providerApiVersion,
     credentialsSecret: options.credentialsSecret ?? { ...AZURE_DEFAULTS.credentialsSecret },
-    image: image("image", options.image),
+    image: requireAzureImage("image", options.image),
     kind: "AzureMachineProviderSpec",
     location: requireNonEmptyString("location", placement.location),
     managedIdentity: options.managedIdentity ?? `${infraId}-identity`,

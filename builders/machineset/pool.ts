@@ -8,11 +8,11 @@ import {
   requireUnique,
   Taint,
 } from "../validation";
-import { AwsMachineOptions, awsProviderSpec } from "./aws";
+import { AwsMachineOptions, awsProviderSpec, requireAmiId } from "./aws";
 import { AzureMachineOptions, azureProviderSpec } from "./azure";
 import { machineSet, MachineSetManifest } from "./machineset";
 import { spreadReplicas } from "./naming";
-import { AWSResourceReference, ProviderSpec } from "./provider-spec";
+import { AWSResourceReference, AzureImage, ProviderSpec } from "./provider-spec";
 
 export const MACHINESET_PLATFORMS = ["aws", "azure"] as const;
 export type MachineSetPlatform = (typeof MACHINESET_PLATFORMS)[number];
@@ -142,6 +142,11 @@ export interface PoolInputs {
   replicas?: number;
   nodeLabels?: Record<string, string>;
   taints?: Taint[];
+  /**
+   * A given image. A string can only be an AMI id; an object is checked once the platform is known,
+   * since on AWS the better message is that an AMI id is needed.
+   */
+  image?: string | Partial<AzureImage>;
 }
 
 /** Every problem of a pool's own inputs at once, without the cluster's facts. */
@@ -151,6 +156,7 @@ export function checkPoolInputs(inputs: PoolInputs): void {
     () => inputs.replicas === undefined || requireNonNegativeInteger("replicas", inputs.replicas),
     () => requireLabels("nodeLabels", inputs.nodeLabels),
     () => requireTaints("taints", inputs.taints),
+    () => typeof inputs.image !== "string" || requireAmiId("image", inputs.image),
   ]);
 }
 

@@ -7,6 +7,7 @@ import {
   checkPoolInputs,
   checkZonesInRegion,
   MACHINE_SET_API_VERSION,
+  requireAzureImage,
   MachineSetManifest,
   MachineSetPoolSpec,
   machineSetsForPool,
@@ -70,12 +71,17 @@ export interface DeclaredMachineSets {
  * The pool's own inputs (zones, replicas, labels, taints), each checked as soon as it is known and
  * whatever else is unknown, before any cluster read.
  */
-export function checkPoolArgs(args: MachinePoolArgs, taints: pulumi.Input<Taint[]>): pulumi.Output<void> {
+export function checkPoolArgs(
+  args: MachinePoolArgs,
+  taints: pulumi.Input<Taint[]>,
+  image: pulumi.Input<string | Partial<AzureImage>> | undefined,
+): pulumi.Output<void> {
   return checkedAsKnown(checkPoolInputs, {
     zones: args.zones,
     replicas: args.replicas,
     nodeLabels: args.nodeLabels,
     taints,
+    image,
   });
 }
 
@@ -282,6 +288,7 @@ async function poolSpec(
       "image",
       "on Azure the image is { resourceID } or publisher, offer, sku and version",
     );
+  checked(() => requireAzureImage("image", azureImage));
   if (lookups) {
     const rg = inputs.azure.resourceGroup ?? `${facts.infrastructureId}-rg`;
     await Promise.all([

@@ -138,7 +138,7 @@ export class WindowsNodePool extends pulumi.ComponentResource {
 
     const waits = waiting(args, this);
     const facts = resolveClusterFacts(name, args, kopts);
-    const zones = resolveZones(args, facts, checkPoolArgs(args, []), { parent: this });
+    const zones = resolveZones(args, facts, checkPoolArgs(args, [], args.image), { parent: this });
     const role = pulumi.all([facts, zones]).apply(([f, z]) => {
       if (f.platform !== "aws" && f.platform !== "azure") {
         throw inputPropertyError(
