@@ -9,7 +9,8 @@ import {
 import { generateKeyPairSync } from "node:crypto";
 import { InfraNodePool } from "../components/infra-node-pool/infra-node-pool";
 import { WindowsNodePool } from "../components/windows-node-pool/windows-node-pool";
-import { azureCloud, mocks, resetMocks, settle, valueOf } from "./mocks";
+import { parse } from "yaml";
+import { azureCloud, created, mocks, resetMocks, settle, valueOf } from "./mocks";
 
 /**
  * Mistakes a new user makes through the public components, each stopped at preview as OpenShift itself
@@ -275,6 +276,81 @@ describe("bad input, stopped at preview", () => {
         await rejects(make().machineSetNames, path, allowed);
       });
     }
+  });
+
+  describe("numbers an operator would refuse, and settings that would vanish", () => {
+    const pool = (over: Record<string, unknown>) =>
+      new InfraNodePool("infra", { zones: ["us-east-2a"], ...over } as never);
+    const cases: Array<[string, Record<string, unknown>, string, RegExp]> = [
+      [
+        "negative router replicas",
+        { router: { replicas: -1 } },
+        "router.replicas",
+        /from 1 to 2147483647, got -1/,
+      ],
+      ["no router replicas", { router: { replicas: 0 } }, "router.replicas", /from 1 to/],
+      ["fractional router replicas", { router: { replicas: 1.5 } }, "router.replicas", /whole number/],
+      ["router replicas as text", { router: { replicas: "3" } }, "router.replicas", /whole number/],
+      [
+        "monitoring config as YAML text",
+        { monitoring: { config: "prometheusK8s:\n  retention: 15d\n" } },
+        "monitoring.config",
+        /plain object/,
+      ],
+      [
+        "a monitoring component's settings as a string",
+        { monitoring: { config: { prometheusK8s: "15d" } } },
+        "monitoring.config.prometheusK8s",
+        /object of prometheusK8s settings/,
+      ],
+      [
+        "a monitoring nodeSelector the pool would overwrite",
+        { monitoring: { config: { alertmanagerMain: { nodeSelector: { a: "b" } } } } },
+        "monitoring.config.alertmanagerMain.nodeSelector",
+        /set by the pool's placement/,
+      ],
+    ];
+    for (const [what, over, path, allowed] of cases) {
+      it(`rejects ${what} at ${path}`, async () => {
+        await rejects(pool(over).placement, path, allowed);
+      });
+    }
+
+    const shapes: Array<[string, Record<string, unknown>, string, RegExp]> = [
+      ["router as a string", { router: "yes" }, "router", /true, false or \{ replicas \}/],
+      ["a misspelt router setting", { router: { replica: 2 } }, "router.replica", /not a setting of router/],
+      ["registry as an object", { registry: { replicas: 2 } }, "registry", /true or false/],
+      [
+        "a misspelt monitoring setting",
+        { monitoring: { configs: {} } },
+        "monitoring.configs",
+        /\{ config \}/,
+      ],
+    ];
+    for (const [what, over, path, allowed] of shapes) {
+      it(`rejects ${what} at ${path}`, () => throwsAt(() => pool(over), path, allowed));
+    }
+
+    it("renders monitoring settings it does not place instead of dropping them", async () => {
+      const infra = pool({
+        monitoring: { config: { enableUserWorkload: true, prometheusK8s: { retention: "7d" } } },
+      });
+      await valueOf(infra.machineSetNames);
+      await settle();
+      const [patch] = created("kubernetes:core/v1:ConfigMapPatch");
+      const config = parse((patch.inputs.data as Record<string, string>)["config.yaml"]);
+      assert.equal(config.enableUserWorkload, true);
+      assert.equal(config.prometheusK8s.retention, "7d");
+    });
+
+    it("router replicas, while the taints are unknown", async () => {
+      await resetMocks(undefined, { preview: true });
+      await rejects(
+        pool({ taints: unknown(), router: { replicas: -1 } }).placement,
+        "router.replicas",
+        /from 1/,
+      );
+    });
   });
 
   describe("inputs checked before any cluster read", () => {

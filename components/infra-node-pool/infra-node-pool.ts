@@ -6,6 +6,8 @@ import {
   monitoringConfigMapPatch,
   NodePlacement,
   placementFor,
+  requireIngressReplicas,
+  requireMonitoringConfig,
 } from "../../builders/infra-placement";
 import { machineConfigPool } from "../../builders/machineconfiguration";
 import { AzureImage } from "../../builders/machineset";
@@ -14,7 +16,7 @@ import { ClusterFacts, resolveClusterFacts, workerImage } from "../cluster/facts
 import { contentHash, MachineSetReady, PoolRollout } from "../../provider/dynamic";
 import { kubeOptions, manifestArgs } from "../cluster/kube";
 import { waiting } from "../cluster/wait";
-import { checked } from "../errors";
+import { checked, checkedAsKnown, inputPropertyError } from "../errors";
 import {
   checkPoolArgs,
   declareMachineSets,
@@ -45,7 +47,7 @@ export interface InfraNodePoolArgs extends MachinePoolArgs {
    * Move monitoring here by owning `config.yaml` of `openshift-monitoring/cluster-monitoring-config`
    * (server-side apply creates the ConfigMap when absent); `config` merges per component.
    */
-  monitoring?: boolean | { config?: pulumi.Input<Record<string, Record<string, unknown>>> };
+  monitoring?: boolean | { config?: pulumi.Input<Record<string, unknown>> };
 }
 
 /**
@@ -73,12 +75,17 @@ export class InfraNodePool extends pulumi.ComponentResource {
     // The role names the pool: checked as a pool name, reported at role.
     const toRole = (path: string) => (path === "name" ? "role" : path);
     const role = checked(() => machineConfigPool({ name: args.role ?? "infra" }).metadata.name, toRole);
+    checkPlacementSwitches(args);
     const kopts = kubeOptions(this, args.provider);
 
     const taints = pulumi
       .output(args.taints)
       .apply((t): Taint[] => (t === undefined ? defaultTaints(role) : (t as Taint[])));
-    const placement = taints.apply((t) => checked(() => placementFor(role, t)));
+    // The placement carries the checks of the router's and monitoring's settings, made as soon as
+    // each is known: every patch depends on it, and it is an output users read.
+    const placement = pulumi
+      .all([...placementChecks(args), taints])
+      .apply(([, , t]) => checked(() => placementFor(role, t as Taint[])));
 
     const poolManifest = pulumi.all([args.maxUnavailable, args.paused]).apply(([maxUnavailable, paused]) =>
       checked(
@@ -179,9 +186,12 @@ export class InfraNodePool extends pulumi.ComponentResource {
         manifestArgs(
           "operator.openshift.io/v1",
           "IngressController",
-          pulumi
-            .all([placement, replicas])
-            .apply(([p, r]) => withAnnotations(ingressControllerPlacementPatch(p, r), owned)),
+          pulumi.all([placement, replicas]).apply(([p, r]) =>
+            withAnnotations(
+              checked(() => ingressControllerPlacementPatch(p, r), "router"),
+              owned,
+            ),
+          ),
           ["metadata", "spec"],
         ),
         options,
@@ -201,9 +211,12 @@ export class InfraNodePool extends pulumi.ComponentResource {
     }
     if (args.monitoring) {
       const extra = typeof args.monitoring === "object" ? args.monitoring.config : undefined;
-      const manifest = pulumi
-        .all([placement, extra])
-        .apply(([p, e]) => withAnnotations(monitoringConfigMapPatch(p, e), owned));
+      const manifest = pulumi.all([placement, extra]).apply(([p, e]) =>
+        withAnnotations(
+          checked(() => monitoringConfigMapPatch(p, e), "monitoring"),
+          owned,
+        ),
+      );
       new k8s.core.v1.ConfigMapPatch(
         `${name}-monitoring`,
         { metadata: manifest.metadata, data: manifest.data },
@@ -211,6 +224,47 @@ export class InfraNodePool extends pulumi.ComponentResource {
       );
     }
   }
+}
+
+/**
+ * router, registry and monitoring are plain values (they decide which patches exist): a shape the
+ * component does not read would otherwise be ignored without a word.
+ */
+function checkPlacementSwitches(args: InfraNodePoolArgs): void {
+  const shapes: Array<[keyof InfraNodePoolArgs, string[], string]> = [
+    ["router", ["replicas"], "true, false or { replicas }"],
+    ["registry", [], "true or false"],
+    ["monitoring", ["config"], "true, false or { config }"],
+  ];
+  for (const [key, fields, allowed] of shapes) {
+    const value = args[key] as unknown;
+    if (value === undefined || typeof value === "boolean") continue;
+    if (fields.length === 0 || typeof value !== "object" || value === null || Array.isArray(value)) {
+      throw inputPropertyError(key, `must be ${allowed}, got ${JSON.stringify(value)}`);
+    }
+    const extra = Object.keys(value).find((k) => !fields.includes(k));
+    if (extra !== undefined) {
+      throw inputPropertyError(`${key}.${extra}`, `is not a setting of ${key}: use ${allowed}`);
+    }
+  }
+}
+
+function placementChecks(args: InfraNodePoolArgs): [pulumi.Output<void>, pulumi.Output<void>] {
+  const router = typeof args.router === "object" ? args.router : {};
+  const monitoring = typeof args.monitoring === "object" ? args.monitoring : {};
+  return [
+    checkedAsKnown(
+      (r: { replicas?: unknown }) =>
+        r.replicas === undefined || requireIngressReplicas("replicas", r.replicas),
+      { replicas: router.replicas },
+      "router",
+    ),
+    checkedAsKnown(
+      (m: { config?: unknown }) => m.config === undefined || requireMonitoringConfig("config", m.config),
+      { config: monitoring.config },
+      "monitoring",
+    ),
+  ];
 }
 
 function defaultTaints(role: string): Taint[] {
