@@ -353,6 +353,49 @@ describe("bad input, stopped at preview", () => {
     });
   });
 
+  describe("a kubeconfig that is not one, at preview", () => {
+    const KUBECONFIG_WITHOUT_CONTEXT =
+      "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n    server: https://api:6443\n";
+    const cases: Array<[string, string, RegExp]> = [
+      [
+        "an absolute path",
+        "/home/me/.kube/config",
+        /looks like a file path \(\/home\/me\/.kube\/config\).*readFileSync/,
+      ],
+      ["a path under home", "~/clusters/prod/kubeconfig", /looks like a file path/],
+      ["a relative YAML file name", "auth/kubeconfig.yaml", /looks like a file path/],
+      ["a token", "sha256~abcdefghijklmnopqrstuvwxyz0123456789", /is not a kubeconfig: expected the content/],
+      ["YAML without contexts", KUBECONFIG_WITHOUT_CONTEXT, /is not a kubeconfig/],
+      [
+        "a current-context no context has",
+        `${KUBECONFIG_WITHOUT_CONTEXT}contexts:\n- name: admin\n  context:\n    cluster: c\ncurrent-context: prod\n`,
+        /current-context "prod", which none of its contexts is \("admin"\)/,
+      ],
+      ["an empty string", "", /is empty/],
+    ];
+    for (const [what, kubeconfig, allowed] of cases) {
+      it(`rejects ${what} on a MachineConfig`, async () => {
+        const mc = new MachineConfig("99-x", { role: "infra", kernelArguments: ["a=1"], kubeconfig });
+        await rejects(mc.objectName, "kubeconfig", allowed);
+      });
+    }
+
+    it("rejects a path on an infra pool before anything is read", async () => {
+      const pool = new InfraNodePool("infra", {
+        zones: ["us-east-2a"],
+        kubeconfig: pulumi.secret("./kubeconfig"),
+      });
+      await rejects(pool.machineSetNames, "kubeconfig", /looks like a file path/);
+      assert.ok(!mocks.resources.some((r) => r.id), "nothing was read from the cluster");
+    });
+
+    it("never quotes a kubeconfig that is not a path", async () => {
+      const secret = "token: very-secret-value";
+      const problems = await problemsOf(new MachineConfigPool("gpu", { kubeconfig: secret }).objectName);
+      assert.ok(problems.every((p) => !p.reason.includes("very-secret-value")));
+    });
+  });
+
   describe("inputs checked before any cluster read", () => {
     it("a zone outside the cluster's region, before the worker MachineSet of that zone is read", async () => {
       const pool = new InfraNodePool("infra", { zones: ["eu-west-1a", "us-east-2b"] });

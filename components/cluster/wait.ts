@@ -4,6 +4,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { durationSeconds } from "../../provider/dynamic";
 import { inputPropertyError } from "../errors";
+import { kubeconfigProblem } from "./kube";
 
 /** What every component takes to wait until the cluster has converged on what it declared. */
 export interface WaitArgs {
@@ -23,6 +24,8 @@ export interface WaitArgs {
 
 export interface Waiting {
   kubeconfig: pulumi.Output<string>;
+  /** Fails, as soon as the kubeconfig is known, when it is not one; components combine it into their checks. */
+  check: pulumi.Output<void>;
   /** Options for a waiter: its parent, what it waits after, and the deadlines. */
   options(dependsOn: pulumi.Input<pulumi.Input<pulumi.Resource>[]>): pulumi.CustomResourceOptions;
 }
@@ -39,9 +42,19 @@ function ambientKubeconfig(): { file: string; text?: string } {
   }
 }
 
-function access(kubeconfig: pulumi.Input<string>, args: WaitArgs, parent: pulumi.Resource): Waiting {
+function access(
+  kubeconfig: pulumi.Input<string>,
+  args: WaitArgs,
+  parent: pulumi.Resource,
+  source = "",
+): Waiting {
+  const check = pulumi.output(kubeconfig).apply((text) => {
+    const problem = kubeconfigProblem(text);
+    if (problem) throw inputPropertyError("kubeconfig", `${source}${problem}`);
+  });
   return {
-    kubeconfig: pulumi.secret(kubeconfig),
+    kubeconfig: pulumi.secret(pulumi.all([check, kubeconfig]).apply(([, text]) => text)),
+    check: pulumi.unsecret(check),
     options: (dependsOn) => ({
       parent,
       dependsOn,
@@ -79,7 +92,7 @@ export function waiting(args: WaitArgs, parent: pulumi.Resource): Waiting | unde
       `waiting for the cluster needs its kubeconfig: pass kubeconfig, point $KUBECONFIG at it (${file} could not be read), or set wait: false`,
     );
   }
-  return access(text, args, parent);
+  return access(text, args, parent, `the file ${file} (from $KUBECONFIG or ~/.kube/config) `);
 }
 
 /**
@@ -90,6 +103,8 @@ export function waiting(args: WaitArgs, parent: pulumi.Resource): Waiting | unde
 export function clusterAccess(args: WaitArgs, parent: pulumi.Resource): Waiting | undefined {
   if (args.wait !== false) return waiting(args, parent);
   if (args.kubeconfig !== undefined) return access(args.kubeconfig, args, parent);
-  const { text } = ambientKubeconfig();
-  return text === undefined ? undefined : access(text, args, parent);
+  const { file, text } = ambientKubeconfig();
+  return text === undefined
+    ? undefined
+    : access(text, args, parent, `the file ${file} (from $KUBECONFIG or ~/.kube/config) `);
 }

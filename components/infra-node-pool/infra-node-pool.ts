@@ -104,8 +104,9 @@ export class InfraNodePool extends pulumi.ComponentResource {
     );
 
     const waits = waiting(args, this);
-    const facts = resolveClusterFacts(name, args, kopts);
-    const zones = resolveZones(args, facts, checkPoolArgs(args, taints, args.image), { parent: this });
+    const checks = checkPoolArgs(args, taints, args.image, waits);
+    const facts = resolveClusterFacts(name, args, kopts, checks);
+    const zones = resolveZones(args, facts, checks, { parent: this });
     // ROLES infra,worker as in seed 001; the custom pool still claims these nodes from worker.
     const nodeRoleLabels = { [`node-role.kubernetes.io/${role}`]: "", "node-role.kubernetes.io/worker": "" };
     const machineSets = declareMachineSets(name, args, facts, zones, {

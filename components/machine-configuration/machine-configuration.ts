@@ -69,15 +69,15 @@ abstract class MachineConfigurationObject<T extends { name: string }> extends pu
     // Each input is checked once it is known, so that a preview reports bad input even while other
     // inputs are unknown; the manifest waits for that check.
     const known = checkedAsKnown(withName, inputs);
+    const waits = waiting({ wait, kubeconfig, waitTimeouts }, this);
     const manifest = pulumi
-      .all([known, inputs as pulumi.Input<Record<string, unknown>>])
-      .apply(([, values]) => checked(() => withName(values)));
+      .all([known, waits?.check, inputs as pulumi.Input<Record<string, unknown>>])
+      .apply(([, , values]) => checked(() => withName(values)));
     const spec = pulumi.output(inputs as pulumi.Input<Record<string, unknown>>) as pulumi.Output<unknown>;
     const pool = pulumi.all([manifest, spec]).apply(([m, s]) => target.pool(m, s as T));
     this.objectName = manifest.apply((m) => m.metadata.name);
 
     // One waiter per object, on its own pool: pools roll out in parallel, so nothing here serializes them.
-    const waits = waiting({ wait, kubeconfig, waitTimeouts }, this);
     // Declared before the object (not for a pool, which has no pool to leave), so that Pulumi deletes it
     // after the object and it can wait for the pool to roll out a render without it.
     const removal =

@@ -68,21 +68,23 @@ export interface DeclaredMachineSets {
 }
 
 /**
- * The pool's own inputs (zones, replicas, labels, taints), each checked as soon as it is known and
- * whatever else is unknown, before any cluster read.
+ * The pool's own inputs (zones, replicas, labels, taints, a given image, the kubeconfig), each checked
+ * as soon as it is known and whatever else is unknown, before any cluster read.
  */
 export function checkPoolArgs(
   args: MachinePoolArgs,
   taints: pulumi.Input<Taint[]>,
   image: pulumi.Input<string | Partial<AzureImage>> | undefined,
+  waits: Waiting | undefined,
 ): pulumi.Output<void> {
-  return checkedAsKnown(checkPoolInputs, {
+  const own = checkedAsKnown(checkPoolInputs, {
     zones: args.zones,
     replicas: args.replicas,
     nodeLabels: args.nodeLabels,
     taints,
     image,
   });
+  return pulumi.all([own, waits?.check]).apply(() => undefined);
 }
 
 /**

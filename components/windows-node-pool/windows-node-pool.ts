@@ -137,8 +137,9 @@ export class WindowsNodePool extends pulumi.ComponentResource {
     );
 
     const waits = waiting(args, this);
-    const facts = resolveClusterFacts(name, args, kopts);
-    const zones = resolveZones(args, facts, checkPoolArgs(args, [], args.image), { parent: this });
+    const checks = checkPoolArgs(args, [], args.image, waits);
+    const facts = resolveClusterFacts(name, args, kopts, checks);
+    const zones = resolveZones(args, facts, checks, { parent: this });
     const role = pulumi.all([facts, zones]).apply(([f, z]) => {
       if (f.platform !== "aws" && f.platform !== "azure") {
         throw inputPropertyError(
