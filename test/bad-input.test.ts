@@ -278,6 +278,59 @@ describe("bad input, stopped at preview", () => {
     }
   });
 
+  describe("enumerations openshift/api defines, with the allowed values", () => {
+    it("rejects a lower-case metadata service authentication at aws.metadataServiceOptions.authentication", async () => {
+      const pool = new InfraNodePool("infra", {
+        zones: ["us-east-2a"],
+        aws: { metadataServiceOptions: { authentication: "required" as "Required" } },
+      });
+      await rejects(
+        pool.machineSetNames,
+        "aws.metadataServiceOptions.authentication",
+        /"Optional", "Required"/,
+      );
+    });
+
+    it("rejects a misspelt metadata service setting at aws.metadataServiceOptions.httpTokens", async () => {
+      const pool = new InfraNodePool("infra", {
+        zones: ["us-east-2a"],
+        aws: { metadataServiceOptions: { httpTokens: "required" } as never },
+      });
+      await rejects(pool.machineSetNames, "aws.metadataServiceOptions.httpTokens", /use authentication/);
+    });
+
+    it("rejects an Azure OS disk type in lower case at azure.osDisk.osType", async () => {
+      await resetMocks(azureCloud());
+      const pool = new InfraNodePool("infra", {
+        zones: ["1"],
+        azure: { osDisk: { osType: "linux" as "Linux" } },
+      });
+      await rejects(pool.machineSetNames, "azure.osDisk.osType", /"Linux", "Windows"/);
+    });
+
+    it("rejects an Azure image type openshift/api does not define at image.type", async () => {
+      await resetMocks(azureCloud());
+      const pool = new InfraNodePool("infra", {
+        zones: ["1"],
+        image: { publisher: "p", offer: "o", sku: "s", version: "latest", type: "Marketplace" as never },
+      });
+      await rejects(pool.machineSetNames, "image.type", /"ID", "MarketplaceWithPlan", "MarketplaceNoPlan"/);
+    });
+
+    it("rejects a TLS profile type at tlsSecurityProfile.type", async () => {
+      const kc = new KubeletConfig("kc", {
+        pool: "infra",
+        tlsSecurityProfile: { type: "modern" as "Modern" },
+      });
+      await rejects(kc.objectName, "tlsSecurityProfile.type", /"Old", "Intermediate", "Modern", "Custom"/);
+    });
+
+    it("rejects a kubelet tlsMinVersion at kubeletConfig.tlsMinVersion", async () => {
+      const kc = new KubeletConfig("kc", { pool: "infra", kubeletConfig: { tlsMinVersion: "TLSv1.2" } });
+      await rejects(kc.objectName, "kubeletConfig.tlsMinVersion", /"VersionTLS12"/);
+    });
+  });
+
   describe("numbers an operator would refuse, and settings that would vanish", () => {
     const pool = (over: Record<string, unknown>) =>
       new InfraNodePool("infra", { zones: ["us-east-2a"], ...over } as never);

@@ -1,4 +1,5 @@
 import { collectErrors, InputError } from "../errors";
+import { TLS_VERSIONS } from "../generated/enums";
 import { isPlainObject } from "./json";
 import { requireQuantity } from "./quantity";
 
@@ -176,7 +177,7 @@ export const KUBELET_FIELDS: Record<string, Check> = {
   tlsCertFile: text,
   tlsPrivateKeyFile: text,
   tlsCipherSuites: listOf(text, "cipher suite names"),
-  tlsMinVersion: oneOf("VersionTLS10", "VersionTLS11", "VersionTLS12", "VersionTLS13"),
+  tlsMinVersion: oneOf(...TLS_VERSIONS),
   rotateCertificates: bool,
   serverTLSBootstrap: bool,
   authentication: object({

@@ -4,8 +4,9 @@ import { LabelSelector, MACHINECONFIGURATION_API_VERSION, poolSelector } from ".
 import { isPlainObject, requirePlainObject } from "./json";
 import { checkKubeletConfiguration } from "./kubelet-fields";
 
-export const TLS_PROFILE_TYPES = ["Old", "Intermediate", "Modern", "Custom"] as const;
-export const TLS_VERSIONS = ["VersionTLS10", "VersionTLS11", "VersionTLS12", "VersionTLS13"] as const;
+import { TLS_PROFILE_TYPES, TLS_VERSIONS } from "../generated/enums";
+
+export { TLS_PROFILE_TYPES, TLS_VERSIONS };
 
 /** openshift/api's TLSSecurityProfile: `type` plus the matching (empty, or for Custom filled) section. */
 export interface TlsSecurityProfile {

@@ -47,6 +47,33 @@ export const AWS_DEFAULTS = {
 
 const VOLUME_TYPES = ["gp2", "gp3", "io1", "io2", "st1", "sc1", "standard"] as const;
 
+/**
+ * metadataServiceOptions.authentication as machine-api's webhook accepts it. openshift/api declares the
+ * values with a kubebuilder marker that its generated OpenAPI (../shared/crds) does not carry, so they
+ * are listed here.
+ */
+export const METADATA_SERVICE_AUTHENTICATIONS = ["Optional", "Required"] as const;
+
+function metadataServiceOptions(
+  path: string,
+  value: NonNullable<AwsMachineOptions["metadataServiceOptions"]>,
+): NonNullable<AwsMachineOptions["metadataServiceOptions"]> {
+  if (typeof value !== "object" || value === null) {
+    throw new InputError(
+      path,
+      `must be { authentication: "Optional" | "Required" }, got ${JSON.stringify(value)}`,
+    );
+  }
+  for (const key of Object.keys(value)) {
+    if (key !== "authentication")
+      throw new InputError(`${path}.${key}`, "is not a setting: use authentication");
+  }
+  if (value.authentication !== undefined) {
+    requireOneOf(`${path}.authentication`, value.authentication, METADATA_SERVICE_AUTHENTICATIONS);
+  }
+  return { ...value };
+}
+
 /** An AMI id as EC2 issues them: `ami-` and 8 or 17 hexadecimal digits. */
 export function requireAmiId(path: string, value: unknown): string {
   if (typeof value !== "string" || !/^ami-([0-9a-f]{8}|[0-9a-f]{17})$/.test(value)) {
@@ -113,7 +140,14 @@ export function awsProviderSpec(
     iamInstanceProfile: { id: options.iamInstanceProfile ?? `${infraId}-worker-profile` },
     instanceType: requireNonEmptyString("instanceType", options.instanceType ?? AWS_DEFAULTS.instanceType),
     kind: "AWSMachineProviderConfig",
-    ...(options.metadataServiceOptions ? { metadataServiceOptions: options.metadataServiceOptions } : {}),
+    ...(options.metadataServiceOptions
+      ? {
+          metadataServiceOptions: metadataServiceOptions(
+            "metadataServiceOptions",
+            options.metadataServiceOptions,
+          ),
+        }
+      : {}),
     placement: { availabilityZone: placement.zone, region: placement.region },
     ...(options.publicIp !== undefined ? { publicIp: options.publicIp } : {}),
     securityGroups: options.securityGroups

@@ -1,4 +1,5 @@
 import { InputError } from "../errors";
+import { AZURE_IMAGE_TYPES, AZURE_OS_TYPES } from "../generated/enums";
 import { requireNonEmptyString, requireOneOf, requirePositiveInteger } from "../validation";
 import { AzureImage, AzureMachineProviderSpec, AzureOSDisk, SecretReference } from "./provider-spec";
 
@@ -43,7 +44,6 @@ export const AZURE_DEFAULTS = {
 } as const;
 
 const STORAGE_ACCOUNT_TYPES = ["Premium_LRS", "StandardSSD_LRS", "Standard_LRS", "UltraSSD_LRS"] as const;
-const OS_TYPES = ["Linux", "Windows"] as const;
 
 /**
  * The image resource IDs Azure accepts for a VM: a managed image, a gallery image (latest version) or
@@ -74,13 +74,14 @@ export function requireAzureImage(path: string, value: Partial<AzureImage>): Azu
     for (const key of ["publisher", "offer", "sku", "version"] as const) {
       requireNonEmptyString(`${path}.${key}`, value[key]);
     }
-    if (!MARKETPLACE_VERSION.test(value.version!)) {
+    if (!MARKETPLACE_VERSION.test(value.version as string)) {
       throw new InputError(
         `${path}.version`,
         `${JSON.stringify(value.version)} is not an image version: use "latest" or a version such as "20348.2227.240104"`,
       );
     }
   }
+  if (value.type !== undefined) requireOneOf(`${path}.type`, value.type, AZURE_IMAGE_TYPES);
   return {
     offer: value.offer ?? "",
     publisher: value.publisher ?? "",
@@ -106,7 +107,7 @@ function osDisk(path: string, value: Partial<AzureOSDisk> | undefined): AzureOSD
     disk.managedDisk.storageAccountType,
     STORAGE_ACCOUNT_TYPES,
   );
-  requireOneOf(`${path}.osType`, disk.osType, OS_TYPES);
+  requireOneOf(`${path}.osType`, disk.osType, AZURE_OS_TYPES);
   return disk;
 }
 
