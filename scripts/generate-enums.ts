@@ -3,7 +3,8 @@ import * as path from "node:path";
 import { parse } from "yaml";
 
 /**
- * Generates builders/generated/enums.ts: the allowed values of the enumerations the builders check,
+ * Generates builders/generated/enums.ts: the allowed values of the enumerations the builders check (and
+ * the field names of a provider-spec section machine-api would otherwise ignore when misspelt),
  * taken from the upstream CRDs and openshift/api's OpenAPI definitions in ../shared/crds, so that they
  * are not typed by hand. Run `npx ts-node --transpile-only scripts/generate-enums.ts [crdsDir]` after
  * updating ../shared/crds; test/generated-enums.test.ts fails while the module is out of date.
@@ -15,7 +16,9 @@ type Source =
   /** A CRD's `enum` at a path under its first version's spec. */
   | { name: string; doc: string; crd: string; path: string[] }
   /** An OpenAPI definition's property: its `enum`, or the values its description lists. */
-  | { name: string; doc: string; definition: string; property: string };
+  | { name: string; doc: string; definition: string; property: string }
+  /** The property names of an OpenAPI definition: what machine-api reads, everything else it ignores. */
+  | { name: string; doc: string; fieldsOf: string };
 
 /** Exactly the enumerations the builders use. */
 const SOURCES: Source[] = [
@@ -49,6 +52,11 @@ const SOURCES: Source[] = [
     definition: "OSDisk",
     property: "osType",
   },
+  {
+    name: "AWS_EBS_FIELDS",
+    doc: "AWSMachineProviderConfig blockDevices[].ebs field names",
+    fieldsOf: "EBSBlockDeviceSpec",
+  },
 ];
 
 const OPENAPI = "machine-provider-specs.openapi.json";
@@ -72,11 +80,21 @@ function describedValues(description: string): string[] {
   return match ? [...match[1].matchAll(/"([^"]+)"/g)].map((m) => m[1]) : [];
 }
 
-function openApiEnum(dir: string, definition: string, property: string): string[] {
+function openApiDefinition(dir: string, definition: string): Schema | undefined {
   const json = JSON.parse(fs.readFileSync(path.join(dir, OPENAPI), "utf8")) as {
     definitions: Record<string, Schema>;
   };
-  const schema = json.definitions[DEFINITION_PREFIX + definition]?.properties?.[property];
+  return json.definitions[DEFINITION_PREFIX + definition];
+}
+
+function openApiFields(dir: string, definition: string): string[] {
+  const fields = Object.keys(openApiDefinition(dir, definition)?.properties ?? {}).sort();
+  if (fields.length === 0) throw new Error(`${OPENAPI}: no properties for ${definition}`);
+  return fields;
+}
+
+function openApiEnum(dir: string, definition: string, property: string): string[] {
+  const schema = openApiDefinition(dir, definition)?.properties?.[property];
   const values = schema?.enum?.map(String) ?? describedValues(schema?.description ?? "");
   if (values.length === 0) throw new Error(`${OPENAPI}: no values for ${definition}.${property}`);
   return values;
@@ -95,8 +113,15 @@ export function renderEnumsModule(dir: string): string {
     const values =
       "crd" in source
         ? crdEnum(dir, source.crd, source.path)
-        : openApiEnum(dir, source.definition, source.property);
-    const from = "crd" in source ? source.crd : `${OPENAPI} ${source.definition}.${source.property}`;
+        : "fieldsOf" in source
+          ? openApiFields(dir, source.fieldsOf)
+          : openApiEnum(dir, source.definition, source.property);
+    const from =
+      "crd" in source
+        ? source.crd
+        : "fieldsOf" in source
+          ? `${OPENAPI} ${source.fieldsOf}`
+          : `${OPENAPI} ${source.definition}.${source.property}`;
     lines.push(
       `/** ${source.doc} (${from}). */`,
       `export const ${source.name} = ${JSON.stringify(values).replace(/,/g, ", ")} as const;`,

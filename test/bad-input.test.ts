@@ -384,6 +384,51 @@ describe("bad input, stopped at preview", () => {
       it(`rejects ${what} at ${path}`, () => throwsAt(() => pool(over), path, allowed));
     }
 
+    const disk = (ebs: Record<string, unknown>) => ({ aws: { blockDevices: [{ ebs }] } });
+    const machineCases: Array<[string, Record<string, unknown>, string, RegExp]> = [
+      [
+        "a root volume of 0 GiB",
+        disk({ volumeSize: 0, volumeType: "gp3" }),
+        "aws.blockDevices[0].ebs.volumeSize",
+        /from 1 to 16384/,
+      ],
+      [
+        "an st1 volume below its minimum",
+        disk({ volumeSize: 100, volumeType: "st1" }),
+        "aws.blockDevices[0].ebs.volumeSize",
+        /from 125 to 16384/,
+      ],
+      [
+        "an io1 volume without IOPS",
+        disk({ volumeSize: 120, volumeType: "io1" }),
+        "aws.blockDevices[0].ebs.iops",
+        /required for io1/,
+      ],
+      [
+        "gp3 throughput over its maximum",
+        disk({ volumeSize: 120, volumeType: "gp3", throughputMib: 4000 }),
+        "aws.blockDevices[0].ebs.throughputMib",
+        /from 125 to 2000/,
+      ],
+      [
+        "a misspelt EBS setting machine-api would ignore",
+        disk({ volumeSize: 120, volumeType: "gp3", throughput: 500 }),
+        "aws.blockDevices[0].ebs.throughput",
+        /not an EBS setting: use .*throughputMib/,
+      ],
+    ];
+    for (const [what, over, path, allowed] of machineCases) {
+      it(`rejects ${what} at ${path}`, async () => {
+        await rejects(pool(over).machineSetNames, path, allowed);
+      });
+    }
+
+    it("rejects an Azure OS disk larger than Azure allows at azure.osDisk.diskSizeGB", async () => {
+      await resetMocks(azureCloud());
+      const infra = new InfraNodePool("infra", { zones: ["1"], azure: { osDisk: { diskSizeGB: 40000 } } });
+      await rejects(infra.machineSetNames, "azure.osDisk.diskSizeGB", /from 1 to 32767/);
+    });
+
     it("renders monitoring settings it does not place instead of dropping them", async () => {
       const infra = pool({
         monitoring: { config: { enableUserWorkload: true, prometheusK8s: { retention: "7d" } } },

@@ -15,3 +15,6 @@ export const AZURE_IMAGE_TYPES = ["ID", "MarketplaceWithPlan", "MarketplaceNoPla
 
 /** AzureMachineProviderSpec osDisk.osType (machine-provider-specs.openapi.json OSDisk.osType). */
 export const AZURE_OS_TYPES = ["Linux", "Windows"] as const;
+
+/** AWSMachineProviderConfig blockDevices[].ebs field names (machine-provider-specs.openapi.json EBSBlockDeviceSpec). */
+export const AWS_EBS_FIELDS = ["deleteOnTermination", "encrypted", "iops", "kmsKey", "throughputMib", "volumeSize", "volumeType"] as const;

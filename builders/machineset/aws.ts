@@ -1,5 +1,11 @@
 import { InputError } from "../errors";
-import { requireNonEmptyString, requireOneOf, requirePositiveInteger } from "../validation";
+import { AWS_EBS_FIELDS } from "../generated/enums";
+import {
+  requireInteger,
+  requireNonEmptyString,
+  requireNonNegativeInteger,
+  requireOneOf,
+} from "../validation";
 import {
   AWSBlockDevice,
   AWSMachineProviderConfig,
@@ -109,12 +115,48 @@ function reference(
   return value;
 }
 
+/** EBS volume sizes in GiB per volume type, as EC2 accepts them. */
+const VOLUME_SIZES: Record<(typeof VOLUME_TYPES)[number], [number, number]> = {
+  gp2: [1, 16384],
+  gp3: [1, 16384],
+  io1: [4, 16384],
+  io2: [4, 65536],
+  st1: [125, 16384],
+  sc1: [125, 16384],
+  standard: [1, 1024],
+};
+
 function blockDevices(path: string, devices: readonly AWSBlockDevice[]): AWSBlockDevice[] {
   if (devices.length === 0)
     throw new InputError(path, "at least one block device (the root volume) is required");
   devices.forEach((d, i) => {
-    requirePositiveInteger(`${path}[${i}].ebs.volumeSize`, d.ebs?.volumeSize);
-    requireOneOf(`${path}[${i}].ebs.volumeType`, d.ebs.volumeType, VOLUME_TYPES);
+    const at = `${path}[${i}]`;
+    for (const key of Object.keys(d)) {
+      if (key !== "deviceName" && key !== "ebs") {
+        throw new InputError(`${at}.${key}`, "is not a block device setting: use deviceName and ebs");
+      }
+    }
+    // machine-api ignores a field it does not know: a misspelt one would vanish without a word.
+    for (const key of Object.keys(d.ebs ?? {})) {
+      if (!(AWS_EBS_FIELDS as readonly string[]).includes(key)) {
+        throw new InputError(`${at}.ebs.${key}`, `is not an EBS setting: use ${AWS_EBS_FIELDS.join(", ")}`);
+      }
+    }
+    const type = requireOneOf(`${at}.ebs.volumeType`, d.ebs?.volumeType, VOLUME_TYPES);
+    const [min, max] = VOLUME_SIZES[type];
+    requireInteger(`${at}.ebs.volumeSize`, d.ebs.volumeSize, min, max);
+    if ((type === "io1" || type === "io2") && !(typeof d.ebs.iops === "number" && d.ebs.iops >= 100)) {
+      throw new InputError(
+        `${at}.ebs.iops`,
+        `is required for ${type} volumes: the provisioned IOPS, 100 or more, got ${JSON.stringify(d.ebs.iops)}`,
+      );
+    }
+    // 0 leaves the IOPS to the volume type's default.
+    if (d.ebs.iops !== undefined) requireNonNegativeInteger(`${at}.ebs.iops`, d.ebs.iops);
+    if (d.ebs.throughputMib !== undefined) {
+      if (type !== "gp3") throw new InputError(`${at}.ebs.throughputMib`, "applies to gp3 volumes only");
+      requireInteger(`${at}.ebs.throughputMib`, d.ebs.throughputMib, 125, 2000);
+    }
   });
   return devices.map((d) => ({ ...d, ebs: { ...d.ebs } }));
 }

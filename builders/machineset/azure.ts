@@ -1,6 +1,6 @@
 import { InputError } from "../errors";
 import { AZURE_IMAGE_TYPES, AZURE_OS_TYPES } from "../generated/enums";
-import { requireNonEmptyString, requireOneOf, requirePositiveInteger } from "../validation";
+import { requireInteger, requireNonEmptyString, requireOneOf } from "../validation";
 import { AzureImage, AzureMachineProviderSpec, AzureOSDisk, SecretReference } from "./provider-spec";
 
 /** What a user may set on Azure machines; everything else follows the installer's conventions. */
@@ -101,7 +101,8 @@ function osDisk(path: string, value: Partial<AzureOSDisk> | undefined): AzureOSD
     },
     osType: value?.osType ?? AZURE_DEFAULTS.osDisk.osType,
   };
-  requirePositiveInteger(`${path}.diskSizeGB`, disk.diskSizeGB);
+  // Azure managed disks hold at most 32767 GiB; machine-api's webhook refuses anything outside 1 to that.
+  requireInteger(`${path}.diskSizeGB`, disk.diskSizeGB, 1, 32767);
   requireOneOf(
     `${path}.managedDisk.storageAccountType`,
     disk.managedDisk.storageAccountType,
