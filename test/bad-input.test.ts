@@ -515,6 +515,19 @@ describe("bad input, stopped at preview", () => {
     });
   });
 
+  it("reports every problem of a MachineConfig at once, each at its path", async () => {
+    const mc = new MachineConfig("rendered-x", {
+      role: "Infra",
+      files: [{ path: "/usr/x", contents: { text: "" } }],
+      kernelType: "rt" as "realtime",
+      extensions: ["usbguard", "usbguard"],
+    });
+    assert.deepEqual(
+      (await problemsOf(mc.objectName)).map((p) => p.propertyPath),
+      ["name", "role", "files[0].path", "kernelType", "extensions[1]"],
+    );
+  });
+
   describe("inputs checked as soon as they are known, while others are unknown", () => {
     beforeEach(() => resetMocks(undefined, { preview: true }));
 
