@@ -585,6 +585,16 @@ describe("bad input, stopped at preview", () => {
       await rejects(pool.machineSetNames, "replicas", /whole number of 0 or more/);
     });
 
+    it("an infra pool's maxUnavailable of 0, with paused and the cluster unknown", async () => {
+      const pool = new InfraNodePool("infra", {
+        ...clusterUnknown(),
+        zones: ["us-east-2a"],
+        maxUnavailable: 0,
+        paused: unknown(),
+      });
+      await rejects(pool.machineSetNames, "maxUnavailable", /1 or more/);
+    });
+
     it("duplicate zones and negative replicas of a Windows pool together, with the cluster unknown", async () => {
       const pool = new WindowsNodePool("win", {
         ...clusterUnknown(),

@@ -87,13 +87,17 @@ export class InfraNodePool extends pulumi.ComponentResource {
       .all([...placementChecks(args), taints])
       .apply(([, , t]) => checked(() => placementFor(role, t as Taint[])));
 
-    const poolManifest = pulumi.all([args.maxUnavailable, args.paused]).apply(([maxUnavailable, paused]) =>
-      checked(
-        () => machineConfigPool({ name: role, maxUnavailable, paused }),
-        // The pool is named by the user's role.
-        (path) => (path === "name" ? "role" : path),
-      ),
+    const poolArgs = { maxUnavailable: args.maxUnavailable, paused: args.paused };
+    const poolChecked = checkedAsKnown(
+      (a: { maxUnavailable?: number | string; paused?: boolean }) => machineConfigPool({ name: role, ...a }),
+      poolArgs,
+      toRole,
     );
+    const poolManifest = pulumi
+      .all([poolChecked, args.maxUnavailable, args.paused])
+      .apply(([, maxUnavailable, paused]) =>
+        checked(() => machineConfigPool({ name: role, maxUnavailable, paused }), toRole),
+      );
     const pool = new k8s.apiextensions.CustomResource(
       `${name}-pool`,
       manifestArgs("machineconfiguration.openshift.io/v1", "MachineConfigPool", poolManifest, [
@@ -104,7 +108,9 @@ export class InfraNodePool extends pulumi.ComponentResource {
     );
 
     const waits = waiting(args, this);
-    const checks = checkPoolArgs(args, taints, args.image, waits);
+    const checks = pulumi
+      .all([checkPoolArgs(args, taints, args.image, waits), poolChecked])
+      .apply(() => undefined);
     const facts = resolveClusterFacts(name, args, kopts, checks);
     const zones = resolveZones(args, facts, checks, { parent: this });
     // ROLES infra,worker as in seed 001; the custom pool still claims these nodes from worker.
