@@ -110,7 +110,10 @@ function pathOf(keys: Array<string | number>): string {
 }
 
 /** Whether a builder's error at `path` may be about the value at `unknown` (inside it, or around it). */
-function related(path: string, unknown: string): boolean {
+function related(errorPath: string, unknownPath: string): boolean {
+  // Builders write map keys as ["key"], unknown parts are listed as .key.
+  const normal = (p: string) => p.replace(/\["([^"]*)"\]/g, ".$1");
+  const [path, unknown] = [normal(errorPath), normal(unknownPath)];
   const under = (inner: string, outer: string) =>
     outer === "" ||
     (inner.startsWith(outer) && ["", ".", "["].includes(inner.slice(outer.length, outer.length + 1)));

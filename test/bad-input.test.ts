@@ -555,6 +555,14 @@ describe("bad input, stopped at preview", () => {
       await rejects(kc.objectName, "kubeletConfig.maxPod", /did you mean maxPods/);
     });
 
+    it("nothing about a kubelet reservation that is unknown, but the misspelt field beside it", async () => {
+      const kc = new KubeletConfig("kc", {
+        pool: "infra",
+        kubeletConfig: { systemReserved: { memory: unknown() }, maxPod: 1 },
+      });
+      await rejects(kc.objectName, "kubeletConfig.maxPod", /did you mean maxPods/);
+    });
+
     it("a pool's maxUnavailable of 0, with paused unknown", async () => {
       const pool = new MachineConfigPool("gpu", { maxUnavailable: 0, paused: unknown() });
       await rejects(pool.objectName, "maxUnavailable", /1 or more/);
