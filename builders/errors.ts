@@ -28,7 +28,53 @@ export function within<T>(prefix: string, fn: () => T): T {
   try {
     return fn();
   } catch (e) {
-    if (e instanceof InputError) throw e.under(prefix);
+    if (e instanceof InputError || e instanceof InputErrors) throw e.under(prefix);
     throw e;
   }
+}
+
+/**
+ * Several InputErrors of one input, reported together so that a user fixes them in one round. A
+ * component turns it into a `pulumi.InputPropertiesError`.
+ */
+export class InputErrors extends Error {
+  readonly errors: readonly InputError[];
+
+  private constructor(errors: readonly InputError[]) {
+    super(errors.map((e) => e.message).join("; "));
+    this.name = "InputErrors";
+    this.errors = errors;
+  }
+
+  /** The InputErrors carried by `e` (one or several); anything else is re-thrown. */
+  static of(e: unknown): readonly InputError[] {
+    if (e instanceof InputError) return [e];
+    if (e instanceof InputErrors) return e.errors;
+    throw e;
+  }
+
+  /** Throws nothing for no errors, the InputError itself for one, an InputErrors for several. */
+  static throwIfAny(errors: readonly InputError[]): void {
+    if (errors.length === 1) throw errors[0];
+    if (errors.length > 1) throw new InputErrors(errors);
+  }
+
+  under(prefix: string): InputErrors {
+    return new InputErrors(this.errors.map((e) => e.under(prefix)));
+  }
+}
+
+/** Runs every check, then reports all the InputErrors they threw together, or returns their results. */
+export function collectErrors<T extends unknown[]>(checks: [...{ [K in keyof T]: () => T[K] }]): T {
+  const errors: InputError[] = [];
+  const results = checks.map((check) => {
+    try {
+      return check();
+    } catch (e) {
+      errors.push(...InputErrors.of(e));
+      return undefined;
+    }
+  });
+  InputErrors.throwIfAny(errors);
+  return results as T;
 }

@@ -111,6 +111,28 @@ const LABEL_NAME =
   /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
 const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
 
+const LABEL_KEY_RULE =
+  "keys are an optional DNS subdomain prefix and '/' (e.g. node-role.kubernetes.io/) and a name of at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit";
+const LABEL_VALUE_RULE =
+  "at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit, or empty";
+
+/** A label (or taint) key as the API server validates it. */
+export function requireLabelKey(path: string, key: unknown, what = "label key"): string {
+  const name = typeof key === "string" ? key.slice(key.indexOf("/") + 1) : "";
+  if (typeof key !== "string" || !LABEL_NAME.test(key) || name.length > 63 || key.length > 253 + 1 + 63) {
+    throw new InputError(path, `${JSON.stringify(key)} is not a valid ${what}: ${LABEL_KEY_RULE}`);
+  }
+  return key;
+}
+
+/** A label (or taint) value as the API server validates it. */
+export function requireLabelValue(path: string, value: unknown, what = "label value"): string {
+  if (typeof value !== "string" || value.length > 63 || !LABEL_VALUE.test(value)) {
+    throw new InputError(path, `${JSON.stringify(value)} is not a valid ${what}: ${LABEL_VALUE_RULE}`);
+  }
+  return value;
+}
+
 /** Kubernetes label keys and values, as the API server validates them. */
 export function requireLabels(
   path: string,
@@ -118,16 +140,8 @@ export function requireLabels(
 ): Record<string, string> {
   if (labels === undefined) return {};
   for (const [key, value] of Object.entries(labels)) {
-    const name = key.includes("/") ? key.slice(key.indexOf("/") + 1) : key;
-    if (!LABEL_NAME.test(key) || name.length > 63 || key.length > 253 + 1 + 63) {
-      throw new InputError(`${path}["${key}"]`, `${JSON.stringify(key)} is not a valid label key`);
-    }
-    if (typeof value !== "string" || value.length > 63 || !LABEL_VALUE.test(value)) {
-      throw new InputError(
-        `${path}["${key}"]`,
-        `${JSON.stringify(value)} is not a valid label value: at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit, or empty`,
-      );
-    }
+    requireLabelKey(`${path}["${key}"]`, key);
+    requireLabelValue(`${path}["${key}"]`, value);
   }
   return labels;
 }
@@ -144,7 +158,8 @@ export interface Taint {
 export function requireTaints(path: string, taints: readonly Taint[] | undefined): Taint[] {
   const result = (taints ?? []).map((t, i) => {
     const at = `${path}[${i}]`;
-    requireLabels(at, { [requireNonEmptyString(`${at}.key`, t.key)]: t.value ?? "" });
+    requireLabelKey(`${at}.key`, t.key, "taint key");
+    if (t.value !== undefined) requireLabelValue(`${at}.value`, t.value, "taint value");
     const effect = requireOneOf(`${at}.effect`, t.effect, TAINT_EFFECTS);
     return t.value === undefined ? { key: t.key, effect } : { key: t.key, value: t.value, effect };
   });

@@ -27,6 +27,14 @@ export const CRDS: Reference = {
     'set OPENSHIFT_CRDS_DIR to a directory of them, e.g. exported from your cluster with `npm run crds:export -- --out DIR` (README, "CRDs")',
 };
 
+/** openshift/api's definitions of the provider specs: beside the upstream CRDs, never exported from a cluster. */
+export const PROVIDER_SPECS: Reference = {
+  what: "openshift/api's provider-spec definitions",
+  dir: path.join(CRDS.dir, "machine-provider-specs.openapi.json"),
+  provide:
+    "put machine-provider-specs.openapi.json (openshift/api's openapi/openapi.json, AWS and Azure provider specs) beside the CRDs",
+};
+
 export function isCI(): boolean {
   return ["true", "1"].includes((process.env.CI ?? "").toLowerCase());
 }

@@ -1,5 +1,7 @@
 import { stringify } from "yaml";
-import { requireDnsLabel, requireTaints, Taint } from "../validation";
+import { InputError } from "../errors";
+import { isPlainObject, requirePlainObject } from "../machineconfiguration/json";
+import { requireDnsLabel, requireInteger, requireTaints, Taint } from "../validation";
 
 /**
  * Moving OpenShift's infrastructure workloads (router, registry, monitoring) onto a pool: each needs the
@@ -33,8 +35,18 @@ export function placementFor(role: string, taints: readonly Taint[] = []): NodeP
   };
 }
 
+/**
+ * The router's replica count. The IngressController's `spec.replicas` is an int32 the operator copies
+ * into the router Deployment: a negative count degrades the operator, and 0 takes every route of the
+ * cluster (console, OAuth) offline.
+ */
+export function requireIngressReplicas(path: string, value: unknown): number {
+  return requireInteger(path, value, 1, 2 ** 31 - 1);
+}
+
 /** The default IngressController's `spec.nodePlacement` (and optionally its replica count). */
 export function ingressControllerPlacementPatch(placement: NodePlacement, replicas?: number) {
+  if (replicas !== undefined) requireIngressReplicas("replicas", replicas);
   return {
     apiVersion: "operator.openshift.io/v1",
     kind: "IngressController",
@@ -82,23 +94,20 @@ export const MONITORING_COMPONENTS = [
  * The `cluster-monitoring-config` ConfigMap's `config.yaml`, placing every movable component on the
  * pool. `extra` is merged per component (e.g. retention for prometheusK8s), so users keep one source.
  */
-export function monitoringConfigYaml(
-  placement: NodePlacement,
-  extra: Record<string, Record<string, unknown>> = {},
-): string {
-  const components = [...new Set([...MONITORING_COMPONENTS, ...Object.keys(extra)])].sort();
+export function monitoringConfigYaml(placement: NodePlacement, extra: Record<string, unknown> = {}): string {
+  const given = requireMonitoringConfig("config", extra);
+  const placed = (name: string) => (MONITORING_COMPONENTS as readonly string[]).includes(name);
+  const components = [...new Set([...MONITORING_COMPONENTS, ...Object.keys(given)])].sort();
   const config = Object.fromEntries(
     components.map((name) => [
       name,
-      {
-        ...(extra[name] ?? {}),
-        ...((MONITORING_COMPONENTS as readonly string[]).includes(name)
-          ? {
-              nodeSelector: placement.nodeSelector,
-              ...(placement.tolerations.length > 0 ? { tolerations: placement.tolerations } : {}),
-            }
-          : {}),
-      },
+      placed(name)
+        ? {
+            ...((given[name] as Record<string, unknown> | undefined) ?? {}),
+            nodeSelector: placement.nodeSelector,
+            ...(placement.tolerations.length > 0 ? { tolerations: placement.tolerations } : {}),
+          }
+        : given[name],
     ]),
   );
   // Every component shares one placement object: spell it out each time instead of YAML anchors, which
@@ -106,10 +115,35 @@ export function monitoringConfigYaml(
   return stringify(config, { sortMapEntries: true, lineWidth: 0, aliasDuplicateObjects: false });
 }
 
-export function monitoringConfigMapPatch(
-  placement: NodePlacement,
-  extra?: Record<string, Record<string, unknown>>,
-) {
+/**
+ * Settings merged into `config.yaml`: an object of cluster-monitoring-config keys. A component the pool
+ * places takes an object whose placement the pool owns; any other key is written as given, so nothing
+ * the user gives is dropped.
+ */
+export function requireMonitoringConfig(path: string, value: unknown): Record<string, unknown> {
+  const config = requirePlainObject(path, value);
+  for (const name of MONITORING_COMPONENTS) {
+    const settings = config[name];
+    if (settings === undefined) continue;
+    if (!isPlainObject(settings)) {
+      throw new InputError(
+        `${path}.${name}`,
+        `must be an object of ${name} settings (e.g. { retention: "15d" } for prometheusK8s), got ${JSON.stringify(settings)}`,
+      );
+    }
+    for (const owned of ["nodeSelector", "tolerations"]) {
+      if (settings[owned] !== undefined) {
+        throw new InputError(
+          `${path}.${name}.${owned}`,
+          "is set by the pool's placement: remove it, or give the pool the taints and labels you want",
+        );
+      }
+    }
+  }
+  return config;
+}
+
+export function monitoringConfigMapPatch(placement: NodePlacement, extra?: Record<string, unknown>) {
   return {
     apiVersion: "v1",
     kind: "ConfigMap",

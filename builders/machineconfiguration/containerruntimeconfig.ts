@@ -1,4 +1,5 @@
 import { InputError } from "../errors";
+import { OCI_RUNTIMES } from "../generated/enums";
 import { requireDnsSubdomain, requireOneOf } from "../validation";
 import { LabelSelector, MACHINECONFIGURATION_API_VERSION, poolSelector } from "./common";
 import { requireQuantity } from "./quantity";
@@ -9,7 +10,7 @@ import { requireQuantity } from "./quantity";
  */
 export const CRIO_LOG_LEVELS = ["fatal", "panic", "error", "warn", "info", "debug", "trace"] as const;
 /** The CRD's enum for defaultRuntime. */
-export const OCI_RUNTIMES = ["crun", "runc"] as const;
+export { OCI_RUNTIMES };
 /** The MCO's limits: pidsLimit 0 (CRI-O's default) or at least 20; a positive logSizeMax above 8192 bytes. */
 export const MIN_PIDS_LIMIT = 20;
 export const MIN_LOG_SIZE = 8192;

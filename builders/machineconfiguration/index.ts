@@ -42,13 +42,13 @@ export {
 } from "./machineconfig";
 export {
   kubeletConfig,
-  FORBIDDEN_KUBELET_FIELDS,
   TLS_PROFILE_TYPES,
   TLS_VERSIONS,
   type TlsSecurityProfile,
   type KubeletConfigArgs,
   type KubeletConfigManifest,
 } from "./kubeletconfig";
+export { FORBIDDEN_KUBELET_FIELDS, KUBELET_FIELDS, EVICTION_SIGNALS } from "./kubelet-fields";
 export {
   containerRuntimeConfig,
   CRIO_LOG_LEVELS,

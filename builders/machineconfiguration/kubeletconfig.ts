@@ -1,17 +1,12 @@
-import { InputError } from "../errors";
-import {
-  requireBoolean,
-  requireDnsSubdomain,
-  requireInteger,
-  requireNonNegativeInteger,
-  requireOneOf,
-  requirePositiveInteger,
-} from "../validation";
+import { collectErrors, InputError } from "../errors";
+import { requireBoolean, requireDnsSubdomain, requireInteger, requireOneOf } from "../validation";
 import { LabelSelector, MACHINECONFIGURATION_API_VERSION, poolSelector } from "./common";
 import { isPlainObject, requirePlainObject } from "./json";
+import { checkKubeletConfiguration } from "./kubelet-fields";
 
-export const TLS_PROFILE_TYPES = ["Old", "Intermediate", "Modern", "Custom"] as const;
-export const TLS_VERSIONS = ["VersionTLS10", "VersionTLS11", "VersionTLS12", "VersionTLS13"] as const;
+import { TLS_PROFILE_TYPES, TLS_VERSIONS } from "../generated/enums";
+
+export { TLS_PROFILE_TYPES, TLS_VERSIONS };
 
 /** openshift/api's TLSSecurityProfile: `type` plus the matching (empty, or for Custom filled) section. */
 export interface TlsSecurityProfile {
@@ -30,7 +25,7 @@ export interface KubeletConfigArgs {
   kubeletConfig?: Record<string, unknown>;
   /** Let the MCO size system-reserved CPU and memory from each node's capacity. */
   autoSizingReserved?: boolean;
-  /** Kubelet verbosity, 0 to 10. */
+  /** Kubelet verbosity, 1 to 10 (the MCO's range). */
   logLevel?: number;
   tlsSecurityProfile?: TlsSecurityProfile;
 }
@@ -48,75 +43,24 @@ export interface KubeletConfigManifest {
   };
 }
 
-/**
- * KubeletConfiguration fields the MCO refuses to apply (validateUserKubeletConfig): the node may not come
- * back after a reboot with them changed. A nested field is written as a dotted path.
- */
-export const FORBIDDEN_KUBELET_FIELDS = [
-  "cgroupDriver",
-  "clusterDNS",
-  "clusterDomain",
-  "featureGates",
-  "failSwapOn",
-  "memorySwap.swapBehavior",
-] as const;
-
-const stringMap = (path: string, v: unknown) => {
-  if (!isPlainObject(v) || Object.values(v).some((x) => typeof x !== "string")) {
-    throw new InputError(
-      path,
-      `must map names to strings, e.g. { memory: "1Gi", cpu: "500m" } or { "nodefs.available": "10%" }`,
-    );
-  }
-};
-
-/** Checks for the well-known fields people get wrong most; the MCO would only report them on the object later. */
-const KUBELET_FIELD_CHECKS: Record<string, (path: string, value: unknown) => void> = {
-  maxPods: requirePositiveInteger,
-  podsPerCore: requireNonNegativeInteger,
-  podPidsLimit(path, v) {
-    // -1 means no limit, as in the kubelet.
-    if (typeof v !== "number" || !Number.isInteger(v) || v < -1) {
-      throw new InputError(path, `must be a whole number of -1 (no limit) or more, got ${JSON.stringify(v)}`);
-    }
-  },
-  systemReserved: stringMap,
-  kubeReserved: stringMap,
-  evictionHard: stringMap,
-  evictionSoft: stringMap,
-  cpuManagerPolicy: (path, v) => requireOneOf(path, v, ["none", "static"]),
-  topologyManagerPolicy: (path, v) =>
-    requireOneOf(path, v, ["none", "best-effort", "restricted", "single-numa-node"]),
-};
-
-function lookup(obj: Record<string, unknown>, dotted: string): unknown {
-  return dotted.split(".").reduce<unknown>((o, k) => (isPlainObject(o) ? o[k] : undefined), obj);
-}
-
 function requireKubeletConfiguration(path: string, value: unknown): Record<string, unknown> {
   const config = requirePlainObject(path, value);
-  for (const field of FORBIDDEN_KUBELET_FIELDS) {
-    if (lookup(config, field) !== undefined) {
-      throw new InputError(
-        `${path}.${field}`,
-        `may not be set: the MCO manages ${FORBIDDEN_KUBELET_FIELDS.join(", ")} itself and rejects a KubeletConfig that sets them`,
-      );
-    }
-  }
-  for (const [field, check] of Object.entries(KUBELET_FIELD_CHECKS)) {
-    if (config[field] !== undefined) check(`${path}.${field}`, config[field]);
-  }
-  const reservedCgroup = config.systemReservedCgroup;
-  if (
-    reservedCgroup !== undefined &&
-    config.systemCgroups !== undefined &&
-    reservedCgroup !== config.systemCgroups
-  ) {
-    throw new InputError(
-      `${path}.systemReservedCgroup`,
-      `must equal systemCgroups (${JSON.stringify(config.systemCgroups)}) when both are set, as the MCO requires`,
-    );
-  }
+  collectErrors([
+    () => checkKubeletConfiguration(path, config),
+    () => {
+      const reservedCgroup = config.systemReservedCgroup;
+      if (
+        reservedCgroup !== undefined &&
+        config.systemCgroups !== undefined &&
+        reservedCgroup !== config.systemCgroups
+      ) {
+        throw new InputError(
+          `${path}.systemReservedCgroup`,
+          `must equal systemCgroups (${JSON.stringify(config.systemCgroups)}) when both are set, as the MCO requires`,
+        );
+      }
+    },
+  ]);
   return structuredClone(config);
 }
 
@@ -141,21 +85,24 @@ function requireTlsProfile(path: string, value: unknown): TlsSecurityProfile {
 
 /** A KubeletConfig for the pool of one role; the MCO turns it into a generated MachineConfig for that pool. */
 export function kubeletConfig(args: KubeletConfigArgs): KubeletConfigManifest {
-  const name = requireDnsSubdomain("name", args.name);
-  const selector = poolSelector("pool", args.pool);
-  const config =
-    args.kubeletConfig === undefined
-      ? undefined
-      : requireKubeletConfiguration("kubeletConfig", args.kubeletConfig);
-  const autoSizing =
-    args.autoSizingReserved === undefined
-      ? undefined
-      : requireBoolean("autoSizingReserved", args.autoSizingReserved);
-  const logLevel = args.logLevel === undefined ? undefined : requireInteger("logLevel", args.logLevel, 0, 10);
-  const tls =
-    args.tlsSecurityProfile === undefined
-      ? undefined
-      : requireTlsProfile("tlsSecurityProfile", args.tlsSecurityProfile);
+  const [name, selector, config, autoSizing, logLevel, tls] = collectErrors([
+    () => requireDnsSubdomain("name", args.name),
+    () => poolSelector("pool", args.pool),
+    () =>
+      args.kubeletConfig === undefined
+        ? undefined
+        : requireKubeletConfiguration("kubeletConfig", args.kubeletConfig),
+    () =>
+      args.autoSizingReserved === undefined
+        ? undefined
+        : requireBoolean("autoSizingReserved", args.autoSizingReserved),
+    // The MCO refuses levels outside 1 to 10 (validateUserKubeletConfig).
+    () => (args.logLevel === undefined ? undefined : requireInteger("logLevel", args.logLevel, 1, 10)),
+    () =>
+      args.tlsSecurityProfile === undefined
+        ? undefined
+        : requireTlsProfile("tlsSecurityProfile", args.tlsSecurityProfile),
+  ]);
   if (autoSizing && config?.systemReserved !== undefined) {
     throw new InputError(
       "kubeletConfig.systemReserved",

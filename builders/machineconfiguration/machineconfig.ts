@@ -1,4 +1,4 @@
-import { InputError } from "../errors";
+import { collectErrors, InputError } from "../errors";
 import {
   requireArray,
   requireBoolean,
@@ -320,47 +320,63 @@ function requireStrings(path: string, values: readonly string[] | undefined, wha
  * network, so a MachineConfig is readable far beyond the cluster's RBAC.
  */
 export function machineConfig(args: MachineConfigArgs): MachineConfigManifest {
-  const name = requireDnsSubdomain("name", args.name);
-  if (name.startsWith("rendered-")) {
-    throw new InputError(
-      "name",
-      `${JSON.stringify(name)} is not allowed: names starting with "rendered-" belong to the MCO's merged configs`,
-    );
-  }
-  const role = requireDnsLabel("role", args.role);
+  // Every field is checked, and every problem reported at once.
+  const [name, role, version, files, units, keys, kernelArguments, kernelType, extensions, fips, osImageURL] =
+    collectErrors([
+      () => {
+        const name = requireDnsSubdomain("name", args.name);
+        if (name.startsWith("rendered-")) {
+          throw new InputError(
+            "name",
+            `${JSON.stringify(name)} is not allowed: names starting with "rendered-" belong to the MCO's merged configs`,
+          );
+        }
+        return name;
+      },
+      () => requireDnsLabel("role", args.role),
+      () =>
+        requireOneOf("ignitionVersion", args.ignitionVersion ?? DEFAULT_IGNITION_VERSION, IGNITION_VERSIONS),
+      () => {
+        const files = requireArray("files", args.files, "files { path, contents, mode }").map((f, i) =>
+          ignitionFile(`files[${i}]`, f),
+        );
+        requireUnique("files", files, (f) => f.path, "path", ".path");
+        return files;
+      },
+      () => {
+        const units = requireArray("systemd.units", args.systemd?.units, "systemd units { name, ... }").map(
+          (u, i) => ignitionUnit(`systemd.units[${i}]`, u),
+        );
+        requireUnique("systemd.units", units, (u) => u.name, "unit", ".name");
+        return units;
+      },
+      () => {
+        const keys = requireArray("sshAuthorizedKeys", args.sshAuthorizedKeys, "SSH public key lines").map(
+          (k, i) => requireSshPublicKey(`sshAuthorizedKeys[${i}]`, k),
+        );
+        // The same key with another comment is still the same key.
+        requireUnique(
+          "sshAuthorizedKeys",
+          keys,
+          (k) => k.split(/\s+/).slice(0, 2).join(" "),
+          "SSH public key",
+        );
+        return keys;
+      },
+      () => requireStrings("kernelArguments", args.kernelArguments, "kernel argument"),
+      () =>
+        args.kernelType === undefined ? undefined : requireOneOf("kernelType", args.kernelType, KERNEL_TYPES),
+      () => {
+        const extensions = requireArray("extensions", args.extensions, "extension names").map((e, i) =>
+          requireOneOf(`extensions[${i}]`, e, RHCOS_EXTENSIONS),
+        );
+        requireUnique("extensions", extensions, (e) => e, "extension");
+        return extensions;
+      },
+      () => (args.fips === undefined ? undefined : requireBoolean("fips", args.fips)),
+      () => (args.osImageURL === undefined ? undefined : requireImageRef("osImageURL", args.osImageURL)),
+    ]);
   const labels = mergeLabels("labels", args.labels, { [ROLE_LABEL]: role }, "role");
-  const version = requireOneOf(
-    "ignitionVersion",
-    args.ignitionVersion ?? DEFAULT_IGNITION_VERSION,
-    IGNITION_VERSIONS,
-  );
-
-  const files = requireArray("files", args.files, "files { path, contents, mode }").map((f, i) =>
-    ignitionFile(`files[${i}]`, f),
-  );
-  requireUnique("files", files, (f) => f.path, "path", ".path");
-
-  const units = requireArray("systemd.units", args.systemd?.units, "systemd units { name, ... }").map(
-    (u, i) => ignitionUnit(`systemd.units[${i}]`, u),
-  );
-  requireUnique("systemd.units", units, (u) => u.name, "unit", ".name");
-
-  const keys = requireArray("sshAuthorizedKeys", args.sshAuthorizedKeys, "SSH public key lines").map((k, i) =>
-    requireSshPublicKey(`sshAuthorizedKeys[${i}]`, k),
-  );
-  // The same key with another comment is still the same key.
-  requireUnique("sshAuthorizedKeys", keys, (k) => k.split(/\s+/).slice(0, 2).join(" "), "SSH public key");
-
-  const kernelArguments = requireStrings("kernelArguments", args.kernelArguments, "kernel argument");
-  const kernelType =
-    args.kernelType === undefined ? undefined : requireOneOf("kernelType", args.kernelType, KERNEL_TYPES);
-  const extensions = requireArray("extensions", args.extensions, "extension names").map((e, i) =>
-    requireOneOf(`extensions[${i}]`, e, RHCOS_EXTENSIONS),
-  );
-  requireUnique("extensions", extensions, (e) => e, "extension");
-  const fips = args.fips === undefined ? undefined : requireBoolean("fips", args.fips);
-  const osImageURL =
-    args.osImageURL === undefined ? undefined : requireImageRef("osImageURL", args.osImageURL);
 
   const config: IgnitionConfig = {
     ignition: { version },

@@ -535,7 +535,7 @@ const BAD_INPUT: [string, () => unknown, string, RegExp][] = [
     "kubeletConfig.systemReserved",
     /not both/,
   ],
-  ["kubelet logLevel 11", KC({ logLevel: 11 }), "logLevel", /0 to 10/],
+  ["kubelet logLevel 11", KC({ logLevel: 11 }), "logLevel", /1 to 10/],
   [
     "unknown TLS profile",
     KC({ tlsSecurityProfile: { type: "Strict" } }),

@@ -1,5 +1,11 @@
 import { InputError } from "../errors";
-import { requireNonEmptyString, requireOneOf, requirePositiveInteger } from "../validation";
+import { AWS_EBS_FIELDS } from "../generated/enums";
+import {
+  requireInteger,
+  requireNonEmptyString,
+  requireNonNegativeInteger,
+  requireOneOf,
+} from "../validation";
 import {
   AWSBlockDevice,
   AWSMachineProviderConfig,
@@ -47,6 +53,44 @@ export const AWS_DEFAULTS = {
 
 const VOLUME_TYPES = ["gp2", "gp3", "io1", "io2", "st1", "sc1", "standard"] as const;
 
+/**
+ * metadataServiceOptions.authentication as machine-api's webhook accepts it. openshift/api declares the
+ * values with a kubebuilder marker that its generated OpenAPI (../shared/crds) does not carry, so they
+ * are listed here.
+ */
+export const METADATA_SERVICE_AUTHENTICATIONS = ["Optional", "Required"] as const;
+
+function metadataServiceOptions(
+  path: string,
+  value: NonNullable<AwsMachineOptions["metadataServiceOptions"]>,
+): NonNullable<AwsMachineOptions["metadataServiceOptions"]> {
+  if (typeof value !== "object" || value === null) {
+    throw new InputError(
+      path,
+      `must be { authentication: "Optional" | "Required" }, got ${JSON.stringify(value)}`,
+    );
+  }
+  for (const key of Object.keys(value)) {
+    if (key !== "authentication")
+      throw new InputError(`${path}.${key}`, "is not a setting: use authentication");
+  }
+  if (value.authentication !== undefined) {
+    requireOneOf(`${path}.authentication`, value.authentication, METADATA_SERVICE_AUTHENTICATIONS);
+  }
+  return { ...value };
+}
+
+/** An AMI id as EC2 issues them: `ami-` and 8 or 17 hexadecimal digits. */
+export function requireAmiId(path: string, value: unknown): string {
+  if (typeof value !== "string" || !/^ami-([0-9a-f]{8}|[0-9a-f]{17})$/.test(value)) {
+    throw new InputError(
+      path,
+      `${JSON.stringify(value)} is not an AMI id: use the id ("ami-" and 17 hexadecimal digits, e.g. "ami-0123456789abcdef0"), not the image name; "aws ec2 describe-images --filters Name=name,Values=<name>" finds it`,
+    );
+  }
+  return value;
+}
+
 function tagName(value: string): AWSResourceReference {
   return { filters: [{ name: "tag:Name", values: [value] }] };
 }
@@ -71,12 +115,48 @@ function reference(
   return value;
 }
 
+/** EBS volume sizes in GiB per volume type, as EC2 accepts them. */
+const VOLUME_SIZES: Record<(typeof VOLUME_TYPES)[number], [number, number]> = {
+  gp2: [1, 16384],
+  gp3: [1, 16384],
+  io1: [4, 16384],
+  io2: [4, 65536],
+  st1: [125, 16384],
+  sc1: [125, 16384],
+  standard: [1, 1024],
+};
+
 function blockDevices(path: string, devices: readonly AWSBlockDevice[]): AWSBlockDevice[] {
   if (devices.length === 0)
     throw new InputError(path, "at least one block device (the root volume) is required");
   devices.forEach((d, i) => {
-    requirePositiveInteger(`${path}[${i}].ebs.volumeSize`, d.ebs?.volumeSize);
-    requireOneOf(`${path}[${i}].ebs.volumeType`, d.ebs.volumeType, VOLUME_TYPES);
+    const at = `${path}[${i}]`;
+    for (const key of Object.keys(d)) {
+      if (key !== "deviceName" && key !== "ebs") {
+        throw new InputError(`${at}.${key}`, "is not a block device setting: use deviceName and ebs");
+      }
+    }
+    // machine-api ignores a field it does not know: a misspelt one would vanish without a word.
+    for (const key of Object.keys(d.ebs ?? {})) {
+      if (!(AWS_EBS_FIELDS as readonly string[]).includes(key)) {
+        throw new InputError(`${at}.ebs.${key}`, `is not an EBS setting: use ${AWS_EBS_FIELDS.join(", ")}`);
+      }
+    }
+    const type = requireOneOf(`${at}.ebs.volumeType`, d.ebs?.volumeType, VOLUME_TYPES);
+    const [min, max] = VOLUME_SIZES[type];
+    requireInteger(`${at}.ebs.volumeSize`, d.ebs.volumeSize, min, max);
+    if ((type === "io1" || type === "io2") && !(typeof d.ebs.iops === "number" && d.ebs.iops >= 100)) {
+      throw new InputError(
+        `${at}.ebs.iops`,
+        `is required for ${type} volumes: the provisioned IOPS, 100 or more, got ${JSON.stringify(d.ebs.iops)}`,
+      );
+    }
+    // 0 leaves the IOPS to the volume type's default.
+    if (d.ebs.iops !== undefined) requireNonNegativeInteger(`${at}.ebs.iops`, d.ebs.iops);
+    if (d.ebs.throughputMib !== undefined) {
+      if (type !== "gp3") throw new InputError(`${at}.ebs.throughputMib`, "applies to gp3 volumes only");
+      requireInteger(`${at}.ebs.throughputMib`, d.ebs.throughputMib, 125, 2000);
+    }
   });
   return devices.map((d) => ({ ...d, ebs: { ...d.ebs } }));
 }
@@ -102,7 +182,14 @@ export function awsProviderSpec(
     iamInstanceProfile: { id: options.iamInstanceProfile ?? `${infraId}-worker-profile` },
     instanceType: requireNonEmptyString("instanceType", options.instanceType ?? AWS_DEFAULTS.instanceType),
     kind: "AWSMachineProviderConfig",
-    ...(options.metadataServiceOptions ? { metadataServiceOptions: options.metadataServiceOptions } : {}),
+    ...(options.metadataServiceOptions
+      ? {
+          metadataServiceOptions: metadataServiceOptions(
+            "metadataServiceOptions",
+            options.metadataServiceOptions,
+          ),
+        }
+      : {}),
     placement: { availabilityZone: placement.zone, region: placement.region },
     ...(options.publicIp !== undefined ? { publicIp: options.publicIp } : {}),
     securityGroups: options.securityGroups

@@ -1,5 +1,6 @@
 import { InputError } from "../errors";
-import { requireNonEmptyString, requireOneOf, requirePositiveInteger } from "../validation";
+import { AZURE_IMAGE_TYPES, AZURE_OS_TYPES } from "../generated/enums";
+import { requireInteger, requireNonEmptyString, requireOneOf } from "../validation";
 import { AzureImage, AzureMachineProviderSpec, AzureOSDisk, SecretReference } from "./provider-spec";
 
 /** What a user may set on Azure machines; everything else follows the installer's conventions. */
@@ -43,18 +44,44 @@ export const AZURE_DEFAULTS = {
 } as const;
 
 const STORAGE_ACCOUNT_TYPES = ["Premium_LRS", "StandardSSD_LRS", "Standard_LRS", "UltraSSD_LRS"] as const;
-const OS_TYPES = ["Linux", "Windows"] as const;
 
-function image(path: string, value: Partial<AzureImage>): AzureImage {
+/**
+ * The image resource IDs Azure accepts for a VM: a managed image, a gallery image (latest version) or
+ * image version, with or without the subscription, or a community or shared gallery image.
+ */
+const AZURE_IMAGE_ID =
+  /^((\/subscriptions\/[^/]+)?\/resourceGroups\/[^/]+\/providers\/Microsoft\.Compute\/(images\/[^/]+|galleries\/[^/]+\/images\/[^/]+(\/versions\/[^/]+)?)|\/(CommunityGalleries|SharedGalleries)\/[^/]+\/Images\/[^/]+(\/Versions\/[^/]+)?)$/i;
+
+/** A marketplace image version: `latest` or numbers separated by dots. */
+const MARKETPLACE_VERSION = /^(latest|\d+(\.\d+)*)$/;
+
+/** An Azure image: `{ resourceID }` or publisher, offer, sku and version. */
+export function requireAzureImage(path: string, value: Partial<AzureImage>): AzureImage {
+  if (typeof value !== "object" || value === null) {
+    throw new InputError(path, "must be { resourceID } or { publisher, offer, sku, version }");
+  }
   const marketplace = value.publisher || value.offer || value.sku;
   if (!value.resourceID && !marketplace) {
     throw new InputError(path, "give either resourceID or publisher, offer, sku and version");
+  }
+  if (value.resourceID && !AZURE_IMAGE_ID.test(value.resourceID)) {
+    throw new InputError(
+      `${path}.resourceID`,
+      `${JSON.stringify(value.resourceID)} is not an image resource ID: use "/resourceGroups/<group>/providers/Microsoft.Compute/galleries/<gallery>/images/<image>/versions/<version>" (optionally after "/subscriptions/<id>"), or ".../providers/Microsoft.Compute/images/<name>" for a managed image`,
+    );
   }
   if (marketplace) {
     for (const key of ["publisher", "offer", "sku", "version"] as const) {
       requireNonEmptyString(`${path}.${key}`, value[key]);
     }
+    if (!MARKETPLACE_VERSION.test(value.version as string)) {
+      throw new InputError(
+        `${path}.version`,
+        `${JSON.stringify(value.version)} is not an image version: use "latest" or a version such as "20348.2227.240104"`,
+      );
+    }
   }
+  if (value.type !== undefined) requireOneOf(`${path}.type`, value.type, AZURE_IMAGE_TYPES);
   return {
     offer: value.offer ?? "",
     publisher: value.publisher ?? "",
@@ -74,13 +101,14 @@ function osDisk(path: string, value: Partial<AzureOSDisk> | undefined): AzureOSD
     },
     osType: value?.osType ?? AZURE_DEFAULTS.osDisk.osType,
   };
-  requirePositiveInteger(`${path}.diskSizeGB`, disk.diskSizeGB);
+  // Azure managed disks hold at most 32767 GiB; machine-api's webhook refuses anything outside 1 to that.
+  requireInteger(`${path}.diskSizeGB`, disk.diskSizeGB, 1, 32767);
   requireOneOf(
     `${path}.managedDisk.storageAccountType`,
     disk.managedDisk.storageAccountType,
     STORAGE_ACCOUNT_TYPES,
   );
-  requireOneOf(`${path}.osType`, disk.osType, OS_TYPES);
+  requireOneOf(`${path}.osType`, disk.osType, AZURE_OS_TYPES);
   return disk;
 }
 
@@ -94,7 +122,7 @@ export function azureProviderSpec(
   return {
     apiVersion: options.providerApiVersion ?? AZURE_DEFAULTS.providerApiVersion,
     credentialsSecret: options.credentialsSecret ?? { ...AZURE_DEFAULTS.credentialsSecret },
-    image: image("image", options.image),
+    image: requireAzureImage("image", options.image),
     kind: "AzureMachineProviderSpec",
     location: requireNonEmptyString("location", placement.location),
     managedIdentity: options.managedIdentity ?? `${infraId}-identity`,

@@ -1,10 +1,18 @@
-import { InputError, within } from "../errors";
-import { requireDnsLabel, requireNonEmptyString, requireUnique, Taint } from "../validation";
-import { AwsMachineOptions, awsProviderSpec } from "./aws";
+import { collectErrors, InputError, within } from "../errors";
+import {
+  requireDnsLabel,
+  requireLabels,
+  requireNonEmptyString,
+  requireNonNegativeInteger,
+  requireTaints,
+  requireUnique,
+  Taint,
+} from "../validation";
+import { AwsMachineOptions, awsProviderSpec, requireAmiId } from "./aws";
 import { AzureMachineOptions, azureProviderSpec } from "./azure";
 import { machineSet, MachineSetManifest } from "./machineset";
 import { spreadReplicas } from "./naming";
-import { AWSResourceReference, ProviderSpec } from "./provider-spec";
+import { AWSResourceReference, AzureImage, ProviderSpec } from "./provider-spec";
 
 export const MACHINESET_PLATFORMS = ["aws", "azure"] as const;
 export type MachineSetPlatform = (typeof MACHINESET_PLATFORMS)[number];
@@ -97,18 +105,59 @@ const PLATFORMS: Record<MachineSetPlatform, PlatformRules> = {
   },
 };
 
-function zoneSpecs(spec: MachineSetPoolSpec): ZoneSpec[] {
-  if (!Array.isArray(spec.zones) || spec.zones.length === 0) {
+/** The zones as given, each a ZoneSpec with a name, none twice; nothing here needs the cluster. */
+function zoneList(given: unknown): ZoneSpec[] {
+  if (!Array.isArray(given) || given.length === 0) {
     throw new InputError("zones", "at least one zone is required (production infra pools want three)");
   }
-  const zones = spec.zones.map((z, i) => {
+  const zones = given.map((z: string | ZoneSpec, i) => {
     const zone = typeof z === "string" ? { zone: z } : { ...z };
     requireNonEmptyString(`zones[${i}]`, zone.zone);
-    PLATFORMS[spec.platform].checkZone(`zones[${i}]`, zone.zone, spec.region);
     return zone;
   });
   requireUnique("zones", zones, (z) => z.zone, "zone");
   return zones;
+}
+
+function zoneSpecs(spec: MachineSetPoolSpec): ZoneSpec[] {
+  const zones = zoneList(spec.zones);
+  checkZonesInRegion(spec.platform, spec.region, zones);
+  return zones;
+}
+
+/** Throws at `zones[i]` for the first zone that cannot belong to the cluster's region. */
+export function checkZonesInRegion(
+  platform: MachineSetPlatform,
+  region: string,
+  zones: ReadonlyArray<string | ZoneSpec>,
+): void {
+  zones.forEach((z, i) =>
+    PLATFORMS[platform]?.checkZone(`zones[${i}]`, typeof z === "string" ? z : z.zone, region),
+  );
+}
+
+/** What a pool's args must satisfy whatever the cluster: checked before any cluster fact is read. */
+export interface PoolInputs {
+  zones?: ReadonlyArray<string | ZoneSpec>;
+  replicas?: number;
+  nodeLabels?: Record<string, string>;
+  taints?: Taint[];
+  /**
+   * A given image. A string can only be an AMI id; an object is checked once the platform is known,
+   * since on AWS the better message is that an AMI id is needed.
+   */
+  image?: string | Partial<AzureImage>;
+}
+
+/** Every problem of a pool's own inputs at once, without the cluster's facts. */
+export function checkPoolInputs(inputs: PoolInputs): void {
+  collectErrors([
+    () => inputs.zones === undefined || zoneList(inputs.zones),
+    () => inputs.replicas === undefined || requireNonNegativeInteger("replicas", inputs.replicas),
+    () => requireLabels("nodeLabels", inputs.nodeLabels),
+    () => requireTaints("taints", inputs.taints),
+    () => typeof inputs.image !== "string" || requireAmiId("image", inputs.image),
+  ]);
 }
 
 /**

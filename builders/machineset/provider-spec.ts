@@ -22,7 +22,7 @@ export interface AWSBlockDevice {
     volumeSize: number;
     volumeType: "gp2" | "gp3" | "io1" | "io2" | "st1" | "sc1" | "standard";
     iops?: number;
-    throughput?: number;
+    throughputMib?: number;
     encrypted?: boolean;
     kmsKey?: { id?: string; arn?: string };
     deleteOnTermination?: boolean;

@@ -98,6 +98,12 @@ export function windowsPoolSpec(spec: MachineSetPoolSpec): MachineSetPoolSpec {
 export function requireRsaPrivateKeyPem(path: string, pem: unknown): string {
   const reason =
     'must be an RSA private key in PEM form ("-----BEGIN RSA PRIVATE KEY-----" or PKCS#8 "-----BEGIN PRIVATE KEY-----")';
+  if (typeof pem === "string" && /-----BEGIN ENCRYPTED PRIVATE KEY-----|Proc-Type: 4,ENCRYPTED/.test(pem)) {
+    throw new InputError(
+      path,
+      `${reason}, without a passphrase: this key is encrypted, and WMCO cannot unlock it (decrypt it first, e.g. with "openssl pkey -in key.pem -out plain.pem")`,
+    );
+  }
   if (typeof pem !== "string" || !/-----BEGIN (RSA )?PRIVATE KEY-----/.test(pem))
     throw new InputError(path, reason);
   let type: string | undefined;

@@ -39,12 +39,14 @@ const PLATFORM_TYPES: Record<string, MachineSetPlatform> = { AWS: "aws", Azure: 
 
 /**
  * Resolves the cluster facts: what the user gave wins, the rest is read from the cluster's
- * Infrastructure object (and, on Azure, the resource group), so nobody copies values by hand.
+ * Infrastructure object (and, on Azure, the resource group), so nobody copies values by hand. The read
+ * waits for `checkedFirst`, the component's checks of its own inputs.
  */
 export function resolveClusterFacts(
   name: string,
   args: ClusterFactsArgs,
   opts: pulumi.CustomResourceOptions,
+  checkedFirst?: pulumi.Output<void>,
 ): pulumi.Output<ClusterFacts> {
   const given = pulumi.all([args.infrastructureId, args.platform, args.region]);
   if (args.infrastructureId !== undefined && args.platform !== undefined && args.region !== undefined) {
@@ -56,7 +58,12 @@ export function resolveClusterFacts(
   }
   const infrastructure = readObject(
     `${name}-infrastructure`,
-    { apiVersion: "config.openshift.io/v1", kind: "Infrastructure", id: "cluster" },
+    {
+      apiVersion: "config.openshift.io/v1",
+      kind: "Infrastructure",
+      // Bad input is reported before the cluster is read.
+      id: checkedFirst ? checkedFirst.apply(() => "cluster") : "cluster",
+    },
     opts,
   );
   return pulumi.all([given, infrastructure.status]).apply(([[infrastructureId, platform, region], raw]) => {

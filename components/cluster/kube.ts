@@ -1,5 +1,6 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
+import { parse } from "yaml";
 
 /** Options every component passes to its Kubernetes children. */
 export function kubeOptions(
@@ -42,4 +43,44 @@ export function manifestArgs(
     fields.map((f) => [f, manifest.apply((m) => (m as Record<string, unknown>)[f])] as const),
   );
   return { apiVersion, kind, ...rest };
+}
+
+const PATH_LIKE = /^(~|\.{1,2}[\\/]|\/|[A-Za-z]:\\)|\.(ya?ml|json|conf|kubeconfig)$|(^|[\\/])(kube)?config$/;
+
+/**
+ * Why `text` cannot be a kubeconfig's content, or undefined when it can. The waiters run long after the
+ * preview, so a kubeconfig given as its path (or as any other text) must be caught here. A kubeconfig is
+ * a secret: the reason never quotes the text, except a path, which is not one.
+ */
+export function kubeconfigProblem(text: unknown): string | undefined {
+  const expected =
+    "expected the content of a kubeconfig (YAML with clusters, contexts and users, as `oc login` writes it)";
+  if (typeof text !== "string" || text.trim() === "") return `is empty: ${expected}`;
+  const line = text.trim();
+  if (!line.includes("\n") && PATH_LIKE.test(line)) {
+    return `looks like a file path (${line}), not a kubeconfig: pass the file's content, e.g. fs.readFileSync(${JSON.stringify(line)}, "utf8")`;
+  }
+  let doc: unknown;
+  try {
+    doc = parse(text);
+  } catch {
+    return `is not a kubeconfig, it is not YAML: ${expected}`;
+  }
+  const config = doc as {
+    clusters?: unknown;
+    contexts?: unknown;
+    users?: unknown;
+    "current-context"?: unknown;
+  };
+  const named = (list: unknown) =>
+    Array.isArray(list) ? list.map((entry) => (entry as { name?: unknown } | null)?.name) : undefined;
+  const contexts = named(config?.contexts);
+  if (typeof doc !== "object" || doc === null || !named(config.clusters)?.length || !contexts?.length) {
+    return `is not a kubeconfig: ${expected}`;
+  }
+  const current = config["current-context"];
+  if (typeof current === "string" && current !== "" && !contexts.includes(current)) {
+    return `names current-context ${JSON.stringify(current)}, which none of its contexts is (${contexts.map((c) => JSON.stringify(c)).join(", ")})`;
+  }
+  return undefined;
 }

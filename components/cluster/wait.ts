@@ -1,7 +1,9 @@
 import type * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
+import { durationSeconds } from "../../provider/dynamic";
 import { ambientKubeconfig } from "../../provider/dynamic/credentials";
 import { inputPropertyError } from "../errors";
+import { kubeconfigProblem } from "./kube";
 
 /** What every component takes to wait until the cluster has converged on what it declared. */
 export interface WaitArgs {
@@ -37,13 +39,25 @@ export function sharedArgs(args: SharedArgs): SharedArgs {
 
 export interface Waiting {
   kubeconfig: pulumi.Output<string>;
+  /** Fails, as soon as the kubeconfig is known, when it is not one; components combine it into their checks. */
+  check: pulumi.Output<void>;
   /** Options for a waiter: its parent, what it waits after, and the deadlines. */
   options(dependsOn: pulumi.Input<pulumi.Input<pulumi.Resource>[]>): pulumi.CustomResourceOptions;
 }
 
-function access(kubeconfig: pulumi.Input<string>, args: WaitArgs, parent: pulumi.Resource): Waiting {
+function access(
+  kubeconfig: pulumi.Input<string>,
+  args: WaitArgs,
+  parent: pulumi.Resource,
+  source = "",
+): Waiting {
+  const check = pulumi.output(kubeconfig).apply((text) => {
+    const problem = kubeconfigProblem(text);
+    if (problem) throw inputPropertyError("kubeconfig", `${source}${problem}`);
+  });
   return {
-    kubeconfig: pulumi.secret(kubeconfig),
+    kubeconfig: pulumi.secret(pulumi.all([check, kubeconfig]).apply(([, text]) => text)),
+    check: pulumi.unsecret(check),
     options: (dependsOn) => ({
       parent,
       dependsOn,
@@ -52,9 +66,27 @@ function access(kubeconfig: pulumi.Input<string>, args: WaitArgs, parent: pulumi
   };
 }
 
+/** Deadlines as the waiters read them, checked here so that a bad one is an input error at preview. */
+function checkWaitTimeouts(timeouts: pulumi.CustomTimeouts | undefined): void {
+  for (const key of ["create", "update", "delete"] as const) {
+    const value = timeouts?.[key];
+    if (value === undefined) continue;
+    try {
+      if (typeof value !== "string" || durationSeconds(value) === undefined)
+        throw new Error("not a duration");
+    } catch {
+      throw inputPropertyError(
+        `waitTimeouts.${key}`,
+        `${JSON.stringify(value)} is not a duration: use a number with a unit (ms, s, m or h), e.g. "90s", "45m" or "1h30m"`,
+      );
+    }
+  }
+}
+
 /** The waiting setup of a component, or undefined with `wait: false`. */
 export function waiting(args: WaitArgs, parent: pulumi.Resource): Waiting | undefined {
   if (args.wait === false) return undefined;
+  checkWaitTimeouts(args.waitTimeouts);
   if (args.kubeconfig !== undefined) return access(args.kubeconfig, args, parent);
   const { file, text } = ambientKubeconfig();
   if (text === undefined) {
@@ -63,7 +95,7 @@ export function waiting(args: WaitArgs, parent: pulumi.Resource): Waiting | unde
       `waiting for the cluster needs its kubeconfig: pass kubeconfig, point $KUBECONFIG at it (${file} could not be read), or set wait: false`,
     );
   }
-  return access(text, args, parent);
+  return access(text, args, parent, `the file ${file} (from $KUBECONFIG or ~/.kube/config) `);
 }
 
 /**
@@ -74,6 +106,8 @@ export function waiting(args: WaitArgs, parent: pulumi.Resource): Waiting | unde
 export function clusterAccess(args: WaitArgs, parent: pulumi.Resource): Waiting | undefined {
   if (args.wait !== false) return waiting(args, parent);
   if (args.kubeconfig !== undefined) return access(args.kubeconfig, args, parent);
-  const { text } = ambientKubeconfig();
-  return text === undefined ? undefined : access(text, args, parent);
+  const { file, text } = ambientKubeconfig();
+  return text === undefined
+    ? undefined
+    : access(text, args, parent, `the file ${file} (from $KUBECONFIG or ~/.kube/config) `);
 }

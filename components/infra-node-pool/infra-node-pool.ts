@@ -6,16 +6,23 @@ import {
   monitoringConfigMapPatch,
   NodePlacement,
   placementFor,
+  requireIngressReplicas,
+  requireMonitoringConfig,
 } from "../../builders/infra-placement";
 import { machineConfigPool } from "../../builders/machineconfiguration";
 import { AzureImage } from "../../builders/machineset";
-import { requireDnsLabel, Taint } from "../../builders/validation";
+import { Taint } from "../../builders/validation";
 import { ClusterFacts, resolveClusterFacts, workerImage } from "../cluster/facts";
 import { contentHash, MachineSetReady, PoolRollout } from "../../provider/dynamic";
 import { kubeOptions, manifestArgs } from "../cluster/kube";
 import { waiting } from "../cluster/wait";
-import { checked } from "../errors";
-import { declareMachineSets, MachinePoolArgs, resolveZones } from "../machine-pool/machine-sets";
+import { checked, checkedAsKnown, inputPropertyError } from "../errors";
+import {
+  checkPoolArgs,
+  declareMachineSets,
+  MachinePoolArgs,
+  resolveZones,
+} from "../machine-pool/machine-sets";
 
 export interface InfraNodePoolArgs extends MachinePoolArgs {
   /** Node role and pool name; default `infra`. Names child resources, so it is a plain string. */
@@ -40,7 +47,7 @@ export interface InfraNodePoolArgs extends MachinePoolArgs {
    * Move monitoring here by owning `config.yaml` of `openshift-monitoring/cluster-monitoring-config`
    * (server-side apply creates the ConfigMap when absent); `config` merges per component.
    */
-  monitoring?: boolean | { config?: pulumi.Input<Record<string, Record<string, unknown>>> };
+  monitoring?: boolean | { config?: pulumi.Input<Record<string, unknown>> };
 }
 
 /**
@@ -65,18 +72,31 @@ export class InfraNodePool extends pulumi.ComponentResource {
 
   constructor(name: string, args: InfraNodePoolArgs = {}, opts: pulumi.ComponentResourceOptions = {}) {
     super("openshift-topology:index:InfraNodePool", name, {}, opts);
-    const role = checked(() => requireDnsLabel("role", args.role ?? "infra"));
+    // The role names the pool: checked as a pool name, reported at role.
+    const toRole = (path: string) => (path === "name" ? "role" : path);
+    const role = checked(() => machineConfigPool({ name: args.role ?? "infra" }).metadata.name, toRole);
+    checkPlacementSwitches(args);
     const kopts = kubeOptions(this, args.provider);
 
     const taints = pulumi
       .output(args.taints)
       .apply((t): Taint[] => (t === undefined ? defaultTaints(role) : (t as Taint[])));
-    const placement = taints.apply((t) => checked(() => placementFor(role, t)));
+    // The placement carries the checks of the router's and monitoring's settings, made as soon as
+    // each is known: every patch depends on it, and it is an output users read.
+    const placement = pulumi
+      .all([...placementChecks(args), taints])
+      .apply(([, , t]) => checked(() => placementFor(role, t as Taint[])));
 
+    const poolArgs = { maxUnavailable: args.maxUnavailable, paused: args.paused };
+    const poolChecked = checkedAsKnown(
+      (a: { maxUnavailable?: number | string; paused?: boolean }) => machineConfigPool({ name: role, ...a }),
+      poolArgs,
+      toRole,
+    );
     const poolManifest = pulumi
-      .all([args.maxUnavailable, args.paused])
-      .apply(([maxUnavailable, paused]) =>
-        checked(() => machineConfigPool({ name: role, maxUnavailable, paused })),
+      .all([poolChecked, args.maxUnavailable, args.paused])
+      .apply(([, maxUnavailable, paused]) =>
+        checked(() => machineConfigPool({ name: role, maxUnavailable, paused }), toRole),
       );
     const pool = new k8s.apiextensions.CustomResource(
       `${name}-pool`,
@@ -88,8 +108,11 @@ export class InfraNodePool extends pulumi.ComponentResource {
     );
 
     const waits = waiting(args, this);
-    const facts = resolveClusterFacts(name, args, kopts);
-    const zones = resolveZones(args, facts, { parent: this });
+    const checks = pulumi
+      .all([checkPoolArgs(args, taints, args.image, waits), poolChecked])
+      .apply(() => undefined);
+    const facts = resolveClusterFacts(name, args, kopts, checks);
+    const zones = resolveZones(args, facts, checks, { parent: this });
     // ROLES infra,worker as in seed 001; the custom pool still claims these nodes from worker.
     const nodeRoleLabels = { [`node-role.kubernetes.io/${role}`]: "", "node-role.kubernetes.io/worker": "" };
     const machineSets = declareMachineSets(name, args, facts, zones, {
@@ -170,9 +193,12 @@ export class InfraNodePool extends pulumi.ComponentResource {
         manifestArgs(
           "operator.openshift.io/v1",
           "IngressController",
-          pulumi
-            .all([placement, replicas])
-            .apply(([p, r]) => withAnnotations(ingressControllerPlacementPatch(p, r), owned)),
+          pulumi.all([placement, replicas]).apply(([p, r]) =>
+            withAnnotations(
+              checked(() => ingressControllerPlacementPatch(p, r), "router"),
+              owned,
+            ),
+          ),
           ["metadata", "spec"],
         ),
         options,
@@ -192,9 +218,12 @@ export class InfraNodePool extends pulumi.ComponentResource {
     }
     if (args.monitoring) {
       const extra = typeof args.monitoring === "object" ? args.monitoring.config : undefined;
-      const manifest = pulumi
-        .all([placement, extra])
-        .apply(([p, e]) => withAnnotations(monitoringConfigMapPatch(p, e), owned));
+      const manifest = pulumi.all([placement, extra]).apply(([p, e]) =>
+        withAnnotations(
+          checked(() => monitoringConfigMapPatch(p, e), "monitoring"),
+          owned,
+        ),
+      );
       new k8s.core.v1.ConfigMapPatch(
         `${name}-monitoring`,
         { metadata: manifest.metadata, data: manifest.data },
@@ -202,6 +231,47 @@ export class InfraNodePool extends pulumi.ComponentResource {
       );
     }
   }
+}
+
+/**
+ * router, registry and monitoring are plain values (they decide which patches exist): a shape the
+ * component does not read would otherwise be ignored without a word.
+ */
+function checkPlacementSwitches(args: InfraNodePoolArgs): void {
+  const shapes: Array<[keyof InfraNodePoolArgs, string[], string]> = [
+    ["router", ["replicas"], "true, false or { replicas }"],
+    ["registry", [], "true or false"],
+    ["monitoring", ["config"], "true, false or { config }"],
+  ];
+  for (const [key, fields, allowed] of shapes) {
+    const value = args[key] as unknown;
+    if (value === undefined || typeof value === "boolean") continue;
+    if (fields.length === 0 || typeof value !== "object" || value === null || Array.isArray(value)) {
+      throw inputPropertyError(key, `must be ${allowed}, got ${JSON.stringify(value)}`);
+    }
+    const extra = Object.keys(value).find((k) => !fields.includes(k));
+    if (extra !== undefined) {
+      throw inputPropertyError(`${key}.${extra}`, `is not a setting of ${key}: use ${allowed}`);
+    }
+  }
+}
+
+function placementChecks(args: InfraNodePoolArgs): [pulumi.Output<void>, pulumi.Output<void>] {
+  const router = typeof args.router === "object" ? args.router : {};
+  const monitoring = typeof args.monitoring === "object" ? args.monitoring : {};
+  return [
+    checkedAsKnown(
+      (r: { replicas?: unknown }) =>
+        r.replicas === undefined || requireIngressReplicas("replicas", r.replicas),
+      { replicas: router.replicas },
+      "router",
+    ),
+    checkedAsKnown(
+      (m: { config?: unknown }) => m.config === undefined || requireMonitoringConfig("config", m.config),
+      { config: monitoring.config },
+      "monitoring",
+    ),
+  ];
 }
 
 function defaultTaints(role: string): Taint[] {

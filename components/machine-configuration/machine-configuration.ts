@@ -15,7 +15,7 @@ import { contentHash, NodeConfigRemoval, PoolRollout } from "../../provider/dyna
 import type { NodeConfigKind } from "../../provider/waiting/waiters";
 import { kubeOptions, manifestArgs } from "../cluster/kube";
 import { WaitArgs, waiting } from "../cluster/wait";
-import { checked } from "../errors";
+import { checked, checkedAsKnown } from "../errors";
 
 /** Every field of a builder's args as a Pulumi input, the object name optional (default: resource name). */
 type Inputs<T> = { [K in keyof T]: pulumi.Input<T[K]> };
@@ -64,15 +64,20 @@ abstract class MachineConfigurationObject<T extends { name: string }> extends pu
   ) {
     super(`openshift-topology:index:${type}`, name, {}, opts);
     const { provider, wait, kubeconfig, waitTimeouts, ...inputs } = args;
+    const withName = (values: Record<string, unknown>) =>
+      build({ ...values, name: values.name ?? name } as unknown as T);
+    // Each input is checked once it is known, so that a preview reports bad input even while other
+    // inputs are unknown; the manifest waits for that check.
+    const known = checkedAsKnown(withName, inputs);
+    const waits = waiting({ wait, kubeconfig, waitTimeouts }, this);
     const manifest = pulumi
-      .output(inputs as pulumi.Input<Record<string, unknown>>)
-      .apply((values) => checked(() => build({ ...values, name: values.name ?? name } as unknown as T)));
+      .all([known, waits?.check, inputs as pulumi.Input<Record<string, unknown>>])
+      .apply(([, , values]) => checked(() => withName(values)));
     const spec = pulumi.output(inputs as pulumi.Input<Record<string, unknown>>) as pulumi.Output<unknown>;
     const pool = pulumi.all([manifest, spec]).apply(([m, s]) => target.pool(m, s as T));
     this.objectName = manifest.apply((m) => m.metadata.name);
 
     // One waiter per object, on its own pool: pools roll out in parallel, so nothing here serializes them.
-    const waits = waiting({ wait, kubeconfig, waitTimeouts }, this);
     // Declared before the object (not for a pool, which has no pool to leave), so that Pulumi deletes it
     // after the object and it can wait for the pool to roll out a render without it.
     const removal =

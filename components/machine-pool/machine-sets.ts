@@ -4,7 +4,10 @@ import {
   AwsMachineOptions,
   AzureImage,
   AzureMachineOptions,
+  checkPoolInputs,
+  checkZonesInRegion,
   MACHINE_SET_API_VERSION,
+  requireAzureImage,
   MachineSetManifest,
   MachineSetPoolSpec,
   machineSetsForPool,
@@ -17,7 +20,7 @@ import { contentHash, MachineSetRemoval } from "../../provider/dynamic";
 import { ClusterFacts, ClusterFactsArgs, MachineImage } from "../cluster/facts";
 import { manifestArgs } from "../cluster/kube";
 import { WaitArgs, Waiting } from "../cluster/wait";
-import { checked, inputPropertyError } from "../errors";
+import { checked, checkedAsKnown, inputPropertyError } from "../errors";
 
 /** What every machine pool component takes to place MachineSets in zones of a cloud. */
 export interface MachinePoolArgs extends ClusterFactsArgs, WaitArgs {
@@ -64,22 +67,46 @@ export interface DeclaredMachineSets {
   contentHash: pulumi.Output<string>;
 }
 
-/** The pool's zones: given, or on AWS with lookups the region's first three. */
+/**
+ * The pool's own inputs (zones, replicas, labels, taints, a given image, the kubeconfig), each checked
+ * as soon as it is known and whatever else is unknown, before any cluster read.
+ */
+export function checkPoolArgs(
+  args: MachinePoolArgs,
+  taints: pulumi.Input<Taint[]>,
+  image: pulumi.Input<string | Partial<AzureImage>> | undefined,
+  waits: Waiting | undefined,
+): pulumi.Output<void> {
+  const own = checkedAsKnown(checkPoolInputs, {
+    zones: args.zones,
+    replicas: args.replicas,
+    nodeLabels: args.nodeLabels,
+    taints,
+    image,
+  });
+  return pulumi.all([own, waits?.check]).apply(() => undefined);
+}
+
+/**
+ * The pool's zones: given, or on AWS with lookups the region's first three. Given zones are checked
+ * against the cluster's region before anything is read for them (the worker MachineSet of the first).
+ */
 export function resolveZones(
   args: MachinePoolArgs,
   facts: pulumi.Output<ClusterFacts>,
+  checkedArgs: pulumi.Output<void>,
   invoke: { parent: pulumi.Resource },
 ): pulumi.Output<ZoneSpec[]> {
   if (args.zones !== undefined) {
-    return pulumi.output(args.zones).apply((zones) => {
-      // Checked here as well as in the builder because images are read from the first zone's workers.
-      if (!Array.isArray(zones) || zones.length === 0) {
-        throw inputPropertyError("zones", "at least one zone is required (production pools want three)");
-      }
-      return (zones as Array<string | ZoneSpec>).map((z) => (typeof z === "string" ? { zone: z } : { ...z }));
+    return pulumi.all([checkedArgs, args.zones, facts]).apply(([, zones, f]) => {
+      const given = (zones as Array<string | ZoneSpec>).map((z) =>
+        typeof z === "string" ? { zone: z } : { ...z },
+      );
+      checked(() => checkZonesInRegion(f.platform, f.region, given));
+      return given;
     });
   }
-  return facts.apply(async (f) => {
+  return pulumi.all([checkedArgs, facts]).apply(async ([, f]) => {
     if (f.platform === "aws" && args.cloudLookups) {
       return (await awsZones(f.region, 3, invoke)).map((zone) => ({ zone }));
     }
@@ -263,6 +290,7 @@ async function poolSpec(
       "image",
       "on Azure the image is { resourceID } or publisher, offer, sku and version",
     );
+  checked(() => requireAzureImage("image", azureImage));
   if (lookups) {
     const rg = inputs.azure.resourceGroup ?? `${facts.infrastructureId}-rg`;
     await Promise.all([

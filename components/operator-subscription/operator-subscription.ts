@@ -92,8 +92,17 @@ export class OperatorSubscription extends pulumi.ComponentResource {
         }),
       );
     }
+    // The cluster access of the waiter, and of the removal, which exists with `wait: false` too.
+    const cluster = clusterAccess(args, this);
     const manifest = pulumi
-      .all([args.channel, args.installPlanApproval, args.source, args.sourceNamespace, args.startingCSV])
+      .all([
+        args.channel,
+        args.installPlanApproval,
+        args.source,
+        args.sourceNamespace,
+        args.startingCSV,
+        cluster?.check,
+      ])
       .apply(([channel, installPlanApproval, source, sourceNamespace, startingCSV]) =>
         checked(
           () =>
@@ -114,8 +123,6 @@ export class OperatorSubscription extends pulumi.ComponentResource {
       manifestArgs("operators.coreos.com/v1alpha1", "Subscription", manifest, ["metadata", "spec"]),
       { ...kopts, dependsOn: before },
     );
-    // The cluster access of the waiter, and of the removal, which exists with `wait: false` too.
-    const cluster = clusterAccess(args, this);
     const waits = args.wait === false ? undefined : cluster;
     // Under Manual approval the waiter approves the pinned CSV's InstallPlan, and only that one.
     const install =

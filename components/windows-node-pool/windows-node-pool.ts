@@ -20,7 +20,12 @@ import { ClusterFacts, resolveClusterFacts } from "../cluster/facts";
 import { kubeOptions } from "../cluster/kube";
 import { sharedArgs, SharedArgs, waiting } from "../cluster/wait";
 import { checked, inputPropertyError } from "../errors";
-import { declareMachineSets, MachinePoolArgs, resolveZones } from "../machine-pool/machine-sets";
+import {
+  checkPoolArgs,
+  declareMachineSets,
+  MachinePoolArgs,
+  resolveZones,
+} from "../machine-pool/machine-sets";
 import {
   OperatorSubscription,
   OperatorSubscriptionArgs,
@@ -134,8 +139,9 @@ export class WindowsNodePool extends pulumi.ComponentResource {
     );
 
     const waits = waiting(args, this);
-    const facts = resolveClusterFacts(name, args, kopts);
-    const zones = resolveZones(args, facts, { parent: this });
+    const checks = checkPoolArgs(args, [], args.image, waits);
+    const facts = resolveClusterFacts(name, args, kopts, checks);
+    const zones = resolveZones(args, facts, checks, { parent: this });
     const role = pulumi.all([facts, zones]).apply(([f, z]) => {
       if (f.platform !== "aws" && f.platform !== "azure") {
         throw inputPropertyError(
@@ -194,12 +200,15 @@ export class WindowsNodePool extends pulumi.ComponentResource {
         ? undefined
         : new k8s.node.v1.RuntimeClass(
             `${name}-runtime-class`,
-            checked(() =>
-              windowsRuntimeClass({
-                name: (args.runtimeClass && args.runtimeClass.name) || `windows-${version}`,
-                build,
-                handler: args.runtimeClass ? args.runtimeClass.handler : undefined,
-              }),
+            checked(
+              () =>
+                windowsRuntimeClass({
+                  name: (args.runtimeClass && args.runtimeClass.name) || `windows-${version}`,
+                  build,
+                  handler: args.runtimeClass ? args.runtimeClass.handler : undefined,
+                }),
+              // The builder's name and handler are the user's runtimeClass.name and runtimeClass.handler.
+              (path) => (path === "build" ? "windowsServer" : `runtimeClass.${path}`),
             ),
             kopts,
           );

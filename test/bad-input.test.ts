@@ -1,0 +1,632 @@
+import * as pulumi from "@pulumi/pulumi";
+import * as assert from "node:assert/strict";
+import {
+  ContainerRuntimeConfig,
+  KubeletConfig,
+  MachineConfig,
+  MachineConfigPool,
+} from "../components/machine-configuration/machine-configuration";
+import { generateKeyPairSync } from "node:crypto";
+import { InfraNodePool } from "../components/infra-node-pool/infra-node-pool";
+import { WindowsNodePool } from "../components/windows-node-pool/windows-node-pool";
+import { parse } from "yaml";
+import { azureCloud, created, mocks, resetMocks, settle, valueOf } from "./mocks";
+
+/**
+ * Mistakes a new user makes through the public components, each stopped at preview as OpenShift itself
+ * would stop it later: as an InputPropertyError (or, for several at once, an InputPropertiesError)
+ * naming the path the user wrote and saying what is allowed, with a message free of stack frames and
+ * of the SDK's `error serializing property` prefixes.
+ */
+
+type Problem = { propertyPath: string; reason: string };
+
+/** The problems an output's rejection reports, after checking the error's shape and message. */
+async function problemsOf(output: pulumi.Output<unknown>): Promise<Problem[]> {
+  let error: unknown;
+  try {
+    await valueOf(output);
+  } catch (e) {
+    error = e;
+  }
+  assert.ok(error, "expected the input to be rejected");
+  // Let every registration that carries the error serialize it before its message is read (a failed
+  // registration never settles, so this yields to the event loop instead of waiting for the mocks).
+  for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
+  const problems: Problem[] = pulumi.InputPropertiesError.isInstance(error)
+    ? error.errors
+    : pulumi.InputPropertyError.isInstance(error)
+      ? [{ propertyPath: error.propertyPath, reason: error.reason }]
+      : assert.fail(`not an input error: ${String(error)}`);
+  const message = (error as Error).message;
+  assert.doesNotMatch(message, /error serializing/, message);
+  assert.doesNotMatch(String((error as Error).stack), /\n\s+at /, "no stack frames");
+  for (const p of problems) {
+    assert.ok(p.reason.startsWith(`${p.propertyPath}: `), p.reason);
+    assert.ok(message.includes(p.reason), `the message lists ${p.reason}`);
+  }
+  return problems;
+}
+
+/** Asserts one problem at `path` whose reason matches `allowed`. */
+async function rejects(output: pulumi.Output<unknown>, path: string, allowed: RegExp): Promise<void> {
+  const problems = await problemsOf(output);
+  assert.deepEqual(
+    problems.map((p) => p.propertyPath),
+    [path],
+  );
+  assert.match(problems[0].reason, allowed);
+}
+
+const unknown = () => pulumi.output(pulumi.unknown) as pulumi.Output<never>;
+
+/** Asserts that building the component throws at once (plain inputs) an error at `path`. */
+function throwsAt(make: () => unknown, path: string, allowed: RegExp): void {
+  assert.throws(make, (e: unknown) => {
+    assert.ok(pulumi.InputPropertyError.isInstance(e), `not an InputPropertyError: ${String(e)}`);
+    assert.equal(e.propertyPath, path);
+    assert.match(e.reason, allowed);
+    assert.doesNotMatch(String(e.stack), /\n\s+at /, "no stack frames");
+    return true;
+  });
+}
+
+const ENCRYPTED_KEY = generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey.export({
+  type: "pkcs8",
+  format: "pem",
+  cipher: "aes-256-cbc",
+  passphrase: "secret",
+}) as string;
+
+describe("bad input, stopped at preview", () => {
+  beforeEach(() => resetMocks());
+
+  describe("KubeletConfig, checked as the MCO and the kubelet check it", () => {
+    const cases: Array<[string, Record<string, unknown>, string, RegExp]> = [
+      ["a misspelt field", { maxPod: 250 }, "kubeletConfig.maxPod", /did you mean maxPods\?/],
+      [
+        "a quantity with a space",
+        { systemReserved: { memory: "1 GB" } },
+        'kubeletConfig.systemReserved["memory"]',
+        /not a quantity/,
+      ],
+      [
+        "an eviction threshold that is neither quantity nor percentage",
+        { evictionHard: { "memory.available": "half" } },
+        'kubeletConfig.evictionHard["memory.available"]',
+        /neither a quantity/,
+      ],
+      [
+        "evictionSoft without its grace period",
+        { evictionSoft: { "nodefs.available": "15%" } },
+        "kubeletConfig.evictionSoftGracePeriod",
+        /grace period/,
+      ],
+      [
+        "a percentage over 100",
+        { imageGCHighThresholdPercent: 101 },
+        "kubeletConfig.imageGCHighThresholdPercent",
+        /0 to 100/,
+      ],
+      ["staticPodPath", { staticPodPath: "/etc/pods" }, "kubeletConfig.staticPodPath", /may not be set/],
+    ];
+    for (const [what, kubeletConfig, path, allowed] of cases) {
+      it(`rejects ${what} at ${path}`, async () => {
+        await rejects(new KubeletConfig("kc", { pool: "infra", kubeletConfig }).objectName, path, allowed);
+      });
+    }
+
+    it("rejects logLevel 0, outside the MCO's 1 to 10", async () => {
+      await rejects(
+        new KubeletConfig("kc", { pool: "infra", logLevel: 0 }).objectName,
+        "logLevel",
+        /1 to 10/,
+      );
+    });
+
+    it("reports every problem of the component at once", async () => {
+      const kc = new KubeletConfig("kc", {
+        pool: "infra",
+        logLevel: 11,
+        kubeletConfig: { maxPod: 1, cpuManagerPolicy: "Static" },
+      });
+      assert.deepEqual(
+        (await problemsOf(kc.objectName)).map((p) => p.propertyPath),
+        ["kubeletConfig.maxPod", "kubeletConfig.cpuManagerPolicy", "logLevel"],
+      );
+    });
+  });
+
+  it("keeps a message free of the SDK's serialization prefixes and of stack frames", async () => {
+    // The manifest of a MachineConfig feeds several inputs of several resources, each of which
+    // serializes the same error.
+    const mc = new MachineConfig("99-x", {
+      role: "infra",
+      files: [{ path: "/usr/x", contents: { text: "" } }],
+    });
+    await rejects(mc.objectName, "files[0].path", /under \/etc and \/var/);
+  });
+
+  describe("errors name the path the user wrote and say what is allowed", () => {
+    it("an infra pool's role that names a built-in pool, at role", () => {
+      throwsAt(
+        () => new InfraNodePool("infra", { role: "worker", zones: ["us-east-2a"] }),
+        "role",
+        /pool every cluster/,
+      );
+    });
+
+    it("a RuntimeClass handler, at runtimeClass.handler", () => {
+      throwsAt(
+        () =>
+          new WindowsNodePool("win", { zones: ["us-east-2a"], runtimeClass: { handler: "hcs" as "docker" } }),
+        "runtimeClass.handler",
+        /"runhcs-wcow-process"/,
+      );
+    });
+
+    it("a RuntimeClass name, at runtimeClass.name", () => {
+      throwsAt(
+        () => new WindowsNodePool("win", { zones: ["us-east-2a"], runtimeClass: { name: "Windows 2022" } }),
+        "runtimeClass.name",
+        /lower-case letters/,
+      );
+    });
+
+    for (const key of ["create", "update", "delete"] as const) {
+      it(`a wait timeout that is no duration, at waitTimeouts.${key}`, () => {
+        throwsAt(
+          () => new MachineConfigPool("gpu", { waitTimeouts: { [key]: "30 minutes" } }),
+          `waitTimeouts.${key}`,
+          /not a duration: use .* "90s", "45m" or "1h30m"/,
+        );
+      });
+    }
+
+    it("a taint key with a space, at taints[0].key, saying what a key may be", async () => {
+      const pool = new InfraNodePool("infra", {
+        zones: ["us-east-2a"],
+        taints: [{ key: "dedicated to", effect: "NoSchedule" }],
+      });
+      await rejects(pool.machineSetNames, "taints[0].key", /not a valid taint key: keys are .* at most 63/);
+    });
+
+    it("a taint value too long, at taints[0].value", async () => {
+      const pool = new InfraNodePool("infra", {
+        zones: ["us-east-2a"],
+        taints: [{ key: "dedicated", value: "x".repeat(64), effect: "NoSchedule" }],
+      });
+      await rejects(pool.machineSetNames, "taints[0].value", /at most 63 letters/);
+    });
+
+    it("a node label key, saying what a label key may be", async () => {
+      const pool = new InfraNodePool("infra", { zones: ["us-east-2a"], nodeLabels: { "team/": "a" } });
+      await rejects(
+        pool.machineSetNames,
+        'nodeLabels["team/"]',
+        /not a valid label key: keys are an optional/,
+      );
+    });
+
+    it("an encrypted private key, saying it is encrypted", async () => {
+      const pool = new WindowsNodePool("win", { zones: ["us-east-2a"], privateKey: ENCRYPTED_KEY });
+      await rejects(pool.privateKeyFingerprint, "privateKey", /this key is encrypted/);
+    });
+  });
+
+  describe("image ids of the shape each cloud needs", () => {
+    const cases: Array<[string, () => { machineSetNames: pulumi.Output<string[]> }, string, RegExp]> = [
+      [
+        "an RHCOS image name for an infra pool on AWS",
+        () => new InfraNodePool("infra", { zones: ["us-east-2a"], image: "rhcos-4.16-x86_64" }),
+        "image",
+        /not an AMI id: use the id .*not the image name/,
+      ],
+      [
+        "a Windows AMI name for a Windows pool",
+        () =>
+          new WindowsNodePool("win", {
+            zones: ["us-east-2a"],
+            image: "Windows_Server-2022-English-Full-ContainersLatest-2024.01.10",
+          }),
+        "image",
+        /not an AMI id/,
+      ],
+      [
+        "an AMI id with a capital letter",
+        () => new InfraNodePool("infra", { zones: ["us-east-2a"], image: "ami-0123456789ABCDEF0" }),
+        "image",
+        /17 hexadecimal digits/,
+      ],
+      [
+        "an Azure image resource ID that is a name",
+        () => new InfraNodePool("infra", { zones: ["1"], image: { resourceID: "rhcos-gen2" } }),
+        "image.resourceID",
+        /not an image resource ID: use "\/resourceGroups\//,
+      ],
+      [
+        "an Azure marketplace image without a version",
+        () =>
+          new WindowsNodePool("win", {
+            zones: ["1"],
+            image: { publisher: "MicrosoftWindowsServer", offer: "WindowsServer", sku: "2022-datacenter" },
+          }),
+        "image.version",
+        /non-empty string/,
+      ],
+      [
+        "an Azure marketplace version that is not one",
+        () =>
+          new WindowsNodePool("win", {
+            zones: ["1"],
+            image: {
+              publisher: "MicrosoftWindowsServer",
+              offer: "WindowsServer",
+              sku: "2022-datacenter",
+              version: "newest",
+            },
+          }),
+        "image.version",
+        /"latest" or a version/,
+      ],
+    ];
+    for (const [what, make, path, allowed] of cases) {
+      it(`rejects ${what} at ${path}`, async () => {
+        if (path !== "image" || what.includes("Azure")) await resetMocks(azureCloud());
+        await rejects(make().machineSetNames, path, allowed);
+      });
+    }
+  });
+
+  describe("enumerations openshift/api defines, with the allowed values", () => {
+    it("rejects a lower-case metadata service authentication at aws.metadataServiceOptions.authentication", async () => {
+      const pool = new InfraNodePool("infra", {
+        zones: ["us-east-2a"],
+        aws: { metadataServiceOptions: { authentication: "required" as "Required" } },
+      });
+      await rejects(
+        pool.machineSetNames,
+        "aws.metadataServiceOptions.authentication",
+        /"Optional", "Required"/,
+      );
+    });
+
+    it("rejects a misspelt metadata service setting at aws.metadataServiceOptions.httpTokens", async () => {
+      const pool = new InfraNodePool("infra", {
+        zones: ["us-east-2a"],
+        aws: { metadataServiceOptions: { httpTokens: "required" } as never },
+      });
+      await rejects(pool.machineSetNames, "aws.metadataServiceOptions.httpTokens", /use authentication/);
+    });
+
+    it("rejects an Azure OS disk type in lower case at azure.osDisk.osType", async () => {
+      await resetMocks(azureCloud());
+      const pool = new InfraNodePool("infra", {
+        zones: ["1"],
+        azure: { osDisk: { osType: "linux" as "Linux" } },
+      });
+      await rejects(pool.machineSetNames, "azure.osDisk.osType", /"Linux", "Windows"/);
+    });
+
+    it("rejects an Azure image type openshift/api does not define at image.type", async () => {
+      await resetMocks(azureCloud());
+      const pool = new InfraNodePool("infra", {
+        zones: ["1"],
+        image: { publisher: "p", offer: "o", sku: "s", version: "latest", type: "Marketplace" as never },
+      });
+      await rejects(pool.machineSetNames, "image.type", /"ID", "MarketplaceWithPlan", "MarketplaceNoPlan"/);
+    });
+
+    it("rejects a TLS profile type at tlsSecurityProfile.type", async () => {
+      const kc = new KubeletConfig("kc", {
+        pool: "infra",
+        tlsSecurityProfile: { type: "modern" as "Modern" },
+      });
+      await rejects(kc.objectName, "tlsSecurityProfile.type", /"Old", "Intermediate", "Modern", "Custom"/);
+    });
+
+    it("rejects a kubelet tlsMinVersion at kubeletConfig.tlsMinVersion", async () => {
+      const kc = new KubeletConfig("kc", { pool: "infra", kubeletConfig: { tlsMinVersion: "TLSv1.2" } });
+      await rejects(kc.objectName, "kubeletConfig.tlsMinVersion", /"VersionTLS12"/);
+    });
+  });
+
+  describe("numbers an operator would refuse, and settings that would vanish", () => {
+    const pool = (over: Record<string, unknown>) =>
+      new InfraNodePool("infra", { zones: ["us-east-2a"], ...over } as never);
+    const cases: Array<[string, Record<string, unknown>, string, RegExp]> = [
+      [
+        "negative router replicas",
+        { router: { replicas: -1 } },
+        "router.replicas",
+        /from 1 to 2147483647, got -1/,
+      ],
+      ["no router replicas", { router: { replicas: 0 } }, "router.replicas", /from 1 to/],
+      ["fractional router replicas", { router: { replicas: 1.5 } }, "router.replicas", /whole number/],
+      ["router replicas as text", { router: { replicas: "3" } }, "router.replicas", /whole number/],
+      [
+        "monitoring config as YAML text",
+        { monitoring: { config: "prometheusK8s:\n  retention: 15d\n" } },
+        "monitoring.config",
+        /plain object/,
+      ],
+      [
+        "a monitoring component's settings as a string",
+        { monitoring: { config: { prometheusK8s: "15d" } } },
+        "monitoring.config.prometheusK8s",
+        /object of prometheusK8s settings/,
+      ],
+      [
+        "a monitoring nodeSelector the pool would overwrite",
+        { monitoring: { config: { alertmanagerMain: { nodeSelector: { a: "b" } } } } },
+        "monitoring.config.alertmanagerMain.nodeSelector",
+        /set by the pool's placement/,
+      ],
+    ];
+    for (const [what, over, path, allowed] of cases) {
+      it(`rejects ${what} at ${path}`, async () => {
+        await rejects(pool(over).placement, path, allowed);
+      });
+    }
+
+    const shapes: Array<[string, Record<string, unknown>, string, RegExp]> = [
+      ["router as a string", { router: "yes" }, "router", /true, false or \{ replicas \}/],
+      ["a misspelt router setting", { router: { replica: 2 } }, "router.replica", /not a setting of router/],
+      ["registry as an object", { registry: { replicas: 2 } }, "registry", /true or false/],
+      [
+        "a misspelt monitoring setting",
+        { monitoring: { configs: {} } },
+        "monitoring.configs",
+        /\{ config \}/,
+      ],
+    ];
+    for (const [what, over, path, allowed] of shapes) {
+      it(`rejects ${what} at ${path}`, () => throwsAt(() => pool(over), path, allowed));
+    }
+
+    const disk = (ebs: Record<string, unknown>) => ({ aws: { blockDevices: [{ ebs }] } });
+    const machineCases: Array<[string, Record<string, unknown>, string, RegExp]> = [
+      [
+        "a root volume of 0 GiB",
+        disk({ volumeSize: 0, volumeType: "gp3" }),
+        "aws.blockDevices[0].ebs.volumeSize",
+        /from 1 to 16384/,
+      ],
+      [
+        "an st1 volume below its minimum",
+        disk({ volumeSize: 100, volumeType: "st1" }),
+        "aws.blockDevices[0].ebs.volumeSize",
+        /from 125 to 16384/,
+      ],
+      [
+        "an io1 volume without IOPS",
+        disk({ volumeSize: 120, volumeType: "io1" }),
+        "aws.blockDevices[0].ebs.iops",
+        /required for io1/,
+      ],
+      [
+        "gp3 throughput over its maximum",
+        disk({ volumeSize: 120, volumeType: "gp3", throughputMib: 4000 }),
+        "aws.blockDevices[0].ebs.throughputMib",
+        /from 125 to 2000/,
+      ],
+      [
+        "a misspelt EBS setting machine-api would ignore",
+        disk({ volumeSize: 120, volumeType: "gp3", throughput: 500 }),
+        "aws.blockDevices[0].ebs.throughput",
+        /not an EBS setting: use .*throughputMib/,
+      ],
+    ];
+    for (const [what, over, path, allowed] of machineCases) {
+      it(`rejects ${what} at ${path}`, async () => {
+        await rejects(pool(over).machineSetNames, path, allowed);
+      });
+    }
+
+    it("rejects an Azure OS disk larger than Azure allows at azure.osDisk.diskSizeGB", async () => {
+      await resetMocks(azureCloud());
+      const infra = new InfraNodePool("infra", { zones: ["1"], azure: { osDisk: { diskSizeGB: 40000 } } });
+      await rejects(infra.machineSetNames, "azure.osDisk.diskSizeGB", /from 1 to 32767/);
+    });
+
+    it("renders monitoring settings it does not place instead of dropping them", async () => {
+      const infra = pool({
+        monitoring: { config: { enableUserWorkload: true, prometheusK8s: { retention: "7d" } } },
+      });
+      await valueOf(infra.machineSetNames);
+      await settle();
+      const [patch] = created("kubernetes:core/v1:ConfigMapPatch");
+      const config = parse((patch.inputs.data as Record<string, string>)["config.yaml"]);
+      assert.equal(config.enableUserWorkload, true);
+      assert.equal(config.prometheusK8s.retention, "7d");
+    });
+
+    it("router replicas, while the taints are unknown", async () => {
+      await resetMocks(undefined, { preview: true });
+      await rejects(
+        pool({ taints: unknown(), router: { replicas: -1 } }).placement,
+        "router.replicas",
+        /from 1/,
+      );
+    });
+  });
+
+  describe("a kubeconfig that is not one, at preview", () => {
+    const KUBECONFIG_WITHOUT_CONTEXT =
+      "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n    server: https://api:6443\n";
+    const cases: Array<[string, string, RegExp]> = [
+      [
+        "an absolute path",
+        "/home/me/.kube/config",
+        /looks like a file path \(\/home\/me\/.kube\/config\).*readFileSync/,
+      ],
+      ["a path under home", "~/clusters/prod/kubeconfig", /looks like a file path/],
+      ["a relative YAML file name", "auth/kubeconfig.yaml", /looks like a file path/],
+      ["a token", "sha256~abcdefghijklmnopqrstuvwxyz0123456789", /is not a kubeconfig: expected the content/],
+      ["YAML without contexts", KUBECONFIG_WITHOUT_CONTEXT, /is not a kubeconfig/],
+      [
+        "a current-context no context has",
+        `${KUBECONFIG_WITHOUT_CONTEXT}contexts:\n- name: admin\n  context:\n    cluster: c\ncurrent-context: prod\n`,
+        /current-context "prod", which none of its contexts is \("admin"\)/,
+      ],
+      ["an empty string", "", /is empty/],
+    ];
+    for (const [what, kubeconfig, allowed] of cases) {
+      it(`rejects ${what} on a MachineConfig`, async () => {
+        const mc = new MachineConfig("99-x", { role: "infra", kernelArguments: ["a=1"], kubeconfig });
+        await rejects(mc.objectName, "kubeconfig", allowed);
+      });
+    }
+
+    it("rejects a path on an infra pool before anything is read", async () => {
+      const pool = new InfraNodePool("infra", {
+        zones: ["us-east-2a"],
+        kubeconfig: pulumi.secret("./kubeconfig"),
+      });
+      await rejects(pool.machineSetNames, "kubeconfig", /looks like a file path/);
+      assert.ok(!mocks.resources.some((r) => r.id), "nothing was read from the cluster");
+    });
+
+    it("never quotes a kubeconfig that is not a path", async () => {
+      const secret = "token: very-secret-value";
+      const problems = await problemsOf(new MachineConfigPool("gpu", { kubeconfig: secret }).objectName);
+      assert.ok(problems.every((p) => !p.reason.includes("very-secret-value")));
+    });
+  });
+
+  describe("inputs checked before any cluster read", () => {
+    it("a zone outside the cluster's region, before the worker MachineSet of that zone is read", async () => {
+      const pool = new InfraNodePool("infra", { zones: ["eu-west-1a", "us-east-2b"] });
+      await rejects(pool.machineSetNames, "zones[0]", /not in region "us-east-2"/);
+      assert.ok(
+        !mocks.resources.some((r) => r.type.endsWith(":MachineSet") && r.id),
+        "no MachineSet was read",
+      );
+    });
+
+    it("an Azure zone that is not a number, before the worker MachineSet is read", async () => {
+      await resetMocks(azureCloud());
+      const pool = new InfraNodePool("infra", { zones: ["centralus-1"] });
+      await rejects(pool.machineSetNames, "zones[0]", /availability zone number such as "1"/);
+      assert.ok(
+        !mocks.resources.some((r) => r.type.endsWith(":MachineSet") && r.id),
+        "no MachineSet was read",
+      );
+    });
+  });
+
+  it("reports every problem of a MachineConfig at once, each at its path", async () => {
+    const mc = new MachineConfig("rendered-x", {
+      role: "Infra",
+      files: [{ path: "/usr/x", contents: { text: "" } }],
+      kernelType: "rt" as "realtime",
+      extensions: ["usbguard", "usbguard"],
+    });
+    assert.deepEqual(
+      (await problemsOf(mc.objectName)).map((p) => p.propertyPath),
+      ["name", "role", "files[0].path", "kernelType", "extensions[1]"],
+    );
+  });
+
+  describe("inputs checked as soon as they are known, while others are unknown", () => {
+    beforeEach(() => resetMocks(undefined, { preview: true }));
+
+    it("a MachineConfig path outside /etc and /var, with the file text unknown", async () => {
+      const mc = new MachineConfig("99-x", {
+        role: "infra",
+        files: [
+          { path: "/etc/a", contents: { text: unknown() } },
+          { path: "/usr/local/bin/b", contents: { text: unknown() } },
+        ],
+      });
+      await rejects(mc.objectName, "files[1].path", /under \/etc and \/var/);
+    });
+
+    it("a MachineConfig path outside /etc and /var, with the role unknown", async () => {
+      const mc = new MachineConfig("99-x", {
+        role: unknown(),
+        files: [{ path: "/opt/x", contents: { text: "x" } }],
+      });
+      await rejects(mc.objectName, "files[0].path", /under \/etc and \/var/);
+    });
+
+    it("a misspelt kubelet field, with the pool unknown", async () => {
+      const kc = new KubeletConfig("kc", { pool: unknown(), kubeletConfig: { maxPod: 1 } });
+      await rejects(kc.objectName, "kubeletConfig.maxPod", /did you mean maxPods/);
+    });
+
+    it("nothing about a kubelet reservation that is unknown, but the misspelt field beside it", async () => {
+      const kc = new KubeletConfig("kc", {
+        pool: "infra",
+        kubeletConfig: { systemReserved: { memory: unknown() }, maxPod: 1 },
+      });
+      await rejects(kc.objectName, "kubeletConfig.maxPod", /did you mean maxPods/);
+    });
+
+    it("a pool's maxUnavailable of 0, with paused unknown", async () => {
+      const pool = new MachineConfigPool("gpu", { maxUnavailable: 0, paused: unknown() });
+      await rejects(pool.objectName, "maxUnavailable", /1 or more/);
+    });
+
+    it("a CRI-O setting, with the pool unknown", async () => {
+      const crio = new ContainerRuntimeConfig("c", {
+        pool: unknown(),
+        containerRuntimeConfig: { pidsLimit: 5 },
+      });
+      await rejects(crio.objectName, "containerRuntimeConfig.pidsLimit", /at least 20/);
+    });
+
+    const clusterUnknown = () => ({
+      infrastructureId: unknown(),
+      platform: "aws" as const,
+      region: unknown(),
+      image: unknown(),
+    });
+
+    it("duplicate zones of an infra pool, with the cluster unknown", async () => {
+      const pool = new InfraNodePool("infra", { ...clusterUnknown(), zones: ["us-east-2a", "us-east-2a"] });
+      await rejects(pool.machineSetNames, "zones[1]", /listed twice/);
+    });
+
+    it("negative replicas of an infra pool, with the cluster unknown", async () => {
+      const pool = new InfraNodePool("infra", { ...clusterUnknown(), zones: ["us-east-2a"], replicas: -1 });
+      await rejects(pool.machineSetNames, "replicas", /whole number of 0 or more/);
+    });
+
+    it("an infra pool's maxUnavailable of 0, with paused and the cluster unknown", async () => {
+      const pool = new InfraNodePool("infra", {
+        ...clusterUnknown(),
+        zones: ["us-east-2a"],
+        maxUnavailable: 0,
+        paused: unknown(),
+      });
+      await rejects(pool.machineSetNames, "maxUnavailable", /1 or more/);
+    });
+
+    it("duplicate zones and negative replicas of a Windows pool together, with the cluster unknown", async () => {
+      const pool = new WindowsNodePool("win", {
+        ...clusterUnknown(),
+        zones: ["us-east-2a", "us-east-2a"],
+        replicas: -3,
+      });
+      assert.deepEqual(
+        (await problemsOf(pool.machineSetNames)).map((p) => p.propertyPath),
+        ["zones[1]", "replicas"],
+      );
+    });
+
+    it("a bad node label, with the zones unknown", async () => {
+      const pool = new InfraNodePool("infra", { zones: unknown(), nodeLabels: { "a b": "" } });
+      await rejects(pool.machineSetNames, 'nodeLabels["a b"]', /not a valid label key/);
+    });
+
+    it("good input with unknown parts passes and declares the object", async () => {
+      new MachineConfig("99-ok", {
+        role: unknown(),
+        files: [{ path: "/etc/ok", contents: { text: unknown() } }],
+      });
+      await settle();
+      assert.ok(mocks.resources.some((r) => r.name === "99-ok" && r.type.endsWith(":MachineConfig")));
+    });
+  });
+});
