@@ -54,6 +54,13 @@ export const KINDS = {
   pool: kind("machineconfiguration.openshift.io", "v1", "MachineConfigPool", "machineconfigpools", false),
   machineConfig: kind("machineconfiguration.openshift.io", "v1", "MachineConfig", "machineconfigs", false),
   kubeletConfig: kind("machineconfiguration.openshift.io", "v1", "KubeletConfig", "kubeletconfigs", false),
+  machineConfigNode: kind(
+    "machineconfiguration.openshift.io",
+    "v1",
+    "MachineConfigNode",
+    "machineconfignodes",
+    false,
+  ),
   containerRuntimeConfig: kind(
     "machineconfiguration.openshift.io",
     "v1",
