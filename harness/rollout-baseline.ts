@@ -8,23 +8,17 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { parse } from "yaml";
 import {
-  ContainerRuntimeConfigLike,
   impactMarkdown,
-  KubeletConfigLike,
-  MachineConfigLike,
-  PoolConfigs,
+  ObjectLike,
+  poolConfigsFrom,
+  poolLabel,
   PoolImpact,
   rolloutImpact,
 } from "../builders";
 
-type Manifest = Record<string, unknown> & {
-  kind?: string;
-  metadata?: { name?: string; labels?: Record<string, string> };
-  spec?: Record<string, unknown>;
-};
+type Manifest = Record<string, unknown> & ObjectLike;
 
 const ROLE_LABEL = "machineconfiguration.openshift.io/role";
-const poolLabel = (pool: string) => `pools.operator.machineconfiguration.openshift.io/${pool}`;
 /** What the installer gives a cluster's compute pool when nothing else says how many nodes a pool has. */
 export const ASSUMED_MACHINES = 3;
 
@@ -41,38 +35,6 @@ export function readRendering(dir: string): Manifest[] {
 
 const ofKind = (ms: Manifest[], kind: string) => ms.filter((m) => m.kind === kind);
 const nameOf = (m: Manifest) => m.metadata?.name ?? "";
-
-/** The roles whose MachineConfigs a pool renders: a custom pool's selector values, else its own role. */
-function rolesOf(pool: string, mcp: Manifest | undefined): string[] {
-  const exprs = (mcp?.spec?.machineConfigSelector as { matchExpressions?: Array<{ values?: string[] }> })
-    ?.matchExpressions;
-  const values = exprs?.flatMap((e) => e.values ?? []);
-  const labels = (mcp?.spec?.machineConfigSelector as { matchLabels?: Record<string, string> })?.matchLabels;
-  if (values?.length) return values;
-  if (labels?.[ROLE_LABEL]) return [labels[ROLE_LABEL]];
-  return pool === "master" || pool === "worker" ? [pool] : ["worker", pool];
-}
-
-function selects(selector: unknown, labels: Record<string, string>): boolean {
-  const match = (selector as { matchLabels?: Record<string, string> } | undefined)?.matchLabels ?? {};
-  return Object.keys(match).length > 0 && Object.entries(match).every(([k, v]) => labels[k] === v);
-}
-
-function configsOf(pool: string, ms: Manifest[], mcp: Manifest | undefined): PoolConfigs {
-  const roles = rolesOf(pool, mcp);
-  const labels = { [poolLabel(pool)]: "", ...(mcp?.metadata?.labels ?? {}) };
-  return {
-    machineConfigs: ofKind(ms, "MachineConfig").filter((m) =>
-      roles.includes(m.metadata?.labels?.[ROLE_LABEL] ?? ""),
-    ) as MachineConfigLike[],
-    kubeletConfigs: ofKind(ms, "KubeletConfig").filter((m) =>
-      selects(m.spec?.machineConfigPoolSelector, labels),
-    ) as KubeletConfigLike[],
-    containerRuntimeConfigs: ofKind(ms, "ContainerRuntimeConfig").filter((m) =>
-      selects(m.spec?.machineConfigPoolSelector, labels),
-    ) as ContainerRuntimeConfigLike[],
-  };
-}
 
 /**
  * The pool a MachineSet's nodes join as the MCO assigns them: a custom role wins over worker, master over
@@ -142,8 +104,8 @@ export function baselineImpact(
       notes.push(`pool ${pool}: new pool, its nodes boot with its first rendered config: no rollout`);
     return rolloutImpact({
       pool,
-      before: isNew ? configsOf(pool, head, after) : configsOf(pool, base, before),
-      after: configsOf(pool, head, after),
+      before: isNew ? poolConfigsFrom(pool, head, after) : poolConfigsFrom(pool, base, before),
+      after: poolConfigsFrom(pool, head, after),
       machineCount: known ?? ASSUMED_MACHINES,
       maxUnavailable: after?.spec?.maxUnavailable as number | string | undefined,
       paused: after?.spec?.paused === true,

@@ -33,4 +33,5 @@ export {
   type ImpactCause,
   type PoolImpact,
 } from "./impact";
+export { poolConfigsFrom, rolesOfPool, poolLabel, type ObjectLike } from "./pool-configs";
 export { impactLine, impactMarkdown, describeAction, formatDuration } from "./format";

@@ -68,6 +68,13 @@ export const KINDS = {
     "containerruntimeconfigs",
     false,
   ),
+  machineConfiguration: kind(
+    "operator.openshift.io",
+    "v1",
+    "MachineConfiguration",
+    "machineconfigurations",
+    false,
+  ),
   subscription: kind("operators.coreos.com", "v1alpha1", "Subscription", "subscriptions", true),
   installPlan: kind("operators.coreos.com", "v1alpha1", "InstallPlan", "installplans", true),
   csv: kind("operators.coreos.com", "v1alpha1", "ClusterServiceVersion", "clusterserviceversions", true),
