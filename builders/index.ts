@@ -9,3 +9,4 @@ export * from "./machineconfiguration";
 export * from "./infra-placement";
 export * from "./olm";
 export * from "./windows";
+export * from "./rollout-impact";

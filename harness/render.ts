@@ -1,12 +1,14 @@
 /**
- * `npm run render -- <example> [--out dir] [--stack dev] [--config key=value] [--validate crd-dir]`: the manifests a program
+ * `npm run render -- <example> [--out dir] [--stack dev] [--config key=value] [--validate crd-dir]
+ * [--baseline dir [--machines pool=N]]`: the manifests a program
  * declares, one YAML file per resource, without a cluster or credentials. Reads of cluster objects and
  * cloud lookups are answered from the example's fixtures; waiters are not manifests, so they are listed
  * (in the summary and `_waiters.yaml`) instead of written. File names are `<kind>.<group>/[<namespace>/]<name>.yaml`
  * (`.patch.yaml` for patches): a resource added or removed in a pull request adds or removes one file
  * and renames none. `--validate` checks each CRD-backed manifest against the CRDs of a directory (e.g. exported
  * from the user's cluster by `npm run crds:export`) as that cluster's API server would, and fails on any
- * violation or pruned field.
+ * violation or pruned field. With `--baseline`, ROLLOUT.md beside them says what the change does to each
+ * pool's nodes (rollout-baseline.ts).
  */
 import type * as pulumi from "@pulumi/pulumi";
 import * as fs from "node:fs";
@@ -20,6 +22,7 @@ import { answerInvoke, answerRead, Fixtures } from "./fixtures";
 import { kubeType, manifestOf } from "./kube";
 import { loadProject, Project } from "./project";
 import { evaluate, HarnessMocks, HarnessResourceArgs } from "./runtime";
+import { baselineImpact, readRendering, rolloutReport } from "./rollout-baseline";
 import { redact, reveal } from "./secrets";
 
 export interface RenderedManifest {
@@ -178,7 +181,7 @@ export function writeRendering(rendering: Rendering, outDir: string): string[] {
 }
 
 const USAGE =
-  "usage: npm run render -- <example dir> [--out DIR] [--stack dev] [--config key=value]... [--validate CRD_DIR]";
+  "usage: npm run render -- <example dir> [--out DIR] [--stack dev] [--config key=value]... [--validate CRD_DIR] [--baseline DIR [--machines pool=N]...]";
 
 export async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -189,6 +192,8 @@ export async function main(argv: string[]): Promise<number> {
       stack: { type: "string", default: "dev" },
       config: { type: "string", multiple: true, default: [] },
       validate: { type: "string" },
+      baseline: { type: "string" },
+      machines: { type: "string", multiple: true, default: [] },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -214,7 +219,29 @@ export async function main(argv: string[]): Promise<number> {
     return 1;
   }
   const outDir = path.resolve(out ?? path.join("out", path.basename(path.resolve(location))));
+  // Read before writing: the baseline may be the directory this render replaces.
+  const base = values.baseline === undefined ? undefined : readRendering(values.baseline);
   const files = writeRendering(rendering, outDir);
+  if (base) {
+    const machines = Object.fromEntries(
+      values.machines.map((m) => {
+        const [pool, n] = m.split("=");
+        if (!pool || !/^\d+$/.test(n ?? "")) throw new Error(`--machines ${m}: use pool=N`);
+        return [pool, Number(n)];
+      }),
+    );
+    const report = rolloutReport(
+      project.name,
+      baselineImpact(
+        base,
+        rendering.manifests.map((m) => m.manifest),
+        machines,
+      ),
+    );
+    fs.writeFileSync(path.join(outDir, "ROLLOUT.md"), report);
+    files.push("ROLLOUT.md");
+    console.log(report);
+  }
   for (const m of rendering.manifests) console.log(`  ${m.file}`);
   console.log(`waiters (not manifests; listed in _waiters.yaml):`);
   for (const w of rendering.waiters) console.log(`  ${w.type} ${w.name}`);

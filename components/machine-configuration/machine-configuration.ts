@@ -11,9 +11,11 @@ import {
   machineConfigPool,
   MachineConfigPoolArgs as MachineConfigPoolSpec,
 } from "../../builders/machineconfiguration";
+import type { PoolImpact } from "../../builders/rollout-impact";
 import { contentHash, NodeConfigRemoval, PoolRollout } from "../../provider/dynamic";
 import type { NodeConfigKind } from "../../provider/waiting/waiters";
 import { kubeOptions, manifestArgs } from "../cluster/kube";
+import { previewRolloutImpact } from "../cluster/rollout-impact";
 import { WaitArgs, waiting } from "../cluster/wait";
 import { checked, checkedAsKnown } from "../errors";
 
@@ -52,6 +54,8 @@ abstract class MachineConfigurationObject<T extends { name: string }> extends pu
   declare public readonly rollout: PoolRollout | undefined;
   /** The rendered config the pool's nodes run once this object has rolled out. */
   declare public readonly renderedConfig: pulumi.Output<string | undefined>;
+  /** At preview, what applying this object does to the pool's nodes (also logged on the component). */
+  declare public readonly rolloutImpact: pulumi.Output<PoolImpact | undefined>;
 
   protected constructor(
     type: string,
@@ -106,7 +110,14 @@ abstract class MachineConfigurationObject<T extends { name: string }> extends pu
         waits.options([this.resource]),
       );
     this.renderedConfig = this.rollout ? this.rollout.renderedConfig : pulumi.output(undefined);
-    this.registerOutputs({ objectName: this.objectName, renderedConfig: this.renderedConfig });
+    this.rolloutImpact = target.listedIn
+      ? previewRolloutImpact(this, waits?.kubeconfig, pool, manifest)
+      : pulumi.output(undefined);
+    this.registerOutputs({
+      objectName: this.objectName,
+      renderedConfig: this.renderedConfig,
+      rolloutImpact: this.rolloutImpact,
+    });
   }
 }
 

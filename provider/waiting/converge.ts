@@ -32,8 +32,11 @@ export type Need =
       namespace?: string;
       metadataOnly?: boolean;
     }
-  /** A one-off list; the view holds the items. */
-  | { type: "list"; key: string; resource: ResourceKind; selectors: Selectors }
+  /**
+   * A one-off list; the view holds the items. With `servedOrNull`, a server that does not serve the
+   * resource (404) gives null instead of failing the wait: a probe for an API newer clusters have.
+   */
+  | { type: "list"; key: string; resource: ResourceKind; selectors: Selectors; servedOrNull?: boolean }
   /** A merge patch sent once per key; the view marks it done. Never sent by a read-only observation. */
   | { type: "patch"; key: string; resource: ResourceKind; name: string; namespace?: string; patch: unknown };
 
@@ -263,9 +266,15 @@ function runWait<R>(
             )
           : need.type === "list"
             ? retrying(`list ${need.resource.plural}`, (s) =>
-                client.list(need.resource, need.selectors, s).then((l) => {
-                  fetched[need.key] = l.items;
-                }),
+                client.list(need.resource, need.selectors, s).then(
+                  (l) => {
+                    fetched[need.key] = l.items;
+                  },
+                  (e: ApiError) => {
+                    if (!need.servedOrNull || e.status !== 404) throw e;
+                    fetched[need.key] = null;
+                  },
+                ),
               )
             : retrying(`patch ${need.resource.kind} ${need.name}`, (s) =>
                 client.mergePatch(need.resource, need.name, need.namespace, need.patch, s).then(() => {

@@ -151,8 +151,16 @@ describe("waiting core against the simulator", function () {
       assert.deepEqual(currentConfigs(sim), [result.renderedConfig]);
       assert.equal(renderedFiles(sim, result.renderedConfig)["/etc/race.conf"], "one");
       assert.equal(result.updatedMachineCount, result.machineCount);
-      assert.ok(requests <= 4, `${requests} requests`);
+      // Pool and MachineConfig reads, plus the MachineConfigNodes' probe, list and watch for the phases.
+      assert.ok(requests <= 7, `${requests} requests`);
       assert.ok(progress.some((e) => /^pool worker: [0-2]\/3 updated -> rendered-worker-/.test(e.message)));
+      // The MachineConfigNodes say which node is in which phase.
+      assert.ok(
+        progress.some((e) =>
+          /; ip-\S+ (draining|rebooting|applying files and OS|preparing)\b/.test(e.message),
+        ),
+        progress.map((e) => e.message).join("\n"),
+      );
       assert.equal(progress[progress.length - 1].state, "done");
     });
 
@@ -251,12 +259,53 @@ describe("waiting core against the simulator", function () {
         rollout({ pool: "worker", machineConfigs: ["99-worker-degraded"] }),
         "failed",
         new RegExp(
-          `pool worker is degraded rolling out rendered-worker-\\w+: node ${node} \\(Degraded\\): failed to drain node: PodDisruptionBudget blocks eviction`,
+          // From the node's annotations, or its MachineConfigNode if the wait saw it first.
+          `pool worker is degraded rolling out rendered-worker-\\w+: node ${node} \\((Node)?Degraded\\): failed to drain node: PodDisruptionBudget blocks eviction`,
         ),
       );
       sim.faults.inject("clearClusterFaults");
       sim.store.delete(keyOf(K.machineConfig, "99-worker-degraded"));
       await rollout({ pool: "worker", deletedMachineConfigs: ["99-worker-degraded"] });
+    });
+
+    it("falls back to the node annotations on a cluster that does not serve MachineConfigNodes", async () => {
+      const served = createApiClient(kubeconfig);
+      const notServed = (plural: string) =>
+        Object.assign(new Error(`the server does not serve ${plural}`), { status: 404, reason: "NotFound" });
+      // An OpenShift before MachineConfigNodes: their list and watch answer 404.
+      const client = Object.create(served) as typeof served;
+      client.list = (resource, selectors, signal) =>
+        resource.plural === "machineconfignodes"
+          ? Promise.reject(notServed(resource.plural))
+          : served.list(resource, selectors, signal);
+      const progress: ProgressEvent[] = [];
+      sim.store.create(machineConfig("99-worker-old-cluster", { "/etc/old.conf": "x" }));
+      const outcome = await waitForPoolRollout({
+        client,
+        pool: "worker",
+        machineConfigs: ["99-worker-old-cluster"],
+        timeoutMs: DEADLINE_MS,
+        progressIntervalMs: 0,
+        onProgress: (e) => progress.push(e),
+      });
+      assert.deepEqual(currentConfigs(sim), [outcome.result.renderedConfig]);
+      assert.ok(
+        progress.some((e) => /^pool worker: [0-2]\/3 updated -> rendered-worker-\w+$/.test(e.message)),
+      );
+      assert.ok(progress.every((e) => !e.message.includes("; ip-")));
+      sim.store.delete(keyOf(K.machineConfig, "99-worker-old-cluster"));
+      await rollout({ pool: "worker", deletedMachineConfigs: ["99-worker-old-cluster"] });
+    });
+
+    it("fails naming the node, its MachineConfigNode phase and the condition's message", async () => {
+      sim.store.create(machineConfig("99-worker-usr", { "/usr/bin/tool": "#!/bin/sh" }));
+      await expectWaitError(
+        rollout({ pool: "worker", machineConfigs: ["99-worker-usr"] }),
+        "failed",
+        /pool worker is degraded rolling out rendered-worker-\w+: node ip-\S+ \(UpdateExecuted\): Error updating the Files on disk as a part of the in progress phase: failed to create directory "\/usr\/bin": mkdir \/usr\/bin: read-only file system$/,
+      );
+      sim.store.delete(keyOf(K.machineConfig, "99-worker-usr"));
+      await rollout({ pool: "worker", deletedMachineConfigs: ["99-worker-usr"] });
     });
 
     it("says a paused pool will not roll out instead of hanging", async () => {
@@ -282,8 +331,9 @@ describe("waiting core against the simulator", function () {
       assert.notEqual(result.renderedConfig, before);
       assert.equal(renderedFiles(sim, result.renderedConfig)["/etc/late.conf"], "late");
       assert.deepEqual(currentConfigs(sim), [result.renderedConfig]);
-      // The pool's list and watch, the read that found nothing, then a list and a watch of that name.
-      assert.ok(requests <= 5, `${requests} requests`);
+      // The pool's list and watch, the read that found nothing, then a list and a watch of that name,
+      // and the MachineConfigNodes' probe, list and watch.
+      assert.ok(requests <= 8, `${requests} requests`);
       sim.store.delete(keyOf(K.machineConfig, "99-worker-late"));
       await rollout({ pool: "worker", deletedMachineConfigs: ["99-worker-late"] });
     });
@@ -322,9 +372,10 @@ describe("waiting core against the simulator", function () {
       return { ...outcome, sent, afterFault: sent.slice(faultAt) };
     }
 
-    it("survives a watch dropped mid-rollout, reconnecting with one request", async () => {
+    it("survives the watches dropped mid-rollout, reconnecting each with one request", async () => {
       const outcome = await rolloutWith(() => sim.faults.dropWatches());
-      assert.ok(outcome.requests <= 5, `${outcome.requests} requests`);
+      // Pool and MachineConfigNodes watches each reconnect once.
+      assert.ok(outcome.requests <= 9, `${outcome.requests} requests`);
     });
 
     it("re-lists after 410 Gone on resume", async () => {

@@ -64,6 +64,8 @@ function observation(o: Partial<PoolObservation>): PoolObservation {
     containerRuntimeConfigs: [],
     generated: {},
     nodes: undefined,
+    // A cluster without MachineConfigNodes, unless a test gives them.
+    machineConfigNodes: null,
     initialRenderDegraded: undefined,
     ...o,
   };
@@ -354,5 +356,94 @@ describe("missingFromRender", () => {
     const b = mc("99-b", 1, { "/etc/x": "data:,b" });
     const render = mc("rendered", 1, { "/etc/x": "data:,b" });
     assert.equal(missingFromRender(render, [b, a]), undefined);
+  });
+});
+
+function mcn(
+  name: string,
+  current: string,
+  desired: string,
+  conditions: Record<string, [string, string?]>,
+): KubeObject {
+  return {
+    metadata: { name },
+    spec: { node: { name }, pool: { name: "worker" }, configVersion: { desired } },
+    status: {
+      configVersion: { current, desired },
+      conditions: Object.entries(conditions).map(([type, [status, message]]) => ({ type, status, message })),
+    },
+  };
+}
+
+describe("pool rollout predicate with MachineConfigNodes", () => {
+  const rolling = pool({ source: ["99-worker-chrony"], updated: 1 });
+  const mcns = [
+    mcn("ip-10-0-1-1", "rendered-worker-new", "rendered-worker-new", { Updated: ["True"] }),
+    mcn("ip-10-0-1-2", "rendered-worker-old", "rendered-worker-new", {
+      Updated: ["False"],
+      UpdateExecuted: ["Unknown"],
+      Cordoned: ["True"],
+      Drained: ["Unknown"],
+    }),
+    mcn("ip-10-0-1-3", "rendered-worker-old", "rendered-worker-old", { Updated: ["True"] }),
+    mcn("ip-10-0-9-9", "rendered-infra-old", "rendered-infra-new", { Drained: ["Unknown"] }),
+  ];
+  mcns[3].spec = { ...(mcns[3].spec as object), pool: { name: "infra" } };
+
+  it("asks for them while the pool rolls out, and says which node is in which phase", () => {
+    const ask = evaluatePoolRollout(
+      ours,
+      observation({ pool: rolling, machineConfigs: created, machineConfigNodes: undefined }),
+    );
+    assert.equal(ask.needs.machineConfigNodes, true);
+    assert.equal(ask.message, "pool worker: 1/3 updated -> rendered-worker-new");
+    const e = evaluatePoolRollout(
+      ours,
+      observation({ pool: rolling, machineConfigs: created, machineConfigNodes: mcns }),
+    );
+    assert.equal(e.state, "waiting");
+    assert.equal(e.needs.machineConfigNodes, undefined);
+    assert.equal(
+      e.message,
+      "pool worker: 1/3 updated -> rendered-worker-new; ip-10-0-1-2 draining, ip-10-0-1-3 waiting",
+    );
+  });
+
+  it("falls back to the node annotations on a cluster without them", () => {
+    const e = evaluatePoolRollout(
+      ours,
+      observation({ pool: rolling, machineConfigs: created, machineConfigNodes: null }),
+    );
+    assert.deepEqual(
+      [e.state, e.message, e.needs],
+      ["waiting", "pool worker: 1/3 updated -> rendered-worker-new", {}],
+    );
+    const p = pool({ source: ["99-worker-chrony"], updated: 1, degraded: 1 });
+    const nodes = [node("worker-b", "Degraded", "rendered-worker-new", "failed to write /usr/x")];
+    const f = evaluatePoolRollout(
+      ours,
+      observation({ pool: p, machineConfigs: created, machineConfigNodes: null, nodes }),
+    );
+    assert.match(f.message, /node worker-b \(Degraded\): failed to write \/usr\/x$/);
+  });
+
+  it("fails naming the degraded node, its phase and the condition's message", () => {
+    const p = pool({ source: ["99-worker-chrony"], updated: 1, degraded: 1 });
+    const broken = mcn("ip-10-0-1-2", "rendered-worker-old", "rendered-worker-new", {
+      UpdateExecuted: [
+        "Unknown",
+        "Error updating the Files on disk as a part of the in progress phase: mkdir /usr/bin: read-only file system",
+      ],
+      NodeDegraded: ["True", "mkdir /usr/bin: read-only file system"],
+    });
+    const e = evaluatePoolRollout(
+      ours,
+      observation({ pool: p, machineConfigs: created, machineConfigNodes: [mcns[0], broken] }),
+    );
+    assert.equal(e.state, "failed");
+    assert.equal(
+      e.message,
+      "pool worker is degraded rolling out rendered-worker-new: node ip-10-0-1-2 (UpdateExecuted): Error updating the Files on disk as a part of the in progress phase: mkdir /usr/bin: read-only file system",
+    );
   });
 });

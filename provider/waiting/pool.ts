@@ -12,6 +12,7 @@
  * that fail to reach the target, a render failure and a paused pool end the wait with the reason.
  */
 import { annotationsOf, Condition, conditionOf, field, KubeObject } from "./kinds";
+import { describeNodePhases, failingMachineConfigNodes, poolOfMachineConfigNode } from "./machineconfignode";
 import { WaitState } from "./progress";
 
 export const ROLE_LABEL = "machineconfiguration.openshift.io/role";
@@ -55,6 +56,11 @@ export interface PoolObservation {
   generated: Record<string, KubeObject | null | undefined>;
   /** The pool's nodes, once asked for (only when the pool reports degraded nodes). */
   nodes: KubeObject[] | undefined;
+  /**
+   * The cluster's MachineConfigNodes once asked for (while the pool rolls out): undefined while
+   * unknown, null on a cluster that does not serve them (the node annotations are used instead).
+   */
+  machineConfigNodes?: KubeObject[] | null;
   /** The pool's RenderDegraded condition when this wait first saw the pool. */
   initialRenderDegraded: Condition | undefined;
 }
@@ -64,6 +70,7 @@ export interface PoolNeeds {
   rendered?: string;
   generated?: GeneratedRef[];
   nodes?: boolean;
+  machineConfigNodes?: boolean;
 }
 
 export interface PoolRolloutResult {
@@ -458,7 +465,11 @@ export function evaluatePoolRollout(target: PoolRolloutTarget, obs: PoolObservat
     readyMachineCount: ready,
     degradedMachineCount: degradedCount,
   };
-  const progressLine = `${label}: ${updated}/${machineCount} updated -> ${renderedName}`;
+  const mcns = obs.machineConfigNodes?.filter((m) => poolOfMachineConfigNode(m) === name);
+  const phases = mcns ? describeNodePhases(mcns, renderedName) : "";
+  const progressLine = `${label}: ${updated}/${machineCount} updated -> ${renderedName}${phases ? `; ${phases}` : ""}`;
+  // Per-node phases come from MachineConfigNodes where the cluster has them.
+  const mcnNeeds: PoolNeeds = obs.machineConfigNodes === undefined ? { machineConfigNodes: true } : {};
   const isDone =
     field<string>(pool, "status", "configuration", "name") === renderedName &&
     conditionOf(pool, "Updated")?.status === "True" &&
@@ -472,6 +483,12 @@ export function evaluatePoolRollout(target: PoolRolloutTarget, obs: PoolObservat
   // failing an older config (which the new target may fix) does not fail this wait.
   const nodeDegraded = conditionOf(pool, "NodeDegraded")?.status === "True" || degradedCount > 0;
   if (nodeDegraded) {
+    // MachineConfigNodes name the phase a node failed in: know whether the cluster has them first.
+    if (obs.machineConfigNodes === undefined)
+      return { ...waiting(progressLine, mcnNeeds, updated, machineCount), result };
+    const byMcn = mcns && mcns.length > 0 ? failingMachineConfigNodes(mcns, renderedName) : [];
+    if (byMcn.length > 0)
+      return failed(`${label} is degraded rolling out ${renderedName}: ${byMcn.join("; ")}`);
     if (!obs.nodes) return { ...waiting(progressLine, { nodes: true }, updated, machineCount), result };
     const failing = failingNodes(pool, obs.nodes, renderedName);
     if (failing.length > 0)
@@ -484,5 +501,5 @@ export function evaluatePoolRollout(target: PoolRolloutTarget, obs: PoolObservat
       `${label} is paused at ${updated}/${machineCount} updated: it will not roll out ${renderedName} until spec.paused is false`,
     );
   }
-  return { ...waiting(progressLine, {}, updated, machineCount), result };
+  return { ...waiting(progressLine, mcnNeeds, updated, machineCount), result };
 }

@@ -61,6 +61,8 @@ function labelSelectorOf(selector: unknown): string | undefined {
 
 // ---- pool rollout ----
 
+const MCN_PROBE = "machineconfignodes-served";
+
 export interface PoolRolloutOptions extends WaitOptions, ClusterAccess, PoolRolloutTarget {}
 
 function poolRollout(options: PoolRolloutOptions): ConvergeOptions<PoolRolloutResult> {
@@ -108,6 +110,7 @@ function poolRollout(options: PoolRolloutOptions): ConvergeOptions<PoolRolloutRe
         containerRuntimeConfigs: view.sources.containerRuntimeConfigs ?? [],
         generated,
         nodes: view.sources.nodes,
+        machineConfigNodes: view.fetched[MCN_PROBE] === null ? null : view.sources.machineConfigNodes,
         initialRenderDegraded: initial.renderDegraded,
       });
       const needs: Need[] = [];
@@ -129,6 +132,20 @@ function poolRollout(options: PoolRolloutOptions): ConvergeOptions<PoolRolloutRe
       if (evaluation.needs.nodes) {
         const labelSelector = labelSelectorOf(field(pool, "spec", "nodeSelector"));
         needs.push({ type: "source", source: { name: "nodes", resource: KINDS.node, labelSelector } });
+      }
+      if (evaluation.needs.machineConfigNodes) {
+        // Probed with a one-off list first: a watch of an API the cluster does not serve would fail the wait.
+        needs.push(
+          view.fetched[MCN_PROBE] === undefined
+            ? {
+                type: "list",
+                key: MCN_PROBE,
+                resource: KINDS.machineConfigNode,
+                selectors: {},
+                servedOrNull: true,
+              }
+            : { type: "source", source: { name: "machineConfigNodes", resource: KINDS.machineConfigNode } },
+        );
       }
       return { ...evaluation, needs };
     },

@@ -16,6 +16,7 @@ import {
   RELEASE_VERSION,
   RELEASE_VERSION_ANNOTATION,
 } from "../controllers/machineconfig";
+import { ensureMachineConfigNode } from "../controllers/machine-config-node";
 import {
   CONTROL_PLANE_TOPOLOGY,
   CURRENT_CONFIG,
@@ -308,6 +309,13 @@ export function seedCluster(store: Store, options: SeedOptions): SeededCluster {
       ],
     },
   });
+  // The MCO's operator knobs; its nodeDisruptionPolicy decides what a node does for a change.
+  store.create({
+    apiVersion: "operator.openshift.io/v1",
+    kind: "MachineConfiguration",
+    metadata: { name: "cluster" },
+    spec: { logLevel: "Normal", managementState: "Managed", operatorLogLevel: "Normal" },
+  });
   store.create({
     apiVersion: "operator.openshift.io/v1",
     kind: "IngressController",
@@ -459,6 +467,7 @@ export function seedCluster(store: Store, options: SeedOptions): SeededCluster {
       [MCD_STATE]: "Done",
     };
     const createdNode = store.create(node);
+    ensureMachineConfigNode(store, createdNode, role, rendered[role], now);
     linkNode(machine, createdNode, now);
     store.create(machine);
     nodesByRole[role].push(createdNode.metadata.name);

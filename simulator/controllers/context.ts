@@ -18,6 +18,8 @@ export const DELAYS = {
   drain: 2000,
   /** Daemon: writing files and units. */
   apply: 1000,
+  /** Daemon: a service reload or restart instead of a reboot. */
+  reload: 500,
   /** Daemon: reboot, the node is NotReady meanwhile. */
   reboot: 4000,
   /** OLM: per CSV phase, and InstallPlan execution. */

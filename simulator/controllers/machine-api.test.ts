@@ -163,6 +163,15 @@ describe("machine-api", () => {
       ],
       (sim.get(K.pool, "worker")?.spec as { configuration: { name: string } }).configuration.name,
     );
+    // Its MachineConfigNode comes with it, Updated; the old node's went with the old node.
+    const mcn = await sim.until("MachineConfigNode", () => sim.get(K.machineConfigNode, node.metadata.name));
+    assert.equal((mcn.spec as { pool: { name: string } }).pool.name, "worker");
+    const updated = (mcn.status as { conditions: Array<{ type: string; status: string }> }).conditions.find(
+      (c) => c.type === "Updated",
+    );
+    assert.equal(updated?.status, "True");
+    const oldNode = (old.status as { nodeRef: { name: string } }).nodeRef.name;
+    await sim.until("old MachineConfigNode gone", () => !sim.get(K.machineConfigNode, oldNode));
   });
 
   it("removes the machines and nodes of a deleted MachineSet", async () => {

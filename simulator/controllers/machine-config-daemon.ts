@@ -1,12 +1,17 @@
 /**
  * The machine-config-daemon on every Linux node, as one controller keyed by node: when the controller
- * sets `desiredConfig`, it reports Working, cordons, drains, writes the files, reboots unless the change
- * is reboot-less, uncordons and reports Done with `currentConfig` = `desiredConfig`. Failures and
- * injected faults turn the node Degraded with a reason, as the MCD reports them.
+ * sets `desiredConfig`, it reports Working, decides the post-config action from the diff of the two
+ * rendered configs and the cluster's node disruption policies (MachineConfiguration `cluster`), cordons
+ * and drains when that action needs it, writes the files, then reboots, reloads or restarts services
+ * or does nothing, uncordons and reports Done with `currentConfig` = `desiredConfig`. Every step is
+ * reported on the node's MachineConfigNode. Failures and injected faults turn the node Degraded with a
+ * reason, as the MCD reports them.
  */
 import { KubeObject } from "../store/types";
 import { ControllerContext, StopFn } from "./context";
 import { cordon } from "./machine-api";
+import { mergeClusterPolicies, NodeDisruptionPolicy, serviceOf } from "../../builders/rollout-impact/rules";
+import { McnChange, ensureMachineConfigNode, reportMachineConfigNode } from "./machine-config-node";
 import { nodeImpact, specOf, writeProblem } from "./machineconfig";
 import {
   CONTROL_PLANE_TOPOLOGY,
@@ -21,15 +26,15 @@ import {
   primaryPool,
 } from "./mco-pools";
 import { Stepper, WorkQueue } from "./workqueue";
-import { Condition, K, annotationsOf, isKind, keyOf, obj, timestamp } from "./util";
+import { Condition, K, annotationsOf, field, getCondition, isKind, keyOf, obj, timestamp } from "./util";
 
-type Stage = "start" | "drain" | "apply" | "reboot" | "finish";
+type Stage = "start" | "drain" | "apply" | "reboot" | "reload" | "finish";
 
 export function startMachineConfigDaemon(ctx: ControllerContext): StopFn {
   const { store, clock, delays, faults } = ctx;
   const queue = new WorkQueue("machine-config-daemon", clock, sync);
   const steps = new Stepper(queue, clock);
-  const progress = new Map<string, { target: string; stage: Stage }>();
+  const progress = new Map<string, { target: string; stage: Stage; cordoned: boolean }>();
   /** The desired config a node failed to apply; it stays Degraded until the target changes. */
   const failed = new Map<string, string>();
 
@@ -76,13 +81,30 @@ export function startMachineConfigDaemon(ctx: ControllerContext): StopFn {
     return mc && specOf(mc);
   };
 
+  const report = (name: string, changes: McnChange[], version?: { desired?: string; current?: string }) =>
+    reportMachineConfigNode(store, name, changes, clock.now(), version);
+
+  const policies = () =>
+    mergeClusterPolicies(
+      field<NodeDisruptionPolicy>(
+        store.get(keyOf(K.machineConfiguration, "cluster")),
+        "spec",
+        "nodeDisruptionPolicy",
+      ),
+    );
+
   function degrade(
     name: string,
     reason: string,
     extra: Record<string, string> = {},
     cordoned?: boolean,
+    phase: McnChange[] = [],
   ): void {
     annotate(name, { [MCD_STATE]: "Degraded", [MCD_REASON]: reason, ...extra }, cordoned);
+    report(name, [
+      ...phase,
+      { type: "NodeDegraded", status: "True", reason: "NodeDegraded", message: reason },
+    ]);
   }
 
   function sync(name: string): void {
@@ -96,6 +118,8 @@ export function startMachineConfigDaemon(ctx: ControllerContext): StopFn {
     if (isWindowsNode(node)) return;
     const a = annotationsOf(node);
     if (!a[CURRENT_CONFIG]) return firstBoot(node);
+    const pool = primaryPool(node, store.list(K.pool.apiVersion, K.pool.kind));
+    if (pool) ensureMachineConfigNode(store, node, pool.metadata.name, a[CURRENT_CONFIG], clock.now());
     const fault = faults.nodeFault(name);
     if (fault) {
       // A degraded daemon stops updating; drift is reported until the file is fixed.
@@ -115,6 +139,22 @@ export function startMachineConfigDaemon(ctx: ControllerContext): StopFn {
           : {};
         annotate(name, { [MCD_STATE]: "Done", [MCD_REASON]: "", ...drain }, cordonedByUs ? false : undefined);
       }
+      const mcn = store.get(keyOf(K.machineConfigNode, name));
+      const mcnConditions = field(mcn, "status", "conditions");
+      if (
+        mcn &&
+        (getCondition(mcnConditions, "Updated")?.status !== "True" ||
+          getCondition(mcnConditions, "NodeDegraded")?.status === "True")
+      ) {
+        report(
+          name,
+          [{ type: "Updated", status: "True", reason: "Updated", message: `Node ${name} Updated` }],
+          {
+            desired: current,
+            current,
+          },
+        );
+      }
       return;
     }
     if (failed.get(name) === desired) return;
@@ -126,26 +166,99 @@ export function startMachineConfigDaemon(ctx: ControllerContext): StopFn {
       );
       return;
     }
+    const impact = nodeImpact(mcSpec(current), target, policies());
     let p = progress.get(name);
     if (!p || p.target !== desired) {
-      p = { target: desired, stage: "start" };
+      p = { target: desired, stage: "start", cordoned: false };
       progress.set(name, p);
     }
-    const impact = nodeImpact(mcSpec(current), target);
+    const services = impact.actions.map((x) => ({ type: x.type, service: serviceOf(x) }));
     for (;;) {
       switch (p.stage) {
         case "start":
+          report(
+            name,
+            [
+              {
+                type: "Updated",
+                status: "False",
+                reason: "Updated",
+                message: `Node ${name} needs an update`,
+              },
+              {
+                type: "UpdatePrepared",
+                status: "True",
+                message: `Update Compatible. Post Cfg Actions: [${impact.actions.map((x) => x.type).join(" ")}] Drain Required: ${impact.drain}`,
+              },
+            ],
+            { desired },
+          );
+          p.cordoned = impact.drain;
           annotate(
             name,
-            { [MCD_STATE]: "Working", [MCD_REASON]: "", [DESIRED_DRAIN]: `drain-${desired}` },
-            true,
+            {
+              [MCD_STATE]: "Working",
+              [MCD_REASON]: "",
+              ...(impact.drain ? { [DESIRED_DRAIN]: `drain-${desired}` } : {}),
+            },
+            impact.drain ? true : undefined,
           );
-          p.stage = "drain";
+          report(
+            name,
+            impact.drain
+              ? [
+                  {
+                    type: "UpdateExecuted",
+                    status: "Unknown",
+                    message:
+                      "Draining node. The drain will not be complete until desired drainer matches current drainer",
+                  },
+                  {
+                    type: "Cordoned",
+                    status: "True",
+                    reason: "UpdateExecutedCordoned",
+                    message: "Cordoned node. The node is reporting Unschedulable = true",
+                  },
+                  {
+                    type: "Drained",
+                    status: "Unknown",
+                    reason: "UpdateExecutedDrained",
+                    message: `Draining node. The drain will not be complete until desired drainer drain-${desired} matches current drainer`,
+                  },
+                ]
+              : [
+                  {
+                    type: "UpdateExecuted",
+                    status: "Unknown",
+                    reason: "Drained",
+                    message: "Node Drain Not required for this update.",
+                  },
+                  {
+                    type: "Drained",
+                    status: "False",
+                    reason: "UpdateExecutedDrained",
+                    message: "Node Drain Not required for this update.",
+                  },
+                ],
+          );
+          p.stage = impact.drain ? "drain" : "apply";
           break;
-        case "drain": {
+        case "drain":
           if (!steps.ready(name, `${desired}/drain`, delays.drain)) return;
           annotate(name, { [LAST_APPLIED_DRAIN]: `drain-${desired}` });
-          const problem = impact.changedFiles
+          report(name, [
+            {
+              type: "Drained",
+              status: "True",
+              reason: "UpdateExecutedDrained",
+              message: `Drained node. The drain is complete as the desired drainer matches current drainer: drain-${desired}`,
+            },
+          ]);
+          p.stage = "apply";
+          break;
+        case "apply": {
+          if (!steps.ready(name, `${desired}/apply`, delays.apply)) return;
+          const problem = impact.diff.files
             .filter((f) => (target.config?.storage?.files ?? []).some((x) => x.path === f))
             .map(writeProblem)
             .find((x) => x !== undefined);
@@ -156,28 +269,105 @@ export function startMachineConfigDaemon(ctx: ControllerContext): StopFn {
             degrade(
               name,
               problem,
-              { [DESIRED_DRAIN]: `uncordon-${desired}`, [LAST_APPLIED_DRAIN]: `uncordon-${desired}` },
-              false,
+              p.cordoned
+                ? { [DESIRED_DRAIN]: `uncordon-${desired}`, [LAST_APPLIED_DRAIN]: `uncordon-${desired}` }
+                : {},
+              p.cordoned ? false : undefined,
+              [
+                {
+                  type: "UpdateExecuted",
+                  status: "Unknown",
+                  reason: "AppliedFilesAndOS",
+                  message: `Error updating the Files on disk as a part of the in progress phase: ${problem}`,
+                },
+                {
+                  type: "AppliedFilesAndOS",
+                  status: "False",
+                  reason: "UpdateExecutedAppliedFilesAndOS",
+                  message: problem,
+                },
+              ],
             );
             return;
           }
-          p.stage = "apply";
-          break;
-        }
-        case "apply":
-          if (!steps.ready(name, `${desired}/apply`, delays.apply)) return;
+          report(name, [
+            {
+              type: "AppliedFilesAndOS",
+              status: "True",
+              reason: "UpdateExecutedAppliedFilesAndOS",
+              message:
+                "Applied files and new OS config to node. OS did not need an update. SSH Keys did not need an update",
+            },
+            {
+              type: "UpdateExecuted",
+              status: "True",
+              reason: "AppliedFilesAndOS",
+              message: "Updated the Files and OS on disk as a part of the in progress phase",
+            },
+          ]);
           if (impact.reboot) {
+            report(name, [
+              {
+                type: "UpdatePostActionComplete",
+                status: "Unknown",
+                reason: "RebootedNode",
+                message: "Upgrade requires a reboot.",
+              },
+              {
+                type: "RebootedNode",
+                status: "Unknown",
+                reason: "UpdatePostActionCompleteRebootedNode",
+                message: "Upgrade requires a reboot. Currently doing reboot.",
+              },
+            ]);
             setReady(name, false);
             p.stage = "reboot";
           } else {
-            p.stage = "finish";
+            p.stage = "reload";
           }
           break;
+        }
         case "reboot":
           if (!steps.ready(name, `${desired}/reboot`, delays.reboot)) return;
           setReady(name, true);
+          report(name, [
+            {
+              type: "RebootedNode",
+              status: "True",
+              reason: "UpdatePostActionCompleteRebootedNode",
+              message: "Node has rebooted",
+            },
+            {
+              type: "UpdatePostActionComplete",
+              status: "True",
+              reason: "RebootedNode",
+              message: "Node has rebooted",
+            },
+          ]);
           p.stage = "finish";
           break;
+        case "reload": {
+          const acting = services.filter((x) => x.type !== "None");
+          if (acting.length > 0 && !steps.ready(name, `${desired}/reload`, delays.reload)) return;
+          // The daemon's messages: "Node has reloaded service <name>" (Reload, Special), a restart has none of its own.
+          const done = acting.map((x) =>
+            x.type === "DaemonReload"
+              ? "Node has reloaded service daemon-reload"
+              : x.type === "Restart"
+                ? `Service ${x.service} was restarted`
+                : `Node has reloaded service ${x.service}`,
+          );
+          report(name, [
+            {
+              type: "UpdatePostActionComplete",
+              status: "True",
+              reason: acting.length > 0 ? "UpdatePostActionComplete" : "None",
+              message: acting.length > 0 ? done.join("; ") : "Changes do not require a reboot",
+            },
+          ]);
+          p.stage = "finish";
+          break;
+        }
         case "finish":
           progress.delete(name);
           annotate(
@@ -186,10 +376,39 @@ export function startMachineConfigDaemon(ctx: ControllerContext): StopFn {
               [CURRENT_CONFIG]: desired,
               [MCD_STATE]: "Done",
               [MCD_REASON]: "",
-              [DESIRED_DRAIN]: `uncordon-${desired}`,
-              [LAST_APPLIED_DRAIN]: `uncordon-${desired}`,
+              ...(p.cordoned
+                ? { [DESIRED_DRAIN]: `uncordon-${desired}`, [LAST_APPLIED_DRAIN]: `uncordon-${desired}` }
+                : {}),
             },
-            false,
+            p.cordoned ? false : undefined,
+          );
+          report(
+            name,
+            [
+              {
+                type: "UpdateComplete",
+                status: "True",
+                reason: "UpdateComplete",
+                message: "Node Update Complete",
+              },
+              ...(p.cordoned
+                ? [
+                    {
+                      type: "Uncordoned" as const,
+                      status: "True" as const,
+                      reason: "UpdateCompleteUncordoned",
+                      message: "Successfully uncordoned node",
+                    },
+                  ]
+                : []),
+              {
+                type: "Resumed",
+                status: "True",
+                reason: "Resumed",
+                message: `In desired config ${desired}. Resumed normal operations.`,
+              },
+            ],
+            { current: desired },
           );
           return;
       }

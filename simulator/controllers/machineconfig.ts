@@ -5,6 +5,14 @@
  */
 import { createHash } from "node:crypto";
 import { KubeObject } from "../store/types";
+import {
+  ALWAYS_REBOOT_FIELDS,
+  AlwaysRebootField,
+  ClusterPolicies,
+  ConfigDiff,
+  Decision,
+  decide,
+} from "../../builders/rollout-impact/rules";
 import { Json, field, labelsOf, obj } from "./util";
 
 export const ROLE_LABEL = "machineconfiguration.openshift.io/role";
@@ -30,20 +38,6 @@ const SUPPORTED_EXTENSIONS = [
   "sandboxed-containers",
   "sysstat",
 ];
-
-/**
- * Files whose change the daemon applies without a reboot (reload or nothing), as the MCD's
- * post-config-action table lists them; SSH keys (passwd) are the other reboot-less change.
- */
-const NO_REBOOT_FILES = [
-  "/etc/kubernetes/kubelet-ca.crt",
-  "/var/lib/kubelet/config.json",
-  "/etc/containers/registries.conf",
-  "/etc/machine-config-daemon/no-reboot/containers-gpg.pub",
-  "/etc/containers/policy.json",
-  "/etc/pki/ca-trust/source/anchors/openshift-config-user-ca-bundle.crt",
-];
-const NO_REBOOT_DIRS = ["/etc/containers/registries.d", "/etc/nmstate/openshift"];
 
 /**
  * Where RHCOS can write: /etc and /var, plus the directories that are symlinks into /var. Everything
@@ -367,32 +361,51 @@ export function reconcileProblem(oldSpec: MachineConfigSpec, newSpec: MachineCon
   return undefined;
 }
 
-export interface NodeImpact {
+export interface NodeImpact extends Decision {
+  diff: ConfigDiff;
   reboot: boolean;
-  /** Files added, changed or removed, sorted. */
-  changedFiles: string[];
 }
 
-/** What moving a node from one rendered config to another costs (the MCD's post-config action). */
-export function nodeImpact(oldSpec: MachineConfigSpec | undefined, newSpec: MachineConfigSpec): NodeImpact {
-  const before = new Map((oldSpec?.config?.storage?.files ?? []).map((f) => [f.path, stableJson(f)]));
-  const after = new Map((newSpec.config?.storage?.files ?? []).map((f) => [f.path, stableJson(f)]));
-  const changedFiles = [...new Set([...before.keys(), ...after.keys()])]
-    .filter((p) => before.get(p) !== after.get(p))
-    .sort();
-  const others = (s: MachineConfigSpec | undefined) =>
-    stableJson([
-      s?.osImageURL,
-      s?.kernelArguments ?? [],
-      s?.kernelType ?? "default",
-      s?.extensions ?? [],
-      Boolean(s?.fips),
-      s?.config?.systemd ?? {},
-    ]);
-  const fileNeedsReboot = (p: string) =>
-    !NO_REBOOT_FILES.includes(p) && !NO_REBOOT_DIRS.includes(p.slice(0, p.lastIndexOf("/")));
-  const reboot = !oldSpec || others(oldSpec) !== others(newSpec) || changedFiles.some(fileNeedsReboot);
-  return { reboot, changedFiles };
+/**
+ * What moving a node from one rendered config to another costs: the daemon's diff of the two rendered
+ * configs (newMachineConfigDiff, CalculateConfigFileDiffs, GetChangedConfigUnitsByType), computed here
+ * from the simulator's own renders, then decided by the MCO's rules table (the one home of those rules,
+ * builders/rollout-impact/rules.ts) under the cluster's node disruption policies. A node without a
+ * current config (first boot) always reboots.
+ */
+export function nodeImpact(
+  oldSpec: MachineConfigSpec | undefined,
+  newSpec: MachineConfigSpec,
+  policies: ClusterPolicies,
+): NodeImpact {
+  const changed = <T>(key: (x: T) => string, a: T[], b: T[]) => {
+    const before = new Map(a.map((x) => [key(x), stableJson(x)]));
+    const after = new Map(b.map((x) => [key(x), stableJson(x)]));
+    return [...new Set([...before.keys(), ...after.keys()])]
+      .filter((k) => before.get(k) !== after.get(k))
+      .sort();
+  };
+  const files = (s: MachineConfigSpec | undefined) => s?.config?.storage?.files ?? [];
+  const units = (s: MachineConfigSpec | undefined) => s?.config?.systemd?.units ?? [];
+  const fieldValue: Record<AlwaysRebootField, (s: MachineConfigSpec | undefined) => unknown> = {
+    osImageURL: (s) => s?.osImageURL ?? "",
+    kernelArguments: (s) => s?.kernelArguments ?? [],
+    fips: (s) => Boolean(s?.fips),
+    kernelType: (s) => s?.kernelType || "default",
+    extensions: (s) => s?.extensions ?? [],
+  };
+  const diff: ConfigDiff = {
+    fields: oldSpec
+      ? ALWAYS_REBOOT_FIELDS.filter(
+          (f) => stableJson(fieldValue[f](oldSpec)) !== stableJson(fieldValue[f](newSpec)),
+        )
+      : ["osImageURL"],
+    files: changed((f: IgnFile) => f.path, files(oldSpec), files(newSpec)),
+    units: changed((u: IgnUnit) => u.name, units(oldSpec), units(newSpec)),
+    sshKeys: stableJson(oldSpec?.config?.passwd ?? {}) !== stableJson(newSpec.config?.passwd ?? {}),
+  };
+  const decision = decide(diff, policies);
+  return { ...decision, diff, reboot: decision.actions.some((a) => a.type === "Reboot") };
 }
 
 /** The error the daemon hits writing `path`, or undefined when RHCOS can write there. */

@@ -17,6 +17,8 @@ export const K = {
     apiVersion: "machineconfiguration.openshift.io/v1",
     kind: "ContainerRuntimeConfig",
   },
+  machineConfigNode: { apiVersion: "machineconfiguration.openshift.io/v1", kind: "MachineConfigNode" },
+  machineConfiguration: { apiVersion: "operator.openshift.io/v1", kind: "MachineConfiguration" },
   subscription: { apiVersion: "operators.coreos.com/v1alpha1", kind: "Subscription" },
   operatorGroup: { apiVersion: "operators.coreos.com/v1", kind: "OperatorGroup" },
   installPlan: { apiVersion: "operators.coreos.com/v1alpha1", kind: "InstallPlan" },

@@ -1,0 +1,76 @@
+/** A pool's rollout impact as one line (for logs) and as a Markdown table (for pull requests). */
+import { ImpactCause, PoolImpact } from "./impact";
+
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
+/** `about 12 min`, `about 40 s`. */
+export function formatDuration(seconds: number): string {
+  return seconds < 60 ? `about ${seconds} s` : `about ${Math.round(seconds / 60)} min`;
+}
+
+/** `drain and reboot`, `reload crio.service`, `drain, then reload crio.service`. */
+export function describeAction(impact: PoolImpact): string {
+  if (impact.action === "reboot") return "drain and reboot";
+  const steps = impact.steps.join(", ");
+  if (impact.action === "drain") return steps ? `drain, then ${steps}` : "drain";
+  return steps || "apply without disruption";
+}
+
+export function describeCause(c: ImpactCause): string {
+  const what = c.kind === "sshKeys" ? "SSH keys" : `${c.kind} ${c.name}`;
+  return c.source ? `${what} of ${c.source}` : what;
+}
+
+/** The first cause (the deciding one when nodes reboot), and how many more. */
+function causeSummary(impact: PoolImpact): string {
+  const [first, ...rest] = impact.causes;
+  if (!first) return "";
+  return `${describeCause(first)}${rest.length ? ` and ${rest.length} more` : ""}`;
+}
+
+/**
+ * `pool infra: new render; 3 nodes drain and reboot, 1 at a time, 3 waves, about 12 min (file
+ * /etc/chrony.conf of 99-infra-chrony)`.
+ */
+export function impactLine(impact: PoolImpact): string {
+  if (!impact.newRender) return `pool ${impact.pool}: no new render; nodes unchanged`;
+  const nodes = plural(impact.machineCount, "node");
+  const line =
+    `pool ${impact.pool}: new render; ${nodes} ${describeAction(impact)}, ${impact.atATime} at a time, ` +
+    `${plural(impact.waves, "wave")}, ${formatDuration(impact.durationSeconds)} (${causeSummary(impact)})`;
+  return impact.paused ? `${line}; the pool is paused: the rollout waits for unpausing` : line;
+}
+
+const cell = (s: string) => s.replace(/\|/g, "\\|").replace(/\n/g, " ");
+
+/** One Markdown table of all pools, then the rule per changed item. */
+export function impactMarkdown(impacts: PoolImpact[]): string {
+  const rows = impacts.map((i) =>
+    [
+      i.pool,
+      i.newRender ? "yes" : "no",
+      String(i.machineCount),
+      i.newRender ? describeAction(i) : "none",
+      String(i.atATime),
+      String(i.waves),
+      i.newRender ? formatDuration(i.durationSeconds) : "-",
+      i.paused ? "yes (waits for unpausing)" : "no",
+      causeSummary(i) || "-",
+    ]
+      .map(cell)
+      .join(" | "),
+  );
+  const lines = [
+    "| Pool | New render | Nodes | Each node | At a time | Waves | Estimate | Paused | Cause |",
+    "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    ...rows.map((r) => `| ${r} |`),
+  ];
+  const detail = impacts.flatMap((i) =>
+    i.causes.map((c) => `- ${i.pool}: ${cell(describeCause(c))}: ${cell(c.rule)}`),
+  );
+  return (
+    [...lines, ...(detail.length ? ["", "Changes and the MCO rule that decides:", "", ...detail] : [])].join(
+      "\n",
+    ) + "\n"
+  );
+}

@@ -1,0 +1,37 @@
+export {
+  DISRUPTION_ACTION_TYPES,
+  DEFAULT_CLUSTER_POLICIES,
+  ALWAYS_REBOOT_FIELDS,
+  mergeClusterPolicies,
+  filePolicyFor,
+  decide,
+  serviceOf,
+  type DisruptionActionType,
+  type DisruptionAction,
+  type FilePolicy,
+  type UnitPolicy,
+  type NodeDisruptionPolicy,
+  type ClusterPolicies,
+  type ConfigDiff,
+  type Cause,
+  type Decision,
+} from "./rules";
+export {
+  generatedConfigs,
+  type MachineConfigLike,
+  type KubeletConfigLike,
+  type ContainerRuntimeConfigLike,
+  type PoolConfigs,
+} from "./render";
+export {
+  rolloutImpact,
+  resolveMaxUnavailable,
+  DEFAULT_TIMINGS,
+  type RolloutTimings,
+  type RolloutImpactInput,
+  type NodeAction,
+  type ImpactCause,
+  type PoolImpact,
+} from "./impact";
+export { poolConfigsFrom, rolesOfPool, poolLabel, type ObjectLike } from "./pool-configs";
+export { impactLine, impactMarkdown, describeAction, formatDuration } from "./format";

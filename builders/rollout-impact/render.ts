@@ -1,0 +1,200 @@
+/**
+ * A pool's MachineConfigs merged as the MCO's render controller does (pkg/controller/common/helpers.go
+ * `MergeMachineConfigs`: configs in lexical name order, later ones win per file path and unit name), kept
+ * per item with the config that set it so that a change can name its source. The configs the MCO
+ * generates for KubeletConfigs and ContainerRuntimeConfigs are added as it names and writes them.
+ */
+import { ConfigDiff, AlwaysRebootField } from "./rules";
+
+/** The parts of a MachineConfig that reach a node. */
+export interface MachineConfigLike {
+  metadata: { name: string };
+  spec?: {
+    config?: {
+      passwd?: { users?: Array<{ name: string; sshAuthorizedKeys?: string[] }> };
+      storage?: { files?: Array<{ path: string }> };
+      systemd?: {
+        units?: Array<{ name: string; dropins?: Array<{ name: string }> }>;
+      };
+    };
+    kernelArguments?: string[];
+    kernelType?: string;
+    extensions?: string[];
+    fips?: boolean;
+    osImageURL?: string;
+  };
+}
+
+export interface KubeletConfigLike {
+  metadata: { name: string };
+  spec?: {
+    kubeletConfig?: unknown;
+    autoSizingReserved?: boolean;
+    logLevel?: number;
+    tlsSecurityProfile?: unknown;
+  };
+}
+
+export interface ContainerRuntimeConfigLike {
+  metadata: { name: string };
+  spec?: { containerRuntimeConfig?: object };
+}
+
+/** What a pool renders from: its MachineConfigs and the KubeletConfigs/ContainerRuntimeConfigs selecting it. */
+export interface PoolConfigs {
+  machineConfigs: MachineConfigLike[];
+  kubeletConfigs?: KubeletConfigLike[];
+  containerRuntimeConfigs?: ContainerRuntimeConfigLike[];
+}
+
+interface Item {
+  value: string;
+  source: string;
+}
+
+export interface RenderedView {
+  files: Map<string, Item>;
+  units: Map<string, Item>;
+  fields: Map<AlwaysRebootField, Item>;
+  sshKeys: Item;
+}
+
+/** JSON with object keys sorted, so that equal content compares equal whatever the key order. */
+export function stableJson(value: unknown): string {
+  return JSON.stringify(value, (_k, v: unknown) =>
+    v && typeof v === "object" && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1)))
+      : v,
+  );
+}
+
+const file = (path: string, content: unknown) => ({ path, contents: stableJson(content) });
+
+/**
+ * The MachineConfigs the MCO generates: `99-<pool>-generated-kubelet` (pkg/controller/kubelet-config
+ * helpers.go: /etc/kubernetes/kubelet.conf, /etc/node-sizing-enabled.env,
+ * /etc/systemd/system/kubelet.service.d/20-logging.conf) and `99-<pool>-generated-containerruntime`
+ * (pkg/controller/container-runtime-config helpers.go: a crio drop-in per field, storage.conf for
+ * overlaySize), each further one of a pool suffixed `-1`, `-2`, ...
+ */
+export function generatedConfigs(pool: string, configs: PoolConfigs): MachineConfigLike[] {
+  const named = (base: string, i: number) => (i === 0 ? base : `${base}-${i}`);
+  const byName = <T extends { metadata: { name: string } }>(xs: T[] | undefined) =>
+    [...(xs ?? [])].sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1));
+  const kubelet = byName(configs.kubeletConfigs).map((k, i) => {
+    const s = k.spec ?? {};
+    const files = [
+      file("/etc/kubernetes/kubelet.conf", [s.kubeletConfig ?? {}, s.tlsSecurityProfile ?? null]),
+    ];
+    if (s.autoSizingReserved !== undefined)
+      files.push(file("/etc/node-sizing-enabled.env", s.autoSizingReserved));
+    if (s.logLevel !== undefined)
+      files.push(file("/etc/systemd/system/kubelet.service.d/20-logging.conf", s.logLevel));
+    return {
+      metadata: { name: named(`99-${pool}-generated-kubelet`, i) },
+      spec: { config: { storage: { files } } },
+    };
+  });
+  const crio = byName(configs.containerRuntimeConfigs).map((c, i) => {
+    const files = Object.entries(c.spec?.containerRuntimeConfig ?? {})
+      .filter(([, v]) => v !== undefined)
+      .map(([k, v]) =>
+        file(
+          k === "overlaySize" ? "/etc/containers/storage.conf" : `/etc/crio/crio.conf.d/01-ctrcfg-${k}`,
+          v,
+        ),
+      );
+    return {
+      metadata: { name: named(`99-${pool}-generated-containerruntime`, i) },
+      spec: { config: { storage: { files } } },
+    };
+  });
+  return [...kubelet, ...crio];
+}
+
+export function renderedView(pool: string, configs: PoolConfigs): RenderedView {
+  const all = [...configs.machineConfigs, ...generatedConfigs(pool, configs)].sort((a, b) =>
+    a.metadata.name < b.metadata.name ? -1 : 1,
+  );
+  const view: RenderedView = {
+    files: new Map(),
+    units: new Map(),
+    fields: new Map(),
+    sshKeys: { value: "[]", source: "" },
+  };
+  const kargs: string[] = [];
+  const extensions: string[] = [];
+  const keys: string[] = [];
+  const units = new Map<
+    string,
+    { unit: Record<string, unknown>; dropins: Map<string, unknown>; source: string }
+  >();
+  const set = (f: AlwaysRebootField, value: unknown, source: string) =>
+    view.fields.set(f, { value: stableJson(value), source });
+  for (const mc of all) {
+    const name = mc.metadata.name;
+    const spec = mc.spec ?? {};
+    for (const f of spec.config?.storage?.files ?? [])
+      view.files.set(f.path, { value: stableJson(f), source: name });
+    for (const u of spec.config?.systemd?.units ?? []) {
+      const prev = units.get(u.name) ?? { unit: {}, dropins: new Map(), source: name };
+      const { dropins, ...rest } = u;
+      for (const d of dropins ?? []) prev.dropins.set(d.name, d);
+      units.set(u.name, { unit: { ...prev.unit, ...rest }, dropins: prev.dropins, source: name });
+    }
+    for (const u of spec.config?.passwd?.users ?? [])
+      if (u.name === "core" && u.sshAuthorizedKeys?.length) {
+        keys.push(...u.sshAuthorizedKeys);
+        view.sshKeys = { value: stableJson(keys), source: name };
+      }
+    if (spec.kernelArguments?.length) {
+      kargs.push(...spec.kernelArguments);
+      set("kernelArguments", kargs, name);
+    }
+    if (spec.extensions?.length) {
+      extensions.push(...spec.extensions);
+      set("extensions", extensions, name);
+    }
+    if (spec.kernelType && spec.kernelType !== "default") set("kernelType", spec.kernelType, name);
+    if (spec.fips) set("fips", true, name);
+    if (spec.osImageURL) set("osImageURL", spec.osImageURL, name);
+  }
+  for (const [n, u] of units)
+    view.units.set(n, {
+      value: stableJson({ ...u.unit, dropins: Object.fromEntries(u.dropins) }),
+      source: u.source,
+    });
+  return view;
+}
+
+function changedKeys<K>(a: Map<K, Item>, b: Map<K, Item>): K[] {
+  return [...new Set([...a.keys(), ...b.keys()])].filter((k) => a.get(k)?.value !== b.get(k)?.value);
+}
+
+/** `newMachineConfigDiff` plus the file and unit diffs the daemon computes next to it. */
+export function diffViews(before: RenderedView, after: RenderedView): ConfigDiff {
+  return {
+    fields: changedKeys(before.fields, after.fields).sort(),
+    files: changedKeys(before.files, after.files).sort(),
+    units: changedKeys(before.units, after.units).sort(),
+    sshKeys: before.sshKeys.value !== after.sshKeys.value,
+  };
+}
+
+/** The MachineConfig an item comes from: the one setting it after the change, else the one that had it. */
+export function sourceOf(
+  kind: "field" | "file" | "unit" | "sshKeys",
+  name: string,
+  before: RenderedView,
+  after: RenderedView,
+): string {
+  const pick = (v: RenderedView) =>
+    kind === "file"
+      ? v.files.get(name)?.source
+      : kind === "unit"
+        ? v.units.get(name)?.source
+        : kind === "field"
+          ? v.fields.get(name as AlwaysRebootField)?.source
+          : v.sshKeys.source || undefined;
+  return pick(after) ?? pick(before) ?? "";
+}

@@ -1,0 +1,276 @@
+import * as assert from "node:assert/strict";
+import {
+  containerRuntimeConfig,
+  kubeletConfig,
+  machineConfig,
+  MachineConfigArgs,
+} from "../machineconfiguration";
+import {
+  PoolConfigs,
+  RolloutImpactInput,
+  impactLine,
+  impactMarkdown,
+  mergeClusterPolicies,
+  resolveMaxUnavailable,
+  rolloutImpact,
+} from ".";
+
+const ED25519_KEY =
+  "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIEA+tJeMH79euQY0M9qNe7AHHTb+bh9E8m/O+GK2Qg3B a@example.com";
+const SECOND_KEY =
+  "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIFb1fT0iLYtY8HZ1o6cWbxZ4sWm3y6Y2x1dU0fPq1rNw b@example.com";
+
+const BASE_ARGS: MachineConfigArgs = {
+  name: "00-worker",
+  role: "worker",
+  files: [{ path: "/etc/motd", contents: { text: "hello\n" } }],
+  systemd: { units: [{ name: "kubelet.service", enabled: true, contents: "[Unit]\n" }] },
+};
+const base = machineConfig({ ...BASE_ARGS, sshAuthorizedKeys: [ED25519_KEY] });
+const pool = (...extra: MachineConfigArgs[]): PoolConfigs => ({
+  machineConfigs: [base, ...extra.map((a) => machineConfig(a))],
+});
+const impact = (after: PoolConfigs, more: Partial<RolloutImpactInput> = {}, before: PoolConfigs = pool()) =>
+  rolloutImpact({ pool: "infra", before, after, machineCount: 3, ...more });
+const file = (path: string, text = "x\n") => ({
+  name: "99-infra-x",
+  role: "infra",
+  files: [{ path, contents: { text } }],
+});
+const reboots = (cause: string) => ["reboot", [], true, cause];
+/** [action, steps, drain, first cause] of a change. */
+const summary = (i: ReturnType<typeof rolloutImpact>) => [
+  i.action,
+  i.steps,
+  i.drain,
+  i.causes[0] && `${i.causes[0].kind} ${i.causes[0].name}: ${i.causes[0].rule}`,
+];
+
+describe("rollout impact: the MCO's post-config-change rules", () => {
+  it("SSH keys of core: no drain, no reboot (default sshkey policy None)", () => {
+    const after: PoolConfigs = {
+      machineConfigs: [machineConfig({ ...BASE_ARGS, sshAuthorizedKeys: [ED25519_KEY, SECOND_KEY] })],
+    };
+    assert.deepEqual(summary(impact(after)), ["none", [], false, "sshKeys core: policy sshkey"]);
+  });
+
+  it("the pull secret /var/lib/kubelet/config.json: none", () => {
+    assert.deepEqual(summary(impact(pool(file("/var/lib/kubelet/config.json")))), [
+      "none",
+      [],
+      false,
+      "file /var/lib/kubelet/config.json: policy /var/lib/kubelet/config.json",
+    ]);
+  });
+
+  it("registries.conf: the special rule, crio reload with a drain unless only digest-only mirrors are added", () => {
+    assert.deepEqual(summary(impact(pool(file("/etc/containers/registries.conf")))), [
+      "drain",
+      ["reload crio.service"],
+      true,
+      "file /etc/containers/registries.conf: policy /etc/containers/registries.conf",
+    ]);
+  });
+
+  it("policy.json and a file under registries.d: crio reload, no drain", () => {
+    assert.deepEqual(summary(impact(pool(file("/etc/containers/policy.json")))).slice(0, 3), [
+      "reload",
+      ["reload crio.service"],
+      false,
+    ]);
+    assert.deepEqual(summary(impact(pool(file("/etc/containers/registries.d/quay.yaml")))), [
+      "reload",
+      ["reload crio.service"],
+      false,
+      "file /etc/containers/registries.d/quay.yaml: policy /etc/containers/registries.d",
+    ]);
+  });
+
+  it("the user CA bundle: restarts of coreos-update-ca-trust and crio", () => {
+    const i = impact(pool(file("/etc/pki/ca-trust/source/anchors/openshift-config-user-ca-bundle.crt")));
+    assert.deepEqual(summary(i).slice(0, 3), [
+      "restart",
+      ["restart coreos-update-ca-trust.service", "restart crio.service"],
+      false,
+    ]);
+  });
+
+  it("a file under /etc without a policy: drain and reboot", () => {
+    const i = impact(pool(file("/etc/chrony.conf")));
+    assert.deepEqual(summary(i), reboots("file /etc/chrony.conf: no policy for the file: reboot"));
+    assert.equal(i.causes[0].source, "99-infra-x");
+  });
+
+  it("a systemd unit: reboot", () => {
+    const i = impact(
+      pool({
+        name: "99-infra-u",
+        role: "infra",
+        systemd: { units: [{ name: "hello.service", contents: "[Unit]\n" }] },
+      }),
+    );
+    assert.deepEqual(summary(i), reboots("unit hello.service: no policy for the unit: reboot"));
+  });
+
+  const forced: Array<[string, Partial<MachineConfigArgs>]> = [
+    ["kernel arguments", { kernelArguments: ["nosmt"] }],
+    ["kernelType", { kernelType: "realtime" }],
+    ["extensions", { extensions: ["usbguard"] }],
+  ];
+  for (const [what, args] of forced) {
+    it(`${what}: always reboot, whatever the policies`, () => {
+      const field = Object.keys(args)[0];
+      const i = impact(pool({ name: "99-infra-k", role: "infra", ...args }), {
+        nodeDisruptionPolicy: { files: [{ path: "/etc", actions: [{ type: "None" }] }] },
+      });
+      assert.deepEqual(summary(i), reboots(`field ${field}: ${field} changes always reboot`));
+    });
+  }
+
+  it("a node disruption policy turns a file change into a service reload", () => {
+    const nodeDisruptionPolicy = {
+      files: [
+        {
+          path: "/etc/chrony.conf",
+          actions: [{ type: "Reload" as const, reload: { serviceName: "chronyd.service" } }],
+        },
+      ],
+    };
+    const i = impact(pool(file("/etc/chrony.conf")), { nodeDisruptionPolicy });
+    assert.deepEqual(summary(i), [
+      "reload",
+      ["reload chronyd.service"],
+      false,
+      "file /etc/chrony.conf: policy /etc/chrony.conf",
+    ]);
+    assert.match(
+      impactLine(i),
+      /^pool infra: new render; 3 nodes reload chronyd\.service, 1 at a time, 3 waves/,
+    );
+  });
+
+  it("a policy's longest matching path wins, and a user policy overrides a default", () => {
+    const nodeDisruptionPolicy = {
+      files: [
+        { path: "/etc/containers", actions: [{ type: "Drain" as const }] },
+        { path: "/etc/containers/policy.json", actions: [{ type: "None" as const }] },
+      ],
+    };
+    assert.equal(mergeClusterPolicies(nodeDisruptionPolicy).files.length, 14);
+    assert.deepEqual(
+      summary(impact(pool(file("/etc/containers/policy.json")), { nodeDisruptionPolicy })).slice(0, 3),
+      ["none", [], false],
+    );
+    assert.deepEqual(
+      summary(impact(pool(file("/etc/containers/storage.conf")), { nodeDisruptionPolicy })).slice(0, 3),
+      ["drain", [], true],
+    );
+  });
+
+  it("one reboot cause among reboot-less ones reboots and names the reboot cause first", () => {
+    const i = impact(
+      pool({
+        ...file("/etc/containers/policy.json"),
+        files: [...file("/etc/containers/policy.json").files, ...file("/etc/chrony.conf").files],
+      }),
+    );
+    assert.equal(i.action, "reboot");
+    assert.equal(i.causes[0].name, "/etc/chrony.conf");
+    assert.equal(i.causes.length, 2);
+  });
+
+  it("a KubeletConfig change is the generated kubelet.conf: reboot", () => {
+    const kc = (maxPods: number) =>
+      kubeletConfig({ name: "infra-kubelet", pool: "infra", kubeletConfig: { maxPods } });
+    const i = impact({ ...pool(), kubeletConfigs: [kc(300)] }, {}, { ...pool(), kubeletConfigs: [kc(250)] });
+    assert.deepEqual(
+      summary(i),
+      reboots("file /etc/kubernetes/kubelet.conf: no policy for the file: reboot"),
+    );
+    assert.equal(i.causes[0].source, "99-infra-generated-kubelet");
+  });
+
+  it("a ContainerRuntimeConfig change is a crio drop-in of the generated config: reboot", () => {
+    const cr = containerRuntimeConfig({
+      name: "infra-crio",
+      pool: "infra",
+      containerRuntimeConfig: { pidsLimit: 4096 },
+    });
+    const i = impact({ ...pool(), containerRuntimeConfigs: [cr] });
+    assert.equal(i.action, "reboot");
+    assert.equal(i.causes[0].name, "/etc/crio/crio.conf.d/01-ctrcfg-pidsLimit");
+    assert.equal(i.causes[0].source, "99-infra-generated-containerruntime");
+  });
+
+  it("no change of the merged config: no new render (a config renamed keeps its content)", () => {
+    const i = impact(
+      pool({ ...file("/etc/a"), name: "99-b" }),
+      {},
+      pool({ ...file("/etc/a"), name: "99-a" }),
+    );
+    assert.equal(i.newRender, false);
+    assert.equal(i.waves, 0);
+    assert.equal(impactLine(i), "pool infra: no new render; nodes unchanged");
+  });
+
+  it("a later MachineConfig overriding a file with the same content renders nothing new", () => {
+    assert.equal(impact(pool({ ...file("/etc/motd", "hello\n"), name: "99-motd" })).newRender, false);
+    assert.equal(impact(pool({ ...file("/etc/motd", "bye\n"), name: "99-motd" })).newRender, true);
+  });
+});
+
+describe("rollout impact: waves and duration", () => {
+  it("maxUnavailable: percentages round down against the node count, never below 1", () => {
+    assert.deepEqual(
+      [
+        resolveMaxUnavailable(undefined, 3),
+        resolveMaxUnavailable(2, 3),
+        resolveMaxUnavailable("50%", 3),
+        resolveMaxUnavailable("10%", 3),
+        resolveMaxUnavailable("100%", 7),
+      ],
+      [1, 2, 1, 1, 7],
+    );
+  });
+
+  it("waves = ceil(nodes / maxUnavailable); the estimate is waves times the per-node steps", () => {
+    const i = impact(pool(file("/etc/chrony.conf")), { machineCount: 5, maxUnavailable: 2 });
+    assert.deepEqual([i.atATime, i.waves, i.perNodeSeconds, i.durationSeconds], [2, 3, 240, 720]);
+    const fast = impact(pool(file("/etc/chrony.conf")), {
+      machineCount: 5,
+      maxUnavailable: 2,
+      timings: { rebootSeconds: 30 },
+    });
+    assert.equal(fast.durationSeconds, 3 * (30 + 60 + 30));
+    const reload = impact(pool(file("/etc/containers/policy.json")), { machineCount: 3 });
+    assert.deepEqual([reload.waves, reload.perNodeSeconds], [3, 35]);
+  });
+
+  it("the line and the Markdown table name the cause and the rule; a paused pool waits", () => {
+    const i = impact(
+      pool({
+        name: "99-infra-chrony",
+        role: "infra",
+        files: [{ path: "/etc/chrony.conf", contents: { text: "pool x\n" } }],
+      }),
+      { paused: true },
+    );
+    assert.equal(
+      impactLine(i),
+      "pool infra: new render; 3 nodes drain and reboot, 1 at a time, 3 waves, about 12 min (file /etc/chrony.conf of 99-infra-chrony); the pool is paused: the rollout waits for unpausing",
+    );
+    assert.equal(
+      impactMarkdown([i]),
+      [
+        "| Pool | New render | Nodes | Each node | At a time | Waves | Estimate | Paused | Cause |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+        "| infra | yes | 3 | drain and reboot | 1 | 3 | about 12 min | yes (waits for unpausing) | file /etc/chrony.conf of 99-infra-chrony |",
+        "",
+        "Changes and the MCO rule that decides:",
+        "",
+        "- infra: file /etc/chrony.conf of 99-infra-chrony: no policy for the file: reboot",
+        "",
+      ].join("\n"),
+    );
+  });
+});

@@ -1,0 +1,261 @@
+import * as assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import {
+  machineConfig,
+  MachineConfigLike,
+  NodeDisruptionPolicy,
+  PoolImpact,
+  rolloutImpact,
+} from "../builders";
+import { kubectl, kubectlMinorVersion } from "../simulator/apiserver/kubectl";
+import { K, keyOf } from "../simulator/controllers/util";
+import { startSimulator, Simulator } from "../simulator/simulator";
+import { readSeed } from "../test/seeds";
+import { deploy } from "./deploy";
+import { loadProject } from "./project";
+
+const NODE_CHANGE = path.join(__dirname, "testdata", "node-change");
+const DESIRED = "machineconfiguration.openshift.io/desiredConfig";
+const CURRENT = "machineconfiguration.openshift.io/currentConfig";
+const STATE = "machineconfiguration.openshift.io/state";
+const PRIMARY = [
+  "Updated",
+  "UpdatePrepared",
+  "UpdateExecuted",
+  "UpdatePostActionComplete",
+  "UpdateComplete",
+  "Resumed",
+];
+/** The seed's column headings (both spellings it uses) to condition types. */
+const SEED_COLUMNS: Record<string, string> = {
+  UPDATED: "Updated",
+  UPDATEPREPARED: "UpdatePrepared",
+  UPDATEEXECUTED: "UpdateExecuted",
+  UPDATEPOSTACTIONCOMPLETED: "UpdatePostActionComplete",
+  UPDATEPOSTACTIONCOMPLETE: "UpdatePostActionComplete",
+  UPDATECOMPLETED: "UpdateComplete",
+  UPDATECOMPLETE: "UpdateComplete",
+  RESUMED: "Resumed",
+};
+
+interface Observed {
+  waves: number;
+  /** Per node: reboot, drain, reload or none, and the post-action steps the MachineConfigNode reports. */
+  actions: Record<string, { action: string; steps: string[] }>;
+  /** Per node, the distinct `Updated ... Resumed` condition rows its MachineConfigNode went through. */
+  rows: Record<string, string[]>;
+}
+
+/** What the pool's nodes did, from the store's events: when each got the new config, and how it applied it. */
+function observe(sim: Simulator, nodes: string[]): { stop: () => Observed } {
+  const desired = new Map<string, string>();
+  /** A node's wave: one more than the latest wave finished before it started (the MCO refills freed slots). */
+  const wave = new Map<string, number>();
+  const finished = new Set<string>();
+  const rebooted = new Set<string>();
+  const cordoned = new Set<string>();
+  const post = new Map<string, string>();
+  const rows: Record<string, string[]> = {};
+  for (const n of nodes)
+    desired.set(n, (sim.store.get(keyOf(K.node, n))!.metadata.annotations ?? {})[DESIRED] ?? "");
+  const stop = sim.store.subscribe(({ object }) => {
+    const name = object.metadata.name;
+    if (!nodes.includes(name)) return;
+    if (object.kind === "Node") {
+      const a = object.metadata.annotations ?? {};
+      if (a[DESIRED] !== desired.get(name)) {
+        desired.set(name, a[DESIRED]);
+        wave.set(name, 1 + Math.max(0, ...[...finished].map((n) => wave.get(n)!)));
+      }
+      const ready = (
+        object.status as { conditions: Array<{ type: string; status: string }> }
+      ).conditions.find((c) => c.type === "Ready");
+      if (wave.has(name) && ready?.status !== "True") rebooted.add(name);
+      if (wave.has(name) && (object.spec as { unschedulable?: boolean }).unschedulable) cordoned.add(name);
+      if (wave.has(name) && a[CURRENT] === a[DESIRED] && a[STATE] === "Done") finished.add(name);
+    }
+    if (object.kind === "MachineConfigNode") {
+      const conditions = ((
+        object.status as { conditions?: Array<{ type: string; status: string; message: string }> }
+      )?.conditions ?? []) as Array<{ type: string; status: string; message: string }>;
+      const row = PRIMARY.map((t) => conditions.find((c) => c.type === t)?.status ?? "").join(" ");
+      const seen = (rows[name] ??= []);
+      if (seen[seen.length - 1] !== row) seen.push(row);
+      const complete = conditions.find((c) => c.type === "UpdatePostActionComplete");
+      if (complete?.status === "True") post.set(name, complete.message);
+    }
+  });
+  return {
+    stop: () => {
+      stop();
+      const actions: Observed["actions"] = {};
+      for (const n of nodes) {
+        if (!post.has(n)) continue;
+        const steps = [...(post.get(n) ?? "").matchAll(/reloaded service (\S+)/g)].map(
+          (m) => `reload ${m[1]}`,
+        );
+        actions[n] = {
+          action: rebooted.has(n) ? "reboot" : cordoned.has(n) ? "drain" : steps.length ? "reload" : "none",
+          steps: rebooted.has(n) ? [] : steps,
+        };
+      }
+      return { waves: Math.max(0, ...wave.values()), actions, rows };
+    },
+  };
+}
+
+/** The seed's first `oc get machineconfignodes` example as condition rows, e.g. `False True False False False False`. */
+function seedRows(): string[] {
+  const lines = readSeed("003").split("\n");
+  const header = lines.findIndex((l) => /^\s*NAME\s+UPDATED\s+UPDATEPREPARED/.test(l));
+  const columns = lines[header].trim().split(/\s+/).slice(1);
+  const out: string[] = [];
+  for (const line of lines.slice(header + 1)) {
+    const cells = line.trim().split(/\s+/);
+    if (!cells[0]?.startsWith("ip-")) break;
+    const byType = Object.fromEntries(columns.map((c, i) => [SEED_COLUMNS[c], cells[i + 1]]));
+    out.push(PRIMARY.map((t) => byType[t]).join(" "));
+  }
+  return out;
+}
+
+describe("rollout impact: prediction against what the simulator's nodes do", function () {
+  this.timeout(60_000);
+  let sim: Simulator;
+  let dir: string;
+  let workers: string[];
+  const quiet = process.env.OPENSHIFT_TOPOLOGY_PROGRESS_LOG;
+
+  before(async () => {
+    process.env.OPENSHIFT_TOPOLOGY_PROGRESS_LOG = "0";
+    sim = await startSimulator({ speed: 500 });
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), "rollout-impact-"));
+    workers = sim.cluster.workerNodes;
+  });
+  after(async () => {
+    if (quiet === undefined) delete process.env.OPENSHIFT_TOPOLOGY_PROGRESS_LOG;
+    else process.env.OPENSHIFT_TOPOLOGY_PROGRESS_LOG = quiet;
+    await sim?.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** Predicts a new worker MachineConfig from the cluster's configs, deploys it, and returns both sides. */
+  async function change(
+    name: string,
+    file: string,
+    options: { maxUnavailable?: number; policy?: NodeDisruptionPolicy } = {},
+  ): Promise<{ predicted: PoolImpact; observed: Observed }> {
+    sim.store.mutate(keyOf(K.pool, "worker"), (p) => {
+      (p.spec as Record<string, unknown>).maxUnavailable = options.maxUnavailable ?? 1;
+    });
+    sim.store.mutate(keyOf(K.machineConfiguration, "cluster"), (m) => {
+      (m.spec as Record<string, unknown>).nodeDisruptionPolicy = options.policy ?? {};
+    });
+    const before = sim.store
+      .list(K.machineConfig.apiVersion, K.machineConfig.kind)
+      .filter((mc) => mc.metadata.labels?.["machineconfiguration.openshift.io/role"] === "worker");
+    const text = `${name}\n`;
+    const predicted = rolloutImpact({
+      pool: "worker",
+      before: { machineConfigs: before as MachineConfigLike[] },
+      after: {
+        machineConfigs: [
+          ...(before as MachineConfigLike[]),
+          machineConfig({ name, role: "worker", files: [{ path: file, contents: { text } }] }),
+        ],
+      },
+      machineCount: workers.length,
+      maxUnavailable: options.maxUnavailable,
+      nodeDisruptionPolicy: options.policy,
+    });
+    const watch = observe(sim, workers);
+    const result = await deploy({
+      project: loadProject(NODE_CHANGE, "dev", [`name=${name}`, `path=${file}`, `text=${text}`]),
+      kubeconfigPath: sim.kubeconfigPath,
+      statePath: path.join(dir, `${name}.json`),
+    });
+    assert.deepEqual(result.errors, []);
+    return { predicted, observed: watch.stop() };
+  }
+
+  const sameAsPredicted = (predicted: PoolImpact, observed: Observed) => {
+    assert.equal(predicted.newRender, true);
+    assert.equal(observed.waves, predicted.waves);
+    assert.deepEqual(
+      observed.actions,
+      Object.fromEntries(workers.map((n) => [n, { action: predicted.action, steps: predicted.steps }])),
+    );
+  };
+
+  it("a file without a policy: every node drains and reboots, maxUnavailable 2 makes 2 waves", async () => {
+    const { predicted, observed } = await change("99-worker-chrony", "/etc/chrony.conf", {
+      maxUnavailable: 2,
+    });
+    assert.deepEqual([predicted.action, predicted.waves, predicted.atATime], ["reboot", 2, 2]);
+    sameAsPredicted(predicted, observed);
+    // Every row of the seed's `oc get machineconfignodes` example is a phase the nodes went through.
+    const seen = new Set(Object.values(observed.rows).flat());
+    for (const row of seedRows())
+      assert.ok(seen.has(row), `seed row ${row} never observed in ${[...seen].join(" | ")}`);
+  });
+
+  it("policy.json: crio reloads without drain or reboot, one node at a time", async () => {
+    const { predicted, observed } = await change("99-worker-policy", "/etc/containers/policy.json");
+    assert.deepEqual(
+      [predicted.action, predicted.steps, predicted.waves],
+      ["reload", ["reload crio.service"], 3],
+    );
+    sameAsPredicted(predicted, observed);
+  });
+
+  it("a node disruption policy turns a file change into a chronyd reload", async () => {
+    const policy: NodeDisruptionPolicy = {
+      files: [
+        { path: "/etc/chrony.d", actions: [{ type: "Reload", reload: { serviceName: "chronyd.service" } }] },
+      ],
+    };
+    const { predicted, observed } = await change("99-worker-chrony-pool", "/etc/chrony.d/pool.conf", {
+      policy,
+    });
+    assert.deepEqual([predicted.action, predicted.steps], ["reload", ["reload chronyd.service"]]);
+    sameAsPredicted(predicted, observed);
+  });
+
+  it("oc get machineconfignodes shows the CRD's columns; -o wide the seed's phases, all updated", async function () {
+    if (kubectlMinorVersion() === undefined) this.skip();
+    const rows = async (args: string[]) => {
+      const r = await kubectl(sim.kubeconfigPath, ["get", "machineconfignodes", ...workers, ...args]);
+      assert.equal(r.code, 0, r.stderr);
+      return r.stdout
+        .trim()
+        .split("\n")
+        .map((l) => l.split(/\s{2,}/));
+    };
+    const [head, ...body] = await rows([]);
+    assert.deepEqual(head, ["NAME", "POOLNAME", "DESIREDCONFIG", "CURRENTCONFIG", "UPDATED", "AGE"]);
+    const rendered = (sim.store.get(keyOf(K.pool, "worker"))!.status as { configuration: { name: string } })
+      .configuration.name;
+    for (const [i, r] of body.entries())
+      assert.deepEqual(r.slice(0, 5), [workers[i], "worker", rendered, rendered, "True"]);
+
+    const [wideHead, ...wide] = await rows(["-o", "wide"]);
+    // The seed's per-pool example: these columns, every node True False False False False False.
+    const lines = readSeed("003").split("\n");
+    const seedHeader = lines.find((l) =>
+      /^\s*NAME\s+UPDATED\s+UPDATEPREPARED\s+UPDATEEXECUTED\s+UPDATEPOSTACTIONCOMPLETE\s/.test(l),
+    )!;
+    const seedRow = lines[lines.indexOf(seedHeader) + 1].trim().split(/\s+/).slice(1);
+    for (const r of wide) {
+      const cells = seedHeader
+        .trim()
+        .split(/\s+/)
+        .slice(1)
+        .map((c) => r[wideHead.indexOf(c)]);
+      assert.deepEqual(cells, seedRow);
+    }
+    for (const c of ["UPDATEDFILESANDOS", "CORDONEDNODE", "DRAINEDNODE", "REBOOTEDNODE", "UNCORDONEDNODE"])
+      assert.ok(wideHead.includes(c), `-o wide lacks ${c}: ${wideHead.join(" ")}`);
+  });
+});

@@ -1,0 +1,64 @@
+/**
+ * Per-node phases of a pool rollout from MachineConfigNodes (machineconfiguration.openshift.io/v1, one
+ * per node, named as the node; seed 003 "checking the status of machine config nodes"). Clusters
+ * without them fall back to the daemon's node annotations (pool.ts).
+ */
+import { Condition, field, KubeObject } from "./kinds";
+
+const conditionsOf = (mcn: KubeObject) => field<Condition[]>(mcn, "status", "conditions") ?? [];
+const statusOf = (mcn: KubeObject, type: string) => conditionsOf(mcn).find((c) => c.type === type)?.status;
+
+export function poolOfMachineConfigNode(mcn: KubeObject): string | undefined {
+  return field<string>(mcn, "spec", "pool", "name");
+}
+
+/** Updated to `target`: the daemon reports the node Updated and runs the target config. */
+export function isUpdatedTo(mcn: KubeObject, target: string): boolean {
+  return statusOf(mcn, "Updated") === "True" && field(mcn, "status", "configVersion", "current") === target;
+}
+
+/**
+ * The node's phase in words, from the most advanced condition the daemon reports: draining, rebooting,
+ * reloading services, ... or waiting when it has not started on the target.
+ */
+export function phaseOf(mcn: KubeObject): string {
+  const is = (type: string, status: string) => statusOf(mcn, type) === status;
+  if (is("NodeDegraded", "True")) return "degraded";
+  if (is("Resumed", "True") || is("UpdateComplete", "True")) return "resuming";
+  if (is("RebootedNode", "Unknown")) return "rebooting";
+  if (is("UpdatePostActionComplete", "Unknown")) return "reloading services";
+  if (is("UpdatePostActionComplete", "True")) return "completing";
+  if (is("Drained", "Unknown")) return "draining";
+  if (is("UpdateExecuted", "Unknown") || is("UpdateExecuted", "True")) return "applying files and OS";
+  if (is("UpdatePrepared", "True") || is("UpdatePrepared", "Unknown")) return "preparing";
+  return "waiting";
+}
+
+/** `ip-10-0-1-2 draining, ip-10-0-1-3 waiting`: the nodes of the pool not yet on `target`. */
+export function describeNodePhases(mcns: KubeObject[], target: string): string {
+  return mcns
+    .filter((m) => !isUpdatedTo(m, target))
+    .sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1))
+    .map((m) => `${m.metadata.name} ${phaseOf(m)}`)
+    .join(", ");
+}
+
+/**
+ * Degraded nodes that stop the rollout of `target` (failing the target, or degraded at rest), each as
+ * `node <name> (<condition type of its phase>): <that condition's message>`.
+ */
+export function failingMachineConfigNodes(mcns: KubeObject[], target: string): string[] {
+  return mcns
+    .filter((m) => {
+      if (statusOf(m, "NodeDegraded") !== "True") return false;
+      const desired = field<string>(m, "spec", "configVersion", "desired");
+      return desired === target || field(m, "status", "configVersion", "current") === desired;
+    })
+    .map((m) => {
+      const conditions = conditionsOf(m);
+      const phase =
+        conditions.find((c) => c.status === "Unknown") ?? conditions.find((c) => c.type === "NodeDegraded");
+      return `node ${m.metadata.name} (${phase?.type ?? "NodeDegraded"}): ${phase?.message || "no reason given"}`;
+    })
+    .sort();
+}
