@@ -11,7 +11,7 @@ const WMCO_NS = "openshift-windows-machine-config-operator";
 const PINNED = "windows-machine-config-operator.v10.16.1";
 
 describe("a Windows pool end to end on the simulator", function () {
-  this.timeout(60_000);
+  this.timeout(120_000);
   let sim: Simulator;
   let dir: string;
   const quiet = process.env.OPENSHIFT_TOPOLOGY_PROGRESS_LOG;
