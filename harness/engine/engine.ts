@@ -424,7 +424,8 @@ class Deployment implements Host {
   /** Deletes one resource of the checkpoint with the provider that made it. */
   async delete(resource: CheckpointResource): Promise<void> {
     const what = { type: resource.type, name: nameOf(resource.urn) };
-    this.step("delete", resource);
+    // The old half of a replacement belongs to its replace step.
+    if (!this.replaced.includes(resource)) this.step("delete", resource);
     if (this.dryRun) return;
     this.emit({ phase: "start", operation: "delete", ...what });
     try {
