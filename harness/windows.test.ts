@@ -49,6 +49,15 @@ describe("a Windows pool end to end on the simulator", function () {
     const node = sim.store.get({ apiVersion: "v1", kind: "Node", name: nodes[0] })!;
     assert.equal(node.metadata.labels?.["kubernetes.io/os"], "windows");
 
+    // The generated private key is in the cluster's Secret, and nowhere in plaintext in the checkpoint.
+    const keySecret = list("v1", "Secret", WMCO_NS).find((x) => x.metadata.name === "cloud-private-key")!;
+    const encoded = Object.values((keySecret as { data: Record<string, string> }).data)[0];
+    const pem = Buffer.from(encoded, "base64").toString("utf8");
+    assert.match(pem, /PRIVATE KEY/);
+    const checkpoint = fs.readFileSync(statePath, "utf8");
+    assert.ok(!checkpoint.includes(encoded), "the Secret's data is encrypted in the checkpoint");
+    assert.ok(!checkpoint.includes(pem.split("\n")[1]), "the private key is encrypted in the checkpoint");
+
     // Manual approval: the pinned CSV's plan was approved, the upgrade plan OLM queued after it was not.
     const plans = list("operators.coreos.com/v1alpha1", "InstallPlan", WMCO_NS);
     const approved = plans.filter((p) => (p.spec as { approved?: boolean }).approved);

@@ -115,7 +115,8 @@ function packageOf(type: string): string {
 function programError(message: string): string {
   const plain = message
     .replace(new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, "g"), "")
-    .replace(/^Running program '[^']*' failed with an unhandled exception:\n/, "");
+    .replace(/^Running program '[^']*' failed with an unhandled exception:\n/, "")
+    .replace(/^<ref \*\d+> /, "");
   const lines = plain.split("\n");
   const stackAt = lines.findIndex((l) => /^\s+at /.test(l));
   return (stackAt > 0 ? lines.slice(0, stackAt) : lines).join("\n").trim();
