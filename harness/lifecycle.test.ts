@@ -9,6 +9,7 @@ import { deploy, DeployOptions, DeployResult, destroy, preview, refresh, UNKNOWN
 import { loadProject } from "./project";
 
 const INFRA_POOL = path.join(__dirname, "testdata", "infra-pool");
+const BROKEN_PROVIDER = path.join(__dirname, "testdata", "broken-provider");
 const MACHINE_SET = "cluster-zbwlg-cbgq7-infra-us-east-2a";
 
 /** The steps that change something, as `pulumi preview --diff` lists them. */
@@ -107,6 +108,19 @@ describe("preview, up, refresh, --replace and destroy through the engine", funct
     const replaced = await deploy(options([], { replace: ["infra-machines-ready"] }));
     assert.deepEqual(replaced.errors, []);
     assert.deepEqual(changes(replaced), ["replace infra-machines-ready"]);
+  });
+
+  it("fails a deployment whose dynamic provider breaks once serialized, naming the resource and the host's error", async () => {
+    const statePath = path.join(dir, "broken.json");
+    const result = await deploy({
+      project: loadProject(BROKEN_PROVIDER),
+      kubeconfigPath: sim.kubeconfigPath,
+      statePath,
+    });
+    assert.equal(result.ok, false);
+    assert.deepEqual(result.errors, ["Resource shadowed-global: fetch failed"]);
+    const state = JSON.parse(fs.readFileSync(statePath, "utf8"));
+    assert.ok(!state.deployment.resources.some((r: { urn: string }) => r.urn.endsWith("::shadowed-global")));
   });
 
   it("destroys the stack, dependents first, and leaves nothing of it in the cluster", async () => {

@@ -51,7 +51,7 @@ describe("a Windows pool end to end on the simulator", function () {
 
     // The generated private key is in the cluster's Secret, and nowhere in plaintext in the checkpoint.
     const keySecret = list("v1", "Secret", WMCO_NS).find((x) => x.metadata.name === "cloud-private-key")!;
-    const encoded = Object.values((keySecret as { data: Record<string, string> }).data)[0];
+    const encoded = Object.values((keySecret as unknown as { data: Record<string, string> }).data)[0];
     const pem = Buffer.from(encoded, "base64").toString("utf8");
     assert.match(pem, /PRIVATE KEY/);
     const checkpoint = fs.readFileSync(statePath, "utf8");
