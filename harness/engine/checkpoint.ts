@@ -89,11 +89,8 @@ function saltKey(state: string): Buffer {
 }
 
 function mapSecrets(value: unknown, fn: (s: Record<string, unknown>) => unknown): unknown {
-  if (
-    isSecret(value) ||
-    (value !== null && typeof value === "object" && (value as Props)[SECRET_SIG_KEY] === SECRET_SIG)
-  )
-    return fn(value as Record<string, unknown>);
+  // Plaintext (`value`) in memory, `ciphertext` on disk: both carry the signature.
+  if (isSecret(value)) return fn(value as unknown as Record<string, unknown>);
   if (Array.isArray(value)) return value.map((v) => mapSecrets(v, fn));
   if (value !== null && typeof value === "object")
     return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, mapSecrets(v, fn)]));

@@ -9,6 +9,7 @@
  * providers without previews.
  */
 import { randomUUID } from "node:crypto";
+import * as fs from "node:fs";
 import * as path from "node:path";
 import { DYNAMIC_TYPE_PREFIX } from "../dynamic";
 import { answerInvoke, Fixtures } from "../fixtures";
@@ -491,7 +492,7 @@ function save(options: EngineOptions, checkpoint: Checkpoint, resources: Checkpo
 export async function update(options: EngineOptions, dryRun: boolean): Promise<EngineResult> {
   const checkpoint = loadCheckpoint(options.statePath);
   const prior = priorMap(checkpoint);
-  const cluster = new Cluster(require("node:fs").readFileSync(options.kubeconfigPath, "utf8"));
+  const cluster = new Cluster(fs.readFileSync(options.kubeconfigPath, "utf8"));
   let address = "";
   const deployment = new Deployment(options, dryRun, prior, cluster, () => address);
   const monitor = await startMonitor(options.project.name, options.project.stack, deployment);
@@ -545,7 +546,7 @@ export async function update(options: EngineOptions, dryRun: boolean): Promise<E
 /** `pulumi destroy`: deletes every resource of the checkpoint, dependents first. */
 export async function destroy(options: EngineOptions, dryRun = false): Promise<EngineResult> {
   const checkpoint = loadCheckpoint(options.statePath);
-  const cluster = new Cluster(require("node:fs").readFileSync(options.kubeconfigPath, "utf8"));
+  const cluster = new Cluster(fs.readFileSync(options.kubeconfigPath, "utf8"));
   const deployment = new Deployment(options, dryRun, priorMap(checkpoint), cluster, () => "127.0.0.1:0");
   try {
     const deleted = await deployment.deleteAll(checkpoint.deployment.resources);
@@ -566,7 +567,7 @@ export async function destroy(options: EngineOptions, dryRun = false): Promise<E
 /** `pulumi refresh`: reads every resource, records what drifted from what the program declared. */
 export async function refresh(options: EngineOptions): Promise<EngineResult> {
   const checkpoint = loadCheckpoint(options.statePath);
-  const cluster = new Cluster(require("node:fs").readFileSync(options.kubeconfigPath, "utf8"));
+  const cluster = new Cluster(fs.readFileSync(options.kubeconfigPath, "utf8"));
   const deployment = new Deployment(options, false, priorMap(checkpoint), cluster, () => "127.0.0.1:0");
   const plan: PlanStep[] = [];
   const resources: CheckpointResource[] = [];

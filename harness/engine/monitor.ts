@@ -35,7 +35,6 @@ export interface Registration {
   provider: string;
   additionalSecretOutputs: string[];
   deleteBeforeReplace: boolean;
-  ignoreChanges: string[];
 }
 
 export interface Host {
@@ -98,7 +97,6 @@ export async function startMonitor(project: string, stack: string, host: Host): 
     provider: req.getProvider() as string,
     additionalSecretOutputs: req.getAdditionalsecretoutputsList() as string[],
     deleteBeforeReplace: Boolean(req.getDeletebeforereplace?.()),
-    ignoreChanges: (req.getIgnorechangesList?.() as string[] | undefined) ?? [],
   });
   const fail = (reply: Reply, error: unknown) =>
     reply({
