@@ -192,6 +192,8 @@ async function main(argv: string[]): Promise<number> {
 }
 
 if (require.main === module) {
+  // Exit handlers stop the program and the dynamic-provider host; signals skip them unless handled.
+  for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => process.exit(1));
   main(process.argv.slice(2)).then(
     (code) => process.exit(code),
     (error: Error) => {

@@ -50,6 +50,9 @@ export class DynamicHost {
       env: { ...process.env, ...env },
       stdio: ["ignore", "pipe", "pipe"],
     });
+    const kill = () => child.kill("SIGKILL");
+    process.on("exit", kill);
+    child.on("exit", () => process.off("exit", kill));
     let output = "";
     child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
     const port = await new Promise<number>((resolve, reject) => {

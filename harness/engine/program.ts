@@ -66,6 +66,10 @@ export function runProgram(project: Project, options: RunOptions): RunningProgra
     },
     stdio: ["ignore", "pipe", "pipe"],
   });
+  // A harness that exits (or is interrupted) takes its program with it, as the language host does.
+  const kill = () => child.kill("SIGKILL");
+  process.on("exit", kill);
+  child.on("exit", () => process.off("exit", kill));
   let output = "";
   child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
