@@ -4,11 +4,11 @@ import * as path from "node:path";
 import { Simulator } from "../simulator/simulator";
 import { simulatorForSuite } from "../test/harness-simulator";
 import { K } from "../test/simulator-fixture";
-import { deploy, DeployEvent } from "./deploy";
+import { deploy, DeployResult } from "./deploy";
 import { DYNAMIC_TYPE_PREFIX } from "./dynamic";
 import { loadProject } from "./project";
+import { nameOf } from "./engine/checkpoint";
 import { isSecret } from "./secrets";
-import { StackState } from "./state";
 
 const INFRA_POOL = path.join(__dirname, "testdata", "infra-pool");
 const MACHINE_API = "openshift-machine-api";
@@ -39,13 +39,14 @@ describe("deploy harness: credentials renewed between runs", function () {
 
   it("shows no change to any waiter after the token is renewed, and removes a pool and destroys the stack with the new token", async () => {
     const statePath = path.join(dir, "state.json");
-    const run = (config: string[], onEvent?: (e: DeployEvent) => void) =>
+    const run = (config: string[]) =>
       deploy({
         project: loadProject(INFRA_POOL, "dev", config),
         kubeconfigPath: sim.kubeconfigPath,
         statePath,
-        onEvent,
       });
+    const waiters = (result: DeployResult) =>
+      result.state.deployment.resources.filter((r) => r.type.startsWith(DYNAMIC_TYPE_PREFIX));
 
     const up = await run(["edge=true"]);
     assert.deepEqual(up.errors, []);
@@ -58,28 +59,30 @@ describe("deploy harness: credentials renewed between runs", function () {
     assert.notEqual(sim.token, expired);
     assert.ok(fs.readFileSync(sim.kubeconfigPath, "utf8").includes(sim.token));
 
-    const waiterEvents: DeployEvent[] = [];
-    const again = await run(["edge=true"], (e) => {
-      if (e.phase === "done" && e.type.startsWith(DYNAMIC_TYPE_PREFIX)) waiterEvents.push(e);
-    });
+    const again = await run(["edge=true"]);
     assert.deepEqual(again.errors, []);
-    const waiters = up.state.resources.filter((r) => r.kind === "dynamic").map((r) => r.name);
+    const names = waiters(up).map((r) => nameOf(r.urn));
     assert.equal(
-      waiters.length,
+      names.length,
       8,
       "per pool MachineSetRemoval, MachineSetReady, PoolRollout; 2 for the MachineConfig",
     );
-    assert.deepEqual(waiterEvents.map((e) => e.name).sort(), [...waiters].sort());
     assert.deepEqual(
-      waiterEvents.filter((e) => e.operation !== "same").map((e) => `${e.operation} ${e.name}`),
-      [],
+      again.plan
+        .filter((s) => s.type.startsWith(DYNAMIC_TYPE_PREFIX))
+        .map((s) => `${s.op} ${s.name}`)
+        .sort(),
+      names.map((n) => `same ${n}`).sort(),
       "a renewed token alone changes no waiter",
     );
-    const state = JSON.parse(fs.readFileSync(statePath, "utf8")) as StackState;
-    for (const r of state.resources.filter((r) => r.kind === "dynamic")) {
-      assert.ok(isSecret(r.inputs.kubeconfig), `${r.name}: the kubeconfig input stays secret`);
-      assert.ok(isSecret(r.outputs.kubeconfig), `${r.name}: the kubeconfig output stays secret`);
+    for (const r of waiters(again)) {
+      assert.ok(isSecret(r.inputs?.kubeconfig), `${r.urn}: the kubeconfig input stays secret`);
+      assert.ok(isSecret(r.outputs?.kubeconfig), `${r.urn}: the kubeconfig output stays secret`);
     }
+    assert.ok(
+      !fs.readFileSync(statePath, "utf8").includes(sim.token),
+      "no token in plaintext in the checkpoint",
+    );
 
     // The removal guards stored the expired token; they must delete with the current one.
     const removed = await run(["edge=false"]);
@@ -91,6 +94,9 @@ describe("deploy harness: credentials renewed between runs", function () {
     const destroyed = await run(["edge=false", "infra=false"]);
     assert.deepEqual(destroyed.errors, []);
     assert.deepEqual(poolObjects("infra"), []);
-    assert.deepEqual(destroyed.state.resources, []);
+    assert.deepEqual(
+      destroyed.state.deployment.resources.filter((r) => r.custom),
+      [],
+    );
   });
 });

@@ -6,11 +6,11 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { subscribeProgress } from "../provider/waiting";
+import type { ProgressEvent } from "../provider/waiting";
 import { findCrdDir } from "../simulator/schema";
 import { startSimulator, Simulator } from "../simulator/simulator";
 import { criticalPathMs, DemoTopology } from "./critical-path";
-import { deploy, DeployEvent, DeployResult } from "./deploy";
+import { deploy, DeployEvent, DeployResult, formatPlan, preview } from "./deploy";
 import { loadProject } from "./project";
 import { render } from "./render";
 import { ProgressView } from "./view";
@@ -64,7 +64,11 @@ async function revision(
     if (e.phase === "failed") view.log(`✗ ${e.message}`);
     if (e.phase === "done" && e.type === MACHINE_SET && e.id) machineSets.add(e.id);
   };
-  const unsubscribe = subscribeProgress((e) => {
+  // The waiters run in the dynamic-provider host; they report progress through a file.
+  const progressFile = path.join(path.dirname(statePath), "progress.jsonl");
+  fs.writeFileSync(progressFile, "");
+  let read = 0;
+  const onProgress = (e: ProgressEvent) => {
     const row = waiterRow(e.waiter);
     if (row)
       view.update(row.key, {
@@ -74,9 +78,25 @@ async function revision(
         state: e.state,
         message: detail(e.message),
       });
-  });
+  };
+  const env = { OPENSHIFT_TOPOLOGY_PROGRESS_FILE: progressFile };
+  const options = {
+    project: loadProject(ROOT, "dev", overrides),
+    kubeconfigPath: sim.kubeconfigPath,
+    statePath,
+    env,
+  };
+  const planned = await preview(options);
+  if (!planned.ok) return planned;
+  view.log("preview (pulumi preview --diff):");
+  for (const line of formatPlan(planned.plan)) view.log(`  ${line}`);
   const infraId = sim.cluster.infrastructureId;
   const poll = setInterval(() => {
+    const text = fs.readFileSync(progressFile, "utf8");
+    const complete = text.lastIndexOf("\n") + 1;
+    for (const line of text.slice(read, complete).split("\n").filter(Boolean))
+      onProgress(JSON.parse(line) as ProgressEvent);
+    read = complete;
     for (const id of machineSets) {
       const [namespace, name] = id.split("/");
       const ms = sim.store.get({
@@ -98,15 +118,9 @@ async function revision(
     }
   }, 200);
   try {
-    return await deploy({
-      project: loadProject(ROOT, "dev", overrides),
-      kubeconfigPath: sim.kubeconfigPath,
-      statePath,
-      onEvent,
-    });
+    return await deploy({ ...options, onEvent });
   } finally {
     clearInterval(poll);
-    unsubscribe();
     view.finish();
   }
 }

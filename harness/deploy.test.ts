@@ -8,7 +8,7 @@ import { K, keyOf } from "../test/simulator-fixture";
 import { deploy, DeployEvent } from "./deploy";
 import { loadProject } from "./project";
 import { isSecret } from "./secrets";
-import { StackState } from "./state";
+import { Checkpoint } from "./engine/checkpoint";
 
 const INFRA_POOL = path.join(__dirname, "testdata", "infra-pool");
 const WORKER_CONFIG = path.join(__dirname, "testdata", "worker-config");
@@ -20,7 +20,7 @@ function key(e: DeployEvent): string {
 }
 
 describe("deploy harness against the simulator", function () {
-  this.timeout(30_000);
+  this.timeout(55_000);
   let sim: Simulator;
   let dir: string;
   const suite = simulatorForSuite("harness-test-", { speed: SPEED });
@@ -57,10 +57,15 @@ describe("deploy harness against the simulator", function () {
       at("done", "MachineSetReady infra-machines-ready") < at("start", "PoolRollout infra-pool-rollout"),
     );
 
-    const state = JSON.parse(fs.readFileSync(statePath, "utf8")) as StackState;
-    const rollout = state.resources.find((r) => r.name === "99-infra-motd-rollout")!;
-    assert.ok(isSecret(rollout.inputs.kubeconfig), "the kubeconfig stays marked secret in state");
-    assert.ok(isSecret(rollout.outputs.kubeconfig));
+    const text = fs.readFileSync(statePath, "utf8");
+    const state = JSON.parse(text) as Checkpoint;
+    const rollout = state.deployment.resources.find((r) => r.urn.endsWith("::99-infra-motd-rollout"))!;
+    assert.ok(isSecret(rollout.inputs!.kubeconfig), "the kubeconfig stays marked secret in state");
+    assert.ok(isSecret(rollout.outputs!.kubeconfig));
+    // Encrypted as the passphrase backend does: no credential of the kubeconfig in the file.
+    const kubeconfig = fs.readFileSync(sim.kubeconfigPath, "utf8");
+    const credential = /(?:token|client-key-data|password): *(\S+)/.exec(kubeconfig)![1];
+    assert.ok(!text.includes(credential), "no plaintext credential in the checkpoint");
 
     const revision = (config: string[]) =>
       deploy({
@@ -70,7 +75,11 @@ describe("deploy harness against the simulator", function () {
       });
     const second = await revision(["motdText=second revision\n"]);
     assert.deepEqual(second.errors, []);
-    assert.equal(second.counts.update, 1, "only the changed MachineConfig's rollout waits again");
+    assert.deepEqual(
+      second.plan.filter((p) => p.op !== "same" && p.op !== "read").map((p) => `${p.op} ${p.name}`),
+      ["update 99-infra-motd", "update 99-infra-motd-rollout"],
+      "only the changed MachineConfig and its rollout waiter change",
+    );
     const rolled = sim.store.get(keyOf(K.pool, "infra")) as any;
     assert.notEqual(rolled.status.configuration.name, pool.status.configuration.name);
     assert.equal(rolled.status.updatedMachineCount, 1);
@@ -142,7 +151,7 @@ describe("deploy harness against the simulator", function () {
         ["-r", "ts-node/register/transpile-only", path.join(__dirname, "deploy.ts"), WORKER_CONFIG],
         {
           cwd: path.resolve(__dirname, ".."),
-          timeout: 25_000,
+          timeout: 45_000,
           env: {
             ...process.env,
             KUBECONFIG: sim.kubeconfigPath,

@@ -1,32 +1,31 @@
 /**
- * The local deploy harness: `pulumi up` without the engine. The program runs under Pulumi's mock
- * runtime; each registration is carried out before it resolves, so the SDK (which registers a resource
- * only once its dependencies have resolved) drives the order: Kubernetes resources are applied with
- * server-side apply, `.get` reads are GETs, dynamic resources run their serialized provider, and cloud
- * lookups are answered from the example's fixtures. Revision N+1 diffs against the saved state and
- * deletes what the program no longer declares, dependents first.
+ * The local deploy harness: `pulumi preview`, `up`, `refresh` and `destroy` of one stack through the
+ * small engine in `engine/` (the program runs in the SDK's language entry point over the
+ * ResourceMonitor protocol, dynamic resources in the SDK's dynamic-provider host, Kubernetes resources
+ * by server-side apply, since pulumi-kubernetes is a Go plugin). Cloud lookups are answered from the
+ * example's fixtures. State is a Pulumi deployment checkpoint.
  */
-import type * as pulumi from "@pulumi/pulumi";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { parseArgs } from "node:util";
-import { checkDynamic, dynamicProvider, DYNAMIC_TYPE_PREFIX, withProvider } from "./dynamic";
-import { answerInvoke, Fixtures, loadFixtures, noFixtures } from "./fixtures";
+import { Checkpoint } from "./engine/checkpoint";
 import {
-  Cluster,
-  describeKubeError,
-  fieldManager,
-  kubeType,
-  manifestOf,
-  PATCH_FORCE_ANNOTATION,
-} from "./kube";
+  destroy as destroyStack,
+  EngineOptions,
+  EngineResult,
+  PlanStep,
+  refresh as refreshStack,
+  StepOp,
+  update,
+  UNKNOWN,
+} from "./engine/engine";
+import { Fixtures, loadFixtures, noFixtures } from "./fixtures";
 import { loadProject, programDir, Project } from "./project";
-import { evaluate, HarnessMocks, HarnessResourceArgs } from "./runtime";
-import { markSecret, reveal, secretKeys } from "./secrets";
-import { loadState, ResourceState, saveState, StackState } from "./state";
+import { isSecret } from "./secrets";
 
-export type Operation = "create" | "update" | "replace" | "same" | "apply" | "read" | "delete";
+export type Operation = StepOp;
+export type { PlanStep };
 
 export interface DeployEvent {
   phase: "start" | "done" | "failed";
@@ -43,10 +42,14 @@ export interface DeployOptions {
   project: Project;
   /** Kubeconfig file of the cluster; the waiters get its content through $KUBECONFIG. */
   kubeconfigPath: string;
-  /** State file; without one, every run starts from nothing and nothing is deleted. */
+  /** Checkpoint file; without one, every run starts from nothing and nothing is deleted. */
   statePath?: string;
   /** Default: `fixtures.yaml` beside the program, if present. */
   fixtures?: Fixtures;
+  /** URNs or names of resources to replace (`pulumi up --replace`). */
+  replace?: string[];
+  /** Extra environment for the program and the dynamic-provider host. */
+  env?: NodeJS.ProcessEnv;
   onEvent?: (event: DeployEvent) => void;
 }
 
@@ -54,12 +57,17 @@ export interface DeployResult {
   ok: boolean;
   /** Failures, each naming the resource and the provider's (or waiter's) message. */
   errors: string[];
+  /** Stack outputs; a secret shows as `{ secret: true }`, a value unknown in preview as `UNKNOWN`. */
   outputs: Record<string, unknown>;
-  /** Operations by kind. */
+  /** The steps, per custom resource: what a preview plans, what an update did, what a refresh found. */
+  plan: PlanStep[];
+  /** Steps by kind. */
   counts: Partial<Record<Operation, number>>;
   durationMs: number;
-  state: StackState;
+  state: Checkpoint;
 }
+
+export { UNKNOWN };
 
 /** Fixtures beside the program, or none (every lookup then fails saying where to write them). */
 export function fixturesFor(project: Project): Fixtures {
@@ -67,256 +75,72 @@ export function fixturesFor(project: Project): Fixtures {
   return fs.existsSync(file) ? loadFixtures(file) : noFixtures(file);
 }
 
-/** How a registration after a failure is refused (the engine starts nothing new after an error either). */
-const SKIPPED = "not deployed: an earlier resource failed";
-
-class Deployment implements HarnessMocks {
-  readonly completed = new Map<string, ResourceState>();
-  /** Components (dependencies on them are on their children, awaited anyway) and finished reads. */
-  private readonly finished = new Set<string>();
-  readonly failures: string[] = [];
-  readonly counts: Partial<Record<Operation, number>> = {};
-
-  constructor(
-    private readonly cluster: Cluster,
-    private readonly fixtures: Fixtures,
-    private readonly prior: Map<string, ResourceState>,
-    private readonly emit: (event: DeployEvent) => void,
-  ) {}
-
-  call(args: pulumi.runtime.MockCallArgs): Record<string, unknown> {
-    return answerInvoke(this.fixtures, args.token, reveal(args.inputs) as Record<string, unknown>);
-  }
-
-  async newResource(args: HarnessResourceArgs): Promise<pulumi.runtime.MockResourceResult> {
-    const { urn } = args.registration;
-    if (args.id) return this.read(args);
-    if (!args.custom) {
-      this.finished.add(urn);
-      return { id: undefined, state: {} };
-    }
-    if (args.type.startsWith("pulumi:providers:")) return { id: `${args.name}-provider`, state: args.inputs };
-    if (this.failures.length > 0) throw new Error(`${args.name} ${SKIPPED}`);
-    this.checkOrder(args);
-    const k8s = kubeType(args.type);
-    if (k8s) return this.track(k8s.patch ? "apply" : "apply", args, () => this.applyKube(args));
-    if (args.type.startsWith(DYNAMIC_TYPE_PREFIX)) return this.runDynamic(args);
-    throw this.fail(args, "apply", new Error(`the harness cannot deploy resources of type ${args.type}`));
-  }
-
-  /** The SDK's ordering promise, checked rather than trusted: every dependency has finished. */
-  private checkOrder(args: HarnessResourceArgs): void {
-    const pending = args.registration.dependencies.filter(
-      (d) => !this.completed.has(d) && !this.finished.has(d),
-    );
-    if (pending.length > 0) {
-      throw this.fail(
-        args,
-        "apply",
-        new Error(`registered before its dependencies finished: ${pending.join(", ")}`),
-      );
-    }
-  }
-
-  private fail(args: { type: string; name: string }, operation: Operation, error: unknown): Error {
-    const message = `${args.type.split(":").pop()} ${args.name}: ${error instanceof Error ? error.message : String(error)}`;
-    this.failures.push(message);
-    this.emit({ phase: "failed", operation, type: args.type, name: args.name, message });
-    return new Error(message);
-  }
-
-  private async track(
-    operation: Operation,
-    args: HarnessResourceArgs,
-    run: () => Promise<{ id: string; outputs: Record<string, unknown>; operation?: Operation }>,
-  ): Promise<pulumi.runtime.MockResourceResult> {
-    this.emit({ phase: "start", operation, type: args.type, name: args.name });
-    let result: Awaited<ReturnType<typeof run>>;
-    try {
-      result = await run();
-    } catch (error) {
-      throw this.fail(args, operation, error);
-    }
-    const done = result.operation ?? operation;
-    this.counts[done] = (this.counts[done] ?? 0) + 1;
-    const { urn, dependencies, additionalSecretOutputs } = args.registration;
-    const secrets = [...secretKeys(args.inputs), ...additionalSecretOutputs];
-    const outputs = markSecret(result.outputs, secrets);
-    this.completed.set(urn, {
-      urn,
-      type: args.type,
-      name: args.name,
-      id: result.id,
-      kind: args.type.startsWith(DYNAMIC_TYPE_PREFIX) ? "dynamic" : "kubernetes",
-      inputs: args.inputs,
-      outputs,
-      dependencies,
-    });
-    this.emit({ phase: "done", operation: done, type: args.type, name: args.name, id: result.id });
-    return { id: result.id, state: outputs };
-  }
-
-  private async read(args: HarnessResourceArgs): Promise<pulumi.runtime.MockResourceResult> {
-    const k8s = kubeType(args.type);
-    if (!k8s)
-      throw this.fail(args, "read", new Error(`the harness cannot read resources of type ${args.type}`));
-    try {
-      const live = await this.cluster.read(k8s.apiVersion, k8s.kind, args.id!);
-      this.counts.read = (this.counts.read ?? 0) + 1;
-      this.finished.add(args.registration.urn);
-      return { id: args.id, state: live as Record<string, unknown> };
-    } catch (error) {
-      throw this.fail(
-        args,
-        "read",
-        new Error(`cannot read ${k8s.kind} ${args.id}: ${describeKubeError(error)}`),
-      );
-    }
-  }
-
-  private async applyKube(args: HarnessResourceArgs) {
-    const type = kubeType(args.type)!;
-    const object = manifestOf(type, reveal(args.inputs) as Record<string, unknown>);
-    const force = type.patch && object.metadata?.annotations?.[PATCH_FORCE_ANNOTATION] === "true";
-    try {
-      const live = await this.cluster.apply(object, fieldManager(args.registration.urn), force);
-      const { name, namespace } = live.metadata ?? {};
-      return {
-        id: namespace ? `${namespace}/${name}` : String(name),
-        outputs: live as Record<string, unknown>,
-      };
-    } catch (error) {
-      throw new Error(
-        `server-side apply of ${type.kind} ${object.metadata?.name} failed: ${describeKubeError(error)}`,
-        { cause: error },
-      );
-    }
-  }
-
-  private async runDynamic(args: HarnessResourceArgs): Promise<pulumi.runtime.MockResourceResult> {
-    const old = this.prior.get(args.registration.urn);
-    const news = reveal(args.inputs) as Record<string, unknown>;
-    const provider = dynamicProvider(news);
-    if (!old) {
-      return this.track("create", args, async () => {
-        const inputs = await checkDynamic(provider, {}, news);
-        const created = await provider.create(inputs);
-        return { id: created.id, outputs: withProvider(created.outs, inputs) };
-      });
-    }
-    const oldInputs = reveal(old.inputs) as Record<string, unknown>;
-    const oldOutputs = reveal(old.outputs) as Record<string, unknown>;
-    const inputs = await checkDynamic(provider, oldInputs, news).catch((e) => {
-      throw this.fail(args, "update", e);
-    });
-    const diff = provider.diff ? await provider.diff(old.id, oldOutputs, inputs) : {};
-    const changed =
-      diff.changes ?? JSON.stringify(stripProvider(oldInputs)) !== JSON.stringify(stripProvider(inputs));
-    if ((diff.replaces ?? []).length > 0) {
-      return this.track("replace", args, async () => {
-        const oldProvider = dynamicProvider(oldInputs);
-        if (diff.deleteBeforeReplace) await oldProvider.delete?.(old.id, oldOutputs);
-        const created = await provider.create(inputs);
-        if (!diff.deleteBeforeReplace) await oldProvider.delete?.(old.id, oldOutputs);
-        return { id: created.id, outputs: withProvider(created.outs, inputs) };
-      });
-    }
-    if (!changed) {
-      return this.track("same", args, async () => ({ id: old.id, outputs: oldOutputs }));
-    }
-    return this.track("update", args, async () => {
-      const updated = provider.update ? await provider.update(old.id, oldOutputs, inputs) : { outs: inputs };
-      return { id: old.id, outputs: withProvider(updated.outs, inputs) };
-    });
-  }
-
-  /** Deletes what the prior revision had and this one does not, dependents before their dependencies. */
-  async deleteRemoved(priorOrder: ResourceState[]): Promise<void> {
-    const removed = priorOrder.filter((r) => !this.completed.has(r.urn)).reverse();
-    for (const resource of removed) {
-      const args = { type: resource.type, name: resource.name };
-      this.emit({ phase: "start", operation: "delete", ...args });
-      try {
-        if (resource.kind === "dynamic") {
-          const outputs = reveal(resource.outputs) as Record<string, unknown>;
-          await dynamicProvider(reveal(resource.inputs) as Record<string, unknown>).delete?.(
-            resource.id,
-            outputs,
-          );
-        } else {
-          const type = kubeType(resource.type)!;
-          const object = manifestOf(type, reveal(resource.inputs) as Record<string, unknown>);
-          if (type.patch) await this.cluster.relinquish(object, fieldManager(resource.urn));
-          else await this.cluster.delete(object);
-        }
-      } catch (error) {
-        this.fail(args, "delete", new Error(describeKubeError(error)));
-        return;
-      }
-      this.counts.delete = (this.counts.delete ?? 0) + 1;
-      this.emit({ phase: "done", operation: "delete", ...args });
-    }
-  }
+function engineOptions(options: DeployOptions): EngineOptions {
+  return { ...options, fixtures: options.fixtures ?? fixturesFor(options.project) };
 }
 
-function stripProvider(inputs: Record<string, unknown>): Record<string, unknown> {
-  const { __provider: _p, ...rest } = inputs;
-  return rest;
-}
-
-/** Deploys one revision of the project to the cluster. */
-export async function deploy(options: DeployOptions): Promise<DeployResult> {
+async function timed(run: () => Promise<EngineResult>): Promise<DeployResult> {
   const started = Date.now();
-  const { project } = options;
-  const priorState = loadState(options.statePath, project.name, project.stack);
-  const cluster = new Cluster(fs.readFileSync(options.kubeconfigPath, "utf8"));
-  const deployment = new Deployment(
-    cluster,
-    options.fixtures ?? fixturesFor(project),
-    new Map(priorState.resources.map((r) => [r.urn, r])),
-    options.onEvent ?? (() => undefined),
+  const result = await run();
+  const counts: Partial<Record<Operation, number>> = {};
+  for (const step of result.plan) counts[step.op] = (counts[step.op] ?? 0) + 1;
+  const outputs = Object.fromEntries(
+    Object.entries(result.outputs).map(([k, v]) => [k, isSecret(v) ? { secret: true } : v]),
   );
-  const evaluation = await evaluate(project, deployment, { kubeconfigPath: options.kubeconfigPath });
-  // Resource failures name their resource; the program's own errors (input errors, lookups the fixtures
-  // do not answer) come after them. Echoes of a resource failure in its dependents, and the refusals
-  // that follow a failure, are not errors of their own.
-  const programErrors = evaluation.errors
-    .map((e) => e.message)
-    .filter((m) => !m.includes(SKIPPED) && !deployment.failures.some((f) => m.includes(f)));
-  if (deployment.failures.length === 0 && programErrors.length === 0) {
-    // Deletes run as in the engine's provider host, which has the environment of the CLI.
-    const previous = process.env.KUBECONFIG;
-    process.env.KUBECONFIG = options.kubeconfigPath;
-    try {
-      await deployment.deleteRemoved(priorState.resources);
-    } finally {
-      if (previous === undefined) delete process.env.KUBECONFIG;
-      else process.env.KUBECONFIG = previous;
-    }
-  }
-  const failures = [...deployment.failures, ...programErrors];
-
-  // What this revision did, then what it did not touch (kept when it failed before deleting them).
-  const state: StackState = {
-    ...priorState,
-    resources: [
-      ...deployment.completed.values(),
-      ...(failures.length > 0 ? priorState.resources.filter((r) => !deployment.completed.has(r.urn)) : []),
-    ],
-  };
-  if (options.statePath) saveState(options.statePath, state);
   return {
-    ok: failures.length === 0,
-    errors: failures,
-    outputs: evaluation.outputs,
-    counts: deployment.counts,
+    ok: result.ok,
+    errors: result.errors,
+    outputs,
+    plan: result.plan,
+    counts,
     durationMs: Date.now() - started,
-    state,
+    state: result.checkpoint,
   };
 }
 
-const USAGE = `usage: ts-node harness/deploy.ts <project dir> [--stack dev] [--kubeconfig FILE] [--state FILE] [--config key=value]...
-Deploys a Pulumi program to a cluster without the Pulumi engine (default kubeconfig: $KUBECONFIG or .sim/kubeconfig).`;
+/** `pulumi up`: deploys one revision of the project to the cluster. */
+export function deploy(options: DeployOptions): Promise<DeployResult> {
+  return timed(() => update(engineOptions(options), false));
+}
+
+/** `pulumi preview`: the plan of the revision, nothing carried out. */
+export function preview(options: DeployOptions): Promise<DeployResult> {
+  return timed(() => update(engineOptions(options), true));
+}
+
+/** `pulumi refresh`: reads every resource; drift shows as updates with the drifted paths. */
+export function refresh(options: DeployOptions): Promise<DeployResult> {
+  return timed(() => refreshStack(engineOptions(options)));
+}
+
+/** `pulumi destroy`: deletes the stack's resources, dependents first. */
+export function destroy(options: DeployOptions): Promise<DeployResult> {
+  return timed(() => destroyStack(engineOptions(options)));
+}
+
+const MARKS: Record<Operation, string> = {
+  create: "+",
+  update: "~",
+  replace: "+-",
+  delete: "-",
+  same: " ",
+  read: ">",
+};
+
+/** The plan as `pulumi preview --diff` lists it: one line per changed resource, its changed paths. */
+export function formatPlan(plan: PlanStep[]): string[] {
+  return plan
+    .filter((s) => s.op !== "same")
+    .map(
+      (s) =>
+        `${MARKS[s.op].padEnd(2)} ${s.op.padEnd(7)} ${s.type.split(":").pop()} ${s.name}${s.diffs.length > 0 ? `  [${s.diffs.join(", ")}]` : ""}`,
+    );
+}
+
+const USAGE = `usage: ts-node harness/deploy.ts [up|preview|refresh|destroy] <project dir> [--stack dev] [--kubeconfig FILE] [--state FILE] [--config key=value]... [--replace NAME]...
+Runs the Pulumi operation on the project's stack with the harness's engine (default: up; kubeconfig: $KUBECONFIG or .sim/kubeconfig; state: a checkpoint under ~/.openshift-topology-harness).`;
+
+const COMMANDS = { up: deploy, preview, refresh, destroy } as const;
 
 async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -327,6 +151,7 @@ async function main(argv: string[]): Promise<number> {
       kubeconfig: { type: "string" },
       state: { type: "string" },
       config: { type: "string", multiple: true, default: [] },
+      replace: { type: "string", multiple: true, default: [] },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -334,6 +159,7 @@ async function main(argv: string[]): Promise<number> {
     console.log(USAGE);
     return 0;
   }
+  const command = positionals[0] in COMMANDS ? (positionals.shift() as keyof typeof COMMANDS) : "up";
   const [location, ...extra] = positionals;
   if (!location || extra.length > 0) throw new Error(USAGE);
   const stack = values.stack;
@@ -341,30 +167,33 @@ async function main(argv: string[]): Promise<number> {
     values.kubeconfig ?? (process.env.KUBECONFIG || path.resolve(__dirname, "..", ".sim", "kubeconfig")),
   );
   let statePath = values.state && path.resolve(values.state);
-  const overrides = values.config;
-  const project = loadProject(location, stack, overrides);
+  const project = loadProject(location, stack, values.config);
   statePath ??= path.join(os.homedir(), ".openshift-topology-harness", `${project.name}.${stack}.json`);
-  const result = await deploy({
+  const result = await COMMANDS[command]({
     project,
     kubeconfigPath,
     statePath,
+    replace: values.replace,
     onEvent: (e) => {
       if (e.phase === "failed") console.error(`FAILED ${e.message}`);
-      else if (e.phase === "done" && e.operation !== "same")
-        console.log(`${e.operation} ${e.type} ${e.name}`);
+      else if (e.phase === "done") console.log(`${e.operation} ${e.type} ${e.name}`);
     },
   });
+  if (command === "preview" || command === "refresh")
+    for (const line of formatPlan(result.plan)) console.log(line);
   const counts = Object.entries(result.counts)
     .map(([op, n]) => `${n} ${op}`)
     .join(", ");
   console.log(
-    `${result.ok ? "deployed" : "failed"} in ${(result.durationMs / 1000).toFixed(1)}s (${counts}); state: ${statePath}`,
+    `${command} ${result.ok ? "succeeded" : "failed"} in ${(result.durationMs / 1000).toFixed(1)}s (${counts}); state: ${statePath}`,
   );
   for (const error of result.errors) console.error(`error: ${error}`);
   return result.ok ? 0 : 1;
 }
 
 if (require.main === module) {
+  // Exit handlers stop the program and the dynamic-provider host; signals skip them unless handled.
+  for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => process.exit(1));
   main(process.argv.slice(2)).then(
     (code) => process.exit(code),
     (error: Error) => {

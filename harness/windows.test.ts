@@ -1,4 +1,5 @@
 import * as assert from "node:assert/strict";
+import * as fs from "node:fs";
 import * as path from "node:path";
 import { Simulator } from "../simulator/simulator";
 import { simulatorForSuite } from "../test/harness-simulator";
@@ -10,7 +11,7 @@ const WMCO_NS = "openshift-windows-machine-config-operator";
 const PINNED = "windows-machine-config-operator.v10.16.1";
 
 describe("a Windows pool end to end on the simulator", function () {
-  this.timeout(60_000);
+  this.timeout(120_000);
   let sim: Simulator;
   let dir: string;
   const suite = simulatorForSuite("harness-windows-", { speed: 500 });
@@ -36,6 +37,15 @@ describe("a Windows pool end to end on the simulator", function () {
     assert.equal(nodes.length, 1);
     const node = sim.store.get({ apiVersion: "v1", kind: "Node", name: nodes[0] })!;
     assert.equal(node.metadata.labels?.["kubernetes.io/os"], "windows");
+
+    // The generated private key is in the cluster's Secret, and nowhere in plaintext in the checkpoint.
+    const keySecret = list("v1", "Secret", WMCO_NS).find((x) => x.metadata.name === "cloud-private-key")!;
+    const encoded = Object.values((keySecret as unknown as { data: Record<string, string> }).data)[0];
+    const pem = Buffer.from(encoded, "base64").toString("utf8");
+    assert.match(pem, /PRIVATE KEY/);
+    const checkpoint = fs.readFileSync(statePath, "utf8");
+    assert.ok(!checkpoint.includes(encoded), "the Secret's data is encrypted in the checkpoint");
+    assert.ok(!checkpoint.includes(pem.split("\n")[1]), "the private key is encrypted in the checkpoint");
 
     // Manual approval: the pinned CSV's plan was approved, the upgrade plan OLM queued after it was not.
     const plans = list("operators.coreos.com/v1alpha1", "InstallPlan", WMCO_NS);

@@ -307,8 +307,13 @@ export function waiterOptions(opts: CustomResourceOptions | undefined): CustomRe
 export function waiterProvider<I extends WaiterInputs, O, R>(
   def: WaiterDefinition<I, O, R>,
 ): dynamic.ResourceProvider {
+  // An absent input is left out: the dynamic-provider host cannot marshal `undefined` into a Struct.
   const echo = (inputs: I) =>
-    Object.fromEntries(def.inputKeys.map((k) => [k, (inputs as unknown as Record<string, unknown>)[k]]));
+    Object.fromEntries(
+      def.inputKeys
+        .map((k) => [k, (inputs as unknown as Record<string, unknown>)[k]] as const)
+        .filter(([, v]) => v !== undefined),
+    );
   // Named so as not to shadow a global: Pulumi's serializer does not capture names it finds on globalThis
   // (mocha defines a global `run`), and the deserialized provider would then call the wrong function.
   const waitAndReport = async (inputs: I) => {

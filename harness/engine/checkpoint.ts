@@ -1,0 +1,153 @@
+/**
+ * Stack state as Pulumi's backends keep it: the deployment checkpoint that `pulumi stack export`
+ * prints (version 3: resources with URN, type, id, inputs, outputs, parent, dependencies and property
+ * dependencies, in dependency order). Secrets are encrypted as the passphrase secrets provider encrypts
+ * them (AES-256-GCM under a PBKDF2 key from $PULUMI_CONFIG_PASSPHRASE, empty when unset, and the salt
+ * in `secrets_providers.state.salt`), so the file holds no plaintext secret. In memory, secrets are
+ * `{ <sig>: <secret sig>, value }` as on the wire.
+ */
+import { createCipheriv, createDecipheriv, pbkdf2Sync, randomBytes } from "node:crypto";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { isSecret, secret, SECRET_SIG, SECRET_SIG_KEY } from "../secrets";
+import type { Props } from "./rpc";
+
+export interface CheckpointResource {
+  urn: string;
+  custom: boolean;
+  id?: string;
+  type: string;
+  inputs?: Props;
+  outputs?: Props;
+  parent?: string;
+  /** `urn::id` of the provider that manages it (custom resources). */
+  provider?: string;
+  dependencies?: string[];
+  propertyDependencies?: Record<string, string[]>;
+  additionalSecretOutputs?: string[];
+}
+
+export interface Checkpoint {
+  version: 3;
+  deployment: {
+    manifest: { time: string; magic: string; version: string };
+    secrets_providers: { type: "passphrase"; state: { salt: string } };
+    resources: CheckpointResource[];
+  };
+}
+
+export const PULUMI_VERSION = "v3.248.0";
+const ITERATIONS = 1_000_000;
+const keys = new Map<string, Buffer>();
+
+function keyFor(salt: Buffer): Buffer {
+  const passphrase = process.env.PULUMI_CONFIG_PASSPHRASE ?? "";
+  const id = `${passphrase}\0${salt.toString("base64")}`;
+  let key = keys.get(id);
+  if (!key) {
+    key = pbkdf2Sync(passphrase, salt, ITERATIONS, 32, "sha256");
+    keys.set(id, key);
+  }
+  return key;
+}
+
+function encrypt(key: Buffer, plaintext: string): string {
+  const nonce = randomBytes(12);
+  const cipher = createCipheriv("aes-256-gcm", key, nonce);
+  const sealed = Buffer.concat([cipher.update(plaintext, "utf8"), cipher.final(), cipher.getAuthTag()]);
+  return `v1:${nonce.toString("base64")}:${sealed.toString("base64")}`;
+}
+
+function decrypt(key: Buffer, ciphertext: string): string {
+  const [version, nonce, sealed] = ciphertext.split(":");
+  if (version !== "v1" || !nonce || !sealed)
+    throw new Error("a secret in the checkpoint is not v1 ciphertext");
+  const data = Buffer.from(sealed, "base64");
+  const decipher = createDecipheriv("aes-256-gcm", key, Buffer.from(nonce, "base64"));
+  decipher.setAuthTag(data.subarray(data.length - 16));
+  return Buffer.concat([decipher.update(data.subarray(0, data.length - 16)), decipher.final()]).toString(
+    "utf8",
+  );
+}
+
+function newSalt(): string {
+  const salt = randomBytes(8);
+  return `v1:${salt.toString("base64")}:${encrypt(keyFor(salt), "pulumi")}`;
+}
+
+function saltKey(state: string): Buffer {
+  const [, salt, ...check] = state.split(":");
+  const key = keyFor(Buffer.from(salt, "base64"));
+  try {
+    if (decrypt(key, check.join(":")) === "pulumi") return key;
+  } catch {
+    // A wrong passphrase fails authentication; reported below.
+  }
+  throw new Error(
+    "the checkpoint's secrets were encrypted with another passphrase ($PULUMI_CONFIG_PASSPHRASE)",
+  );
+}
+
+function mapSecrets(value: unknown, fn: (s: Record<string, unknown>) => unknown): unknown {
+  // Plaintext (`value`) in memory, `ciphertext` on disk: both carry the signature.
+  if (isSecret(value)) return fn(value as unknown as Record<string, unknown>);
+  if (Array.isArray(value)) return value.map((v) => mapSecrets(v, fn));
+  if (value !== null && typeof value === "object")
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, mapSecrets(v, fn)]));
+  return value;
+}
+
+export function emptyCheckpoint(): Checkpoint {
+  return {
+    version: 3,
+    deployment: {
+      manifest: { time: new Date().toISOString(), magic: "", version: PULUMI_VERSION },
+      secrets_providers: { type: "passphrase", state: { salt: "" } },
+      resources: [],
+    },
+  };
+}
+
+/** The checkpoint in `file` with its secrets decrypted, or an empty one. */
+export function loadCheckpoint(file: string | undefined): Checkpoint {
+  if (!file || !fs.existsSync(file)) return emptyCheckpoint();
+  const checkpoint = JSON.parse(fs.readFileSync(file, "utf8")) as Checkpoint;
+  if (checkpoint.version !== 3 || !Array.isArray(checkpoint.deployment?.resources)) {
+    throw new Error(`${file} is not a Pulumi deployment checkpoint (version 3)`);
+  }
+  const salt = checkpoint.deployment.secrets_providers?.state?.salt;
+  if (!salt) return checkpoint;
+  const key = saltKey(salt);
+  const resources = mapSecrets(checkpoint.deployment.resources, (s) =>
+    "ciphertext" in s ? secret(JSON.parse(decrypt(key, String(s.ciphertext)))) : s,
+  ) as CheckpointResource[];
+  return { ...checkpoint, deployment: { ...checkpoint.deployment, resources } };
+}
+
+/** Writes the checkpoint with every secret encrypted, readable by its owner only. */
+export function saveCheckpoint(file: string, checkpoint: Checkpoint): void {
+  const salt = checkpoint.deployment.secrets_providers.state.salt || newSalt();
+  const key = saltKey(salt);
+  const resources = mapSecrets(checkpoint.deployment.resources, (s) => ({
+    [SECRET_SIG_KEY]: SECRET_SIG,
+    ciphertext: "ciphertext" in s ? s.ciphertext : encrypt(key, JSON.stringify(s.value ?? null)),
+  }));
+  const written: Checkpoint = {
+    version: 3,
+    deployment: {
+      manifest: { ...checkpoint.deployment.manifest, time: new Date().toISOString() },
+      secrets_providers: { type: "passphrase", state: { salt } },
+      resources: resources as CheckpointResource[],
+    },
+  };
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const temp = `${file}.tmp`;
+  fs.writeFileSync(temp, `${JSON.stringify(written, null, 2)}\n`, { mode: 0o600 });
+  fs.renameSync(temp, file);
+  checkpoint.deployment.secrets_providers.state.salt = salt;
+}
+
+/** The resource's name: the last part of its URN. */
+export function nameOf(urn: string): string {
+  return urn.slice(urn.lastIndexOf("::") + 2);
+}

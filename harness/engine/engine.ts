@@ -1,0 +1,617 @@
+/**
+ * A small engine for one stack: what `pulumi preview`, `up`, `refresh` and `destroy` do, with the
+ * program run by the SDK's language entry point over the ResourceMonitor protocol (monitor.ts),
+ * dynamic resources carried out by the SDK's dynamic-provider host (dynamic-host.ts), and Kubernetes
+ * resources applied by the harness with server-side apply (the pulumi-kubernetes provider is a Go
+ * plugin that cannot be installed here). Each registration becomes a step (create, update, replace,
+ * same) decided from the checkpoint of the last deployment; a preview plans the steps and carries out
+ * none of them, handing the program its inputs as outputs, unknowns included, as the engine does for
+ * providers without previews.
+ */
+import { randomUUID } from "node:crypto";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { DYNAMIC_TYPE_PREFIX } from "../dynamic";
+import { answerInvoke, Fixtures } from "../fixtures";
+import {
+  Cluster,
+  describeKubeError,
+  fieldManager,
+  isNotFound,
+  kubeType,
+  manifestOf,
+  PATCH_FORCE_ANNOTATION,
+} from "../kube";
+import type { Project } from "../project";
+import { isSecret, markSecret, reveal, secretKeys } from "../secrets";
+import { Checkpoint, CheckpointResource, loadCheckpoint, nameOf, saveCheckpoint } from "./checkpoint";
+import { DynamicHost } from "./dynamic-host";
+import { Host, Registration, startMonitor, STACK_TYPE } from "./monitor";
+import { runProgram } from "./program";
+import { grpcMessage, Props, UNKNOWN } from "./rpc";
+
+export type StepOp = "create" | "update" | "replace" | "same" | "delete" | "read";
+
+export interface PlanStep {
+  op: StepOp;
+  urn: string;
+  type: string;
+  name: string;
+  /** Changed property paths of an update or replace; for refresh, what drifted. */
+  diffs: string[];
+}
+
+export interface EngineEvent {
+  phase: "start" | "done" | "failed";
+  operation: StepOp;
+  type: string;
+  name: string;
+  message?: string;
+  id?: string;
+}
+
+export interface EngineOptions {
+  project: Project;
+  kubeconfigPath: string;
+  statePath?: string;
+  fixtures: Fixtures;
+  /** URNs or names of resources to replace even when nothing changed (`--replace`). */
+  replace?: string[];
+  onEvent?: (event: EngineEvent) => void;
+  /** Extra environment for the program and the dynamic-provider host. */
+  env?: NodeJS.ProcessEnv;
+}
+
+export interface EngineResult {
+  ok: boolean;
+  errors: string[];
+  plan: PlanStep[];
+  outputs: Props;
+  checkpoint: Checkpoint;
+}
+
+const PROVIDER_PREFIX = "pulumi:providers:";
+/** How a registration after a failure is refused (the engine starts nothing new after an error either). */
+const SKIPPED = "not deployed: an earlier resource failed";
+
+const short = (type: string) => type.split(":").pop()!;
+
+function stable(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(stable).join(",")}]`;
+  if (value !== null && typeof value === "object") {
+    const entries = Object.entries(value as Props)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : 1));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stable(v)}`).join(",")}}`;
+  }
+  return JSON.stringify(value) ?? "null";
+}
+
+const isObject = (v: unknown): v is Props => v !== null && typeof v === "object" && !Array.isArray(v);
+
+/** Property paths where `news` differs from `olds` (objects descended into, lists and leaves compared whole). */
+export function diffPaths(olds: unknown, news: unknown, prefix = ""): string[] {
+  if (isObject(olds) && isObject(news) && !isSecret(olds) && !isSecret(news)) {
+    const keys = [...new Set([...Object.keys(olds), ...Object.keys(news)])].sort();
+    return keys.flatMap((k) => diffPaths(olds[k], news[k], prefix ? `${prefix}.${k}` : k));
+  }
+  return stable(reveal(olds)) === stable(reveal(news)) ? [] : [prefix];
+}
+
+/** Paths declared in `desired` whose value in `live` differs: drift of what the program manages. */
+function drifted(desired: unknown, live: unknown, prefix = ""): string[] {
+  if (isObject(desired) && !isSecret(desired)) {
+    return Object.keys(desired).flatMap((k) =>
+      drifted(desired[k], isObject(live) ? live[k] : undefined, prefix ? `${prefix}.${k}` : k),
+    );
+  }
+  return stable(reveal(desired)) === stable(reveal(live)) ? [] : [prefix];
+}
+
+function packageOf(type: string): string {
+  return type.startsWith(DYNAMIC_TYPE_PREFIX) ? "pulumi-nodejs" : type.split(":")[0];
+}
+
+/** The message the program logged, as the CLI shows it: no colours, no stack, no runner preamble. */
+function programError(message: string): string {
+  const plain = message
+    .replace(new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, "g"), "")
+    .replace(/^Running program '[^']*' failed with an unhandled exception:\n/, "")
+    .replace(/^<ref \*\d+> /, "");
+  const lines = plain.split("\n");
+  const stackAt = lines.findIndex((l) => /^\s+at /.test(l));
+  return (stackAt > 0 ? lines.slice(0, stackAt) : lines).join("\n").trim();
+}
+
+class Deployment implements Host {
+  readonly resources = new Map<string, CheckpointResource>();
+  readonly plan: PlanStep[] = [];
+  readonly failures: string[] = [];
+  readonly logged: string[] = [];
+  /** Old resources replaced create-before-delete: deleted with the removed ones, after the program. */
+  readonly replaced: CheckpointResource[] = [];
+  outputs: Props = {};
+  private host?: Promise<DynamicHost>;
+
+  constructor(
+    private readonly options: EngineOptions,
+    private readonly dryRun: boolean,
+    private readonly prior: Map<string, CheckpointResource>,
+    private readonly cluster: Cluster,
+    private readonly monitorAddress: () => string,
+  ) {}
+
+  private emit(event: EngineEvent): void {
+    this.options.onEvent?.(event);
+  }
+
+  dynamicHost(): Promise<DynamicHost> {
+    this.host ??= DynamicHost.start(path.dirname(this.options.project.main), this.monitorAddress(), {
+      ...this.options.env,
+    });
+    return this.host;
+  }
+
+  async close(): Promise<void> {
+    if (this.host) (await this.host.catch(() => undefined))?.stop();
+  }
+
+  fail(what: { type: string; name: string }, operation: StepOp, error: unknown): Error {
+    const reason = error instanceof Error ? error.message : String(error);
+    const message = `${short(what.type)} ${what.name}: ${reason}`;
+    this.failures.push(message);
+    this.emit({ phase: "failed", operation, type: what.type, name: what.name, message });
+    return new Error(message);
+  }
+
+  private step(op: StepOp, r: { urn: string; type: string }, diffs: string[] = []): void {
+    this.plan.push({ op, urn: r.urn, type: r.type, name: nameOf(r.urn), diffs });
+  }
+
+  /** The default provider of the resource's package, in the checkpoint as the engine keeps it. */
+  private providerRef(r: Registration): string {
+    if (r.provider) return r.provider;
+    const pkg = packageOf(r.type);
+    const urn = `urn:pulumi:${this.options.project.stack}::${this.options.project.name}::${PROVIDER_PREFIX}${pkg}::default`;
+    let provider = this.resources.get(urn);
+    if (!provider) {
+      provider = {
+        urn,
+        custom: true,
+        id: this.prior.get(urn)?.id ?? randomUUID(),
+        type: `${PROVIDER_PREFIX}${pkg}`,
+        inputs: {},
+        outputs: {},
+      };
+      this.resources.set(urn, provider);
+    }
+    return `${urn}::${provider.id}`;
+  }
+
+  private record(r: Registration, id: string, inputs: Props, outputs: Props, external = false): Props {
+    const marked = markSecret(outputs, [...secretKeys(r.inputs), ...r.additionalSecretOutputs]);
+    this.resources.set(r.urn, {
+      urn: r.urn,
+      custom: r.custom,
+      ...(r.custom ? { id } : {}),
+      type: r.type,
+      inputs,
+      outputs: marked,
+      ...(r.parent ? { parent: r.parent } : {}),
+      ...(r.custom && !r.type.startsWith(PROVIDER_PREFIX) ? { provider: this.providerRef(r) } : {}),
+      dependencies: r.dependencies,
+      propertyDependencies: r.propertyDependencies,
+      ...(r.additionalSecretOutputs.length > 0 ? { additionalSecretOutputs: r.additionalSecretOutputs } : {}),
+      ...(external ? { external: true } : {}),
+    } as CheckpointResource);
+    return marked;
+  }
+
+  invoke(token: string, args: Props): Props {
+    try {
+      return answerInvoke(this.options.fixtures, token, reveal(args) as Props);
+    } catch (error) {
+      this.logged.push((error as Error).message);
+      throw error;
+    }
+  }
+
+  registerOutputs(urn: string, outputs: Props): void {
+    const resource = this.resources.get(urn);
+    if (resource) resource.outputs = outputs;
+    if (resource?.type === STACK_TYPE) this.outputs = outputs;
+  }
+
+  log(severity: string, message: string): void {
+    if (severity === "error") this.logged.push(programError(message));
+  }
+
+  read(r: Registration): Promise<Props> {
+    return this.tracked(() => this.readStep(r));
+  }
+
+  private async readStep(r: Registration): Promise<Props> {
+    const k8s = kubeType(r.type);
+    if (!k8s) throw this.fail(r, "read", new Error(`the harness cannot read resources of type ${r.type}`));
+    this.step("read", r);
+    try {
+      const live = (await this.cluster.read(k8s.apiVersion, k8s.kind, r.readId!)) as Props;
+      return this.record(r, r.readId!, r.inputs, live, true);
+    } catch (error) {
+      throw this.fail(
+        r,
+        "read",
+        new Error(`cannot read ${k8s.kind} ${r.readId}: ${describeKubeError(error)}`),
+      );
+    }
+  }
+
+  private inflight = 0;
+  /** Set while the program runs: cancels it once a step failed and no other step is in flight. */
+  cancelProgram?: () => void;
+
+  private async tracked<T>(work: () => Promise<T>): Promise<T> {
+    this.inflight++;
+    try {
+      return await work();
+    } finally {
+      this.inflight--;
+      if (this.failures.length > 0 && this.inflight === 0) this.cancelProgram?.();
+    }
+  }
+
+  register(r: Registration): Promise<{ id: string; outputs: Props }> {
+    return this.tracked(() => this.registerStep(r));
+  }
+
+  private async registerStep(r: Registration): Promise<{ id: string; outputs: Props }> {
+    if (!r.custom) {
+      this.record(r, "", r.inputs, this.prior.get(r.urn)?.outputs ?? {});
+      return { id: "", outputs: {} };
+    }
+    if (r.type.startsWith(PROVIDER_PREFIX)) {
+      const id = this.prior.get(r.urn)?.id ?? randomUUID();
+      return { id, outputs: this.record(r, id, r.inputs, r.inputs) };
+    }
+    if (this.failures.length > 0) throw new Error(`${r.name} ${SKIPPED}`);
+    const pending = r.dependencies.filter((d) => !this.resources.has(d));
+    if (pending.length > 0) {
+      throw this.fail(
+        r,
+        "create",
+        new Error(`registered before its dependencies finished: ${pending.join(", ")}`),
+      );
+    }
+    if (kubeType(r.type)) return this.kube(r);
+    if (r.type.startsWith(DYNAMIC_TYPE_PREFIX)) return this.dynamic(r);
+    throw this.fail(r, "create", new Error(`the harness cannot deploy resources of type ${r.type}`));
+  }
+
+  private replaceRequested(urn: string): boolean {
+    return (this.options.replace ?? []).some((t) => t === urn || t === nameOf(urn));
+  }
+
+  private async carryOut(
+    op: StepOp,
+    r: Registration,
+    run: () => Promise<{ id: string; outputs: Props }>,
+    inputs: Props,
+  ): Promise<{ id: string; outputs: Props }> {
+    this.emit({ phase: "start", operation: op, type: r.type, name: r.name });
+    let result: { id: string; outputs: Props };
+    try {
+      result = await run();
+    } catch (error) {
+      throw this.fail(r, op, error);
+    }
+    const outputs = this.record(r, result.id, inputs, result.outputs);
+    this.emit({ phase: "done", operation: op, type: r.type, name: r.name, id: result.id });
+    return { id: result.id, outputs };
+  }
+
+  private async kube(r: Registration): Promise<{ id: string; outputs: Props }> {
+    const old = this.prior.get(r.urn);
+    const diffs = old ? diffPaths(old.inputs ?? {}, r.inputs) : [];
+    const renamed = diffs.some((d) => d === "metadata.name" || d === "metadata.namespace");
+    const op: StepOp = !old
+      ? "create"
+      : renamed || this.replaceRequested(r.urn)
+        ? "replace"
+        : diffs.length > 0
+          ? "update"
+          : "same";
+    this.step(op, r, diffs);
+    if (this.dryRun || op === "same") {
+      const outputs = op === "same" ? (old!.outputs ?? {}) : r.inputs;
+      const id = op === "same" ? old!.id! : "";
+      return { id, outputs: this.record(r, id, r.inputs, outputs) };
+    }
+    return this.carryOut(
+      op,
+      r,
+      async () => {
+        if (op === "replace") {
+          // Same name: the old object goes first; a renamed one is deleted after the deployment.
+          if (renamed) this.replaced.push(old!);
+          else await this.deleteKube(old!);
+        }
+        return this.applyKube(r);
+      },
+      r.inputs,
+    );
+  }
+
+  private async applyKube(r: Registration): Promise<{ id: string; outputs: Props }> {
+    const type = kubeType(r.type)!;
+    const object = manifestOf(type, reveal(r.inputs) as Props);
+    const force = type.patch && object.metadata?.annotations?.[PATCH_FORCE_ANNOTATION] === "true";
+    try {
+      const live = await this.cluster.apply(object, fieldManager(r.urn), force);
+      const { name, namespace } = live.metadata ?? {};
+      return { id: namespace ? `${namespace}/${name}` : String(name), outputs: live as Props };
+    } catch (error) {
+      throw new Error(
+        `server-side apply of ${type.kind} ${object.metadata?.name} failed: ${describeKubeError(error)}`,
+        { cause: error },
+      );
+    }
+  }
+
+  async deleteKube(resource: CheckpointResource): Promise<void> {
+    const type = kubeType(resource.type)!;
+    const object = manifestOf(type, reveal(resource.inputs ?? {}) as Props);
+    if (type.patch) await this.cluster.relinquish(object, fieldManager(resource.urn));
+    else await this.cluster.delete(object);
+  }
+
+  private async dynamic(r: Registration): Promise<{ id: string; outputs: Props }> {
+    const old = this.prior.get(r.urn);
+    const host = await this.dynamicHost();
+    const checked = await host.check(r.urn, old?.inputs ?? {}, r.inputs).catch((e) => {
+      throw this.fail(r, old ? "update" : "create", new Error(grpcMessage(e)));
+    });
+    if (checked.failures.length > 0) {
+      throw this.fail(
+        r,
+        old ? "update" : "create",
+        new Error(checked.failures.map((f) => `${f.property}: ${f.reason}`).join("; ")),
+      );
+    }
+    const inputs = markSecret(checked.inputs, secretKeys(r.inputs));
+    const visible = (props: Props) => {
+      const { __provider: _p, ...rest } = props;
+      return rest;
+    };
+    let op: StepOp = "create";
+    let diffs: string[] = [];
+    let deleteBeforeReplace = r.deleteBeforeReplace;
+    if (old) {
+      diffs = diffPaths(visible(old.inputs ?? {}), visible(inputs)).map((d) => d.split(".")[0]);
+      diffs = [...new Set(diffs)];
+      const diff = await host.diff(r.urn, old.id!, old.outputs ?? {}, inputs).catch((e) => {
+        throw this.fail(r, "update", new Error(grpcMessage(e)));
+      });
+      deleteBeforeReplace ||= diff.deleteBeforeReplace;
+      const changed = diff.changes === "unknown" ? diffs.length > 0 : diff.changes === "some";
+      op = diff.replaces.length > 0 || this.replaceRequested(r.urn) ? "replace" : changed ? "update" : "same";
+      if (op === "replace" && diff.replaces.length > 0) diffs = diff.replaces;
+    }
+    this.step(op, r, op === "same" ? [] : diffs);
+    if (this.dryRun || op === "same") {
+      const outputs = op === "same" ? (old!.outputs ?? {}) : inputs;
+      const id = op === "same" ? old!.id! : "";
+      return { id, outputs: this.record(r, id, inputs, outputs) };
+    }
+    return this.carryOut(
+      op,
+      r,
+      async () => {
+        try {
+          if (op === "update") {
+            return { id: old!.id!, outputs: await host.update(r.urn, old!.id!, old!.outputs ?? {}, inputs) };
+          }
+          if (op === "replace" && deleteBeforeReplace)
+            await host.delete(old!.urn, old!.id!, old!.outputs ?? {});
+          const created = await host.create(r.urn, inputs);
+          if (op === "replace" && !deleteBeforeReplace) this.replaced.push(old!);
+          return created;
+        } catch (error) {
+          throw new Error(grpcMessage(error), { cause: error });
+        }
+      },
+      inputs,
+    );
+  }
+
+  /** Deletes one resource of the checkpoint with the provider that made it. */
+  async delete(resource: CheckpointResource): Promise<void> {
+    const what = { type: resource.type, name: nameOf(resource.urn) };
+    // The old half of a replacement belongs to its replace step.
+    if (!this.replaced.includes(resource)) this.step("delete", resource);
+    if (this.dryRun) return;
+    this.emit({ phase: "start", operation: "delete", ...what });
+    try {
+      if (resource.type.startsWith(DYNAMIC_TYPE_PREFIX)) {
+        const host = await this.dynamicHost();
+        await host.delete(resource.urn, resource.id!, resource.outputs ?? {}).catch((e) => {
+          throw new Error(grpcMessage(e));
+        });
+      } else {
+        await this.deleteKube(resource);
+      }
+    } catch (error) {
+      throw this.fail(what, "delete", new Error(describeKubeError(error)));
+    }
+    this.emit({ phase: "done", operation: "delete", ...what });
+  }
+
+  /** Deletes `resources` dependents first (reverse checkpoint order); stops at the first failure. */
+  async deleteAll(resources: CheckpointResource[]): Promise<Set<string>> {
+    const deleted = new Set<string>();
+    for (const resource of [...resources].reverse()) {
+      if (
+        !resource.custom ||
+        resource.type.startsWith(PROVIDER_PREFIX) ||
+        (resource as { external?: boolean }).external
+      ) {
+        deleted.add(resource.urn);
+        continue;
+      }
+      try {
+        await this.delete(resource);
+      } catch {
+        break;
+      }
+      deleted.add(resource.urn);
+    }
+    return deleted;
+  }
+
+  /** Program errors that are not echoes of a resource failure or refusals after one. */
+  programErrors(): string[] {
+    const seen = new Set<string>();
+    return this.logged.filter((m) => {
+      if (m.includes(SKIPPED) || this.failures.some((f) => m.includes(f)) || seen.has(m)) return false;
+      seen.add(m);
+      return true;
+    });
+  }
+}
+
+function priorMap(checkpoint: Checkpoint): Map<string, CheckpointResource> {
+  return new Map(checkpoint.deployment.resources.map((r) => [r.urn, r]));
+}
+
+function save(options: EngineOptions, checkpoint: Checkpoint, resources: CheckpointResource[]): Checkpoint {
+  const next: Checkpoint = { ...checkpoint, deployment: { ...checkpoint.deployment, resources } };
+  if (options.statePath) saveCheckpoint(options.statePath, next);
+  return next;
+}
+
+/** `pulumi preview` (dryRun) or `pulumi up`: runs the program and carries out (or plans) its steps. */
+export async function update(options: EngineOptions, dryRun: boolean): Promise<EngineResult> {
+  const checkpoint = loadCheckpoint(options.statePath);
+  const prior = priorMap(checkpoint);
+  const cluster = new Cluster(fs.readFileSync(options.kubeconfigPath, "utf8"));
+  let address = "";
+  const deployment = new Deployment(options, dryRun, prior, cluster, () => address);
+  const monitor = await startMonitor(options.project.name, options.project.stack, deployment);
+  address = monitor.address;
+  try {
+    const program = runProgram(options.project, {
+      monitor: monitor.address,
+      dryRun,
+      env: { KUBECONFIG: options.kubeconfigPath, ...options.env },
+    });
+    deployment.cancelProgram = program.cancel;
+    const run = await program.done;
+    const programErrors = deployment.programErrors();
+    if (run.code !== 0 && deployment.failures.length === 0 && programErrors.length === 0) {
+      programErrors.push(`the program exited with code ${run.code}: ${run.output.trim()}`);
+    }
+    let errors = [...deployment.failures, ...programErrors];
+    let deleted = new Set<string>();
+    if (errors.length === 0) {
+      const removed = checkpoint.deployment.resources.filter((r) => !deployment.resources.has(r.urn));
+      deleted = await deployment.deleteAll([...removed, ...deployment.replaced]);
+      errors = [...deployment.failures];
+    }
+    if (dryRun) {
+      return {
+        ok: errors.length === 0,
+        errors,
+        plan: deployment.plan,
+        outputs: deployment.outputs,
+        checkpoint,
+      };
+    }
+    // What this deployment did, then what it did not touch (kept when it failed before deleting them).
+    const kept = checkpoint.deployment.resources.filter(
+      (r) => !deployment.resources.has(r.urn) && !deleted.has(r.urn),
+    );
+    const next = save(options, checkpoint, [...deployment.resources.values(), ...kept]);
+    return {
+      ok: errors.length === 0,
+      errors,
+      plan: deployment.plan,
+      outputs: deployment.outputs,
+      checkpoint: next,
+    };
+  } finally {
+    await deployment.close();
+    await monitor.stop();
+  }
+}
+
+/** `pulumi destroy`: deletes every resource of the checkpoint, dependents first. */
+export async function destroy(options: EngineOptions, dryRun = false): Promise<EngineResult> {
+  const checkpoint = loadCheckpoint(options.statePath);
+  const cluster = new Cluster(fs.readFileSync(options.kubeconfigPath, "utf8"));
+  const deployment = new Deployment(options, dryRun, priorMap(checkpoint), cluster, () => "127.0.0.1:0");
+  try {
+    const deleted = await deployment.deleteAll(checkpoint.deployment.resources);
+    const errors = [...deployment.failures];
+    const next = dryRun
+      ? checkpoint
+      : save(
+          options,
+          checkpoint,
+          checkpoint.deployment.resources.filter((r) => !deleted.has(r.urn)),
+        );
+    return { ok: errors.length === 0, errors, plan: deployment.plan, outputs: {}, checkpoint: next };
+  } finally {
+    await deployment.close();
+  }
+}
+
+/** `pulumi refresh`: reads every resource, records what drifted from what the program declared. */
+export async function refresh(options: EngineOptions): Promise<EngineResult> {
+  const checkpoint = loadCheckpoint(options.statePath);
+  const cluster = new Cluster(fs.readFileSync(options.kubeconfigPath, "utf8"));
+  const deployment = new Deployment(options, false, priorMap(checkpoint), cluster, () => "127.0.0.1:0");
+  const plan: PlanStep[] = [];
+  const resources: CheckpointResource[] = [];
+  try {
+    for (const resource of checkpoint.deployment.resources) {
+      const k8s = kubeType(resource.type);
+      const dynamic = resource.type.startsWith(DYNAMIC_TYPE_PREFIX);
+      if (!resource.custom || (!k8s && !dynamic)) {
+        resources.push(resource);
+        continue;
+      }
+      const step = (op: StepOp, diffs: string[]) =>
+        plan.push({ op, urn: resource.urn, type: resource.type, name: nameOf(resource.urn), diffs });
+      try {
+        let live: Props;
+        if (k8s) {
+          const id = resource.id!;
+          try {
+            live = (await cluster.read(k8s.apiVersion, k8s.kind, id)) as Props;
+          } catch (error) {
+            if (!isNotFound(error)) throw new Error(describeKubeError(error), { cause: error });
+            step("delete", []);
+            continue;
+          }
+        } else {
+          const host = await deployment.dynamicHost();
+          live = (await host.read(resource.urn, resource.id!, resource.outputs ?? {})).outputs;
+        }
+        const declared = k8s ? manifestOf(k8s, resource.inputs ?? {}) : (resource.outputs ?? {});
+        const { __provider: _p, ...compared } = declared as Props;
+        const diffs = drifted(compared, live).filter((d) => d !== "apiVersion" && d !== "kind");
+        step(diffs.length > 0 ? "update" : "same", diffs);
+        resources.push({ ...resource, outputs: markSecret(live, secretKeys(resource.outputs ?? {})) });
+      } catch (error) {
+        deployment.fail({ type: resource.type, name: nameOf(resource.urn) }, "read", error);
+        resources.push(resource);
+      }
+    }
+    const errors = [...deployment.failures];
+    const next = save(options, checkpoint, resources);
+    return { ok: errors.length === 0, errors, plan, outputs: {}, checkpoint: next };
+  } finally {
+    await deployment.close();
+  }
+}
+
+export { UNKNOWN };

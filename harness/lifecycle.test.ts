@@ -1,0 +1,144 @@
+import * as assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { startSimulator, Simulator } from "../simulator/simulator";
+import { K, keyOf } from "../test/simulator-fixture";
+import { deploy, DeployOptions, DeployResult, destroy, preview, refresh, UNKNOWN } from "./deploy";
+import { loadProject } from "./project";
+
+const INFRA_POOL = path.join(__dirname, "testdata", "infra-pool");
+const BROKEN_PROVIDER = path.join(__dirname, "testdata", "broken-provider");
+const MACHINE_SET = "cluster-zbwlg-cbgq7-infra-us-east-2a";
+
+/** The steps that change something, as `pulumi preview --diff` lists them. */
+function changes(result: DeployResult): string[] {
+  return result.plan.filter((s) => s.op !== "same" && s.op !== "read").map((s) => `${s.op} ${s.name}`);
+}
+
+function kubectl(kubeconfig: string, args: string[]): Promise<string> {
+  return new Promise((resolve, reject) =>
+    execFile(
+      "kubectl",
+      ["--kubeconfig", kubeconfig, ...args],
+      { timeout: 20_000 },
+      (error, stdout, stderr) => (error ? reject(new Error(stderr || error.message)) : resolve(stdout)),
+    ),
+  );
+}
+
+describe("preview, up, refresh, --replace and destroy through the engine", function () {
+  this.timeout(120_000);
+  let sim: Simulator;
+  let dir: string;
+  const quiet = process.env.OPENSHIFT_TOPOLOGY_PROGRESS_LOG;
+
+  before(async () => {
+    process.env.OPENSHIFT_TOPOLOGY_PROGRESS_LOG = "0";
+    sim = await startSimulator({ speed: 500 });
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), "harness-lifecycle-"));
+  });
+  after(async () => {
+    if (quiet === undefined) delete process.env.OPENSHIFT_TOPOLOGY_PROGRESS_LOG;
+    else process.env.OPENSHIFT_TOPOLOGY_PROGRESS_LOG = quiet;
+    await sim?.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  const options = (config: string[] = [], extra: Partial<DeployOptions> = {}): DeployOptions => ({
+    project: loadProject(INFRA_POOL, "dev", config),
+    kubeconfigPath: sim.kubeconfigPath,
+    statePath: path.join(dir, "state.json"),
+    ...extra,
+  });
+
+  it("previews without creating or waiting, then a revision's preview plans exactly its changes", async () => {
+    const planned = await preview(options());
+    assert.deepEqual(planned.errors, []);
+    assert.deepEqual(changes(planned).sort(), [
+      "create 99-infra-motd",
+      "create 99-infra-motd-removal",
+      "create 99-infra-motd-rollout",
+      "create infra-machines-ready",
+      "create infra-machines-removal",
+      "create infra-pool",
+      "create infra-pool-rollout",
+      "create infra-us-east-2a",
+    ]);
+    // Known from inputs during preview: the MachineSet names; known only once the pool rolled: its render.
+    assert.deepEqual(planned.outputs.machineSets, [MACHINE_SET]);
+    assert.equal(planned.outputs.renderedConfig, UNKNOWN);
+    assert.equal(sim.store.get(keyOf(K.pool, "infra")), undefined, "a preview creates nothing");
+    assert.ok(!fs.existsSync(path.join(dir, "state.json")), "a preview writes no state");
+
+    const up = await deploy(options());
+    assert.deepEqual(up.errors, []);
+    assert.equal(up.counts.create, 8);
+
+    const second = await preview(options(["motdText=second revision\n"]));
+    assert.deepEqual(second.errors, []);
+    assert.deepEqual(changes(second), ["update 99-infra-motd", "update 99-infra-motd-rollout"]);
+    const mc = second.plan.find((s) => s.name === "99-infra-motd")!;
+    assert.deepEqual(mc.diffs, ["spec.config.storage.files"]);
+    // Nothing the pool rollout or the MachineSet waiter awaits changed: they are the same.
+    for (const name of ["infra-pool-rollout", "infra-machines-ready"])
+      assert.equal(second.plan.find((s) => s.name === name)!.op, "same");
+  });
+
+  it("refreshes without drift, shows drift made by hand, and replaces a waiter when asked", async () => {
+    const clean = await refresh(options());
+    assert.deepEqual(clean.errors, []);
+    assert.deepEqual(changes(clean), []);
+
+    await kubectl(sim.kubeconfigPath, [
+      "label",
+      "--overwrite",
+      "machineconfig",
+      "99-infra-motd",
+      "machineconfiguration.openshift.io/role=worker",
+    ]);
+    const drifted = await refresh(options());
+    assert.deepEqual(drifted.errors, []);
+    assert.deepEqual(changes(drifted), ["update 99-infra-motd"]);
+    assert.deepEqual(drifted.plan.find((s) => s.name === "99-infra-motd")!.diffs, [
+      "metadata.labels.machineconfiguration.openshift.io/role",
+    ]);
+
+    const replaced = await deploy(options([], { replace: ["infra-machines-ready"] }));
+    assert.deepEqual(replaced.errors, []);
+    assert.deepEqual(changes(replaced), ["replace infra-machines-ready"]);
+  });
+
+  it("fails a deployment whose dynamic provider breaks once serialized, naming the resource and the host's error", async () => {
+    const statePath = path.join(dir, "broken.json");
+    const result = await deploy({
+      project: loadProject(BROKEN_PROVIDER),
+      kubeconfigPath: sim.kubeconfigPath,
+      statePath,
+    });
+    assert.equal(result.ok, false);
+    assert.deepEqual(result.errors, ["Resource shadowed-global: fetch failed"]);
+    const state = JSON.parse(fs.readFileSync(statePath, "utf8"));
+    assert.ok(!state.deployment.resources.some((r: { urn: string }) => r.urn.endsWith("::shadowed-global")));
+  });
+
+  it("destroys the stack, dependents first, and leaves nothing of it in the cluster", async () => {
+    const down = await destroy(options());
+    assert.deepEqual(down.errors, []);
+    assert.equal(down.counts.delete, 8);
+    const order = down.plan.map((s) => s.name);
+    assert.ok(order.indexOf("infra-pool-rollout") < order.indexOf("infra-pool"));
+    assert.ok(order.indexOf("infra-us-east-2a") < order.indexOf("infra-machines-removal"));
+    assert.equal(sim.store.get(keyOf(K.machineSet, MACHINE_SET, "openshift-machine-api")), undefined);
+    assert.equal(sim.store.get(keyOf(K.machineConfig, "99-infra-motd")), undefined);
+    assert.equal(sim.store.get(keyOf(K.pool, "infra")), undefined);
+    const state = JSON.parse(fs.readFileSync(path.join(dir, "state.json"), "utf8"));
+    assert.deepEqual(
+      state.deployment.resources.filter(
+        (r: { custom: boolean; type: string }) => r.custom && !r.type.startsWith("pulumi:providers:"),
+      ),
+      [],
+    );
+  });
+});
