@@ -146,7 +146,9 @@ class Deployment implements Host {
   }
 
   dynamicHost(): Promise<DynamicHost> {
+    // The host has the CLI's environment, whose $KUBECONFIG is the run's cluster (read and delete use it).
     this.host ??= DynamicHost.start(path.dirname(this.options.project.main), this.monitorAddress(), {
+      KUBECONFIG: this.options.kubeconfigPath,
       ...this.options.env,
     });
     return this.host;
