@@ -133,16 +133,19 @@ export function requireLabelValue(path: string, value: unknown, what = "label va
   return value;
 }
 
-/** Kubernetes label keys and values, as the API server validates them. */
+/** Kubernetes label keys and values, as the API server validates them, every problem at once. */
 export function requireLabels(
   path: string,
   labels: Record<string, string> | undefined,
 ): Record<string, string> {
   if (labels === undefined) return {};
-  for (const [key, value] of Object.entries(labels)) {
-    requireLabelKey(`${path}["${key}"]`, key);
-    requireLabelValue(`${path}["${key}"]`, value);
-  }
+  // Every label checked, and every problem reported at once.
+  collectErrors(
+    Object.entries(labels).map(([key, value]) => () => {
+      requireLabelKey(`${path}["${key}"]`, key);
+      requireLabelValue(`${path}["${key}"]`, value);
+    }),
+  );
   return labels;
 }
 

@@ -29,10 +29,12 @@ export interface OperatorSubscriptionArgs {
   /** Pin the version to install first (e.g. `windows-machine-config-operator.v10.17.0`). */
   startingCSV?: string;
   /** `OwnNamespace` (default) targets the operator's namespace; `AllNamespaces` targets every namespace. */
-  targetNamespaces?: "OwnNamespace" | "AllNamespaces";
+  targetNamespaces?: (typeof TARGET_NAMESPACES)[number];
   /** Extra namespace labels, e.g. `openshift.io/cluster-monitoring: "true"` for Red Hat operators. */
   namespaceLabels?: Record<string, string>;
 }
+
+export const TARGET_NAMESPACES = ["OwnNamespace", "AllNamespaces"] as const;
 
 export const SUBSCRIPTION_DEFAULTS = {
   installPlanApproval: "Automatic" as InstallPlanApproval,
