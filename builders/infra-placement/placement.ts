@@ -1,5 +1,5 @@
 import { stringify } from "yaml";
-import { collectErrors, InputError } from "../errors";
+import { collectErrors, InputError, InputErrors } from "../errors";
 import { isPlainObject, requirePlainObject } from "../machineconfiguration/json";
 import { requireDnsLabel, requireInteger, requireTaints, Taint } from "../validation";
 
@@ -135,15 +135,16 @@ export function requireMonitoringConfig(path: string, value: unknown): Record<st
           `must be an object of ${name} settings (e.g. { retention: "15d" } for prometheusK8s), got ${JSON.stringify(settings)}`,
         );
       }
-      collectErrors(
+      InputErrors.throwIfAny(
         ["nodeSelector", "tolerations"]
           .filter((owned) => settings[owned] !== undefined)
-          .map((owned) => () => {
-            throw new InputError(
-              `${path}.${name}.${owned}`,
-              "is set by the pool's placement: remove it, or give the pool the taints and labels you want",
-            );
-          }),
+          .map(
+            (owned) =>
+              new InputError(
+                `${path}.${name}.${owned}`,
+                "is set by the pool's placement: remove it, or give the pool the taints and labels you want",
+              ),
+          ),
       );
     }),
   );

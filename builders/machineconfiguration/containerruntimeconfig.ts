@@ -1,4 +1,4 @@
-import { collectErrors, InputError } from "../errors";
+import { collectErrors, InputError, InputErrors } from "../errors";
 import { OCI_RUNTIMES } from "../generated/enums";
 import { requireDnsSubdomain, requireOneOf } from "../validation";
 import { LabelSelector, MACHINECONFIGURATION_API_VERSION, poolSelector } from "./common";
@@ -96,14 +96,12 @@ function requireSettings(path: string, given: unknown): ContainerRuntimeSettings
   }
   const unsupported = Object.keys(given)
     .filter((key) => !(FIELDS as readonly string[]).includes(key))
-    .map((key) => () => {
-      throw new InputError(`${path}.${key}`, `is not supported: use ${FIELDS.join(", ")}`);
-    });
+    .map((key) => new InputError(`${path}.${key}`, `is not supported: use ${FIELDS.join(", ")}`));
   const fields = FIELDS.filter((f) => given[f] !== undefined);
-  const values = collectErrors([
-    ...unsupported,
+  const [, ...values] = collectErrors([
+    () => InputErrors.throwIfAny(unsupported),
     ...fields.map((f) => () => CHECKS[f](`${path}.${f}`, given[f])),
-  ]).slice(unsupported.length);
+  ]);
   if (fields.length === 0) throw new InputError(path, `set at least one of ${FIELDS.join(", ")}`);
   return Object.fromEntries(fields.map((f, i) => [f, values[i]])) as ContainerRuntimeSettings;
 }
