@@ -1,4 +1,4 @@
-import { InputError } from "./errors";
+import { collectErrors, InputError } from "./errors";
 
 /**
  * Checks shared by every builder. Each takes the property path the user would recognise and throws an
@@ -133,16 +133,19 @@ export function requireLabelValue(path: string, value: unknown, what = "label va
   return value;
 }
 
-/** Kubernetes label keys and values, as the API server validates them. */
+/** Kubernetes label keys and values, as the API server validates them, every problem at once. */
 export function requireLabels(
   path: string,
   labels: Record<string, string> | undefined,
 ): Record<string, string> {
   if (labels === undefined) return {};
-  for (const [key, value] of Object.entries(labels)) {
-    requireLabelKey(`${path}["${key}"]`, key);
-    requireLabelValue(`${path}["${key}"]`, value);
-  }
+  // Every label checked, and every problem reported at once.
+  collectErrors(
+    Object.entries(labels).map(([key, value]) => () => {
+      requireLabelKey(`${path}["${key}"]`, key);
+      requireLabelValue(`${path}["${key}"]`, value);
+    }),
+  );
   return labels;
 }
 
@@ -155,14 +158,19 @@ export interface Taint {
   effect: TaintEffect;
 }
 
+/** Every taint checked, and every problem reported at once. */
 export function requireTaints(path: string, taints: readonly Taint[] | undefined): Taint[] {
-  const result = (taints ?? []).map((t, i) => {
-    const at = `${path}[${i}]`;
-    requireLabelKey(`${at}.key`, t.key, "taint key");
-    if (t.value !== undefined) requireLabelValue(`${at}.value`, t.value, "taint value");
-    const effect = requireOneOf(`${at}.effect`, t.effect, TAINT_EFFECTS);
-    return t.value === undefined ? { key: t.key, effect } : { key: t.key, value: t.value, effect };
-  });
+  const result = collectErrors(
+    (taints ?? []).map((t, i) => () => {
+      const at = `${path}[${i}]`;
+      const [key, value, effect] = collectErrors([
+        () => requireLabelKey(`${at}.key`, t.key, "taint key"),
+        () => (t.value === undefined ? undefined : requireLabelValue(`${at}.value`, t.value, "taint value")),
+        () => requireOneOf(`${at}.effect`, t.effect, TAINT_EFFECTS),
+      ]);
+      return value === undefined ? { key, effect } : { key, value, effect };
+    }),
+  );
   requireUnique(path, result, (t) => `${t.key}:${t.effect}`, "taint");
   return result;
 }

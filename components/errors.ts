@@ -135,9 +135,9 @@ function withValueAt(value: unknown, keys: Array<string | number>, replacement: 
 const STAND_INS: unknown[] = [undefined, "x", 1, true, {}, []];
 
 /**
- * The InputErrors `build` reports about the known parts of `values`. A builder stops at its first
- * error, so where it stops at a part not known yet, that part is replaced by a stand-in the builder
- * accepts and the build runs again; errors near a replaced part are never reported.
+ * The InputErrors `build` reports about the known parts of `values`. A check of a builder stops at its
+ * first error, so where one stops at a part not known yet, that part is replaced by a stand-in the
+ * builder accepts and the build runs again; errors near a replaced part are never reported.
  */
 function errorsOfKnownParts<A>(
   build: (args: A) => unknown,

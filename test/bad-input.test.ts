@@ -8,6 +8,7 @@ import {
 } from "../components/machine-configuration/machine-configuration";
 import { generateKeyPairSync } from "node:crypto";
 import { InfraNodePool } from "../components/infra-node-pool/infra-node-pool";
+import { OperatorSubscription } from "../components/operator-subscription/operator-subscription";
 import { WindowsNodePool } from "../components/windows-node-pool/windows-node-pool";
 import { parse } from "yaml";
 import { azureCloud, created, mocks, resetMocks, settle, valueOf } from "./mocks";
@@ -70,6 +71,23 @@ function throwsAt(make: () => unknown, path: string, allowed: RegExp): void {
     return true;
   });
 }
+
+/** Asserts that building the component throws at once one error listing problems at exactly `paths`. */
+function throwsAllAt(make: () => unknown, paths: string[]): void {
+  assert.throws(make, (e: unknown) => {
+    assert.ok(pulumi.InputPropertiesError.isInstance(e), `not an InputPropertiesError: ${String(e)}`);
+    assert.deepEqual(
+      e.errors.map((p) => p.propertyPath),
+      paths,
+    );
+    for (const p of e.errors) assert.ok(e.message.includes(p.reason), `the message lists ${p.reason}`);
+    assert.doesNotMatch(String(e.stack), /\n\s+at /, "no stack frames");
+    return true;
+  });
+}
+
+const pathsOf = async (output: pulumi.Output<unknown>) =>
+  (await problemsOf(output)).map((p) => p.propertyPath);
 
 const ENCRYPTED_KEY = generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey.export({
   type: "pkcs8",
@@ -528,6 +546,161 @@ describe("bad input, stopped at preview", () => {
     );
   });
 
+  describe("every problem a builder finds, reported at once at its path", () => {
+    it("a Subscription's channel, approval, catalog and starting CSV", async () => {
+      const operator = new OperatorSubscription("op", {
+        packageName: "cert-manager",
+        channel: "stable channel",
+        installPlanApproval: "Always" as "Manual",
+        source: "Red Hat",
+        sourceNamespace: "openshift_marketplace",
+        startingCSV: "other-operator.v1.0.0",
+      });
+      assert.deepEqual(await pathsOf(operator.subscriptionName), [
+        "channel",
+        "installPlanApproval",
+        "source",
+        "sourceNamespace",
+        "startingCSV",
+      ]);
+    });
+
+    it("a Subscription's namespace labels with its channel", async () => {
+      const operator = new OperatorSubscription("op", {
+        packageName: "cert-manager",
+        channel: "",
+        namespaceLabels: { "a b": "x", team: "not ok!" },
+      });
+      assert.deepEqual(await pathsOf(operator.subscriptionName), [
+        'namespaceLabels["a b"]',
+        'namespaceLabels["team"]',
+        "channel",
+      ]);
+    });
+
+    it("a Subscription's package name, namespace and target namespaces, as it is constructed", () => {
+      throwsAllAt(
+        () =>
+          new OperatorSubscription("op", {
+            packageName: "Cert Manager",
+            namespace: "cert.manager",
+            targetNamespaces: "SingleNamespace" as "OwnNamespace",
+            channel: "stable",
+          }),
+        ["packageName", "namespace", "targetNamespaces"],
+      );
+    });
+
+    it("the WMCO Subscription of a Windows pool, at operator.*", async () => {
+      const pool = new WindowsNodePool("win", {
+        zones: ["us-east-2a"],
+        operator: { channel: "stable channel", installPlanApproval: "Always" as "Manual", source: "Red Hat" },
+      });
+      assert.deepEqual(await pathsOf(pool.operator!.subscriptionName), [
+        "operator.channel",
+        "operator.installPlanApproval",
+        "operator.source",
+      ]);
+    });
+
+    it("the WMCO namespace and target namespaces of a Windows pool, at operator.*, as it is constructed", () => {
+      throwsAllAt(
+        () =>
+          new WindowsNodePool("win", {
+            zones: ["us-east-2a"],
+            operator: { namespace: "WMCO", targetNamespaces: "All" as "AllNamespaces" },
+          }),
+        ["operator.namespace", "operator.targetNamespaces"],
+      );
+    });
+
+    it("a Windows pool's RuntimeClass name and handler", () => {
+      throwsAllAt(
+        () =>
+          new WindowsNodePool("win", {
+            zones: ["us-east-2a"],
+            runtimeClass: { name: "Windows 2022", handler: "hcs" as "docker" },
+          }),
+        ["runtimeClass.name", "runtimeClass.handler"],
+      );
+    });
+
+    it("a ContainerRuntimeConfig's name, pool, unsupported key and every bad setting", async () => {
+      const crio = new ContainerRuntimeConfig("c", {
+        name: "CRIO",
+        pool: "Infra Pool",
+        containerRuntimeConfig: {
+          maxPids: 100,
+          pidsLimit: 5,
+          logLevel: "verbose" as "info",
+          logSizeMax: "1Ki",
+          overlaySize: "-1G",
+          defaultRuntime: "kata" as "crun",
+        } as Record<string, unknown>,
+      });
+      assert.deepEqual(await pathsOf(crio.objectName), [
+        "name",
+        "pool",
+        "containerRuntimeConfig.maxPids",
+        "containerRuntimeConfig.pidsLimit",
+        "containerRuntimeConfig.logLevel",
+        "containerRuntimeConfig.logSizeMax",
+        "containerRuntimeConfig.overlaySize",
+        "containerRuntimeConfig.defaultRuntime",
+      ]);
+    });
+
+    it("a MachineConfigPool's name, maxUnavailable, paused, selectableByRole and labels", async () => {
+      const pool = new MachineConfigPool("worker", {
+        maxUnavailable: 0,
+        paused: "yes" as unknown as boolean,
+        selectableByRole: 1 as unknown as boolean,
+        labels: { "a b": "x" },
+      });
+      assert.deepEqual(await pathsOf(pool.objectName), [
+        "name",
+        "selectableByRole",
+        "maxUnavailable",
+        "paused",
+        'labels["a b"]',
+      ]);
+    });
+
+    it("every field of every taint of an infra pool", async () => {
+      const pool = new InfraNodePool("infra", {
+        zones: ["us-east-2a"],
+        taints: [
+          { key: "dedicated to", effect: "NoScheduled" as "NoSchedule" },
+          { key: "ok", value: "x".repeat(64), effect: "NoSchedule" },
+        ],
+      });
+      assert.deepEqual(await pathsOf(pool.placement), [
+        "taints[0].key",
+        "taints[0].effect",
+        "taints[1].value",
+      ]);
+    });
+
+    it("every monitoring component an infra pool cannot place", async () => {
+      const pool = new InfraNodePool("infra", {
+        zones: ["us-east-2a"],
+        monitoring: {
+          config: {
+            prometheusK8s: "15d",
+            alertmanagerMain: { nodeSelector: { a: "b" }, tolerations: [] },
+            thanosQuerier: { tolerations: [] },
+          },
+        },
+      });
+      assert.deepEqual(await pathsOf(pool.placement), [
+        "monitoring.config.alertmanagerMain.nodeSelector",
+        "monitoring.config.alertmanagerMain.tolerations",
+        "monitoring.config.prometheusK8s",
+        "monitoring.config.thanosQuerier.tolerations",
+      ]);
+    });
+  });
+
   describe("inputs checked as soon as they are known, while others are unknown", () => {
     beforeEach(() => resetMocks(undefined, { preview: true }));
 
@@ -574,6 +747,27 @@ describe("bad input, stopped at preview", () => {
         containerRuntimeConfig: { pidsLimit: 5 },
       });
       await rejects(crio.objectName, "containerRuntimeConfig.pidsLimit", /at least 20/);
+    });
+
+    it("the WMCO Subscription of a Windows pool at operator.*, with its channel unknown", async () => {
+      const pool = new WindowsNodePool("win", {
+        zones: ["us-east-2a"],
+        operator: { channel: unknown(), installPlanApproval: "Always" as "Manual", source: "Red Hat" },
+      });
+      assert.deepEqual(await pathsOf(pool.operator!.subscriptionName), [
+        "operator.installPlanApproval",
+        "operator.source",
+      ]);
+    });
+
+    it("a Subscription's approval, with its namespace labels unknown", async () => {
+      const operator = new OperatorSubscription("op", {
+        packageName: "cert-manager",
+        channel: "stable",
+        namespaceLabels: unknown(),
+        installPlanApproval: "Always" as "Manual",
+      });
+      await rejects(operator.subscriptionName, "installPlanApproval", /"Automatic", "Manual"/);
     });
 
     const clusterUnknown = () => ({

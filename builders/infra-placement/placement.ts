@@ -1,5 +1,5 @@
 import { stringify } from "yaml";
-import { InputError } from "../errors";
+import { collectErrors, InputError, InputErrors } from "../errors";
 import { isPlainObject, requirePlainObject } from "../machineconfiguration/json";
 import { requireDnsLabel, requireInteger, requireTaints, Taint } from "../validation";
 
@@ -24,10 +24,13 @@ export interface NodePlacement {
 
 /** The node selector and tolerations that place a workload on the nodes of pool `role`. */
 export function placementFor(role: string, taints: readonly Taint[] = []): NodePlacement {
-  requireDnsLabel("role", role);
+  const [, checkedTaints] = collectErrors([
+    () => requireDnsLabel("role", role),
+    () => requireTaints("taints", taints),
+  ]);
   return {
     nodeSelector: { [`node-role.kubernetes.io/${role}`]: "" },
-    tolerations: requireTaints("taints", taints).map((t) =>
+    tolerations: checkedTaints.map((t) =>
       t.value === undefined
         ? { effect: t.effect, key: t.key, operator: "Exists" as const }
         : { effect: t.effect, key: t.key, operator: "Equal" as const, value: t.value },
@@ -122,24 +125,29 @@ export function monitoringConfigYaml(placement: NodePlacement, extra: Record<str
  */
 export function requireMonitoringConfig(path: string, value: unknown): Record<string, unknown> {
   const config = requirePlainObject(path, value);
-  for (const name of MONITORING_COMPONENTS) {
-    const settings = config[name];
-    if (settings === undefined) continue;
-    if (!isPlainObject(settings)) {
-      throw new InputError(
-        `${path}.${name}`,
-        `must be an object of ${name} settings (e.g. { retention: "15d" } for prometheusK8s), got ${JSON.stringify(settings)}`,
-      );
-    }
-    for (const owned of ["nodeSelector", "tolerations"]) {
-      if (settings[owned] !== undefined) {
+  // Every component checked, and every problem reported at once.
+  collectErrors(
+    MONITORING_COMPONENTS.filter((name) => config[name] !== undefined).map((name) => () => {
+      const settings = config[name];
+      if (!isPlainObject(settings)) {
         throw new InputError(
-          `${path}.${name}.${owned}`,
-          "is set by the pool's placement: remove it, or give the pool the taints and labels you want",
+          `${path}.${name}`,
+          `must be an object of ${name} settings (e.g. { retention: "15d" } for prometheusK8s), got ${JSON.stringify(settings)}`,
         );
       }
-    }
-  }
+      InputErrors.throwIfAny(
+        ["nodeSelector", "tolerations"]
+          .filter((owned) => settings[owned] !== undefined)
+          .map(
+            (owned) =>
+              new InputError(
+                `${path}.${name}.${owned}`,
+                "is set by the pool's placement: remove it, or give the pool the taints and labels you want",
+              ),
+          ),
+      );
+    }),
+  );
   return config;
 }
 

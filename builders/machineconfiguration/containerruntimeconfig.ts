@@ -1,7 +1,8 @@
-import { InputError } from "../errors";
+import { collectErrors, InputError, InputErrors } from "../errors";
 import { OCI_RUNTIMES } from "../generated/enums";
 import { requireDnsSubdomain, requireOneOf } from "../validation";
 import { LabelSelector, MACHINECONFIGURATION_API_VERSION, poolSelector } from "./common";
+import { isPlainObject } from "./json";
 import { requireQuantity } from "./quantity";
 
 /**
@@ -75,30 +76,32 @@ const CHECKS: Record<(typeof FIELDS)[number], (path: string, value: unknown) => 
 
 /** A ContainerRuntimeConfig (CRI-O settings) for the pool of one role. */
 export function containerRuntimeConfig(args: ContainerRuntimeConfigArgs): ContainerRuntimeConfigManifest {
-  const name = requireDnsSubdomain("name", args.name);
-  const selector = poolSelector("pool", args.pool);
-  const given = args.containerRuntimeConfig;
-  if (typeof given !== "object" || given === null) {
-    throw new InputError("containerRuntimeConfig", `must be an object with some of ${FIELDS.join(", ")}`);
-  }
-  for (const key of Object.keys(given)) {
-    if (!(FIELDS as readonly string[]).includes(key)) {
-      throw new InputError(`containerRuntimeConfig.${key}`, `is not supported: use ${FIELDS.join(", ")}`);
-    }
-  }
-  const settings = Object.fromEntries(
-    FIELDS.filter((f) => given[f] !== undefined).map((f) => [
-      f,
-      CHECKS[f](`containerRuntimeConfig.${f}`, given[f]),
-    ]),
-  ) as ContainerRuntimeSettings;
-  if (Object.keys(settings).length === 0) {
-    throw new InputError("containerRuntimeConfig", `set at least one of ${FIELDS.join(", ")}`);
-  }
+  // Every field is checked, and every problem reported at once.
+  const [name, selector, settings] = collectErrors([
+    () => requireDnsSubdomain("name", args.name),
+    () => poolSelector("pool", args.pool),
+    () => requireSettings("containerRuntimeConfig", args.containerRuntimeConfig),
+  ]);
   return {
     apiVersion: MACHINECONFIGURATION_API_VERSION,
     kind: "ContainerRuntimeConfig",
     metadata: { name },
     spec: { machineConfigPoolSelector: selector, containerRuntimeConfig: settings },
   };
+}
+
+function requireSettings(path: string, given: unknown): ContainerRuntimeSettings {
+  if (!isPlainObject(given)) {
+    throw new InputError(path, `must be an object with some of ${FIELDS.join(", ")}`);
+  }
+  const unsupported = Object.keys(given)
+    .filter((key) => !(FIELDS as readonly string[]).includes(key))
+    .map((key) => new InputError(`${path}.${key}`, `is not supported: use ${FIELDS.join(", ")}`));
+  const fields = FIELDS.filter((f) => given[f] !== undefined);
+  const [, ...values] = collectErrors([
+    () => InputErrors.throwIfAny(unsupported),
+    ...fields.map((f) => () => CHECKS[f](`${path}.${f}`, given[f])),
+  ]);
+  if (fields.length === 0) throw new InputError(path, `set at least one of ${FIELDS.join(", ")}`);
+  return Object.fromEntries(fields.map((f, i) => [f, values[i]])) as ContainerRuntimeSettings;
 }

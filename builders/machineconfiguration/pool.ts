@@ -1,5 +1,5 @@
-import { InputError } from "../errors";
-import { requireBoolean, requireDnsLabel } from "../validation";
+import { collectErrors, InputError } from "../errors";
+import { requireBoolean, requireDnsLabel, requireLabels } from "../validation";
 import {
   LabelSelector,
   MACHINECONFIGURATION_API_VERSION,
@@ -59,32 +59,41 @@ function requireMaxUnavailable(path: string, value: unknown): number | string {
   return value as number | string;
 }
 
+function requireCustomPoolName(path: string, value: unknown): string {
+  const role = requireDnsLabel(path, value);
+  if ((BUILT_IN_POOLS as readonly string[]).includes(role)) {
+    throw new InputError(
+      path,
+      `"${role}" is a pool every cluster already has: a custom pool needs another DNS label (e.g. "infra"), not ${BUILT_IN_POOLS.map((p) => `"${p}"`).join(" or ")}`,
+    );
+  }
+  return role;
+}
+
 /**
  * A custom MachineConfigPool for one node role. It selects MachineConfigs of role `worker` and of its own
  * role, because the MCO supports custom pools only when they inherit the worker configuration; the values
  * are listed worker first, as in the OpenShift docs.
  */
 export function machineConfigPool(args: MachineConfigPoolArgs): MachineConfigPoolManifest {
-  const role = requireDnsLabel("name", args.name);
-  if ((BUILT_IN_POOLS as readonly string[]).includes(role)) {
-    throw new InputError(
-      "name",
-      `"${role}" is a pool every cluster already has: a custom pool needs another DNS label (e.g. "infra"), not ${BUILT_IN_POOLS.map((p) => `"${p}"`).join(" or ")}`,
-    );
-  }
-  const selectable =
-    args.selectableByRole === undefined || requireBoolean("selectableByRole", args.selectableByRole);
+  // Every field is checked, and every problem reported at once.
+  const [role, selectable, maxUnavailable, paused] = collectErrors([
+    () => requireCustomPoolName("name", args.name),
+    () => args.selectableByRole === undefined || requireBoolean("selectableByRole", args.selectableByRole),
+    () =>
+      args.maxUnavailable === undefined
+        ? undefined
+        : requireMaxUnavailable("maxUnavailable", args.maxUnavailable),
+    () => (args.paused === undefined ? false : requireBoolean("paused", args.paused)),
+    () => requireLabels("labels", args.labels),
+  ]);
+  // Once each label is valid, one may still clash with the label the pool sets itself.
   const labels = mergeLabels(
     "labels",
     args.labels,
     selectable ? { [poolSelectorLabel(role)]: "" } : {},
     "name",
   );
-  const maxUnavailable =
-    args.maxUnavailable === undefined
-      ? undefined
-      : requireMaxUnavailable("maxUnavailable", args.maxUnavailable);
-  const paused = args.paused === undefined ? false : requireBoolean("paused", args.paused);
 
   return {
     apiVersion: MACHINECONFIGURATION_API_VERSION,

@@ -1,5 +1,11 @@
-import { InputError } from "../errors";
-import { requireDnsLabel, requireDnsSubdomain, requireNonEmptyString, requireOneOf } from "../validation";
+import { collectErrors, InputError } from "../errors";
+import {
+  requireDnsLabel,
+  requireDnsSubdomain,
+  requireLabels,
+  requireNonEmptyString,
+  requireOneOf,
+} from "../validation";
 
 /**
  * OLM objects for installing an operator from a catalog: Namespace, OperatorGroup, Subscription. Field
@@ -23,10 +29,12 @@ export interface OperatorSubscriptionArgs {
   /** Pin the version to install first (e.g. `windows-machine-config-operator.v10.17.0`). */
   startingCSV?: string;
   /** `OwnNamespace` (default) targets the operator's namespace; `AllNamespaces` targets every namespace. */
-  targetNamespaces?: "OwnNamespace" | "AllNamespaces";
+  targetNamespaces?: (typeof TARGET_NAMESPACES)[number];
   /** Extra namespace labels, e.g. `openshift.io/cluster-monitoring: "true"` for Red Hat operators. */
   namespaceLabels?: Record<string, string>;
 }
+
+export const TARGET_NAMESPACES = ["OwnNamespace", "AllNamespaces"] as const;
 
 export const SUBSCRIPTION_DEFAULTS = {
   installPlanApproval: "Automatic" as InstallPlanApproval,
@@ -36,71 +44,91 @@ export const SUBSCRIPTION_DEFAULTS = {
 };
 
 export function operatorNamespace(args: Pick<OperatorSubscriptionArgs, "namespace" | "namespaceLabels">) {
-  const labels = args.namespaceLabels ?? {};
+  const [name, labels] = collectErrors([
+    () => requireDnsLabel("namespace", args.namespace),
+    () => requireLabels("namespaceLabels", args.namespaceLabels),
+  ]);
   return {
     apiVersion: "v1",
     kind: "Namespace",
-    metadata: {
-      ...(Object.keys(labels).length > 0 ? { labels } : {}),
-      name: requireDnsLabel("namespace", args.namespace),
-    },
+    metadata: { ...(Object.keys(labels).length > 0 ? { labels } : {}), name },
   };
 }
 
 export function operatorGroup(
   args: Pick<OperatorSubscriptionArgs, "packageName" | "namespace" | "targetNamespaces">,
 ) {
-  const target = requireOneOf(
-    "targetNamespaces",
-    args.targetNamespaces ?? SUBSCRIPTION_DEFAULTS.targetNamespaces,
-    ["OwnNamespace", "AllNamespaces"] as const,
-  );
+  const [target, name, namespace] = collectErrors([
+    () =>
+      requireOneOf("targetNamespaces", args.targetNamespaces ?? SUBSCRIPTION_DEFAULTS.targetNamespaces, [
+        "OwnNamespace",
+        "AllNamespaces",
+      ] as const),
+    () => requireDnsSubdomain("packageName", args.packageName),
+    () => requireDnsLabel("namespace", args.namespace),
+  ]);
   return {
     apiVersion: "operators.coreos.com/v1",
     kind: "OperatorGroup",
-    metadata: {
-      name: requireDnsSubdomain("packageName", args.packageName),
-      namespace: requireDnsLabel("namespace", args.namespace),
-    },
+    metadata: { name, namespace },
     // An empty spec is how OLM spells "all namespaces".
-    spec: target === "OwnNamespace" ? { targetNamespaces: [args.namespace] } : {},
+    spec: target === "OwnNamespace" ? { targetNamespaces: [namespace] } : {},
   };
 }
 
-export function subscription(args: OperatorSubscriptionArgs) {
-  const packageName = requireDnsSubdomain("packageName", args.packageName);
-  const channel = requireNonEmptyString("channel", args.channel);
+function requireChannel(path: string, value: unknown): string {
+  const channel = requireNonEmptyString(path, value);
   if (!CHANNEL.test(channel)) {
     throw new InputError(
-      "channel",
+      path,
       `${JSON.stringify(channel)} is not a channel name: use lower-case letters, digits, '-', '.' or '_' (e.g. "stable")`,
     );
   }
-  const startingCSV = args.startingCSV;
-  if (startingCSV !== undefined && !startingCSV.startsWith(`${packageName}.`)) {
+  return channel;
+}
+
+function requireStartingCSV(path: string, value: unknown, packageName: string): string {
+  const csv = requireDnsSubdomain(path, value);
+  if (!csv.startsWith(`${packageName}.`)) {
     throw new InputError(
-      "startingCSV",
-      `${JSON.stringify(startingCSV)} is not a CSV of package ${packageName}: CSV names look like "${packageName}.v1.2.3"`,
+      path,
+      `${JSON.stringify(csv)} is not a CSV of package ${packageName}: CSV names look like "${packageName}.v1.2.3"`,
     );
   }
+  return csv;
+}
+
+export function subscription(args: OperatorSubscriptionArgs) {
+  // Every field is checked, and every problem reported at once.
+  const [packageName, namespace, channel, installPlanApproval, source, sourceNamespace, startingCSV] =
+    collectErrors([
+      () => requireDnsSubdomain("packageName", args.packageName),
+      () => requireDnsLabel("namespace", args.namespace),
+      () => requireChannel("channel", args.channel),
+      () =>
+        requireOneOf(
+          "installPlanApproval",
+          args.installPlanApproval ?? SUBSCRIPTION_DEFAULTS.installPlanApproval,
+          INSTALL_PLAN_APPROVALS,
+        ),
+      () => requireDnsSubdomain("source", args.source ?? SUBSCRIPTION_DEFAULTS.source),
+      () => requireDnsLabel("sourceNamespace", args.sourceNamespace ?? SUBSCRIPTION_DEFAULTS.sourceNamespace),
+      () =>
+        args.startingCSV === undefined
+          ? undefined
+          : requireStartingCSV("startingCSV", args.startingCSV, args.packageName),
+    ]);
   return {
     apiVersion: "operators.coreos.com/v1alpha1",
     kind: "Subscription",
-    metadata: { name: packageName, namespace: requireDnsLabel("namespace", args.namespace) },
+    metadata: { name: packageName, namespace },
     spec: {
       channel,
-      installPlanApproval: requireOneOf(
-        "installPlanApproval",
-        args.installPlanApproval ?? SUBSCRIPTION_DEFAULTS.installPlanApproval,
-        INSTALL_PLAN_APPROVALS,
-      ),
+      installPlanApproval,
       name: packageName,
-      source: requireDnsSubdomain("source", args.source ?? SUBSCRIPTION_DEFAULTS.source),
-      sourceNamespace: requireDnsLabel(
-        "sourceNamespace",
-        args.sourceNamespace ?? SUBSCRIPTION_DEFAULTS.sourceNamespace,
-      ),
-      ...(startingCSV !== undefined ? { startingCSV: requireDnsSubdomain("startingCSV", startingCSV) } : {}),
+      source,
+      sourceNamespace,
+      ...(startingCSV !== undefined ? { startingCSV } : {}),
     },
   };
 }

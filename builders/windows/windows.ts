@@ -1,5 +1,5 @@
 import { createPrivateKey } from "node:crypto";
-import { InputError } from "../errors";
+import { collectErrors, InputError } from "../errors";
 import { MachineSetPoolSpec } from "../machineset";
 import { requireDnsSubdomain, requireOneOf } from "../validation";
 
@@ -53,16 +53,22 @@ export interface WindowsRuntimeClassArgs {
 
 /** A RuntimeClass that schedules pods onto Windows nodes of one build and tolerates their taint. */
 export function windowsRuntimeClass(args: WindowsRuntimeClassArgs) {
+  // Every field is checked, and every problem reported at once.
+  const [name, handler, build] = collectErrors([
+    () => requireDnsSubdomain("name", args.name),
+    () => requireOneOf("handler", args.handler ?? "runhcs-wcow-process", WINDOWS_RUNTIME_HANDLERS),
+    () => requireWindowsBuild("build", args.build),
+  ]);
   return {
     apiVersion: "node.k8s.io/v1" as const,
     kind: "RuntimeClass" as const,
-    metadata: { name: requireDnsSubdomain("name", args.name) },
-    handler: requireOneOf("handler", args.handler ?? "runhcs-wcow-process", WINDOWS_RUNTIME_HANDLERS),
+    metadata: { name },
+    handler,
     scheduling: {
       nodeSelector: {
         "kubernetes.io/arch": "amd64",
         "kubernetes.io/os": "windows",
-        "node.kubernetes.io/windows-build": requireWindowsBuild("build", args.build),
+        "node.kubernetes.io/windows-build": build,
       },
       tolerations: [{ effect: "NoSchedule", key: "os", operator: "Equal", value: "Windows" }],
     },

@@ -1,17 +1,18 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
+import { collectErrors } from "../../builders/errors";
 import {
   InstallPlanApproval,
   operatorGroup,
   operatorNamespace,
   subscription,
-  SUBSCRIPTION_DEFAULTS,
+  TARGET_NAMESPACES,
 } from "../../builders/olm";
-import { requireDnsLabel, requireDnsSubdomain } from "../../builders/validation";
+import { requireDnsLabel, requireDnsSubdomain, requireOneOf } from "../../builders/validation";
 import { contentHash, OperatorInstall, OperatorRemoval } from "../../provider/dynamic";
 import { kubeOptions, manifestArgs } from "../cluster/kube";
 import { clusterAccess, WaitArgs } from "../cluster/wait";
-import { checked } from "../errors";
+import { checked, checkedAsKnown } from "../errors";
 
 export interface OperatorSubscriptionArgs extends WaitArgs {
   /** The operator's package in the catalog; also the Subscription and OperatorGroup name. */
@@ -37,6 +38,85 @@ export interface OperatorSubscriptionArgs extends WaitArgs {
   provider?: k8s.Provider;
 }
 
+/** The args that name the child resources, plain values, all checked at once. */
+function namingArgs(args: OperatorSubscriptionArgs): { packageName: string; namespace: string } {
+  const [packageName] = collectErrors([
+    () => requireDnsSubdomain("packageName", args.packageName),
+    () => (args.namespace === undefined ? undefined : requireDnsLabel("namespace", args.namespace)),
+    () =>
+      args.targetNamespaces === undefined
+        ? undefined
+        : requireOneOf("targetNamespaces", args.targetNamespaces, TARGET_NAMESPACES),
+  ]);
+  // Only a valid package name can stand for a namespace not given.
+  return { packageName, namespace: requireDnsLabel("namespace", args.namespace ?? packageName) };
+}
+
+/** The Input args, once resolved: the Namespace's labels and the Subscription's settings. */
+interface ResolvedArgs {
+  namespaceLabels?: Record<string, string>;
+  channel: string;
+  installPlanApproval?: InstallPlanApproval;
+  source?: string;
+  sourceNamespace?: string;
+  startingCSV?: string;
+}
+
+function resolvedArgs(args: OperatorSubscriptionArgs): pulumi.Inputs {
+  const { namespaceLabels, channel, installPlanApproval, source, sourceNamespace, startingCSV } = args;
+  return { namespaceLabels, channel, installPlanApproval, source, sourceNamespace, startingCSV };
+}
+
+/** The Namespace and the Subscription of resolved args, every problem of both reported at once. */
+function namespaceAndSubscription(packageName: string, namespace: string, values: ResolvedArgs) {
+  const { namespaceLabels, ...settings } = values;
+  const [ns, sub] = collectErrors([
+    () => operatorNamespace({ namespace, namespaceLabels }),
+    () => subscription({ packageName, namespace, ...settings }),
+  ]);
+  return { namespace: ns, subscription: sub };
+}
+
+/** The Input args checked as soon as each is known, independently of the others. */
+function checkedResolvedArgs(
+  packageName: string,
+  namespace: string,
+  args: OperatorSubscriptionArgs,
+  path = "",
+): pulumi.Output<void> {
+  return checkedAsKnown(
+    (values: ResolvedArgs) => namespaceAndSubscription(packageName, namespace, values),
+    resolvedArgs(args),
+    path,
+  );
+}
+
+/**
+ * OperatorSubscription args that an enclosing component takes at `path` (WindowsNodePool's `operator`),
+ * checked there so that errors name the path the user wrote: the plain ones now, the others as soon as
+ * each is known. The OperatorSubscription receives the Inputs only once they passed, so it never reports
+ * them under its own, shorter paths.
+ */
+export function nestedSubscriptionArgs(
+  args: OperatorSubscriptionArgs,
+  path: string,
+): OperatorSubscriptionArgs {
+  const { packageName, namespace } = checked(() => namingArgs(args), path);
+  const check = checkedResolvedArgs(packageName, namespace, args, path);
+  const after = <T>(value: pulumi.Input<T>) => pulumi.all([check, value]).apply(([, v]) => v as T);
+  const optional = <T>(value: pulumi.Input<T> | undefined) =>
+    value === undefined ? undefined : after(value);
+  return {
+    ...args,
+    namespaceLabels: optional(args.namespaceLabels),
+    channel: after(args.channel),
+    installPlanApproval: optional(args.installPlanApproval),
+    source: optional(args.source),
+    sourceNamespace: optional(args.sourceNamespace),
+    startingCSV: optional(args.startingCSV),
+  };
+}
+
 /**
  * Any OLM operator: its Namespace, an OperatorGroup and the Subscription, in the order OLM needs them
  * (nothing installs without an OperatorGroup in the namespace).
@@ -55,35 +135,28 @@ export class OperatorSubscription extends pulumi.ComponentResource {
   /** The CSV the Subscription installed and that reached Succeeded, once waited for. */
   declare public readonly installedCSV: pulumi.Output<string | undefined>;
 
-  /**
-   * `propertyPrefix` says where these args sit in an enclosing component's Args (`operator` in
-   * WindowsNodePool), so that input errors name the property the user wrote.
-   */
-  constructor(
-    name: string,
-    args: OperatorSubscriptionArgs,
-    opts: pulumi.ComponentResourceOptions = {},
-    propertyPrefix = "",
-  ) {
+  constructor(name: string, args: OperatorSubscriptionArgs, opts: pulumi.ComponentResourceOptions = {}) {
     super("openshift-topology:index:OperatorSubscription", name, {}, opts);
-    const packageName = checked(() => requireDnsSubdomain("packageName", args.packageName), propertyPrefix);
-    const namespace = checked(
-      () => requireDnsLabel("namespace", args.namespace ?? packageName),
-      propertyPrefix,
-    );
+    const { packageName, namespace } = checked(() => namingArgs(args));
     const kopts = kubeOptions(this, args.provider);
+    // The cluster access of the waiter, and of the removal, which exists with `wait: false` too.
+    const cluster = clusterAccess(args, this);
+    const objects = pulumi
+      .all([checkedResolvedArgs(packageName, namespace, args), cluster?.check, resolvedArgs(args)])
+      .apply(([, , values]) =>
+        checked(() => namespaceAndSubscription(packageName, namespace, values as ResolvedArgs)),
+      );
+    const manifest = objects.subscription;
     const before: pulumi.Resource[] = [];
 
     if (args.createNamespace !== false) {
-      const manifest = pulumi
-        .output(args.namespaceLabels)
-        .apply((namespaceLabels) => operatorNamespace({ namespace, namespaceLabels }));
-      before.push(new k8s.core.v1.Namespace(`${name}-namespace`, { metadata: manifest.metadata }, kopts));
+      before.push(
+        new k8s.core.v1.Namespace(`${name}-namespace`, { metadata: objects.namespace.metadata }, kopts),
+      );
     }
     if (args.createOperatorGroup !== false) {
-      const group = checked(
-        () => operatorGroup({ packageName, namespace, targetNamespaces: args.targetNamespaces }),
-        propertyPrefix,
+      const group = checked(() =>
+        operatorGroup({ packageName, namespace, targetNamespaces: args.targetNamespaces }),
       );
       before.push(
         new k8s.apiextensions.CustomResource(`${name}-operator-group`, group, {
@@ -92,32 +165,6 @@ export class OperatorSubscription extends pulumi.ComponentResource {
         }),
       );
     }
-    // The cluster access of the waiter, and of the removal, which exists with `wait: false` too.
-    const cluster = clusterAccess(args, this);
-    const manifest = pulumi
-      .all([
-        args.channel,
-        args.installPlanApproval,
-        args.source,
-        args.sourceNamespace,
-        args.startingCSV,
-        cluster?.check,
-      ])
-      .apply(([channel, installPlanApproval, source, sourceNamespace, startingCSV]) =>
-        checked(
-          () =>
-            subscription({
-              packageName,
-              namespace,
-              channel,
-              installPlanApproval: installPlanApproval ?? SUBSCRIPTION_DEFAULTS.installPlanApproval,
-              source,
-              sourceNamespace,
-              startingCSV,
-            }),
-          propertyPrefix,
-        ),
-      );
     this.subscription = new k8s.apiextensions.CustomResource(
       `${name}-subscription`,
       manifestArgs("operators.coreos.com/v1alpha1", "Subscription", manifest, ["metadata", "spec"]),

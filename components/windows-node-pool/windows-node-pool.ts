@@ -27,6 +27,7 @@ import {
   resolveZones,
 } from "../machine-pool/machine-sets";
 import {
+  nestedSubscriptionArgs,
   OperatorSubscription,
   OperatorSubscriptionArgs,
 } from "../operator-subscription/operator-subscription";
@@ -106,15 +107,17 @@ export class WindowsNodePool extends pulumi.ComponentResource {
       operatorArgs &&
       new OperatorSubscription(
         `${name}-wmco`,
-        {
-          channel: WMCO.channel,
-          ...operatorArgs,
-          packageName: WMCO.packageName,
-          namespace,
-          ...sharedArgs(args),
-        },
+        nestedSubscriptionArgs(
+          {
+            channel: WMCO.channel,
+            ...operatorArgs,
+            packageName: WMCO.packageName,
+            namespace,
+            ...sharedArgs(args),
+          },
+          "operator",
+        ),
         { parent: this },
-        "operator",
       );
 
     const generated =
