@@ -32,3 +32,36 @@ export function within<T>(prefix: string, fn: () => T): T {
     throw e;
   }
 }
+
+/** Several InputErrors reported together; the first one's path leads, the reason lists all of them. */
+export class InputErrors extends InputError {
+  readonly errors: readonly InputError[];
+
+  constructor(errors: readonly InputError[]) {
+    const [first, ...rest] = errors;
+    super(first.propertyPath, [first.reason, ...rest.map((e) => e.message)].join("; "));
+    this.errors = errors;
+  }
+
+  override under(prefix: string): InputError {
+    return new InputErrors(this.errors.map((e) => e.under(prefix)));
+  }
+}
+
+/**
+ * Runs every check and throws once with all the InputErrors they raised, so that a user fixes a block
+ * of input in one round instead of one property per `pulumi preview`.
+ */
+export function allInputErrors(checks: ReadonlyArray<() => void>): void {
+  const errors: InputError[] = [];
+  for (const check of checks) {
+    try {
+      check();
+    } catch (e) {
+      if (!(e instanceof InputError)) throw e;
+      errors.push(...(e instanceof InputErrors ? e.errors : [e]));
+    }
+  }
+  if (errors.length === 1) throw errors[0];
+  if (errors.length > 1) throw new InputErrors(errors);
+}

@@ -9,3 +9,5 @@ export * from "./machineconfiguration";
 export * from "./infra-placement";
 export * from "./olm";
 export * from "./windows";
+export * from "./autoscaling";
+export * from "./health-check";
