@@ -177,6 +177,9 @@ class Deployment implements HarnessMocks {
   private async applyKube(args: HarnessResourceArgs) {
     const type = kubeType(args.type)!;
     const object = manifestOf(type, reveal(args.inputs) as Record<string, unknown>);
+    if (this.prior.has(args.registration.urn) && args.registration.ignoreChanges.length > 0) {
+      await this.keepIgnored(object as unknown as Record<string, unknown>, args.registration.ignoreChanges);
+    }
     const force = type.patch && object.metadata?.annotations?.[PATCH_FORCE_ANNOTATION] === "true";
     try {
       const live = await this.cluster.apply(object, fieldManager(args.registration.urn), force);
@@ -190,6 +193,27 @@ class Deployment implements HarnessMocks {
         `server-side apply of ${type.kind} ${object.metadata?.name} failed: ${describeKubeError(error)}`,
         { cause: error },
       );
+    }
+  }
+
+  /**
+   * On update, `ignoreChanges` paths carry what the cluster has now (e.g. replicas an autoscaler set):
+   * the apply neither conflicts with the other writer nor takes the field back, and never drops it.
+   */
+  private async keepIgnored(object: Record<string, unknown>, paths: string[]): Promise<void> {
+    const meta = (object as { metadata?: { name?: string; namespace?: string } }).metadata ?? {};
+    const id = meta.namespace ? `${meta.namespace}/${meta.name}` : String(meta.name);
+    const live = (await this.cluster.read(String(object.apiVersion), String(object.kind), id)) as Record<
+      string,
+      unknown
+    >;
+    for (const path of paths) {
+      const keys = path.split(".");
+      const value = keys.reduce<unknown>((o, k) => (o as Record<string, unknown> | undefined)?.[k], live);
+      let parent = object;
+      for (const k of keys.slice(0, -1)) parent = (parent[k] ??= {}) as Record<string, unknown>;
+      if (value === undefined) delete parent[keys[keys.length - 1]];
+      else parent[keys[keys.length - 1]] = value;
     }
   }
 

@@ -16,6 +16,7 @@ import { kubeOptions, manifestArgs } from "../cluster/kube";
 import { waiting } from "../cluster/wait";
 import { checked } from "../errors";
 import { declareMachineSets, MachinePoolArgs, resolveZones } from "../machine-pool/machine-sets";
+import { declarePoolScaling } from "../machine-pool/scaling";
 
 export interface InfraNodePoolArgs extends MachinePoolArgs {
   /** Node role and pool name; default `infra`. Names child resources, so it is a plain string. */
@@ -55,6 +56,10 @@ export class InfraNodePool extends pulumi.ComponentResource {
   declare public readonly facts: pulumi.Output<ClusterFacts>;
   declare public readonly machineSetNames: pulumi.Output<string[]>;
   declare public readonly machineSets: pulumi.Output<k8s.apiextensions.CustomResource[]>;
+  /** One MachineAutoscaler per MachineSet with `autoscaling`, else none. */
+  declare public readonly machineAutoscalers: pulumi.Output<k8s.apiextensions.CustomResource[]>;
+  /** The pool's MachineHealthCheck with `healthCheck`. */
+  declare public readonly machineHealthCheck: k8s.apiextensions.CustomResource | undefined;
   declare public readonly machineConfigPool: k8s.apiextensions.CustomResource;
   /** Machines of the pool that are Ready nodes, once waited for. */
   declare public readonly readyMachineCount: pulumi.Output<number | undefined>;
@@ -112,6 +117,13 @@ export class InfraNodePool extends pulumi.ComponentResource {
       waiting: waits,
     });
 
+    const scaling = declarePoolScaling(name, args, facts, machineSets, {
+      machineRole: role,
+      role: role,
+      kubeOptions: kopts,
+      waiting: waits,
+    });
+
     const ready =
       waits &&
       new MachineSetReady(
@@ -140,6 +152,8 @@ export class InfraNodePool extends pulumi.ComponentResource {
     this.facts = facts;
     this.machineSetNames = machineSets.names;
     this.machineSets = machineSets.resources;
+    this.machineAutoscalers = scaling.autoscalers;
+    this.machineHealthCheck = scaling.healthCheck;
     this.machineConfigPool = pool;
     this.readyMachineCount = ready ? ready.readyMachineCount : pulumi.output(undefined);
     this.renderedConfig = rollout ? rollout.renderedConfig : pulumi.output(undefined);

@@ -10,6 +10,8 @@ import {
   machineSetsForPool,
   ZoneSpec,
 } from "../../builders/machineset";
+import { PoolAutoscaling, requirePoolAutoscaling } from "../../builders/autoscaling";
+import { HealthCheckOptions } from "../../builders/health-check";
 import { Taint } from "../../builders/validation";
 import { awsSecurityGroups, awsSubnet, awsZones } from "../cloud-lookups/aws";
 import { checkAzureManagedIdentity, checkAzureSubnet } from "../cloud-lookups/azure";
@@ -26,8 +28,23 @@ export interface MachinePoolArgs extends ClusterFactsArgs, WaitArgs {
    * that also give the zone's subnet. On AWS with `cloudLookups`, omitted zones are the region's first three.
    */
   zones?: pulumi.Input<Array<string | ZoneSpec>>;
-  /** Total machines spread over the zones as the installer does; default one per zone. */
+  /**
+   * Total machines spread over the zones as the installer does; default one per zone, or with
+   * `autoscaling` its minimum. With `autoscaling` it is the count at creation only: afterwards the
+   * autoscaler owns it.
+   */
   replicas?: pulumi.Input<number>;
+  /**
+   * A MachineAutoscaler per MachineSet: `minReplicas`/`maxReplicas` are pool totals spread over the
+   * zones as replicas are (`per: "zone"` for the same bounds in every zone). Nothing scales until a
+   * `ClusterAutoscaler` exists. Decided when the program runs: adding or removing it is a plain value.
+   */
+  autoscaling?: pulumi.Input<PoolAutoscaling>;
+  /**
+   * A MachineHealthCheck over exactly this pool's machines: `true` for OpenShift's documented defaults
+   * (Ready False/Unknown for 300s, maxUnhealthy 40%, nodeStartupTimeout 10m), or the fields to change.
+   */
+  healthCheck?: boolean | pulumi.Input<HealthCheckOptions>;
   /** Extra node labels. */
   nodeLabels?: pulumi.Input<Record<string, string>>;
   aws?: pulumi.Input<Omit<AwsMachineOptions, "ami">>;
@@ -93,7 +110,7 @@ export function resolveZones(
 }
 
 /** The zone names when the program spells them out as plain values, so resources can be named by them now. */
-function zoneNames(zones: MachinePoolArgs["zones"]): string[] | undefined {
+export function zoneNames(zones: MachinePoolArgs["zones"]): string[] | undefined {
   if (!Array.isArray(zones)) return undefined;
   const names = zones.map((z: unknown) =>
     typeof z === "string"
@@ -125,15 +142,15 @@ export function declareMachineSets(
       options.role,
       options.image,
       options.taints,
-      pulumi.all([args.replicas, args.nodeLabels, args.aws, args.azure]),
+      pulumi.all([args.replicas, args.nodeLabels, args.aws, args.azure, args.autoscaling]),
     ])
-    .apply(async ([f, z, role, image, taints, [replicas, labels, awsOptions, azureOptions]]) => {
+    .apply(async ([f, z, role, image, taints, [replicas, labels, awsOptions, azureOptions, scaling]]) => {
       const spec = await poolSpec(
         {
           facts: f,
           role,
           zones: z,
-          replicas: replicas ?? z.length,
+          replicas: initialReplicas(replicas, z.length, scaling),
           taints,
           nodeLabels: { ...(labels ?? {}), ...options.nodeLabels },
           image,
@@ -158,10 +175,16 @@ export function declareMachineSets(
       { kubeconfig: options.waiting.kubeconfig, machineSets: names },
       options.waiting.options(options.dependsOn ?? []),
     );
-  const declare = (zone: string, args: k8s.apiextensions.CustomResourceArgs, guard?: pulumi.Resource) =>
-    new k8s.apiextensions.CustomResource(`${name}-${zone}`, args, {
+  const declare = (
+    zone: string,
+    resourceArgs: k8s.apiextensions.CustomResourceArgs,
+    guard?: pulumi.Resource,
+  ) =>
+    new k8s.apiextensions.CustomResource(`${name}-${zone}`, resourceArgs, {
       ...options.kubeOptions,
       dependsOn: guard ? [guard] : options.dependsOn,
+      // The autoscaler owns replicas once the set exists: never diffed, never applied again.
+      ...(args.autoscaling !== undefined ? { ignoreChanges: ["spec.replicas"] } : {}),
     });
   const known = zoneNames(args.zones);
   let resources: pulumi.Output<k8s.apiextensions.CustomResource[]>;
@@ -194,6 +217,26 @@ export function declareMachineSets(
     resources,
     contentHash: resolved.apply((sets) => contentHash(sets.map((s) => s.manifest))),
   };
+}
+
+/** Replicas at creation: as given (within the autoscaling bounds), else the minimum, else one per zone. */
+function initialReplicas(
+  replicas: number | undefined,
+  zoneCount: number,
+  scaling: PoolAutoscaling | undefined,
+): number {
+  if (!scaling) return replicas ?? zoneCount;
+  const bounds = checked(() => requirePoolAutoscaling(scaling, zoneCount), "autoscaling");
+  const factor = bounds.per === "zone" ? zoneCount : 1;
+  const [min, max] = [bounds.minReplicas * factor, bounds.maxReplicas * factor];
+  if (replicas === undefined) return min;
+  if (typeof replicas === "number" && (replicas < min || replicas > max)) {
+    throw inputPropertyError(
+      "replicas",
+      `${replicas} is outside the autoscaling bounds of the pool (${min} to ${max} machines in all)`,
+    );
+  }
+  return replicas;
 }
 
 interface PoolInputs {

@@ -83,7 +83,7 @@ describe("machine autoscaling, health checks and spot interruptions", () => {
     assert.equal(ms.metadata.annotations?.[MIN_SIZE], "1");
     const ma = await sim.until("lastTargetRef", () => {
       const m = sim.get(MACHINE_AUTOSCALER, infra, NS);
-      return status(m).lastTargetRef && m;
+      return status(m).lastTargetRef ? m : undefined;
     });
     assert.deepEqual(status(ma).lastTargetRef, {
       apiVersion: "machine.openshift.io/v1beta1",
