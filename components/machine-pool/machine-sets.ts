@@ -12,6 +12,7 @@ import {
 } from "../../builders/machineset";
 import { PoolAutoscaling, requirePoolAutoscaling } from "../../builders/autoscaling";
 import { HealthCheckOptions } from "../../builders/health-check";
+import { healthCheckManifest } from "./scaling";
 import { Taint } from "../../builders/validation";
 import { awsSecurityGroups, awsSubnet, awsZones } from "../cloud-lookups/aws";
 import { checkAzureManagedIdentity, checkAzureSubnet } from "../cloud-lookups/azure";
@@ -135,6 +136,12 @@ export function declareMachineSets(
   options: MachineSetsOptions,
 ): DeclaredMachineSets {
   const invoke = { parent: options.kubeOptions.parent! };
+  const healthCheck =
+    args.healthCheck === undefined || args.healthCheck === false
+      ? undefined
+      : args.healthCheck === true
+        ? {}
+        : args.healthCheck;
   const resolved = pulumi
     .all([
       facts,
@@ -142,9 +149,11 @@ export function declareMachineSets(
       options.role,
       options.image,
       options.taints,
-      pulumi.all([args.replicas, args.nodeLabels, args.aws, args.azure, args.autoscaling]),
+      pulumi.all([args.replicas, args.nodeLabels, args.aws, args.azure, args.autoscaling, healthCheck]),
     ])
-    .apply(async ([f, z, role, image, taints, [replicas, labels, awsOptions, azureOptions, scaling]]) => {
+    .apply(async ([f, z, role, image, taints, [replicas, labels, awsOptions, azureOptions, scaling, hc]]) => {
+      // The health check's settings fail the MachineSets too, so its mistakes show with the pool's.
+      if (hc) healthCheckManifest(hc, "check", f.infrastructureId, "worker", ["check"]);
       const spec = await poolSpec(
         {
           facts: f,

@@ -115,7 +115,8 @@ export function declarePoolScaling(
   return { autoscalers, healthCheck, ready };
 }
 
-function healthCheckManifest(
+/** The pool's MachineHealthCheck, its errors placed under `healthCheck`. */
+export function healthCheckManifest(
   settings: HealthCheckOptions,
   name: string,
   infrastructureId: string,
