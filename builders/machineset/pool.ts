@@ -3,6 +3,7 @@ import { requireDnsLabel, requireNonEmptyString, requireUnique, Taint } from "..
 import { AwsMachineOptions, awsProviderSpec } from "./aws";
 import { AzureMachineOptions, azureProviderSpec } from "./azure";
 import { machineSet, MachineSetManifest } from "./machineset";
+import { AZURE_ZONAL_REGIONS } from "./azure-regions";
 import { spreadReplicas } from "./naming";
 import { AWSResourceReference, ProviderSpec } from "./provider-spec";
 
@@ -89,7 +90,8 @@ const PLATFORMS: Record<MachineSetPlatform, PlatformRules> = {
         azureProviderSpec((spec as { azure: AzureMachineOptions }).azure, {
           infrastructureId: spec.infrastructureId,
           location: spec.region,
-          zone: zone.zone,
+          // A region without zones: no zone, and the machine-api places the VMs in an availability set.
+          zone: zone.zone === "" ? undefined : zone.zone,
           subnet: zone.subnet as string | undefined,
         }),
       );
@@ -98,6 +100,16 @@ const PLATFORMS: Record<MachineSetPlatform, PlatformRules> = {
 };
 
 function zoneSpecs(spec: MachineSetPoolSpec): ZoneSpec[] {
+  if (spec.platform === "azure" && Array.isArray(spec.zones) && spec.zones.length === 0) {
+    if (AZURE_ZONAL_REGIONS.has(spec.region)) {
+      throw new InputError(
+        "zones",
+        `Azure region ${JSON.stringify(spec.region)} has availability zones: list them, e.g. ["1", "2", "3"] (an empty list is for regions without zones)`,
+      );
+    }
+    // One MachineSet without a zone, named <infraID>-<role>-<region> as the installer names it there.
+    return [{ zone: "" }];
+  }
   if (!Array.isArray(spec.zones) || spec.zones.length === 0) {
     throw new InputError("zones", "at least one zone is required (production infra pools want three)");
   }

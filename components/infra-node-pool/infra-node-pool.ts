@@ -107,7 +107,7 @@ export class InfraNodePool extends pulumi.ComponentResource {
           : workerImage(
               name,
               facts,
-              zones.apply((z) => z[0].zone),
+              zones.apply((z) => z[0]?.zone ?? ""),
               args.imageFromMachineSet,
               kopts,
             ),

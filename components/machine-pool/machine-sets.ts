@@ -89,7 +89,9 @@ export function resolveZones(
   invoke: { parent: pulumi.Resource },
 ): pulumi.Output<ZoneSpec[]> {
   if (args.zones !== undefined) {
-    return pulumi.output(args.zones).apply((zones) => {
+    return pulumi.all([args.zones, facts]).apply(([zones, f]) => {
+      // An empty list is an Azure region without zones; the builder refuses it for zonal regions.
+      if (Array.isArray(zones) && zones.length === 0 && f.platform === "azure") return [];
       // Checked here as well as in the builder because images are read from the first zone's workers.
       if (!Array.isArray(zones) || zones.length === 0) {
         throw inputPropertyError("zones", "at least one zone is required (production pools want three)");
@@ -112,7 +114,7 @@ export function resolveZones(
 
 /** The zone names when the program spells them out as plain values, so resources can be named by them now. */
 export function zoneNames(zones: MachinePoolArgs["zones"]): string[] | undefined {
-  if (!Array.isArray(zones)) return undefined;
+  if (!Array.isArray(zones) || zones.length === 0) return undefined;
   const names = zones.map((z: unknown) =>
     typeof z === "string"
       ? z
@@ -171,7 +173,7 @@ export function declareMachineSets(
       );
       const manifests = checked(() => machineSetsForPool(options.adjust ? options.adjust(spec) : spec));
       return manifests.map((manifest, i): { zone: string; manifest: MachineSetManifest } => ({
-        zone: z[i].zone,
+        zone: z[i]?.zone || f.region,
         manifest,
       }));
     });
