@@ -12,7 +12,7 @@ import {
 } from "../../builders/machineset";
 import { PoolAutoscaling, requirePoolAutoscaling } from "../../builders/autoscaling";
 import { HealthCheckOptions } from "../../builders/health-check";
-import { healthCheckManifest } from "./scaling";
+import { healthCheckManifest } from "./health-check";
 import { Taint } from "../../builders/validation";
 import { awsSecurityGroups, awsSubnet, awsZones } from "../cloud-lookups/aws";
 import { checkAzureManagedIdentity, checkAzureSubnet } from "../cloud-lookups/azure";

@@ -6,13 +6,14 @@ import {
   PoolAutoscaling,
   requirePoolAutoscaling,
 } from "../../builders/autoscaling";
-import { HealthCheckOptions, machineHealthCheck } from "../../builders/health-check";
+import { HealthCheckOptions } from "../../builders/health-check";
 import { MACHINE_SET_API_VERSION } from "../../builders/machineset";
 import { contentHash, MachineAutoscalerReady } from "../../provider/dynamic";
 import { ClusterFacts } from "../cluster/facts";
 import { manifestArgs } from "../cluster/kube";
 import { Waiting } from "../cluster/wait";
 import { checked } from "../errors";
+import { healthCheckManifest } from "./health-check";
 import { DeclaredMachineSets, MachinePoolArgs, zoneNames } from "./machine-sets";
 
 export interface PoolScaling {
@@ -113,18 +114,4 @@ export function declarePoolScaling(
     );
   }
   return { autoscalers, healthCheck, ready };
-}
-
-/** The pool's MachineHealthCheck, its errors placed under `healthCheck`. */
-export function healthCheckManifest(
-  settings: HealthCheckOptions,
-  name: string,
-  infrastructureId: string,
-  machineRole: string,
-  machineSetNames: string[],
-) {
-  return checked(
-    () => machineHealthCheck({ ...settings, name, infrastructureId, machineRole, machineSetNames }),
-    (path) => (path === "healthCheck" ? path : `healthCheck.${path}`),
-  );
 }
