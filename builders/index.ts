@@ -10,3 +10,5 @@ export * from "./infra-placement";
 export * from "./olm";
 export * from "./windows";
 export * from "./rollout-impact";
+export * from "./autoscaling";
+export * from "./health-check";

@@ -2,6 +2,7 @@ export * from "./infra-node-pool/infra-node-pool";
 export * from "./windows-node-pool/windows-node-pool";
 export * from "./operator-subscription/operator-subscription";
 export * from "./machine-configuration/machine-configuration";
+export * from "./cluster-autoscaler/cluster-autoscaler";
 export { type MachinePoolArgs } from "./machine-pool/machine-sets";
 export {
   resolveClusterFacts,

@@ -13,6 +13,8 @@ export interface Registration {
   /** URNs of the resources this one depends on (explicit and through its inputs). */
   dependencies: string[];
   additionalSecretOutputs: string[];
+  /** Property paths the engine keeps at their current values on update (`ignoreChanges`). */
+  ignoreChanges: string[];
 }
 
 /** A resource registration as the harness's mocks see it: Pulumi's mock args plus the monitor's facts. */
@@ -44,6 +46,7 @@ interface MonitorRequest {
   getParent(): string;
   getDependenciesList?(): string[];
   getAdditionalsecretoutputsList?(): string[];
+  getIgnorechangesList?(): string[];
 }
 
 type Callback = (err: unknown, response: unknown) => void;
@@ -91,6 +94,7 @@ async function installMocks(
         parent: req.getParent(),
         dependencies: req.getDependenciesList?.() ?? [],
         additionalSecretOutputs: req.getAdditionalsecretoutputsList?.() ?? [],
+        ignoreChanges: req.getIgnorechangesList?.() ?? [],
       };
       return original(req, callback);
     };

@@ -102,6 +102,14 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     clearClusterFaults: () => cf.clear(),
     clusterFaults: () => cf.list(),
   });
+  const mf = controllers.machineFaults;
+  const count = (params: Record<string, unknown>) => Number(params.nodes);
+  api.faults.registerAll({
+    stopKubelet: (p) => mf.stopKubelet(text(p, "node")),
+    interruptSpot: (p) => mf.interruptSpot(text(p, "machine")),
+    pendingPods: (p) => mf.pendingPods(count(p)),
+    idleNodes: (p) => mf.idleNodes(count(p)),
+  });
 
   let stopped = false;
   return {

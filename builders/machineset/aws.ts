@@ -12,9 +12,10 @@ import {
   AWSResourceReference,
   SecretReference,
 } from "./provider-spec";
+import { AwsPlacementOptions, withAwsPlacementOptions } from "./aws-options";
 
 /** What a user may set on AWS machines; everything else follows the installer's conventions. */
-export interface AwsMachineOptions {
+export interface AwsMachineOptions extends AwsPlacementOptions {
   /** The RHCOS (or Windows) AMI id. */
   ami: string;
   instanceType?: string;
@@ -173,32 +174,35 @@ export function awsProviderSpec(
       .sort(([a], [b]) => (a < b ? -1 : 1))
       .map(([name, value]) => ({ name, value })),
   ];
-  return {
-    ami: { id: requireNonEmptyString("ami", options.ami) },
-    apiVersion: options.providerApiVersion ?? AWS_DEFAULTS.providerApiVersion,
-    blockDevices: blockDevices("blockDevices", options.blockDevices ?? AWS_DEFAULTS.blockDevices),
-    credentialsSecret: options.credentialsSecret ?? { ...AWS_DEFAULTS.credentialsSecret },
-    deviceIndex: 0,
-    iamInstanceProfile: { id: options.iamInstanceProfile ?? `${infraId}-worker-profile` },
-    instanceType: requireNonEmptyString("instanceType", options.instanceType ?? AWS_DEFAULTS.instanceType),
-    kind: "AWSMachineProviderConfig",
-    ...(options.metadataServiceOptions
-      ? {
-          metadataServiceOptions: metadataServiceOptions(
-            "metadataServiceOptions",
-            options.metadataServiceOptions,
-          ),
-        }
-      : {}),
-    placement: { availabilityZone: placement.zone, region: placement.region },
-    ...(options.publicIp !== undefined ? { publicIp: options.publicIp } : {}),
-    securityGroups: options.securityGroups
-      ? options.securityGroups.map((sg, i) => reference(`securityGroups[${i}]`, sg, "sg-"))
-      : [tagName(`${infraId}-worker-sg`)],
-    subnet: placement.subnet
-      ? reference("subnet", placement.subnet, "subnet-")
-      : tagName(`${infraId}-private-${placement.zone}`),
-    tags,
-    userDataSecret: options.userDataSecret ?? { ...AWS_DEFAULTS.userDataSecret },
-  };
+  return withAwsPlacementOptions(
+    {
+      ami: { id: requireNonEmptyString("ami", options.ami) },
+      apiVersion: options.providerApiVersion ?? AWS_DEFAULTS.providerApiVersion,
+      blockDevices: blockDevices("blockDevices", options.blockDevices ?? AWS_DEFAULTS.blockDevices),
+      credentialsSecret: options.credentialsSecret ?? { ...AWS_DEFAULTS.credentialsSecret },
+      deviceIndex: 0,
+      iamInstanceProfile: { id: options.iamInstanceProfile ?? `${infraId}-worker-profile` },
+      instanceType: requireNonEmptyString("instanceType", options.instanceType ?? AWS_DEFAULTS.instanceType),
+      kind: "AWSMachineProviderConfig",
+      ...(options.metadataServiceOptions
+        ? {
+            metadataServiceOptions: metadataServiceOptions(
+              "metadataServiceOptions",
+              options.metadataServiceOptions,
+            ),
+          }
+        : {}),
+      placement: { availabilityZone: placement.zone, region: placement.region },
+      ...(options.publicIp !== undefined ? { publicIp: options.publicIp } : {}),
+      securityGroups: options.securityGroups
+        ? options.securityGroups.map((sg, i) => reference(`securityGroups[${i}]`, sg, "sg-"))
+        : [tagName(`${infraId}-worker-sg`)],
+      subnet: placement.subnet
+        ? reference("subnet", placement.subnet, "subnet-")
+        : tagName(`${infraId}-private-${placement.zone}`),
+      tags,
+      userDataSecret: options.userDataSecret ?? { ...AWS_DEFAULTS.userDataSecret },
+    },
+    options,
+  );
 }

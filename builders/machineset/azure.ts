@@ -2,9 +2,10 @@ import { InputError } from "../errors";
 import { AZURE_IMAGE_TYPES, AZURE_OS_TYPES } from "../generated/enums";
 import { requireInteger, requireNonEmptyString, requireOneOf } from "../validation";
 import { AzureImage, AzureMachineProviderSpec, AzureOSDisk, SecretReference } from "./provider-spec";
+import { AzureVmOptions, withAzureVmOptions } from "./azure-options";
 
 /** What a user may set on Azure machines; everything else follows the installer's conventions. */
-export interface AzureMachineOptions {
+export interface AzureMachineOptions extends AzureVmOptions {
   /** A marketplace image, or `{ resourceID }` for the cluster's RHCOS image (gallery or managed image). */
   image: Partial<AzureImage>;
   vmSize?: string;
@@ -119,21 +120,24 @@ export function azureProviderSpec(
 ): AzureMachineProviderSpec {
   const infraId = placement.infrastructureId;
   const resourceGroup = options.resourceGroup ?? `${infraId}-rg`;
-  return {
-    apiVersion: options.providerApiVersion ?? AZURE_DEFAULTS.providerApiVersion,
-    credentialsSecret: options.credentialsSecret ?? { ...AZURE_DEFAULTS.credentialsSecret },
-    image: requireAzureImage("image", options.image),
-    kind: "AzureMachineProviderSpec",
-    location: requireNonEmptyString("location", placement.location),
-    managedIdentity: options.managedIdentity ?? `${infraId}-identity`,
-    networkResourceGroup: options.networkResourceGroup ?? resourceGroup,
-    osDisk: osDisk("osDisk", options.osDisk),
-    publicIP: options.publicIP ?? false,
-    resourceGroup,
-    subnet: placement.subnet ?? options.subnet ?? `${infraId}-worker-subnet`,
-    userDataSecret: options.userDataSecret ?? { ...AZURE_DEFAULTS.userDataSecret },
-    vmSize: requireNonEmptyString("vmSize", options.vmSize ?? AZURE_DEFAULTS.vmSize),
-    vnet: options.vnet ?? `${infraId}-vnet`,
-    ...(placement.zone !== undefined ? { zone: placement.zone } : {}),
-  };
+  return withAzureVmOptions(
+    {
+      apiVersion: options.providerApiVersion ?? AZURE_DEFAULTS.providerApiVersion,
+      credentialsSecret: options.credentialsSecret ?? { ...AZURE_DEFAULTS.credentialsSecret },
+      image: requireAzureImage("image", options.image),
+      kind: "AzureMachineProviderSpec",
+      location: requireNonEmptyString("location", placement.location),
+      managedIdentity: options.managedIdentity ?? `${infraId}-identity`,
+      networkResourceGroup: options.networkResourceGroup ?? resourceGroup,
+      osDisk: osDisk("osDisk", options.osDisk),
+      publicIP: options.publicIP ?? false,
+      resourceGroup,
+      subnet: placement.subnet ?? options.subnet ?? `${infraId}-worker-subnet`,
+      userDataSecret: options.userDataSecret ?? { ...AZURE_DEFAULTS.userDataSecret },
+      vmSize: requireNonEmptyString("vmSize", options.vmSize ?? AZURE_DEFAULTS.vmSize),
+      vnet: options.vnet ?? `${infraId}-vnet`,
+      ...(placement.zone !== undefined ? { zone: placement.zone } : {}),
+    },
+    options,
+  );
 }

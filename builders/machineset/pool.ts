@@ -11,6 +11,7 @@ import {
 import { AwsMachineOptions, awsProviderSpec, requireAmiId } from "./aws";
 import { AzureMachineOptions, azureProviderSpec } from "./azure";
 import { machineSet, MachineSetManifest } from "./machineset";
+import { AZURE_ZONAL_REGIONS } from "./azure-regions";
 import { spreadReplicas } from "./naming";
 import { AWSResourceReference, AzureImage, ProviderSpec } from "./provider-spec";
 
@@ -97,7 +98,8 @@ const PLATFORMS: Record<MachineSetPlatform, PlatformRules> = {
         azureProviderSpec((spec as { azure: AzureMachineOptions }).azure, {
           infrastructureId: spec.infrastructureId,
           location: spec.region,
-          zone: zone.zone,
+          // A region without zones: no zone, and the machine-api places the VMs in an availability set.
+          zone: zone.zone === "" ? undefined : zone.zone,
           subnet: zone.subnet as string | undefined,
         }),
       );
@@ -107,7 +109,7 @@ const PLATFORMS: Record<MachineSetPlatform, PlatformRules> = {
 
 /** The zones as given, each a ZoneSpec with a name, none twice; nothing here needs the cluster. */
 function zoneList(given: unknown): ZoneSpec[] {
-  if (!Array.isArray(given) || given.length === 0) {
+  if (!Array.isArray(given)) {
     throw new InputError("zones", "at least one zone is required (production infra pools want three)");
   }
   const zones = given.map((z: string | ZoneSpec, i) => {
@@ -121,6 +123,18 @@ function zoneList(given: unknown): ZoneSpec[] {
 
 function zoneSpecs(spec: MachineSetPoolSpec): ZoneSpec[] {
   const zones = zoneList(spec.zones);
+  if (zones.length === 0) {
+    if (spec.platform !== "azure")
+      throw new InputError("zones", "at least one zone is required (production infra pools want three)");
+    if (AZURE_ZONAL_REGIONS.has(spec.region)) {
+      throw new InputError(
+        "zones",
+        `Azure region ${JSON.stringify(spec.region)} has availability zones: list them, e.g. ["1", "2", "3"] (an empty list is for regions without zones)`,
+      );
+    }
+    // One MachineSet without a zone, named <infraID>-<role>-<region> as the installer names it there.
+    return [{ zone: "" }];
+  }
   checkZonesInRegion(spec.platform, spec.region, zones);
   return zones;
 }

@@ -22,6 +22,7 @@ export interface AWSBlockDevice {
     volumeSize: number;
     volumeType: "gp2" | "gp3" | "io1" | "io2" | "st1" | "sc1" | "standard";
     iops?: number;
+    /** MiB/s, gp3 only (openshift/api names it throughputMib). */
     throughputMib?: number;
     encrypted?: boolean;
     kmsKey?: { id?: string; arn?: string };
@@ -40,7 +41,19 @@ export interface AWSMachineProviderConfig {
   iamInstanceProfile: AWSResourceReference;
   metadata?: Record<string, unknown>;
   metadataServiceOptions?: { authentication?: "Required" | "Optional" };
-  placement: { availabilityZone: string; region: string; tenancy?: "default" | "dedicated" | "host" };
+  placement: {
+    availabilityZone: string;
+    region: string;
+    tenancy?: "default" | "dedicated" | "host";
+    host?: {
+      affinity: "AnyAvailable" | "DedicatedHost";
+      dedicatedHost?: { allocationStrategy?: "Dynamic" | "UserProvided"; id?: string };
+    };
+  };
+  placementGroupName?: string;
+  placementGroupPartition?: number;
+  capacityReservationId?: string;
+  spotMarketOptions?: { maxPrice?: string };
   publicIp?: boolean;
   securityGroups: AWSResourceReference[];
   subnet: AWSResourceReference;
@@ -61,7 +74,15 @@ export interface AzureImage {
 export interface AzureOSDisk {
   diskSizeGB: number;
   osType: "Linux" | "Windows";
-  managedDisk: { storageAccountType: "Premium_LRS" | "StandardSSD_LRS" | "Standard_LRS" | "UltraSSD_LRS" };
+  managedDisk: {
+    storageAccountType: "Premium_LRS" | "StandardSSD_LRS" | "Standard_LRS" | "UltraSSD_LRS";
+    securityProfile?: { securityEncryptionType: string };
+  };
+}
+
+export interface AzureUefiSettings {
+  secureBoot?: string;
+  virtualizedTrustedPlatformModule?: string;
 }
 
 export interface AzureMachineProviderSpec {
@@ -82,6 +103,22 @@ export interface AzureMachineProviderSpec {
   vmSize: string;
   vnet: string;
   zone?: string;
+  acceleratedNetworking?: boolean;
+  availabilitySet?: string;
+  diagnostics?: {
+    boot: { storageAccountType: string; customerManaged?: { storageAccountURI: string } };
+  };
+  securityProfile?: {
+    encryptionAtHost?: boolean;
+    settings?: {
+      securityType: string;
+      trustedLaunch?: { uefiSettings: AzureUefiSettings };
+      confidentialVM?: { uefiSettings: AzureUefiSettings };
+    };
+  };
+  spotVMOptions?: { maxPrice?: string };
+  tags?: Record<string, string>;
+  ultraSSDCapability?: string;
 }
 
 export type ProviderSpec = AWSMachineProviderConfig | AzureMachineProviderSpec;

@@ -23,6 +23,7 @@ import {
   MachinePoolArgs,
   resolveZones,
 } from "../machine-pool/machine-sets";
+import { declarePoolScaling } from "../machine-pool/scaling";
 
 export interface InfraNodePoolArgs extends MachinePoolArgs {
   /** Node role and pool name; default `infra`. Names child resources, so it is a plain string. */
@@ -62,6 +63,10 @@ export class InfraNodePool extends pulumi.ComponentResource {
   declare public readonly facts: pulumi.Output<ClusterFacts>;
   declare public readonly machineSetNames: pulumi.Output<string[]>;
   declare public readonly machineSets: pulumi.Output<k8s.apiextensions.CustomResource[]>;
+  /** One MachineAutoscaler per MachineSet with `autoscaling`, else none. */
+  declare public readonly machineAutoscalers: pulumi.Output<k8s.apiextensions.CustomResource[]>;
+  /** The pool's MachineHealthCheck with `healthCheck`. */
+  declare public readonly machineHealthCheck: k8s.apiextensions.CustomResource | undefined;
   declare public readonly machineConfigPool: k8s.apiextensions.CustomResource;
   /** Machines of the pool that are Ready nodes, once waited for. */
   declare public readonly readyMachineCount: pulumi.Output<number | undefined>;
@@ -125,12 +130,19 @@ export class InfraNodePool extends pulumi.ComponentResource {
           : workerImage(
               name,
               facts,
-              zones.apply((z) => z[0].zone),
+              zones.apply((z) => z[0]?.zone ?? ""),
               args.imageFromMachineSet,
               kopts,
             ),
       // Nodes should join the custom pool from their first boot, so the pool exists before any machine.
       dependsOn: [pool],
+      kubeOptions: kopts,
+      waiting: waits,
+    });
+
+    const scaling = declarePoolScaling(name, args, facts, machineSets, {
+      machineRole: role,
+      role: role,
       kubeOptions: kopts,
       waiting: waits,
     });
@@ -163,6 +175,8 @@ export class InfraNodePool extends pulumi.ComponentResource {
     this.facts = facts;
     this.machineSetNames = machineSets.names;
     this.machineSets = machineSets.resources;
+    this.machineAutoscalers = scaling.autoscalers;
+    this.machineHealthCheck = scaling.healthCheck;
     this.machineConfigPool = pool;
     this.readyMachineCount = ready ? ready.readyMachineCount : pulumi.output(undefined);
     this.renderedConfig = rollout ? rollout.renderedConfig : pulumi.output(undefined);

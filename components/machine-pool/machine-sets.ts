@@ -13,6 +13,9 @@ import {
   machineSetsForPool,
   ZoneSpec,
 } from "../../builders/machineset";
+import { PoolAutoscaling, requirePoolAutoscaling } from "../../builders/autoscaling";
+import { HealthCheckOptions } from "../../builders/health-check";
+import { healthCheckManifest } from "./health-check";
 import { Taint } from "../../builders/validation";
 import { awsSecurityGroups, awsSubnet, awsZones } from "../cloud-lookups/aws";
 import { checkAzureManagedIdentity, checkAzureSubnet } from "../cloud-lookups/azure";
@@ -29,8 +32,23 @@ export interface MachinePoolArgs extends ClusterFactsArgs, WaitArgs {
    * that also give the zone's subnet. On AWS with `cloudLookups`, omitted zones are the region's first three.
    */
   zones?: pulumi.Input<Array<string | ZoneSpec>>;
-  /** Total machines spread over the zones as the installer does; default one per zone. */
+  /**
+   * Total machines spread over the zones as the installer does; default one per zone, or with
+   * `autoscaling` its minimum. With `autoscaling` it is the count at creation only: afterwards the
+   * autoscaler owns it.
+   */
   replicas?: pulumi.Input<number>;
+  /**
+   * A MachineAutoscaler per MachineSet: `minReplicas`/`maxReplicas` are pool totals spread over the
+   * zones as replicas are (`per: "zone"` for the same bounds in every zone). Nothing scales until a
+   * `ClusterAutoscaler` exists. Decided when the program runs: adding or removing it is a plain value.
+   */
+  autoscaling?: pulumi.Input<PoolAutoscaling>;
+  /**
+   * A MachineHealthCheck over exactly this pool's machines: `true` for OpenShift's documented defaults
+   * (Ready False/Unknown for 300s, maxUnhealthy 40%, nodeStartupTimeout 10m), or the fields to change.
+   */
+  healthCheck?: boolean | pulumi.Input<HealthCheckOptions>;
   /** Extra node labels. */
   nodeLabels?: pulumi.Input<Record<string, string>>;
   aws?: pulumi.Input<Omit<AwsMachineOptions, "ami">>;
@@ -102,6 +120,10 @@ export function resolveZones(
       const given = (zones as Array<string | ZoneSpec>).map((z) =>
         typeof z === "string" ? { zone: z } : { ...z },
       );
+      // An empty list is an Azure region without zones (the builder refuses it for zonal regions).
+      // Checked here as well as in the builder because images are read from the first zone's workers.
+      if (given.length === 0 && f.platform !== "azure")
+        throw inputPropertyError("zones", "at least one zone is required (production pools want three)");
       checked(() => checkZonesInRegion(f.platform, f.region, given));
       return given;
     });
@@ -120,8 +142,8 @@ export function resolveZones(
 }
 
 /** The zone names when the program spells them out as plain values, so resources can be named by them now. */
-function zoneNames(zones: MachinePoolArgs["zones"]): string[] | undefined {
-  if (!Array.isArray(zones)) return undefined;
+export function zoneNames(zones: MachinePoolArgs["zones"]): string[] | undefined {
+  if (!Array.isArray(zones) || zones.length === 0) return undefined;
   const names = zones.map((z: unknown) =>
     typeof z === "string"
       ? z
@@ -145,6 +167,12 @@ export function declareMachineSets(
   options: MachineSetsOptions,
 ): DeclaredMachineSets {
   const invoke = { parent: options.kubeOptions.parent! };
+  const healthCheck =
+    args.healthCheck === undefined || args.healthCheck === false
+      ? undefined
+      : args.healthCheck === true
+        ? {}
+        : args.healthCheck;
   const resolved = pulumi
     .all([
       facts,
@@ -152,15 +180,17 @@ export function declareMachineSets(
       options.role,
       options.image,
       options.taints,
-      pulumi.all([args.replicas, args.nodeLabels, args.aws, args.azure]),
+      pulumi.all([args.replicas, args.nodeLabels, args.aws, args.azure, args.autoscaling, healthCheck]),
     ])
-    .apply(async ([f, z, role, image, taints, [replicas, labels, awsOptions, azureOptions]]) => {
+    .apply(async ([f, z, role, image, taints, [replicas, labels, awsOptions, azureOptions, scaling, hc]]) => {
+      // The health check's settings fail the MachineSets too, so its mistakes show with the pool's.
+      if (hc) healthCheckManifest(hc, "check", f.infrastructureId, "worker", ["check"]);
       const spec = await poolSpec(
         {
           facts: f,
           role,
           zones: z,
-          replicas: replicas ?? z.length,
+          replicas: initialReplicas(replicas, z.length, scaling),
           taints,
           nodeLabels: { ...(labels ?? {}), ...options.nodeLabels },
           image,
@@ -172,7 +202,7 @@ export function declareMachineSets(
       );
       const manifests = checked(() => machineSetsForPool(options.adjust ? options.adjust(spec) : spec));
       return manifests.map((manifest, i): { zone: string; manifest: MachineSetManifest } => ({
-        zone: z[i].zone,
+        zone: z[i]?.zone || f.region,
         manifest,
       }));
     });
@@ -185,10 +215,16 @@ export function declareMachineSets(
       { kubeconfig: options.waiting.kubeconfig, machineSets: names },
       options.waiting.options(options.dependsOn ?? []),
     );
-  const declare = (zone: string, args: k8s.apiextensions.CustomResourceArgs, guard?: pulumi.Resource) =>
-    new k8s.apiextensions.CustomResource(`${name}-${zone}`, args, {
+  const declare = (
+    zone: string,
+    resourceArgs: k8s.apiextensions.CustomResourceArgs,
+    guard?: pulumi.Resource,
+  ) =>
+    new k8s.apiextensions.CustomResource(`${name}-${zone}`, resourceArgs, {
       ...options.kubeOptions,
       dependsOn: guard ? [guard] : options.dependsOn,
+      // The autoscaler owns replicas once the set exists: never diffed, never applied again.
+      ...(args.autoscaling !== undefined ? { ignoreChanges: ["spec.replicas"] } : {}),
     });
   const known = zoneNames(args.zones);
   let resources: pulumi.Output<k8s.apiextensions.CustomResource[]>;
@@ -221,6 +257,26 @@ export function declareMachineSets(
     resources,
     contentHash: resolved.apply((sets) => contentHash(sets.map((s) => s.manifest))),
   };
+}
+
+/** Replicas at creation: as given (within the autoscaling bounds), else the minimum, else one per zone. */
+function initialReplicas(
+  replicas: number | undefined,
+  zoneCount: number,
+  scaling: PoolAutoscaling | undefined,
+): number {
+  if (!scaling) return replicas ?? zoneCount;
+  const bounds = checked(() => requirePoolAutoscaling(scaling, zoneCount), "autoscaling");
+  const factor = bounds.per === "zone" ? zoneCount : 1;
+  const [min, max] = [bounds.minReplicas * factor, bounds.maxReplicas * factor];
+  if (replicas === undefined) return min;
+  if (typeof replicas === "number" && (replicas < min || replicas > max)) {
+    throw inputPropertyError(
+      "replicas",
+      `${replicas} is outside the autoscaling bounds of the pool (${min} to ${max} machines in all)`,
+    );
+  }
+  return replicas;
 }
 
 interface PoolInputs {

@@ -20,6 +20,7 @@ import { ClusterFacts, resolveClusterFacts } from "../cluster/facts";
 import { kubeOptions } from "../cluster/kube";
 import { sharedArgs, SharedArgs, waiting } from "../cluster/wait";
 import { checked, inputPropertyError } from "../errors";
+import { declarePoolScaling } from "../machine-pool/scaling";
 import {
   checkPoolArgs,
   declareMachineSets,
@@ -81,6 +82,10 @@ export class WindowsNodePool extends pulumi.ComponentResource {
   declare public readonly facts: pulumi.Output<ClusterFacts>;
   declare public readonly machineSetNames: pulumi.Output<string[]>;
   declare public readonly machineSets: pulumi.Output<k8s.apiextensions.CustomResource[]>;
+  /** One MachineAutoscaler per MachineSet with `autoscaling`, else none. */
+  declare public readonly machineAutoscalers: pulumi.Output<k8s.apiextensions.CustomResource[]>;
+  /** The pool's MachineHealthCheck with `healthCheck`. */
+  declare public readonly machineHealthCheck: k8s.apiextensions.CustomResource | undefined;
   /** The Windows Server build of the nodes (`node.kubernetes.io/windows-build`). */
   declare public readonly windowsBuild: string;
   /** Name of the RuntimeClass workloads set as `runtimeClassName`, when one is created. */
@@ -185,6 +190,13 @@ export class WindowsNodePool extends pulumi.ComponentResource {
       waiting: waits,
     });
 
+    const scaling = declarePoolScaling(name, args, facts, machineSets, {
+      machineRole: "worker",
+      role: role,
+      kubeOptions: kopts,
+      waiting: waits,
+    });
+
     const configured =
       waits &&
       new WindowsNodesReady(
@@ -219,6 +231,8 @@ export class WindowsNodePool extends pulumi.ComponentResource {
     this.facts = facts;
     this.machineSetNames = machineSets.names;
     this.machineSets = machineSets.resources;
+    this.machineAutoscalers = scaling.autoscalers;
+    this.machineHealthCheck = scaling.healthCheck;
     this.windowsBuild = build;
     this.runtimeClassName = runtimeClass ? runtimeClass.metadata.name : pulumi.output(undefined);
     this.operator = operator;

@@ -90,6 +90,22 @@ function stable(value: unknown): string {
 const isObject = (v: unknown): v is Props => v !== null && typeof v === "object" && !Array.isArray(v);
 
 /** Property paths where `news` differs from `olds` (objects descended into, lists and leaves compared whole). */
+/** `target` with the values `source` has at `paths` (dotted), absent where `source` has none. */
+function withPaths(target: Props, source: Props, paths: string[]): Props {
+  if (paths.length === 0) return target;
+  const result = structuredClone(target);
+  for (const p of paths) {
+    const keys = p.split(".");
+    const value = keys.reduce<unknown>((o, k) => (o as Props | undefined)?.[k], source);
+    let parent = result;
+    for (const k of keys.slice(0, -1)) parent = (parent[k] ??= {}) as Props;
+    const last = keys[keys.length - 1];
+    if (value === undefined) delete parent[last];
+    else parent[last] = value;
+  }
+  return result;
+}
+
 export function diffPaths(olds: unknown, news: unknown, prefix = ""): string[] {
   if (isObject(olds) && isObject(news) && !isSecret(olds) && !isSecret(news)) {
     const keys = [...new Set([...Object.keys(olds), ...Object.keys(news)])].sort();
@@ -313,7 +329,10 @@ class Deployment implements Host {
 
   private async kube(r: Registration): Promise<{ id: string; outputs: Props }> {
     const old = this.prior.get(r.urn);
-    const diffs = old ? diffPaths(old.inputs ?? {}, r.inputs) : [];
+    // As the engine does, ignored paths take their old inputs before the diff.
+    const diffs = old
+      ? diffPaths(old.inputs ?? {}, withPaths(r.inputs, old.inputs ?? {}, r.ignoreChanges))
+      : [];
     const renamed = diffs.some((d) => d === "metadata.name" || d === "metadata.namespace");
     const op: StepOp = !old
       ? "create"
@@ -337,15 +356,28 @@ class Deployment implements Host {
           if (renamed) this.replaced.push(old!);
           else await this.deleteKube(old!);
         }
-        return this.applyKube(r);
+        return this.applyKube(r, op === "update" ? r.ignoreChanges : []);
       },
       r.inputs,
     );
   }
 
-  private async applyKube(r: Registration): Promise<{ id: string; outputs: Props }> {
+  /**
+   * Server-side apply; on update, `ignoreChanges` paths carry what the cluster has now (e.g. replicas an
+   * autoscaler set), as pulumi-kubernetes does in SSA mode: the apply neither takes the field back nor drops it.
+   */
+  private async applyKube(r: Registration, ignored: string[]): Promise<{ id: string; outputs: Props }> {
     const type = kubeType(r.type)!;
-    const object = manifestOf(type, reveal(r.inputs) as Props);
+    let object = manifestOf(type, reveal(r.inputs) as Props);
+    if (ignored.length > 0) {
+      const { name, namespace } = object.metadata ?? {};
+      const live = await this.cluster.read(
+        String(object.apiVersion),
+        String(object.kind),
+        namespace ? `${namespace}/${name}` : String(name),
+      );
+      object = withPaths(object as unknown as Props, live as Props, ignored) as unknown as typeof object;
+    }
     const force = type.patch && object.metadata?.annotations?.[PATCH_FORCE_ANNOTATION] === "true";
     try {
       const live = await this.cluster.apply(object, fieldManager(r.urn), force);

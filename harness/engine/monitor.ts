@@ -35,6 +35,8 @@ export interface Registration {
   provider: string;
   additionalSecretOutputs: string[];
   deleteBeforeReplace: boolean;
+  /** Property paths kept at their current values on update (`ignoreChanges`). */
+  ignoreChanges: string[];
 }
 
 export interface Host {
@@ -97,6 +99,7 @@ export async function startMonitor(project: string, stack: string, host: Host): 
     provider: req.getProvider() as string,
     additionalSecretOutputs: req.getAdditionalsecretoutputsList() as string[],
     deleteBeforeReplace: Boolean(req.getDeletebeforereplace?.()),
+    ignoreChanges: (req.getIgnorechangesList?.() as string[] | undefined) ?? [],
   });
   const fail = (reply: Reply, error: unknown) =>
     reply({

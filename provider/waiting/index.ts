@@ -12,3 +12,4 @@ export * from "./progress";
 export * from "./retry";
 export * from "./waiters";
 export * from "./windows";
+export * from "./autoscaling";

@@ -41,7 +41,7 @@ export interface ClusterAccess {
   client?: ApiClient;
 }
 
-function clientOf(access: ClusterAccess): ApiClient {
+export function clientOf(access: ClusterAccess): ApiClient {
   if (access.client) return access.client;
   if (!access.kubeconfig) throw new Error("a kubeconfig (or a client) is required to reach the cluster");
   return createApiClient(access.kubeconfig);

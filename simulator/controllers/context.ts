@@ -2,6 +2,7 @@ import { Clock } from "../clock";
 import { PlatformName } from "../cluster/platforms";
 import { Store } from "../store/types";
 import type { ClusterFaults } from "./faults";
+import type { MachineFaults } from "./machine-faults";
 
 /**
  * Simulated durations in milliseconds at speed 1 (a human-paced demo). Scaled by the clock, so at
@@ -35,6 +36,7 @@ export interface ControllerContext {
   clock: Clock;
   platform: PlatformName;
   faults: ClusterFaults;
+  machineFaults: MachineFaults;
   delays: Delays;
 }
 

@@ -9,6 +9,9 @@ import { DELAYS, Delays, StopFn } from "./context";
 import { ClusterFaults } from "./faults";
 import { startKubeletConfigController } from "./kubelet-config-controller";
 import { startMachineApi } from "./machine-api";
+import { startMachineAutoscaler } from "./machine-autoscaler";
+import { MachineFaults } from "./machine-faults";
+import { startMachineHealthCheck } from "./machine-health-check";
 import { startMachineConfigDaemon } from "./machine-config-daemon";
 import { startNodeController } from "./node-controller";
 import { startOlm } from "./olm";
@@ -16,6 +19,7 @@ import { startRenderController } from "./render-controller";
 import { startWmco } from "./wmco";
 
 export { ClusterFaults } from "./faults";
+export { MachineFaults } from "./machine-faults";
 export type { FaultSummary, NodeFault, CsvFault } from "./faults";
 export { DELAYS } from "./context";
 export type { Delays } from "./context";
@@ -32,6 +36,8 @@ export interface RunningControllers {
   /** Unsubscribes every controller and cancels their timers; safe to call twice. */
   stop(): void;
   faults: ClusterFaults;
+  /** Node failures, spot interruptions and autoscaling demand. */
+  machineFaults: MachineFaults;
 }
 
 const CONTROLLERS = [
@@ -42,22 +48,27 @@ const CONTROLLERS = [
   startMachineConfigDaemon,
   startOlm,
   startWmco,
+  startMachineAutoscaler,
+  startMachineHealthCheck,
 ];
 
 export function startControllers(options: StartControllersOptions): RunningControllers {
   // A fork: stopping the controllers cancels their timers without stopping the caller's clock.
   const clock = options.clock.fork();
   const faults = new ClusterFaults(options.store);
+  const machineFaults = new MachineFaults(options.store, () => clock.now());
   const ctx = {
     store: options.store,
     clock,
     platform: options.platform,
     faults,
+    machineFaults,
     delays: { ...DELAYS, ...options.delays },
   };
   const stops: StopFn[] = CONTROLLERS.map((start) => start(ctx));
   return {
     faults,
+    machineFaults,
     stop() {
       for (const stop of stops.splice(0)) stop();
       clock.stop();

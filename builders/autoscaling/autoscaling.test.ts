@@ -1,0 +1,146 @@
+import * as assert from "node:assert/strict";
+import { assertMatchesCrd } from "../../test/crd-schemas";
+import { inputError } from "../../test/input-error";
+import { machineSetsForPool } from "../machineset";
+import { clusterAutoscaler, machineAutoscalersForPool } from ".";
+
+const SETS = ["c-infra-us-east-2a", "c-infra-us-east-2b", "c-infra-us-east-2c"];
+
+describe("autoscaling builders", () => {
+  it("spreads pool-wide bounds over the zones as the installer spreads replicas", () => {
+    const mas = machineAutoscalersForPool(SETS, { minReplicas: 4, maxReplicas: 8 });
+    assert.deepEqual(
+      mas.map((m) => [m.metadata.name, m.spec.minReplicas, m.spec.maxReplicas, m.spec.scaleTargetRef.name]),
+      [
+        ["c-infra-us-east-2a", 2, 3, "c-infra-us-east-2a"],
+        ["c-infra-us-east-2b", 1, 3, "c-infra-us-east-2b"],
+        ["c-infra-us-east-2c", 1, 2, "c-infra-us-east-2c"],
+      ],
+    );
+    mas.forEach((m) => assertMatchesCrd(m));
+  });
+
+  it("gives every zone the same bounds when they are per zone", () => {
+    const mas = machineAutoscalersForPool(SETS, { minReplicas: 0, maxReplicas: 2, per: "zone" });
+    assert.deepEqual(
+      mas.map((m) => [m.spec.minReplicas, m.spec.maxReplicas]),
+      [
+        [0, 2],
+        [0, 2],
+        [0, 2],
+      ],
+    );
+  });
+
+  it("targets the MachineSets the pool builder names, on both clouds", () => {
+    for (const sets of [
+      machineSetsForPool({
+        platform: "aws",
+        infrastructureId: "c",
+        region: "us-east-2",
+        role: "infra",
+        zones: ["us-east-2a", "us-east-2b"],
+        replicas: 2,
+        aws: { ami: "ami-1" },
+      }),
+      machineSetsForPool({
+        platform: "azure",
+        infrastructureId: "c",
+        region: "eastus",
+        role: "infra",
+        zones: ["1", "2"],
+        replicas: 2,
+        azure: { image: { resourceID: "/images/rhcos" } },
+      }),
+    ]) {
+      const names = sets.map((s) => s.metadata.name);
+      const mas = machineAutoscalersForPool(names, { minReplicas: 2, maxReplicas: 6 });
+      assert.deepEqual(
+        mas.map((m) => m.spec.scaleTargetRef),
+        names.map((name) => ({ apiVersion: "machine.openshift.io/v1beta1", kind: "MachineSet", name })),
+      );
+    }
+  });
+
+  it("rejects bad bounds naming each property, all at once", () => {
+    const both = inputError(() => machineAutoscalersForPool(SETS, { minReplicas: -1, maxReplicas: 1.5 }));
+    assert.equal(both.propertyPath, "minReplicas");
+    assert.match(both.message, /minReplicas: must be a whole number of 0 or more, got -1/);
+    assert.match(both.message, /maxReplicas: must be a whole number of 0 or more, got 1.5/);
+    const inverted = inputError(() => machineAutoscalersForPool(SETS, { minReplicas: 5, maxReplicas: 3 }));
+    assert.equal(inverted.propertyPath, "minReplicas");
+    assert.match(inverted.message, /5 is more than maxReplicas \(3\)/);
+    const tooFew = inputError(() => machineAutoscalersForPool(SETS, { minReplicas: 0, maxReplicas: 2 }));
+    assert.equal(tooFew.propertyPath, "maxReplicas");
+    const scope = inputError(() =>
+      machineAutoscalersForPool(SETS, { minReplicas: 0, maxReplicas: 3, per: "node" as "zone" }),
+    );
+    assert.equal(scope.propertyPath, "per");
+  });
+
+  it("renders a ClusterAutoscaler default with every field, valid against its CRD", () => {
+    const ca = clusterAutoscaler({
+      resourceLimits: {
+        maxNodesTotal: 24,
+        cores: { min: 8, max: 128 },
+        memory: { min: 4, max: 256 },
+        gpus: [{ type: "nvidia.com/gpu", min: 0, max: 16 }],
+      },
+      scaleDown: {
+        enabled: true,
+        delayAfterAdd: "10m",
+        delayAfterDelete: "5m",
+        delayAfterFailure: "30s",
+        unneededTime: "5m",
+        utilizationThreshold: "0.4",
+        cordonNodeBeforeTerminating: "Enabled",
+      },
+      scaleUp: { newPodScaleUpDelay: "10s" },
+      balanceSimilarNodeGroups: true,
+      balancingIgnoredLabels: ["topology.ebs.csi.aws.com/zone"],
+      ignoreDaemonsetsUtilization: false,
+      skipNodesWithLocalStorage: true,
+      podPriorityThreshold: -10,
+      maxPodGracePeriod: 600,
+      maxNodeProvisionTime: "15m",
+      expanders: ["Priority", "LeastWaste"],
+      enforceNodeGroupMinSize: "Enabled",
+      logVerbosity: 4,
+      startupTaints: ["ignore-taint.cluster-autoscaler.kubernetes.io/gpu"],
+    });
+    assert.equal(ca.metadata.name, "default");
+    assert.deepEqual(ca.spec.scaleDown, {
+      cordonNodeBeforeTerminating: "Enabled",
+      delayAfterAdd: "10m",
+      delayAfterDelete: "5m",
+      delayAfterFailure: "30s",
+      enabled: true,
+      unneededTime: "5m",
+      utilizationThreshold: "0.4",
+    });
+    assertMatchesCrd(ca);
+    assertMatchesCrd(clusterAutoscaler());
+    assert.deepEqual(clusterAutoscaler().spec, {});
+  });
+
+  it("rejects every bad ClusterAutoscaler field at once, each by its path", () => {
+    const e = inputError(() =>
+      clusterAutoscaler({
+        resourceLimits: { cores: { min: 10, max: 2 }, gpus: [{ type: "", min: 0, max: 0 }] },
+        scaleDown: { enabled: true, unneededTime: "5 minutes", utilizationThreshold: "50%" },
+        expanders: ["Priority", "MostPods" as "Random"],
+        podPriorityThreshold: 1.5,
+      }),
+    );
+    const paths = [
+      "resourceLimits.cores.min",
+      "resourceLimits.gpus[0].type",
+      "scaleDown.unneededTime",
+      "scaleDown.utilizationThreshold",
+      "expanders[1]",
+      "podPriorityThreshold",
+    ];
+    assert.equal(e.propertyPath, paths[0]);
+    for (const p of paths.slice(1)) assert.ok(e.message.includes(`${p}: `), `${p} in ${e.message}`);
+  });
+});

@@ -1,0 +1,2 @@
+export * from "./machine-autoscaler";
+export * from "./cluster-autoscaler";

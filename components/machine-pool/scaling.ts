@@ -1,0 +1,117 @@
+import * as k8s from "@pulumi/kubernetes";
+import * as pulumi from "@pulumi/pulumi";
+import {
+  MACHINE_AUTOSCALER_API_VERSION,
+  machineAutoscalersForPool,
+  PoolAutoscaling,
+  requirePoolAutoscaling,
+} from "../../builders/autoscaling";
+import { HealthCheckOptions } from "../../builders/health-check";
+import { MACHINE_SET_API_VERSION } from "../../builders/machineset";
+import { contentHash, MachineAutoscalerReady } from "../../provider/dynamic";
+import { ClusterFacts } from "../cluster/facts";
+import { manifestArgs } from "../cluster/kube";
+import { Waiting } from "../cluster/wait";
+import { checked } from "../errors";
+import { healthCheckManifest } from "./health-check";
+import { DeclaredMachineSets, MachinePoolArgs, zoneNames } from "./machine-sets";
+
+export interface PoolScaling {
+  /** The pool's MachineAutoscalers, one per MachineSet (empty without `autoscaling`). */
+  autoscalers: pulumi.Output<k8s.apiextensions.CustomResource[]>;
+  healthCheck?: k8s.apiextensions.CustomResource;
+  /** Waits until the autoscalers are accepted and every MachineSet has its minimum Ready. */
+  ready?: MachineAutoscalerReady;
+}
+
+export interface PoolScalingOptions {
+  /** The machine role of the pool's machines (`infra`, or `worker` for Windows machines). */
+  machineRole: string;
+  /** Names the health check together with the infrastructure ID, e.g. `infra` or `windows`. */
+  role: pulumi.Input<string>;
+  kubeOptions: pulumi.CustomResourceOptions;
+  waiting?: Waiting;
+}
+
+/**
+ * A pool's MachineAutoscalers and MachineHealthCheck. Both depend on the MachineSets, so Pulumi deletes
+ * them first on destroy: no autoscaler is left pointing at a deleted MachineSet, and no health check
+ * remediates machines while their set drains.
+ */
+export function declarePoolScaling(
+  name: string,
+  args: MachinePoolArgs,
+  facts: pulumi.Output<ClusterFacts>,
+  machineSets: DeclaredMachineSets,
+  options: PoolScalingOptions,
+): PoolScaling {
+  const after = { ...options.kubeOptions, dependsOn: machineSets.resources };
+  let autoscalers: pulumi.Output<k8s.apiextensions.CustomResource[]> = pulumi.output([]);
+  let ready: MachineAutoscalerReady | undefined;
+  if (args.autoscaling !== undefined) {
+    // Checked as soon as the bounds are known, before the cluster facts: a preview shows the mistake.
+    const bounds = pulumi.all([args.autoscaling, args.zones]).apply(([scaling, zones]) => {
+      const zoneCount = Array.isArray(zones) && zones.length > 0 ? zones.length : 1;
+      checked(() => requirePoolAutoscaling(scaling as PoolAutoscaling, zoneCount), "autoscaling");
+      return scaling as PoolAutoscaling;
+    });
+    const manifests = pulumi
+      .all([machineSets.names, bounds])
+      .apply(([names, scaling]) => checked(() => machineAutoscalersForPool(names, scaling), "autoscaling"));
+    const declare = (zone: string, manifest: pulumi.Output<object>) =>
+      new k8s.apiextensions.CustomResource(
+        `${name}-${zone}-autoscaler`,
+        manifestArgs(MACHINE_AUTOSCALER_API_VERSION, "MachineAutoscaler", manifest, ["metadata", "spec"]),
+        after,
+      );
+    const known = zoneNames(args.zones);
+    autoscalers = known
+      ? pulumi.output(
+          known.map((zone, i) =>
+            declare(
+              zone,
+              manifests.apply((m) => m[i]),
+            ),
+          ),
+        )
+      : pulumi
+          .all([manifests, machineSets.names])
+          .apply(([list]) => list.map((m, i) => declare(String(i), pulumi.output(m))));
+    ready =
+      options.waiting &&
+      new MachineAutoscalerReady(
+        `${name}-autoscalers-ready`,
+        {
+          kubeconfig: options.waiting.kubeconfig,
+          autoscalers: manifests.apply((m) => m.map((a) => a.metadata.name)),
+          contentHash: manifests.apply(contentHash),
+        },
+        options.waiting.options(autoscalers),
+      );
+  }
+  let healthCheck: k8s.apiextensions.CustomResource | undefined;
+  if (args.healthCheck !== undefined && args.healthCheck !== false) {
+    const settings = pulumi.output(args.healthCheck === true ? {} : args.healthCheck).apply((hc) => {
+      // Checked before the cluster facts are known, so a preview shows the mistake.
+      healthCheckManifest(hc as HealthCheckOptions, "check", "check", options.machineRole, ["check"]);
+      return hc as HealthCheckOptions;
+    });
+    const manifest = pulumi
+      .all([facts, machineSets.names, options.role, settings])
+      .apply(([f, names, role, hc]) =>
+        healthCheckManifest(
+          hc,
+          `${f.infrastructureId}-${role}`,
+          f.infrastructureId,
+          options.machineRole,
+          names,
+        ),
+      );
+    healthCheck = new k8s.apiextensions.CustomResource(
+      `${name}-health-check`,
+      manifestArgs(MACHINE_SET_API_VERSION, "MachineHealthCheck", manifest, ["metadata", "spec"]),
+      after,
+    );
+  }
+  return { autoscalers, healthCheck, ready };
+}

@@ -1,0 +1,130 @@
+import * as assert from "node:assert/strict";
+import * as path from "node:path";
+import { Simulator } from "../simulator/simulator";
+import { simulatorForSuite } from "../test/harness-simulator";
+import { K, keyOf } from "../test/simulator-fixture";
+import { deploy, DeployEvent } from "./deploy";
+import { loadProject } from "./project";
+
+const PROGRAM = path.join(__dirname, "testdata", "autoscaled-pool");
+const NS = "openshift-machine-api";
+const SETS = ["cluster-zbwlg-cbgq7-infra-us-east-2a", "cluster-zbwlg-cbgq7-infra-us-east-2b"];
+const MA = { apiVersion: "autoscaling.openshift.io/v1beta1", kind: "MachineAutoscaler" };
+const MHC = { apiVersion: "machine.openshift.io/v1beta1", kind: "MachineHealthCheck" };
+
+type Obj = { metadata: { annotations?: Record<string, string> }; spec?: any; status?: any };
+
+/** Resolves once `check` holds, evaluated now and on every store event; bounded so a bug fails, not hangs. */
+function until(sim: Simulator, what: string, check: () => boolean): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (check()) return resolve();
+    const timer = setTimeout(() => {
+      unsubscribe();
+      reject(new Error(`timed out waiting for ${what}`));
+    }, 20_000);
+    const unsubscribe = sim.store.subscribe(() => {
+      if (!check()) return;
+      clearTimeout(timer);
+      unsubscribe();
+      resolve();
+    });
+  });
+}
+
+describe("an autoscaled pool with a health check through the deploy harness", function () {
+  this.timeout(60_000);
+  let sim: Simulator;
+  let dir: string;
+  const suite = simulatorForSuite("harness-autoscaling-", { speed: 500 });
+  before(() => ({ sim, dir } = suite));
+
+  const set = (name: string) => sim.store.get(keyOf(K.machineSet, name, NS)) as Obj | undefined;
+  const readyCount = (name: string) => set(name)?.status?.readyReplicas ?? 0;
+
+  it("converges, lets the autoscaler scale without fighting it, replaces a failed node, and destroys autoscalers first", async () => {
+    const statePath = path.join(dir, "autoscaled.json");
+    const up = (config: string[] = [], onEvent?: (e: DeployEvent) => void) =>
+      deploy({
+        project: loadProject(PROGRAM, "dev", config),
+        kubeconfigPath: sim.kubeconfigPath,
+        statePath,
+        onEvent,
+      });
+
+    const first = await up();
+    assert.deepEqual(first.errors, []);
+    for (const name of SETS) {
+      const ms = set(name)!;
+      assert.equal(ms.spec.replicas, 1, "the pool minimum, spread over the zones");
+      assert.equal(
+        ms.metadata.annotations?.["machine.openshift.io/cluster-api-autoscaler-node-group-max-size"],
+        "2",
+      );
+      assert.equal(readyCount(name), 1);
+      const ma = sim.store.get(keyOf(MA, name, NS)) as Obj;
+      assert.equal(ma.status.lastTargetRef.name, name);
+    }
+    const mhc = sim.store.get(keyOf(MHC, "cluster-zbwlg-cbgq7-infra", NS)) as Obj;
+    assert.deepEqual(mhc.spec.selector.matchExpressions[0].values, SETS);
+
+    // Pending pods need two more nodes: the autoscaler balances them over the zones.
+    sim.faults.inject("pendingPods", { nodes: 2 });
+    await until(sim, "scaled up", () =>
+      SETS.every((s) => set(s)?.spec.replicas === 2 && readyCount(s) === 2),
+    );
+
+    const second = await up();
+    assert.deepEqual(second.errors, []);
+    assert.equal(second.counts.update ?? 0, 0, "no waiter waits again");
+    assert.equal(second.counts.create ?? 0, 0);
+    for (const name of SETS) assert.equal(set(name)!.spec.replicas, 2, "the autoscaler's replicas stay");
+
+    // A node whose kubelet stops is replaced by the health check; the pool converges again.
+    const machines = () =>
+      sim.store
+        .list(K.machine.apiVersion, K.machine.kind, { namespace: NS })
+        .filter((m) => m.metadata.labels?.["machine.openshift.io/cluster-api-machineset"] === SETS[0]);
+    const [victim] = machines();
+    const node = (victim.status as { nodeRef: { name: string } }).nodeRef.name;
+    sim.faults.inject("stopKubelet", { node });
+    await until(
+      sim,
+      "the failed machine replaced",
+      () =>
+        !machines().some((m) => m.metadata.name === victim.metadata.name) &&
+        readyCount(SETS[0]) === 2 &&
+        !sim.store.get(keyOf(K.node, node)),
+    );
+    const third = await up();
+    assert.deepEqual(third.errors, []);
+    assert.equal(set(SETS[0])!.spec.replicas, 2);
+
+    const events: DeployEvent[] = [];
+    const down = await up(["pool=false"], (e) => events.push(e));
+    assert.deepEqual(down.errors, []);
+    const deleted = (kind: string) =>
+      events
+        .map((e, i) => ({ e, i }))
+        .filter(({ e }) => e.phase === "done" && e.operation === "delete" && e.type.endsWith(`:${kind}`))
+        .map(({ i }) => i);
+    const firstSetDeleted = Math.min(...deleted("MachineSet"));
+    assert.equal(deleted("MachineSet").length, 2);
+    assert.ok(
+      deleted("MachineAutoscaler").length === 2 &&
+        deleted("MachineAutoscaler").every((i) => i < firstSetDeleted),
+    );
+    assert.ok(
+      deleted("MachineHealthCheck").length === 1 && deleted("MachineHealthCheck")[0] < firstSetDeleted,
+    );
+    for (const name of SETS) {
+      assert.equal(set(name), undefined);
+      assert.equal(sim.store.get(keyOf(MA, name, NS)), undefined);
+    }
+    assert.equal(
+      sim.store.get(
+        keyOf({ apiVersion: "autoscaling.openshift.io/v1", kind: "ClusterAutoscaler" }, "default"),
+      ),
+      undefined,
+    );
+  });
+});

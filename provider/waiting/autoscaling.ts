@@ -1,0 +1,148 @@
+/**
+ * When a pool's MachineAutoscalers are in effect: the machine-api has accepted each one (its bounds are
+ * the node-group annotations on the target MachineSet and `status.lastTargetRef` names it) and each
+ * MachineSet has at least its minimum of Ready machines.
+ */
+import { converge, ConvergeOptions, Evaluation, observe, Outcome, WaitOptions } from "./converge";
+import { field, KINDS, KubeObject, ResourceKind } from "./kinds";
+import { isNodeReady, machineFailure, machinesOf, nodeOf } from "./machineset";
+import { ClusterAccess, clientOf, MACHINE_API_NAMESPACE } from "./waiters";
+
+export const MACHINE_AUTOSCALER_KIND: ResourceKind = {
+  group: "autoscaling.openshift.io",
+  version: "v1beta1",
+  plural: "machineautoscalers",
+  kind: "MachineAutoscaler",
+  namespaced: true,
+};
+export const MIN_SIZE_ANNOTATION = "machine.openshift.io/cluster-api-autoscaler-node-group-min-size";
+export const MAX_SIZE_ANNOTATION = "machine.openshift.io/cluster-api-autoscaler-node-group-max-size";
+
+export interface AutoscalerTarget {
+  namespace: string;
+  /** MachineAutoscaler names; each targets the MachineSet of the same name. */
+  autoscalers: string[];
+}
+
+export interface AutoscalerObservation {
+  autoscalers: KubeObject[];
+  machineSets: KubeObject[];
+  machines: KubeObject[];
+  nodes: KubeObject[];
+}
+
+export interface AutoscalerStatus {
+  name: string;
+  machineSet: string;
+  minReplicas: number;
+  maxReplicas: number;
+  replicas: number;
+  readyMachines: number;
+}
+
+export interface AutoscalerResult {
+  autoscalers: AutoscalerStatus[];
+  readyMachineCount: number;
+}
+
+export function evaluateAutoscalersReady(
+  target: AutoscalerTarget,
+  obs: AutoscalerObservation,
+): Evaluation<AutoscalerResult> {
+  const statuses: AutoscalerStatus[] = [];
+  const waits: string[] = [];
+  for (const name of target.autoscalers) {
+    const ma = obs.autoscalers.find((m) => m.metadata.name === name);
+    if (!ma) {
+      waits.push(`MachineAutoscaler ${name} does not exist yet`);
+      continue;
+    }
+    const setName = field<string>(ma, "spec", "scaleTargetRef", "name") ?? "";
+    const min = field<number>(ma, "spec", "minReplicas") ?? 0;
+    const max = field<number>(ma, "spec", "maxReplicas") ?? 0;
+    const set = obs.machineSets.find((s) => s.metadata.name === setName);
+    if (!set) {
+      waits.push(`MachineSet ${setName} of MachineAutoscaler ${name} does not exist yet`);
+      continue;
+    }
+    const machines = machinesOf(setName, obs.machines);
+    for (const m of machines) {
+      const failure = machineFailure(m);
+      if (failure) return { state: "failed", message: `MachineSet ${setName}: ${failure}` };
+    }
+    const ready = machines.filter((m) => {
+      const node = nodeOf(m, obs.nodes);
+      return !m.metadata.deletionTimestamp && node !== undefined && isNodeReady(node);
+    }).length;
+    statuses.push({
+      name,
+      machineSet: setName,
+      minReplicas: min,
+      maxReplicas: max,
+      replicas: field<number>(set, "spec", "replicas") ?? 0,
+      readyMachines: ready,
+    });
+    const annotations = set.metadata.annotations ?? {};
+    if (
+      annotations[MIN_SIZE_ANNOTATION] !== String(min) ||
+      annotations[MAX_SIZE_ANNOTATION] !== String(max)
+    ) {
+      waits.push(
+        `MachineSet ${setName} does not carry the bounds ${min}-${max} of MachineAutoscaler ${name} yet`,
+      );
+    } else if (field(ma, "status", "lastTargetRef", "name") !== setName) {
+      waits.push(`MachineAutoscaler ${name} has not reported its target ${setName} yet`);
+    } else if (ready < min) {
+      waits.push(`MachineSet ${setName} has ${ready} of at least ${min} machines Ready`);
+    }
+  }
+  const result = {
+    autoscalers: statuses,
+    readyMachineCount: statuses.reduce((sum, s) => sum + s.readyMachines, 0),
+  };
+  const accepted = target.autoscalers.length - waits.length;
+  const progress = { done: accepted, total: target.autoscalers.length, result };
+  if (waits.length > 0) return { state: "waiting", message: waits.join("; "), ...progress };
+  return {
+    state: "done",
+    message: `MachineAutoscalers ${target.autoscalers.join(", ")} accepted, each MachineSet at or above its minimum`,
+    ...progress,
+  };
+}
+
+export interface AutoscalerOptions extends WaitOptions, ClusterAccess {
+  autoscalers: string[];
+  /** Default `openshift-machine-api`. */
+  namespace?: string;
+}
+
+function autoscalersReady(options: AutoscalerOptions): ConvergeOptions<AutoscalerResult> {
+  const target = { namespace: options.namespace ?? MACHINE_API_NAMESPACE, autoscalers: options.autoscalers };
+  return {
+    ...options,
+    client: clientOf(options),
+    waiter: `MachineAutoscalers ${target.namespace}/${target.autoscalers.join(",")}`,
+    sources: [
+      { name: "autoscalers", resource: MACHINE_AUTOSCALER_KIND, namespace: target.namespace },
+      { name: "machineSets", resource: KINDS.machineSet, namespace: target.namespace },
+      { name: "machines", resource: KINDS.machine, namespace: target.namespace },
+      { name: "nodes", resource: KINDS.node },
+    ],
+    evaluate: (view) =>
+      evaluateAutoscalersReady(target, {
+        autoscalers: view.sources.autoscalers ?? [],
+        machineSets: view.sources.machineSets ?? [],
+        machines: view.sources.machines ?? [],
+        nodes: view.sources.nodes ?? [],
+      }),
+  };
+}
+
+/** Waits until the MachineAutoscalers are accepted and their MachineSets have their minimum Ready. */
+export function waitForAutoscalersReady(options: AutoscalerOptions): Promise<Outcome<AutoscalerResult>> {
+  return converge(autoscalersReady(options));
+}
+
+export function observeAutoscalers(options: AutoscalerOptions): Promise<Evaluation<AutoscalerResult>> {
+  return observe(autoscalersReady(options));
+}
