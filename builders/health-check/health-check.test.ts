@@ -1,6 +1,6 @@
 import * as assert from "node:assert/strict";
 import { assertMatchesCrd } from "../../test/crd-schemas";
-import { inputError } from "../../test/input-error";
+import { inputError, inputErrors } from "../../test/input-error";
 import { machineSetsForPool } from "../machineset";
 import { machineHealthCheck } from ".";
 
@@ -57,7 +57,14 @@ describe("MachineHealthCheck builder", () => {
   it("selects exactly the pool's machines on both clouds, not the workers sharing its role", () => {
     for (const [platform, extra] of [
       ["aws", { region: "us-east-2", zones: ["us-east-2a", "us-east-2b"], aws: { ami: "ami-1" } }],
-      ["azure", { region: "eastus", zones: ["1", "2"], azure: { image: { resourceID: "/img" } } }],
+      [
+        "azure",
+        {
+          region: "eastus",
+          zones: ["1", "2"],
+          azure: { image: { resourceID: "/resourceGroups/c-rg/providers/Microsoft.Compute/images/rhcos" } },
+        },
+      ],
     ] as const) {
       const pool = machineSetsForPool({
         platform,
@@ -98,7 +105,7 @@ describe("MachineHealthCheck builder", () => {
   });
 
   it("rejects bad durations, percentages and conditions, all at once", () => {
-    const e = inputError(() =>
+    const errors = inputErrors(() =>
       machineHealthCheck({
         ...BASE,
         maxUnhealthy: "140%",
@@ -106,9 +113,12 @@ describe("MachineHealthCheck builder", () => {
         unhealthyConditions: [{ type: "Ready", status: "False", timeout: "300" }],
       }),
     );
-    assert.equal(e.propertyPath, "unhealthyConditions[0].timeout");
-    assert.match(e.message, /maxUnhealthy: "140%" is not allowed/);
-    assert.match(e.message, /nodeStartupTimeout: "ten minutes" is not a duration/);
+    assert.deepEqual(
+      errors.map((e) => e.propertyPath),
+      ["unhealthyConditions[0].timeout", "maxUnhealthy", "nodeStartupTimeout"],
+    );
+    assert.match(errors[1].reason, /"140%" is not allowed/);
+    assert.match(errors[2].reason, /"ten minutes" is not a duration/);
     assert.equal(
       inputError(() => machineHealthCheck({ ...BASE, unhealthyConditions: [] })).propertyPath,
       "unhealthyConditions",

@@ -118,10 +118,13 @@ describe("pool autoscaling and health checks", () => {
         unhealthyConditions: [{ type: "Ready", status: "False", timeout: "5" }],
       },
     });
-    await rejectsAt(
-      pool.machineSetNames,
-      "healthCheck.unhealthyConditions[0].timeout",
-      /not a duration.*maxUnhealthy/,
-    );
+    await assert.rejects(valueOf(pool.machineSetNames), (e: unknown) => {
+      assert.ok(pulumi.InputPropertiesError.isInstance(e), `not an InputPropertiesError: ${String(e)}`);
+      assert.deepEqual(
+        e.errors.map((x) => x.propertyPath),
+        ["healthCheck.unhealthyConditions[0].timeout", "healthCheck.maxUnhealthy"],
+      );
+      return true;
+    });
   });
 });
