@@ -35,8 +35,9 @@ function causeSummary(impact: PoolImpact): string {
 export function impactLine(impact: PoolImpact): string {
   if (!impact.newRender) return `pool ${impact.pool}: no new render; nodes unchanged`;
   const nodes = plural(impact.machineCount, "node");
+  const render = impact.pending ? "pending render" : "new render";
   const line =
-    `pool ${impact.pool}: new render; ${nodes} ${describeAction(impact)}, ${impact.atATime} at a time, ` +
+    `pool ${impact.pool}: ${render}; ${nodes} ${describeAction(impact)}, ${impact.atATime} at a time, ` +
     `${plural(impact.waves, "wave")}, ${formatDuration(impact.durationSeconds)} (${causeSummary(impact)})`;
   return impact.paused ? `${line}; the pool is paused: the rollout waits for unpausing` : line;
 }

@@ -60,6 +60,11 @@ export interface ImpactCause extends Cause {
 export interface PoolImpact {
   pool: string;
   newRender: boolean;
+  /**
+   * The rollout is one the pool already has pending (a render its nodes have not all reached) rather
+   * than a new render: what a pool's own settings move.
+   */
+  pending?: boolean;
   paused: boolean;
   action: NodeAction;
   drain: boolean;

@@ -15,7 +15,7 @@ import type { PoolImpact } from "../../builders/rollout-impact";
 import { contentHash, NodeConfigRemoval, PoolRollout } from "../../provider/dynamic";
 import type { NodeConfigKind } from "../../provider/waiting/waiters";
 import { kubeOptions, manifestArgs } from "../cluster/kube";
-import { previewRolloutImpact } from "../cluster/rollout-impact";
+import { previewPoolImpact, previewRolloutImpact } from "../cluster/rollout-impact";
 import { WaitArgs, waiting } from "../cluster/wait";
 import { checked, checkedAsKnown } from "../errors";
 
@@ -112,7 +112,7 @@ abstract class MachineConfigurationObject<T extends { name: string }> extends pu
     this.renderedConfig = this.rollout ? this.rollout.renderedConfig : pulumi.output(undefined);
     this.rolloutImpact = target.listedIn
       ? previewRolloutImpact(this, waits?.kubeconfig, pool, manifest)
-      : pulumi.output(undefined);
+      : previewPoolImpact(this, waits?.kubeconfig, pool, manifest);
     this.registerOutputs({
       objectName: this.objectName,
       renderedConfig: this.renderedConfig,
