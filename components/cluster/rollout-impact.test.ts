@@ -113,7 +113,11 @@ describe("rollout impact at preview, against the cluster", function () {
 
   it("pool components report their pool: not in the cluster yet, then no new render", async () => {
     await resetMocks(awsCloud(), { preview: true });
-    const infra = new InfraNodePool("infra", { kubeconfig: sim.kubeconfig, maxUnavailable: 1 });
+    const infra = new InfraNodePool("infra", {
+      zones: ["us-east-2a"],
+      kubeconfig: sim.kubeconfig,
+      maxUnavailable: 1,
+    });
     assert.equal(await valueOf(infra.rolloutImpact), undefined);
     sim.store.create({
       apiVersion: "machineconfiguration.openshift.io/v1",
@@ -129,7 +133,11 @@ describe("rollout impact at preview, against the cluster", function () {
       },
     });
     await resetMocks(awsCloud(), { preview: true });
-    const again = new InfraNodePool("infra", { kubeconfig: sim.kubeconfig, maxUnavailable: 1 });
+    const again = new InfraNodePool("infra", {
+      zones: ["us-east-2a"],
+      kubeconfig: sim.kubeconfig,
+      maxUnavailable: 1,
+    });
     assert.equal((await valueOf(again.rolloutImpact))?.newRender, false);
     await resetMocks(undefined, { preview: true });
     const mcp = new MachineConfigPool("infra", { paused: true, kubeconfig: sim.kubeconfig });

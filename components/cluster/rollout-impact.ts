@@ -14,6 +14,7 @@ import {
   poolConfigsFrom,
   rolloutImpact,
 } from "../../builders/rollout-impact";
+import { PoolRollout, RolloutBaseline } from "../../provider/dynamic";
 import { ApiClient, createApiClient } from "../../provider/waiting/api";
 import { KINDS, KubeObject } from "../../provider/waiting/kinds";
 
@@ -22,6 +23,11 @@ export interface PoolSettings {
   maxUnavailable?: number | string;
   paused?: boolean;
 }
+
+const settingsOf = (m: ObjectLike): PoolSettings => {
+  const spec = (m.spec ?? {}) as PoolSettings;
+  return { maxUnavailable: spec.maxUnavailable, paused: spec.paused };
+};
 
 interface PoolState {
   mcp: KubeObject;
@@ -149,7 +155,7 @@ function previewImpact<T>(
 export function previewRolloutImpact(
   parent: pulumi.Resource,
   kubeconfig: pulumi.Output<string> | undefined,
-  pool: pulumi.Output<string>,
+  pool: pulumi.Input<string>,
   object: pulumi.Output<ObjectLike>,
 ): pulumi.Output<PoolImpact | undefined> {
   return previewImpact(parent, kubeconfig, pool, object, clusterRolloutImpact);
@@ -162,9 +168,51 @@ export function previewPoolImpact(
   pool: pulumi.Input<string>,
   manifest: pulumi.Output<ObjectLike>,
 ): pulumi.Output<PoolImpact | undefined> {
-  const settings = manifest.apply((m: { spec?: PoolSettings }) => ({
-    maxUnavailable: m.spec?.maxUnavailable,
-    paused: m.spec?.paused,
-  }));
+  const settings = manifest.apply(settingsOf);
   return previewImpact(parent, kubeconfig, pool, settings, clusterPoolImpact);
+}
+
+/** What a component declares for its pool, and the waiter that sees the pool roll it out. */
+export interface DeclaredForPool {
+  kubeconfig: pulumi.Output<string> | undefined;
+  pool: pulumi.Input<string>;
+  /** `MachineConfigPool` for the pool's own settings, else the kind of the node configuration object. */
+  kind: string;
+  manifest: pulumi.Output<ObjectLike>;
+  rollout: PoolRollout | undefined;
+}
+
+/**
+ * The `rolloutImpact` of a pool or node configuration component: at preview, what the cluster says
+ * (logged on the component), and a RolloutBaseline that keeps this deployment's inputs, machine count
+ * and learned per-node timings, so that the next preview can answer without a cluster and refine a
+ * cluster's estimate with the timings of the last rollout.
+ */
+export function reportRolloutImpact(
+  parent: pulumi.Resource,
+  name: string,
+  declared: DeclaredForPool,
+): pulumi.Output<PoolImpact | undefined> {
+  const { kubeconfig, pool, kind, manifest, rollout } = declared;
+  const ownSettings = kind === "MachineConfigPool";
+  const fromCluster = ownSettings
+    ? previewPoolImpact(parent, kubeconfig, pool, manifest)
+    : previewRolloutImpact(parent, kubeconfig, pool, manifest);
+  const baseline = new RolloutBaseline(
+    `${name}-rollout-baseline`,
+    {
+      pool,
+      ...(ownSettings
+        ? {
+            settings: manifest.apply(settingsOf),
+          }
+        : { objects: manifest.apply((m) => [{ ...m, kind }]) }),
+      machineCount: rollout?.machineCount,
+      learnedTimings: rollout?.learnedTimings,
+      clusterImpact: fromCluster,
+    },
+    { parent },
+  );
+  // The baseline's check returns the cluster's answer when there is one (refined by learned timings).
+  return baseline.impact.apply((impact) => impact ?? undefined);
 }

@@ -15,7 +15,7 @@ import { Taint } from "../../builders/validation";
 import { ClusterFacts, resolveClusterFacts, workerImage } from "../cluster/facts";
 import { contentHash, MachineSetReady, PoolRollout } from "../../provider/dynamic";
 import { kubeOptions, manifestArgs } from "../cluster/kube";
-import { previewPoolImpact } from "../cluster/rollout-impact";
+import { reportRolloutImpact } from "../cluster/rollout-impact";
 import type { PoolImpact } from "../../builders/rollout-impact";
 import { waiting } from "../cluster/wait";
 import { checked, checkedAsKnown, inputPropertyError } from "../errors";
@@ -171,7 +171,13 @@ export class InfraNodePool extends pulumi.ComponentResource {
     this.readyMachineCount = ready ? ready.readyMachineCount : pulumi.output(undefined);
     this.renderedConfig = rollout ? rollout.renderedConfig : pulumi.output(undefined);
     this.placement = placement;
-    this.rolloutImpact = previewPoolImpact(this, waits?.kubeconfig, role, poolManifest);
+    this.rolloutImpact = reportRolloutImpact(this, name, {
+      kubeconfig: waits?.kubeconfig,
+      pool: role,
+      kind: "MachineConfigPool",
+      manifest: poolManifest,
+      rollout,
+    });
     this.registerOutputs({
       rolloutImpact: this.rolloutImpact,
       role,

@@ -7,3 +7,4 @@ export * from "./machineset";
 export * from "./operator";
 export * from "./pool-rollout";
 export * from "./windows-nodes-ready";
+export * from "./rollout-baseline";
