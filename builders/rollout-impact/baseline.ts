@@ -54,8 +54,10 @@ export function impactSincePrevious(
     paused: settings.paused === true,
     timings: { ...DEFAULT_TIMINGS, ...timings },
   });
+  const unpauses = previous.settings?.paused === true && settings.paused !== true;
   return {
     ...impact,
+    ...(unpauses ? { unpauses } : {}),
     against: "previous deployment",
     ...(timings && impact.newRender ? { timingsLearned: true } : {}),
   };

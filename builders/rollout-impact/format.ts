@@ -33,8 +33,13 @@ function causeSummary(impact: PoolImpact): string {
  * /etc/chrony.conf of 99-infra-chrony)`.
  */
 export function impactLine(impact: PoolImpact): string {
-  if (!impact.newRender)
-    return `pool ${impact.pool}: no new render; nodes unchanged${impact.against === "previous deployment" ? " since the previous deployment" : ""}`;
+  if (!impact.newRender) {
+    const since = impact.against === "previous deployment" ? " since the previous deployment" : "";
+    const held = impact.unpauses
+      ? "; unpausing starts any rollout the pool held (unknown without the cluster)"
+      : "";
+    return `pool ${impact.pool}: no new render; nodes unchanged${since}${held}`;
+  }
   const nodes = plural(impact.machineCount, "node");
   const render = impact.pending ? "pending render" : "new render";
   const line =

@@ -69,6 +69,8 @@ export interface PoolImpact {
   timingsLearned?: boolean;
   /** What the change was compared with: the cluster, or (no cluster at hand) the previous deployment. */
   against?: "cluster" | "previous deployment";
+  /** The change unpauses the pool, which starts whatever rollout it held (unknown without a cluster). */
+  unpauses?: boolean;
   paused: boolean;
   action: NodeAction;
   drain: boolean;

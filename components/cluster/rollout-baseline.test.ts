@@ -102,10 +102,19 @@ describe("rollout impact without a cluster: against the previous deployment's in
     );
   });
 
-  it("a pool component keeps its settings; kept for the next preview", async () => {
+  it("a pool component keeps its settings; unpausing it says what it may start", async () => {
     await resetMocks(undefined, { preview: true });
     new MachineConfigPool("infra", { maxUnavailable: 2, paused: true, wait: false });
     const inputs = await baselineOf("infra");
     assert.deepEqual([inputs.pool, inputs.settings], ["infra", { maxUnavailable: 2, paused: true }]);
+    const provider = requireFromString(inputs.__provider as string).handler();
+    const deployed = { ...(await provider.check({}, inputs)).inputs, machineCount: 3 };
+    const unpaused = { ...inputs, settings: { maxUnavailable: 2, paused: false } };
+    const impact = (await provider.check(deployed, unpaused)).inputs.impact as PoolImpact;
+    assert.equal(
+      impactLine(impact),
+      "pool infra: no new render; nodes unchanged since the previous deployment; " +
+        "unpausing starts any rollout the pool held (unknown without the cluster)",
+    );
   });
 });
