@@ -1,3 +1,4 @@
+import type { PoolImpact } from "../builders/rollout-impact";
 import * as assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import * as fs from "node:fs";
@@ -76,17 +77,34 @@ describe("deploy harness against the simulator", function () {
     const second = await revision(["motdText=second revision\n"]);
     assert.deepEqual(second.errors, []);
     assert.deepEqual(
-      second.plan.filter((p) => p.op !== "same" && p.op !== "read").map((p) => `${p.op} ${p.name}`),
-      ["update 99-infra-motd", "update 99-infra-motd-rollout"],
-      "only the changed MachineConfig and its rollout waiter change",
+      second.plan
+        .filter((p) => p.op !== "same" && p.op !== "read")
+        .map((p) => `${p.op} ${p.name}`)
+        .sort(),
+      ["update 99-infra-motd", "update 99-infra-motd-rollout", "update 99-infra-motd-rollout-baseline"],
+      "only the changed MachineConfig, its rollout waiter and its rollout baseline change",
     );
     const rolled = sim.store.get(keyOf(K.pool, "infra")) as any;
     assert.notEqual(rolled.status.configuration.name, pool.status.configuration.name);
     assert.equal(rolled.status.updatedMachineCount, 1);
+    // Without a preview's cluster read, the baseline compared the MachineConfig with the previous
+    // deployment's, on the machine count the rollout waiter saw then.
+    const baseline = second.state.deployment.resources.find((r) =>
+      r.urn.endsWith("::99-infra-motd-rollout-baseline"),
+    )!;
+    const impact = baseline.outputs!.impact as PoolImpact;
+    assert.deepEqual(
+      [impact.newRender, impact.against, impact.machineCount, impact.causes.map((c) => c.name)],
+      [true, "previous deployment", rollout.outputs!.machineCount, ["/etc/motd"]],
+    );
 
     const third = await revision(["motd=false"]);
     assert.deepEqual(third.errors, []);
-    assert.equal(third.counts.delete, 3, "the MachineConfig, its rollout waiter and its removal guard");
+    assert.equal(
+      third.counts.delete,
+      4,
+      "the MachineConfig, its rollout waiter, its removal guard and its baseline",
+    );
     assert.equal(sim.store.get(keyOf(K.machineConfig, "99-infra-motd")), undefined);
     // The guard held the deployment until the pool ran a render without the MachineConfig.
     const dropped = sim.store.get(keyOf(K.pool, "infra")) as any;

@@ -63,6 +63,7 @@ describe("render", function () {
         "OperatorInstall",
         "OperatorRemoval",
         "PoolRollout",
+        "RolloutBaseline",
         "RsaPrivateKey",
         "WindowsNodesReady",
       ]);

@@ -152,11 +152,18 @@ export function azureCloud(): FakeCloud {
   };
 }
 
+const requireFromString = require("require-from-string") as (code: string) => {
+  handler: () => { check(olds: object, news: object): Promise<{ inputs: Record<string, unknown> }> };
+};
+
 class SharedMocks implements pulumi.runtime.Mocks {
   resources: RegisteredResource[] = [];
   cloud: FakeCloud = awsCloud();
+  preview = false;
 
-  newResource(args: pulumi.runtime.MockResourceArgs): pulumi.runtime.MockResourceResult {
+  newResource(
+    args: pulumi.runtime.MockResourceArgs,
+  ): pulumi.runtime.MockResourceResult | Promise<pulumi.runtime.MockResourceResult> {
     this.resources.push({
       type: args.type,
       name: args.name,
@@ -169,6 +176,12 @@ class SharedMocks implements pulumi.runtime.Mocks {
       const object = this.cloud.objects[`${apiVersion}:${kind}:${args.id}`];
       if (!object) throw new Error(`${kind} ${args.id} not found in the fake cluster`);
       return { id: args.id, state: object };
+    }
+    // A preview answers with the provider's checked inputs, as the engine does; of the dynamic
+    // providers only RolloutBaseline's check adds to them (its impact), so only it is run here.
+    if (this.preview && args.type === "pulumi-nodejs:dynamic:RolloutBaseline") {
+      const provider = requireFromString(args.inputs.__provider as string).handler();
+      return provider.check({}, args.inputs).then((checked) => ({ id: "", state: checked.inputs }));
     }
     return { id: `${args.name}-id`, state: args.inputs };
   }
@@ -195,6 +208,7 @@ export async function resetMocks(
   await pulumi.runtime.setMocks(mocks, "topology", "test", mode.preview ?? false);
   mocks.resources = [];
   mocks.cloud = cloud;
+  mocks.preview = mode.preview ?? false;
 }
 
 // The SDK marks this internal; it is the only way to know every registration has reached the mocks.

@@ -33,11 +33,20 @@ function causeSummary(impact: PoolImpact): string {
  * /etc/chrony.conf of 99-infra-chrony)`.
  */
 export function impactLine(impact: PoolImpact): string {
-  if (!impact.newRender) return `pool ${impact.pool}: no new render; nodes unchanged`;
+  if (!impact.newRender) {
+    const since = impact.against === "previous deployment" ? " since the previous deployment" : "";
+    const held = impact.unpauses
+      ? "; unpausing starts any rollout the pool held (unknown without the cluster)"
+      : "";
+    return `pool ${impact.pool}: no new render; nodes unchanged${since}${held}`;
+  }
   const nodes = plural(impact.machineCount, "node");
+  const render = impact.pending ? "pending render" : "new render";
   const line =
-    `pool ${impact.pool}: new render; ${nodes} ${describeAction(impact)}, ${impact.atATime} at a time, ` +
-    `${plural(impact.waves, "wave")}, ${formatDuration(impact.durationSeconds)} (${causeSummary(impact)})`;
+    `pool ${impact.pool}: ${render}; ${nodes} ${describeAction(impact)}, ${impact.atATime} at a time, ` +
+    `${plural(impact.waves, "wave")}, ${formatDuration(impact.durationSeconds)}` +
+    `${impact.timingsLearned ? " learned from the last rollout" : ""} (${causeSummary(impact)})` +
+    `${impact.against === "previous deployment" ? "; against the previous deployment's inputs" : ""}`;
   return impact.paused ? `${line}; the pool is paused: the rollout waits for unpausing` : line;
 }
 

@@ -60,6 +60,17 @@ export interface ImpactCause extends Cause {
 export interface PoolImpact {
   pool: string;
   newRender: boolean;
+  /**
+   * The rollout is one the pool already has pending (a render its nodes have not all reached) rather
+   * than a new render: what a pool's own settings move.
+   */
+  pending?: boolean;
+  /** The per-node drain and reboot times are the ones seen in the pool's last rollout. */
+  timingsLearned?: boolean;
+  /** What the change was compared with: the cluster, or (no cluster at hand) the previous deployment. */
+  against?: "cluster" | "previous deployment";
+  /** The change unpauses the pool, which starts whatever rollout it held (unknown without a cluster). */
+  unpauses?: boolean;
   paused: boolean;
   action: NodeAction;
   drain: boolean;
@@ -140,21 +151,31 @@ export function rolloutImpact(input: RolloutImpactInput): PoolImpact {
         : steps.length > 0
           ? "reload"
           : "none";
+  const waves = Math.ceil(input.machineCount / atATime);
+  return withTimings(
+    {
+      ...base,
+      newRender,
+      action,
+      drain: decision.drain,
+      steps: reboot ? [] : steps,
+      causes: decision.causes.map((c) => ({ ...c, source: sourceOf(c.kind, c.name, before, after) })),
+      waves,
+      perNodeSeconds: 0,
+      durationSeconds: 0,
+    },
+    t,
+  );
+}
+
+/** The impact's estimate redone with other per-node timings (e.g. those learned from a rollout). */
+export function withTimings(impact: PoolImpact, timings: Partial<RolloutTimings>): PoolImpact {
+  if (!impact.newRender) return impact;
+  const t = { ...DEFAULT_TIMINGS, ...timings };
   const perNodeSeconds =
     t.applySeconds +
-    (decision.drain ? t.drainSeconds : 0) +
-    (reboot ? t.rebootSeconds : 0) +
-    steps.reduce((s, x) => s + (x.startsWith("restart") ? t.restartSeconds : t.reloadSeconds), 0);
-  const waves = Math.ceil(input.machineCount / atATime);
-  return {
-    ...base,
-    newRender,
-    action,
-    drain: decision.drain,
-    steps: reboot ? [] : steps,
-    causes: decision.causes.map((c) => ({ ...c, source: sourceOf(c.kind, c.name, before, after) })),
-    waves,
-    perNodeSeconds,
-    durationSeconds: waves * perNodeSeconds,
-  };
+    (impact.drain ? t.drainSeconds : 0) +
+    (impact.action === "reboot" ? t.rebootSeconds : 0) +
+    impact.steps.reduce((s, x) => s + (x.startsWith("restart") ? t.restartSeconds : t.reloadSeconds), 0);
+  return { ...impact, perNodeSeconds, durationSeconds: impact.waves * perNodeSeconds };
 }

@@ -25,6 +25,7 @@ export {
 } from "./render";
 export {
   rolloutImpact,
+  withTimings,
   resolveMaxUnavailable,
   DEFAULT_TIMINGS,
   type RolloutTimings,
@@ -35,3 +36,4 @@ export {
 } from "./impact";
 export { poolConfigsFrom, rolesOfPool, poolLabel, type ObjectLike } from "./pool-configs";
 export { impactLine, impactMarkdown, describeAction, formatDuration } from "./format";
+export { impactSincePrevious, type DeploymentRecord } from "./baseline";

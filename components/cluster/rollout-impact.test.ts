@@ -1,7 +1,23 @@
 import * as assert from "node:assert/strict";
-import { K, keyOf, Simulator, startTestSimulator } from "../../test/simulator-fixture";
+import {
+  K,
+  keyOf,
+  machineConfig,
+  poolTarget,
+  Simulator,
+  startTestSimulator,
+  storeUntil,
+} from "../../test/simulator-fixture";
 import { resetMocks, valueOf } from "../../test/mocks";
-import { KubeletConfig, MachineConfig } from "../machine-configuration/machine-configuration";
+import {
+  KubeletConfig,
+  MachineConfig,
+  MachineConfigPool,
+} from "../machine-configuration/machine-configuration";
+import { impactLine } from "../../builders/rollout-impact";
+import { clusterPoolImpact } from "./rollout-impact";
+import { InfraNodePool } from "../infra-node-pool/infra-node-pool";
+import { awsCloud } from "../../test/mocks";
 
 describe("rollout impact at preview, against the cluster", function () {
   this.timeout(30_000);
@@ -68,5 +84,66 @@ describe("rollout impact at preview, against the cluster", function () {
       kubeconfig: sim.kubeconfig,
     });
     assert.equal(await valueOf(mc.rolloutImpact), undefined);
+  });
+
+  it("a pool's own settings: nothing without a pending render; unpausing starts the one waiting, at its pace", async () => {
+    const idle = await clusterPoolImpact(sim.kubeconfig, "worker", { maxUnavailable: 2 });
+    assert.deepEqual([idle?.newRender, idle?.pending, idle?.waves], [false, undefined, 0]);
+
+    // The pool is paused (previous test) and gets a new file: rendered, but no node moves.
+    const before = poolTarget(sim);
+    sim.store.create(machineConfig("99-worker-motd", { "/etc/motd": "hello\n" }));
+    await storeUntil(sim, "a new worker render", () => poolTarget(sim) !== before);
+    const unpaused = await clusterPoolImpact(sim.kubeconfig, "worker", { maxUnavailable: 2, paused: false });
+    assert.deepEqual(
+      [unpaused?.pending, unpaused?.action, unpaused?.machineCount, unpaused?.atATime, unpaused?.waves],
+      [true, "reboot", 3, 2, 2],
+    );
+    assert.deepEqual(
+      unpaused?.causes.map((c) => `${c.kind} ${c.name}`),
+      ["file /etc/motd"],
+    );
+    assert.match(
+      impactLine(unpaused!),
+      /^pool worker: pending render; 3 nodes drain and reboot, 2 at a time/,
+    );
+    const held = await clusterPoolImpact(sim.kubeconfig, "worker", { paused: true });
+    assert.deepEqual([held?.pending, held?.paused], [true, true]);
+  });
+
+  it("pool components report their pool: not in the cluster yet, then no new render", async () => {
+    await resetMocks(awsCloud(), { preview: true });
+    const infra = new InfraNodePool("infra", {
+      zones: ["us-east-2a"],
+      kubeconfig: sim.kubeconfig,
+      maxUnavailable: 1,
+    });
+    assert.equal(await valueOf(infra.rolloutImpact), undefined);
+    sim.store.create({
+      apiVersion: "machineconfiguration.openshift.io/v1",
+      kind: "MachineConfigPool",
+      metadata: { name: "infra" },
+      spec: {
+        machineConfigSelector: {
+          matchExpressions: [
+            { key: "machineconfiguration.openshift.io/role", operator: "In", values: ["worker", "infra"] },
+          ],
+        },
+        nodeSelector: { matchLabels: { "node-role.kubernetes.io/infra": "" } },
+      },
+    });
+    await resetMocks(awsCloud(), { preview: true });
+    const again = new InfraNodePool("infra", {
+      zones: ["us-east-2a"],
+      kubeconfig: sim.kubeconfig,
+      maxUnavailable: 1,
+    });
+    assert.equal((await valueOf(again.rolloutImpact))?.newRender, false);
+    await resetMocks(undefined, { preview: true });
+    const mcp = new MachineConfigPool("infra", { paused: true, kubeconfig: sim.kubeconfig });
+    assert.deepEqual(
+      [(await valueOf(mcp.rolloutImpact))?.newRender, (await valueOf(mcp.rolloutImpact))?.paused],
+      [false, true],
+    );
   });
 });

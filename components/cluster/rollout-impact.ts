@@ -1,18 +1,55 @@
 /**
- * At preview, what applying one node configuration object does to its pool's nodes, from what the cluster
- * runs now (read with the kubeconfig) against the cluster with the object applied: one log line on the
- * component (`pool infra: new render; 3 nodes drain and reboot, ...`) and the `rolloutImpact` output.
+ * At preview, what a change does to a pool's nodes, from what the cluster runs now (read with the
+ * kubeconfig): for a node configuration object, the cluster with the object applied; for a pool's own
+ * settings, the rollout the pool has pending, which those settings start, hold or pace. One log line
+ * on the component (`pool infra: new render; 3 nodes drain and reboot, ...`) and the `rolloutImpact`
+ * output.
  */
 import * as pulumi from "@pulumi/pulumi";
 import {
   impactLine,
   ObjectLike,
+  PoolConfigs,
   PoolImpact,
   poolConfigsFrom,
   rolloutImpact,
 } from "../../builders/rollout-impact";
-import { createApiClient } from "../../provider/waiting/api";
+import { PoolRollout, RolloutBaseline } from "../../provider/dynamic";
+import { ApiClient, createApiClient } from "../../provider/waiting/api";
 import { KINDS, KubeObject } from "../../provider/waiting/kinds";
+
+/** The settings of a MachineConfigPool that pace or hold its rollouts. */
+export interface PoolSettings {
+  maxUnavailable?: number | string;
+  paused?: boolean;
+}
+
+const settingsOf = (m: ObjectLike): PoolSettings => {
+  const spec = (m.spec ?? {}) as PoolSettings;
+  return { maxUnavailable: spec.maxUnavailable, paused: spec.paused };
+};
+
+interface PoolState {
+  mcp: KubeObject;
+  spec: PoolSettings & { configuration?: { name?: string } };
+  status: { machineCount?: number; updatedMachineCount?: number; configuration?: { name?: string } };
+  nodeDisruptionPolicy: never;
+}
+
+async function readPool(client: ApiClient, pool: string): Promise<PoolState | undefined> {
+  const [mcp, mco] = await Promise.all([
+    client.get(KINDS.pool, pool),
+    client.get(KINDS.machineConfiguration, "cluster"),
+  ]);
+  if (!mcp) return undefined;
+  return {
+    mcp,
+    spec: (mcp.spec ?? {}) as PoolState["spec"],
+    status: (mcp.status ?? {}) as PoolState["status"],
+    nodeDisruptionPolicy: (mco?.spec as { nodeDisruptionPolicy?: never } | undefined)
+      ?.nodeDisruptionPolicy as never,
+  };
+}
 
 /** The impact of applying `object` (a MachineConfig, KubeletConfig or ContainerRuntimeConfig) to `pool`. */
 export async function clusterRolloutImpact(
@@ -21,45 +58,85 @@ export async function clusterRolloutImpact(
   object: ObjectLike,
 ): Promise<PoolImpact | undefined> {
   const client = createApiClient(kubeconfig);
-  const mcp = await client.get(KINDS.pool, pool);
-  if (!mcp) return undefined;
+  const state = await readPool(client, pool);
+  if (!state) return undefined;
   const kinds = [KINDS.machineConfig, KINDS.kubeletConfig, KINDS.containerRuntimeConfig];
-  const [lists, mco] = await Promise.all([
-    Promise.all(kinds.map((k) => client.list(k, {}))),
-    client.get(KINDS.machineConfiguration, "cluster"),
-  ]);
+  const lists = await Promise.all(kinds.map((k) => client.list(k, {})));
   const withKind = (items: KubeObject[], kind: string) => items.map((o) => ({ ...o, kind }) as ObjectLike);
   const now = lists.flatMap((l, i) => withKind(l.items, kinds[i].kind));
   const name = object.metadata?.name;
   const applied = [...now.filter((o) => !(o.kind === object.kind && o.metadata?.name === name)), object];
-  const spec = (mcp.spec ?? {}) as { maxUnavailable?: number | string; paused?: boolean };
   return rolloutImpact({
     pool,
-    before: poolConfigsFrom(pool, now, mcp),
-    after: poolConfigsFrom(pool, applied, mcp),
-    machineCount: Number((mcp.status as { machineCount?: number } | undefined)?.machineCount ?? 0),
-    maxUnavailable: spec.maxUnavailable,
-    paused: spec.paused === true,
-    nodeDisruptionPolicy: (mco?.spec as { nodeDisruptionPolicy?: never } | undefined)?.nodeDisruptionPolicy,
+    before: poolConfigsFrom(pool, now, state.mcp),
+    after: poolConfigsFrom(pool, applied, state.mcp),
+    machineCount: Number(state.status.machineCount ?? 0),
+    maxUnavailable: state.spec.maxUnavailable,
+    paused: state.spec.paused === true,
+    nodeDisruptionPolicy: state.nodeDisruptionPolicy,
   });
 }
 
 /**
- * Logs and returns the impact at preview; undefined on `up` (the object may already be applied) and
+ * The impact of a pool's own settings. They render nothing (pkg/controller/render reads only the
+ * pool's selectors), so their nodes move only for a rollout the pool has pending: the nodes not yet
+ * updated, from the config the pool last completed (`status.configuration`) to its target
+ * (`spec.configuration`). The node controller updates `maxUnavailable` of them at a time and none
+ * while the pool is paused, so declaring those settings paces, holds or starts that rollout.
+ */
+export async function clusterPoolImpact(
+  kubeconfig: string,
+  pool: string,
+  settings: PoolSettings,
+): Promise<PoolImpact | undefined> {
+  const client = createApiClient(kubeconfig);
+  const state = await readPool(client, pool);
+  if (!state) return undefined;
+  const machineCount = Number(state.status.machineCount ?? 0);
+  const waiting = machineCount - Number(state.status.updatedMachineCount ?? machineCount);
+  const target = state.spec.configuration?.name;
+  const current = state.status.configuration?.name;
+  const pending = waiting > 0 && target !== undefined && current !== undefined && target !== current;
+  const rendered = async (name: string | undefined): Promise<PoolConfigs> => {
+    const mc = name ? await client.get(KINDS.machineConfig, name) : undefined;
+    return {
+      machineConfigs: mc ? [mc as unknown as PoolConfigs["machineConfigs"][number]] : [],
+      kubeletConfigs: [],
+      containerRuntimeConfigs: [],
+    };
+  };
+  const [before, after] = pending
+    ? await Promise.all([rendered(current), rendered(target)])
+    : [{ machineConfigs: [], kubeletConfigs: [], containerRuntimeConfigs: [] }, undefined];
+  const impact = rolloutImpact({
+    pool,
+    before,
+    after: after ?? before,
+    machineCount: pending ? waiting : machineCount,
+    maxUnavailable: settings.maxUnavailable,
+    paused: settings.paused === true,
+    nodeDisruptionPolicy: state.nodeDisruptionPolicy,
+  });
+  return pending ? { ...impact, pending: true } : impact;
+}
+
+/**
+ * Logs and returns the impact at preview; undefined on `up` (the change may already be applied) and
  * without a kubeconfig. A cluster that cannot be read gives a warning, never a failed preview.
  */
-export function previewRolloutImpact(
+function previewImpact<T>(
   parent: pulumi.Resource,
   kubeconfig: pulumi.Output<string> | undefined,
-  pool: pulumi.Output<string>,
-  object: pulumi.Output<ObjectLike>,
+  pool: pulumi.Input<string>,
+  change: pulumi.Output<T>,
+  impactOf: (kubeconfig: string, pool: string, change: T) => Promise<PoolImpact | undefined>,
 ): pulumi.Output<PoolImpact | undefined> {
   if (!pulumi.runtime.isDryRun() || !kubeconfig) return pulumi.output(undefined);
   return pulumi
-    .all([pulumi.unsecret(kubeconfig), pool, object])
-    .apply(async ([config, poolName, manifest]) => {
+    .all([pulumi.unsecret(kubeconfig), pool, change])
+    .apply(async ([config, poolName, declared]) => {
       try {
-        const impact = await clusterRolloutImpact(config, poolName, manifest);
+        const impact = await impactOf(config, poolName, declared as T);
         pulumi.log.info(
           impact
             ? impactLine(impact)
@@ -72,4 +149,70 @@ export function previewRolloutImpact(
         return undefined;
       }
     });
+}
+
+/** At preview, the impact of applying a node configuration object to its pool. */
+export function previewRolloutImpact(
+  parent: pulumi.Resource,
+  kubeconfig: pulumi.Output<string> | undefined,
+  pool: pulumi.Input<string>,
+  object: pulumi.Output<ObjectLike>,
+): pulumi.Output<PoolImpact | undefined> {
+  return previewImpact(parent, kubeconfig, pool, object, clusterRolloutImpact);
+}
+
+/** At preview, the impact of a pool's declared `maxUnavailable` and `paused` (from its manifest). */
+export function previewPoolImpact(
+  parent: pulumi.Resource,
+  kubeconfig: pulumi.Output<string> | undefined,
+  pool: pulumi.Input<string>,
+  manifest: pulumi.Output<ObjectLike>,
+): pulumi.Output<PoolImpact | undefined> {
+  const settings = manifest.apply(settingsOf);
+  return previewImpact(parent, kubeconfig, pool, settings, clusterPoolImpact);
+}
+
+/** What a component declares for its pool, and the waiter that sees the pool roll it out. */
+export interface DeclaredForPool {
+  kubeconfig: pulumi.Output<string> | undefined;
+  pool: pulumi.Input<string>;
+  /** `MachineConfigPool` for the pool's own settings, else the kind of the node configuration object. */
+  kind: string;
+  manifest: pulumi.Output<ObjectLike>;
+  rollout: PoolRollout | undefined;
+}
+
+/**
+ * The `rolloutImpact` of a pool or node configuration component: at preview, what the cluster says
+ * (logged on the component), and a RolloutBaseline that keeps this deployment's inputs, machine count
+ * and learned per-node timings, so that the next preview can answer without a cluster and refine a
+ * cluster's estimate with the timings of the last rollout.
+ */
+export function reportRolloutImpact(
+  parent: pulumi.Resource,
+  name: string,
+  declared: DeclaredForPool,
+): pulumi.Output<PoolImpact | undefined> {
+  const { kubeconfig, pool, kind, manifest, rollout } = declared;
+  const ownSettings = kind === "MachineConfigPool";
+  const fromCluster = ownSettings
+    ? previewPoolImpact(parent, kubeconfig, pool, manifest)
+    : previewRolloutImpact(parent, kubeconfig, pool, manifest);
+  const baseline = new RolloutBaseline(
+    `${name}-rollout-baseline`,
+    {
+      pool,
+      ...(ownSettings
+        ? {
+            settings: manifest.apply(settingsOf),
+          }
+        : { objects: manifest.apply((m) => [{ ...m, kind }]) }),
+      machineCount: rollout?.machineCount,
+      learnedTimings: rollout?.learnedTimings,
+      clusterImpact: fromCluster,
+    },
+    { parent },
+  );
+  // The baseline's check returns the cluster's answer when there is one (refined by learned timings).
+  return baseline.impact.apply((impact) => impact ?? undefined);
 }

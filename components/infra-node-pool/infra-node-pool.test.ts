@@ -70,6 +70,7 @@ describe("InfraNodePool", () => {
       "MachineSetReady infra-machines-ready",
       "MachineSetRemoval infra-machines-removal",
       "PoolRollout infra-pool-rollout",
+      "RolloutBaseline infra-rollout-baseline",
     ]);
     const names = [`${AWS_INFRA_ID}-infra-us-east-2a`, `${AWS_INFRA_ID}-infra-us-east-2b`];
     for (const waiter of ["infra-machines-ready", "infra-machines-removal"]) {

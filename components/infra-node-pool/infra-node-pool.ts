@@ -15,6 +15,8 @@ import { Taint } from "../../builders/validation";
 import { ClusterFacts, resolveClusterFacts, workerImage } from "../cluster/facts";
 import { contentHash, MachineSetReady, PoolRollout } from "../../provider/dynamic";
 import { kubeOptions, manifestArgs } from "../cluster/kube";
+import { reportRolloutImpact } from "../cluster/rollout-impact";
+import type { PoolImpact } from "../../builders/rollout-impact";
 import { waiting } from "../cluster/wait";
 import { checked, checkedAsKnown, inputPropertyError } from "../errors";
 import {
@@ -74,6 +76,8 @@ export class InfraNodePool extends pulumi.ComponentResource {
   declare public readonly renderedConfig: pulumi.Output<string | undefined>;
   /** nodeSelector and tolerations that place a workload on this pool (for your own infra workloads). */
   declare public readonly placement: pulumi.Output<NodePlacement>;
+  /** At preview, what the pool's declared settings do to its nodes (also logged on the component). */
+  declare public readonly rolloutImpact: pulumi.Output<PoolImpact | undefined>;
 
   constructor(name: string, args: InfraNodePoolArgs = {}, opts: pulumi.ComponentResourceOptions = {}) {
     super("openshift-topology:index:InfraNodePool", name, {}, opts);
@@ -181,7 +185,15 @@ export class InfraNodePool extends pulumi.ComponentResource {
     this.readyMachineCount = ready ? ready.readyMachineCount : pulumi.output(undefined);
     this.renderedConfig = rollout ? rollout.renderedConfig : pulumi.output(undefined);
     this.placement = placement;
+    this.rolloutImpact = reportRolloutImpact(this, name, {
+      kubeconfig: waits?.kubeconfig,
+      pool: role,
+      kind: "MachineConfigPool",
+      manifest: poolManifest,
+      rollout,
+    });
     this.registerOutputs({
+      rolloutImpact: this.rolloutImpact,
       role,
       facts,
       machineSetNames: this.machineSetNames,

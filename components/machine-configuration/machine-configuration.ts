@@ -15,7 +15,7 @@ import type { PoolImpact } from "../../builders/rollout-impact";
 import { contentHash, NodeConfigRemoval, PoolRollout } from "../../provider/dynamic";
 import type { NodeConfigKind } from "../../provider/waiting/waiters";
 import { kubeOptions, manifestArgs } from "../cluster/kube";
-import { previewRolloutImpact } from "../cluster/rollout-impact";
+import { reportRolloutImpact } from "../cluster/rollout-impact";
 import { WaitArgs, waiting } from "../cluster/wait";
 import { checked, checkedAsKnown } from "../errors";
 
@@ -110,9 +110,13 @@ abstract class MachineConfigurationObject<T extends { name: string }> extends pu
         waits.options([this.resource]),
       );
     this.renderedConfig = this.rollout ? this.rollout.renderedConfig : pulumi.output(undefined);
-    this.rolloutImpact = target.listedIn
-      ? previewRolloutImpact(this, waits?.kubeconfig, pool, manifest)
-      : pulumi.output(undefined);
+    this.rolloutImpact = reportRolloutImpact(this, name, {
+      kubeconfig: waits?.kubeconfig,
+      pool,
+      kind,
+      manifest,
+      rollout: this.rollout,
+    });
     this.registerOutputs({
       objectName: this.objectName,
       renderedConfig: this.renderedConfig,

@@ -8,3 +8,4 @@ export * from "./operator";
 export * from "./pool-rollout";
 export * from "./windows-nodes-ready";
 export * from "./machine-autoscaler";
+export * from "./rollout-baseline";

@@ -7,6 +7,7 @@ import {
   waitForPoolRollout,
 } from "../waiting/waiters";
 import type { PoolRolloutResult } from "../waiting/pool";
+import type { NodeTimings } from "../waiting/machineconfignode";
 import {
   checkName,
   checkNames,
@@ -34,6 +35,8 @@ export interface PoolRolloutOutputs {
   renderedConfig: string;
   machineCount: number;
   updatedMachineCount: number;
+  /** Per-node drain and reboot seconds seen in the rollout; absent when no node was seen in them. */
+  learnedTimings?: NodeTimings;
 }
 
 /**
@@ -68,6 +71,7 @@ export const poolRolloutProvider = waiterProvider<PoolRolloutInputs, PoolRollout
     renderedConfig: result.renderedConfig,
     machineCount: result.machineCount,
     updatedMachineCount: result.updatedMachineCount,
+    ...(result.learnedTimings ? { learnedTimings: result.learnedTimings } : {}),
   }),
 });
 
@@ -101,6 +105,8 @@ export class PoolRollout extends dynamic.Resource {
   declare public readonly machineCount: Output<number>;
   declare public readonly updatedMachineCount: Output<number>;
   declare public readonly durationSeconds: Output<number>;
+  /** Per-node drain and reboot seconds seen in the last rollout, for the next impact estimate. */
+  declare public readonly learnedTimings: Output<NodeTimings | undefined>;
 
   constructor(name: string, args: PoolRolloutArgs, opts?: CustomResourceOptions) {
     super(
@@ -116,7 +122,7 @@ export class PoolRollout extends dynamic.Resource {
           kubeletConfigs: args.kubeletConfigs,
           containerRuntimeConfigs: args.containerRuntimeConfigs,
         },
-        ["renderedConfig", "machineCount", "updatedMachineCount", "durationSeconds"],
+        ["renderedConfig", "machineCount", "updatedMachineCount", "durationSeconds", "learnedTimings"],
       ),
       waiterOptions(opts),
       undefined,

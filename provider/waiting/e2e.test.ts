@@ -162,6 +162,11 @@ describe("waiting core against the simulator", function () {
         progress.map((e) => e.message).join("\n"),
       );
       assert.equal(progress[progress.length - 1].state, "done");
+      // Learned from the nodes' phase transitions on the cluster's clock, where the simulator's drain
+      // and reboot steps (DELAYS in context.ts) take at least 2 s and 4 s.
+      const learned = result.learnedTimings;
+      assert.ok(learned?.drainSeconds !== undefined && learned.drainSeconds >= 2, JSON.stringify(learned));
+      assert.ok(learned?.rebootSeconds !== undefined && learned.rebootSeconds >= 4, JSON.stringify(learned));
     });
 
     it("waits again for a MachineConfig changed in place, whose name the render already lists", async () => {

@@ -62,3 +62,45 @@ export function failingMachineConfigNodes(mcns: KubeObject[], target: string): s
     })
     .sort();
 }
+
+/** Seconds one node spent in the disruptive steps of its update, as far as its conditions tell. */
+export interface NodeTimings {
+  drainSeconds?: number;
+  rebootSeconds?: number;
+}
+
+/**
+ * From the transition times of the phases a node has passed in its current update (they accumulate
+ * until Updated=True resets them, so they are read while the pool rolls out): the drain from Cordoned
+ * to Drained, the reboot from AppliedFilesAndOS (the daemon reboots right after) to RebootedNode.
+ */
+export function observedNodeTimings(mcn: KubeObject): NodeTimings {
+  const at = (type: string) => {
+    const c = conditionsOf(mcn).find((x) => x.type === type && x.status === "True");
+    return c?.lastTransitionTime ? Date.parse(c.lastTransitionTime) : NaN;
+  };
+  const span = (from: string, to: string) => {
+    const seconds = (at(to) - at(from)) / 1000;
+    return Number.isFinite(seconds) && seconds >= 0 ? Math.round(seconds) : undefined;
+  };
+  const timings: NodeTimings = {};
+  const drain = span("Cordoned", "Drained");
+  const reboot = span("AppliedFilesAndOS", "RebootedNode");
+  if (drain !== undefined) timings.drainSeconds = drain;
+  if (reboot !== undefined) timings.rebootSeconds = reboot;
+  return timings;
+}
+
+/** The mean of each step over the nodes seen taking it; undefined when no node was seen in one. */
+export function meanNodeTimings(observed: NodeTimings[]): NodeTimings | undefined {
+  const mean = (key: keyof NodeTimings) => {
+    const values = observed.map((t) => t[key]).filter((v): v is number => v !== undefined);
+    return values.length ? Math.round(values.reduce((a, b) => a + b, 0) / values.length) : undefined;
+  };
+  const timings: NodeTimings = {};
+  const drain = mean("drainSeconds");
+  const reboot = mean("rebootSeconds");
+  if (drain !== undefined) timings.drainSeconds = drain;
+  if (reboot !== undefined) timings.rebootSeconds = reboot;
+  return Object.keys(timings).length ? timings : undefined;
+}

@@ -1,5 +1,6 @@
 import { strict as assert } from "node:assert";
 import { KubeObject } from "./kinds";
+import { meanNodeTimings, observedNodeTimings } from "./machineconfignode";
 import { evaluatePoolRollout, missingFromRender, PoolObservation, PoolRolloutTarget } from "./pool";
 
 interface PoolShape {
@@ -445,5 +446,44 @@ describe("pool rollout predicate with MachineConfigNodes", () => {
       e.message,
       "pool worker is degraded rolling out rendered-worker-new: node ip-10-0-1-2 (UpdateExecuted): Error updating the Files on disk as a part of the in progress phase: mkdir /usr/bin: read-only file system",
     );
+  });
+});
+
+describe("per-node timings from MachineConfigNode transitions", () => {
+  const node = (conditions: Array<[string, string, string]>) =>
+    ({
+      apiVersion: "machineconfiguration.openshift.io/v1",
+      kind: "MachineConfigNode",
+      metadata: { name: "ip-10-0-1-2" },
+      status: {
+        conditions: conditions.map(([type, status, at]) => ({
+          type,
+          status,
+          lastTransitionTime: `2026-11-24T10:${at}Z`,
+        })),
+      },
+    }) as KubeObject;
+
+  it("drain from Cordoned to Drained, reboot from AppliedFilesAndOS to RebootedNode; means over nodes", () => {
+    const done = node([
+      ["Cordoned", "True", "00:00"],
+      ["Drained", "True", "01:30"],
+      ["AppliedFilesAndOS", "True", "02:00"],
+      ["RebootedNode", "True", "05:00"],
+    ]);
+    assert.deepEqual(observedNodeTimings(done), { drainSeconds: 90, rebootSeconds: 180 });
+    // Still rebooting: only the drain is known.
+    const rebooting = node([
+      ["Cordoned", "True", "00:00"],
+      ["Drained", "True", "00:30"],
+      ["AppliedFilesAndOS", "True", "01:00"],
+      ["RebootedNode", "Unknown", "01:00"],
+    ]);
+    assert.deepEqual(observedNodeTimings(rebooting), { drainSeconds: 30 });
+    assert.deepEqual(meanNodeTimings([observedNodeTimings(done), observedNodeTimings(rebooting)]), {
+      drainSeconds: 60,
+      rebootSeconds: 180,
+    });
+    assert.equal(meanNodeTimings([observedNodeTimings(node([]))]), undefined);
   });
 });

@@ -12,7 +12,12 @@
  * that fail to reach the target, a render failure and a paused pool end the wait with the reason.
  */
 import { annotationsOf, Condition, conditionOf, field, KubeObject } from "./kinds";
-import { describeNodePhases, failingMachineConfigNodes, poolOfMachineConfigNode } from "./machineconfignode";
+import {
+  describeNodePhases,
+  failingMachineConfigNodes,
+  NodeTimings,
+  poolOfMachineConfigNode,
+} from "./machineconfignode";
 import { WaitState } from "./progress";
 
 export const ROLE_LABEL = "machineconfiguration.openshift.io/role";
@@ -80,6 +85,8 @@ export interface PoolRolloutResult {
   updatedMachineCount: number;
   readyMachineCount: number;
   degradedMachineCount: number;
+  /** Per-node drain and reboot seconds seen during this rollout (MachineConfigNodes), when any. */
+  learnedTimings?: NodeTimings;
 }
 
 export interface PoolEvaluation {

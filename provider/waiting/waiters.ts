@@ -25,6 +25,12 @@ import {
 import { evaluateOperatorInstall, OperatorResult, OperatorTarget } from "./operator";
 import { evaluatePoolRollout, generatedKey, PoolRolloutResult, PoolRolloutTarget } from "./pool";
 import {
+  meanNodeTimings,
+  NodeTimings,
+  observedNodeTimings,
+  poolOfMachineConfigNode,
+} from "./machineconfignode";
+import {
   evaluateWindowsNodes,
   PRIVATE_KEY_SECRET,
   WindowsResult,
@@ -82,6 +88,8 @@ function poolRollout(options: PoolRolloutOptions): ConvergeOptions<PoolRolloutRe
     sources.push({ name: "containerRuntimeConfigs", resource: KINDS.containerRuntimeConfig });
   }
   const initial: { seen: boolean; renderDegraded?: Condition } = { seen: false };
+  // Each node's steps as last seen in this rollout: its conditions are reset once it is updated.
+  const timings: Record<string, NodeTimings> = {};
 
   return {
     ...options,
@@ -113,6 +121,13 @@ function poolRollout(options: PoolRolloutOptions): ConvergeOptions<PoolRolloutRe
         machineConfigNodes: view.fetched[MCN_PROBE] === null ? null : view.sources.machineConfigNodes,
         initialRenderDegraded: initial.renderDegraded,
       });
+      for (const mcn of view.sources.machineConfigNodes ?? []) {
+        const seen = observedNodeTimings(mcn);
+        if (poolOfMachineConfigNode(mcn) === options.pool && Object.keys(seen).length > 0)
+          timings[mcn.metadata.name] = seen;
+      }
+      const learnedTimings = meanNodeTimings(Object.values(timings));
+      if (evaluation.result && learnedTimings) evaluation.result = { ...evaluation.result, learnedTimings };
       const needs: Need[] = [];
       for (const name of evaluation.needs.machineConfigs ?? []) {
         needs.push({ type: "get", key: `mc/${name}`, resource: KINDS.machineConfig, name });
