@@ -60,10 +60,12 @@ describe("preview, up, refresh, --replace and destroy through the engine", funct
       "create 99-infra-motd",
       "create 99-infra-motd-removal",
       "create 99-infra-motd-rollout",
+      "create 99-infra-motd-rollout-baseline",
       "create infra-machines-ready",
       "create infra-machines-removal",
       "create infra-pool",
       "create infra-pool-rollout",
+      "create infra-rollout-baseline",
       "create infra-us-east-2a",
     ]);
     // Known from inputs during preview: the MachineSet names; known only once the pool rolled: its render.
@@ -74,11 +76,15 @@ describe("preview, up, refresh, --replace and destroy through the engine", funct
 
     const up = await deploy(options());
     assert.deepEqual(up.errors, []);
-    assert.equal(up.counts.create, 8);
+    assert.equal(up.counts.create, 10);
 
     const second = await preview(options(["motdText=second revision\n"]));
     assert.deepEqual(second.errors, []);
-    assert.deepEqual(changes(second), ["update 99-infra-motd", "update 99-infra-motd-rollout"]);
+    assert.deepEqual(changes(second).sort(), [
+      "update 99-infra-motd",
+      "update 99-infra-motd-rollout",
+      "update 99-infra-motd-rollout-baseline",
+    ]);
     const mc = second.plan.find((s) => s.name === "99-infra-motd")!;
     assert.deepEqual(mc.diffs, ["spec.config.storage.files"]);
     // Nothing the pool rollout or the MachineSet waiter awaits changed: they are the same.
@@ -126,7 +132,7 @@ describe("preview, up, refresh, --replace and destroy through the engine", funct
   it("destroys the stack, dependents first, and leaves nothing of it in the cluster", async () => {
     const down = await destroy(options());
     assert.deepEqual(down.errors, []);
-    assert.equal(down.counts.delete, 8);
+    assert.equal(down.counts.delete, 10);
     const order = down.plan.map((s) => s.name);
     assert.ok(order.indexOf("infra-pool-rollout") < order.indexOf("infra-pool"));
     assert.ok(order.indexOf("infra-us-east-2a") < order.indexOf("infra-machines-removal"));

@@ -17,7 +17,7 @@ export interface DeploymentRecord {
   /** Nodes in the pool when its waiter last saw it. */
   machineCount?: number;
   /** Per-node seconds the pool's waiter saw in its last rollout. */
-  learnedTimings?: Partial<Pick<RolloutTimings, "drainSeconds" | "rebootSeconds">>;
+  learnedTimings?: Partial<Pick<RolloutTimings, "drainSeconds" | "rebootSeconds">> | null;
   /** The impact the program read from the cluster at preview, when it could. */
   clusterImpact?: PoolImpact;
 }

@@ -35,8 +35,11 @@ export interface PoolRolloutOutputs {
   renderedConfig: string;
   machineCount: number;
   updatedMachineCount: number;
-  /** Per-node drain and reboot seconds seen in the rollout; absent when no node was seen in them. */
-  learnedTimings?: NodeTimings;
+  /**
+   * Per-node drain and reboot seconds seen in the rollout; null when no node was seen in them (an absent
+   * output would read as unknown at every preview, and so change whatever takes it as input).
+   */
+  learnedTimings: NodeTimings | null;
 }
 
 /**
@@ -71,7 +74,7 @@ export const poolRolloutProvider = waiterProvider<PoolRolloutInputs, PoolRollout
     renderedConfig: result.renderedConfig,
     machineCount: result.machineCount,
     updatedMachineCount: result.updatedMachineCount,
-    ...(result.learnedTimings ? { learnedTimings: result.learnedTimings } : {}),
+    learnedTimings: result.learnedTimings ?? null,
   }),
 });
 
@@ -106,7 +109,7 @@ export class PoolRollout extends dynamic.Resource {
   declare public readonly updatedMachineCount: Output<number>;
   declare public readonly durationSeconds: Output<number>;
   /** Per-node drain and reboot seconds seen in the last rollout, for the next impact estimate. */
-  declare public readonly learnedTimings: Output<NodeTimings | undefined>;
+  declare public readonly learnedTimings: Output<NodeTimings | null>;
 
   constructor(name: string, args: PoolRolloutArgs, opts?: CustomResourceOptions) {
     super(

@@ -49,7 +49,7 @@ export interface RolloutBaselineArgs {
   /** The pool's machine count as its waiter last saw it. */
   machineCount?: Input<number | undefined>;
   /** Per-node timings its waiter saw in the pool's last rollout. */
-  learnedTimings?: Input<NodeTimings | undefined>;
+  learnedTimings?: Input<NodeTimings | null | undefined>;
   /** The impact read from the cluster at preview, when it could be: the cluster wins. */
   clusterImpact?: Input<PoolImpact | undefined>;
 }
