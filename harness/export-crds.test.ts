@@ -1,3 +1,5 @@
+import { clusterAutoscaler, machineAutoscalersForPool } from "../builders/autoscaling";
+import { machineHealthCheck } from "../builders/health-check";
 import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -28,7 +30,7 @@ describe("crds:export", function () {
   });
   afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-  it("lists the CRDs of exactly the custom kinds the examples render and read and the waiters watch", async () => {
+  it("lists the CRDs of exactly the custom kinds the examples and the pool options render and read and the waiters watch", async () => {
     const registry = new ResourceRegistry();
     const crdOf = (apiVersion: string, kind: string): string | undefined => {
       const r = registry.byKind(apiVersion, kind);
@@ -46,6 +48,19 @@ describe("crds:export", function () {
       for (const object of fixturesFor(project).objects) {
         used.add(crdOf(String(object.apiVersion), String(object.kind)));
       }
+    }
+    // Autoscaling and health checks, which the examples leave off.
+    for (const manifest of [
+      clusterAutoscaler(),
+      ...machineAutoscalersForPool(["c-infra-us-east-2a"], { minReplicas: 1, maxReplicas: 2 }),
+      machineHealthCheck({
+        name: "c-infra",
+        infrastructureId: "c",
+        machineRole: "infra",
+        machineSetNames: ["c-infra-us-east-2a"],
+      }),
+    ]) {
+      used.add(crdOf(manifest.apiVersion, manifest.kind));
     }
     used.delete(undefined);
     assert.deepEqual(LIBRARY_CRDS, [...used].sort());

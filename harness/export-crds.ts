@@ -22,8 +22,9 @@ import {
 /**
  * The CRDs of the kinds the library renders or reads: those its waiters watch (`KINDS`, core kinds
  * aside), and those only its components render or read: the OperatorGroup of an operator install, the
- * Infrastructure holding the cluster facts, and the IngressController and image registry Config the
- * infra placement patches. A test holds this list to what the examples render and read.
+ * Infrastructure holding the cluster facts, the IngressController and image registry Config the
+ * infra placement patches, and the autoscalers and health checks of pools. A test holds this list to
+ * what the examples and those pool options render and read.
  */
 export const LIBRARY_CRDS: readonly string[] = [
   ...new Set([
@@ -34,6 +35,9 @@ export const LIBRARY_CRDS: readonly string[] = [
     "infrastructures.config.openshift.io",
     "ingresscontrollers.operator.openshift.io",
     "configs.imageregistry.operator.openshift.io",
+    "clusterautoscalers.autoscaling.openshift.io",
+    "machineautoscalers.autoscaling.openshift.io",
+    "machinehealthchecks.machine.openshift.io",
   ]),
 ].sort();
 
