@@ -23,6 +23,7 @@ import {
 import { Fixtures, loadFixtures, noFixtures } from "./fixtures";
 import { loadProject, programDir, Project } from "./project";
 import { isSecret } from "./secrets";
+import { runCommand } from "./cli";
 
 export type Operation = StepOp;
 export type { PlanStep };
@@ -194,11 +195,5 @@ async function main(argv: string[]): Promise<number> {
 if (require.main === module) {
   // Exit handlers stop the program and the dynamic-provider host; signals skip them unless handled.
   for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => process.exit(1));
-  main(process.argv.slice(2)).then(
-    (code) => process.exit(code),
-    (error: Error) => {
-      console.error(error.message);
-      process.exit(1);
-    },
-  );
+  runCommand(main);
 }

@@ -18,6 +18,7 @@ import {
   ResourceKind,
   withRetry,
 } from "../provider/waiting";
+import { runCommand } from "./cli";
 
 /**
  * The CRDs of the kinds the library renders or reads: those its waiters watch (`KINDS`, core kinds
@@ -132,11 +133,5 @@ export async function main(argv: string[]): Promise<number> {
 }
 
 if (require.main === module) {
-  main(process.argv.slice(2)).then(
-    (code) => process.exit(code),
-    (error: Error) => {
-      console.error(error.message);
-      process.exit(1);
-    },
-  );
+  runCommand(main);
 }

@@ -24,6 +24,7 @@ import { loadProject, Project } from "./project";
 import { evaluate, HarnessMocks, HarnessResourceArgs } from "./runtime";
 import { baselineImpact, readRendering, rolloutReport } from "./rollout-baseline";
 import { redact, reveal } from "./secrets";
+import { runCommand } from "./cli";
 
 export interface RenderedManifest {
   /** Path under the output directory. */
@@ -262,11 +263,5 @@ export async function main(argv: string[]): Promise<number> {
 }
 
 if (require.main === module) {
-  main(process.argv.slice(2)).then(
-    (code) => process.exit(code),
-    (error: Error) => {
-      console.error(error.message);
-      process.exit(1);
-    },
-  );
+  runCommand(main);
 }
