@@ -11,6 +11,10 @@ import { isPlainObject } from "../builders/machineconfiguration/json";
 function plain<E extends Error>(error: E, message: string): E {
   Object.defineProperty(error, "message", { get: () => message, set: () => undefined, enumerable: false });
   error.stack = message;
+  // The SDK's program entry point prints an unhandled error with util.inspect, fields included, and the
+  // SDK attaches the rejected promise as `promise`: hidden, the user reads the message alone.
+  for (const key of Object.keys(error)) Object.defineProperty(error, key, { enumerable: false });
+  Object.defineProperty(error, "promise", { value: undefined, writable: true, enumerable: false });
   return error;
 }
 

@@ -7,6 +7,7 @@ import {
   MachineConfigPool,
 } from "../components/machine-configuration/machine-configuration";
 import { generateKeyPairSync } from "node:crypto";
+import { inspect } from "node:util";
 import { InfraNodePool } from "../components/infra-node-pool/infra-node-pool";
 import { OperatorSubscription } from "../components/operator-subscription/operator-subscription";
 import { WindowsNodePool } from "../components/windows-node-pool/windows-node-pool";
@@ -42,6 +43,11 @@ async function problemsOf(output: pulumi.Output<unknown>): Promise<Problem[]> {
   const message = (error as Error).message;
   assert.doesNotMatch(message, /error serializing/, message);
   assert.doesNotMatch(String((error as Error).stack), /\n\s+at /, "no stack frames");
+  // What `pulumi preview` prints of it: the SDK's entry point inspects an unhandled error whole.
+  // (node shows the `errors` of several, as it does for an AggregateError).
+  const printed = inspect(error);
+  assert.ok(printed.startsWith(`[${message}]`), printed);
+  assert.doesNotMatch(printed, /__pulumi|promise|<rejected>/, printed);
   for (const p of problems) {
     assert.ok(p.reason.startsWith(`${p.propertyPath}: `), p.reason);
     assert.ok(message.includes(p.reason), `the message lists ${p.reason}`);
