@@ -1,5 +1,6 @@
 import * as assert from "node:assert/strict";
 import { assertMatchesCrd } from "../../test/crd-schemas";
+import { CRDS, requireReference } from "../../test/reference";
 import { inputError, inputErrors } from "../../test/input-error";
 import { machineSetsForPool } from "../machineset";
 import { clusterAutoscaler, machineAutoscalersForPool } from ".";
@@ -7,7 +8,8 @@ import { clusterAutoscaler, machineAutoscalersForPool } from ".";
 const SETS = ["c-infra-us-east-2a", "c-infra-us-east-2b", "c-infra-us-east-2c"];
 
 describe("autoscaling builders", () => {
-  it("spreads pool-wide bounds over the zones as the installer spreads replicas", () => {
+  it("spreads pool-wide bounds over the zones as the installer spreads replicas", function () {
+    requireReference(this, CRDS);
     const mas = machineAutoscalersForPool(SETS, { minReplicas: 4, maxReplicas: 8 });
     assert.deepEqual(
       mas.map((m) => [m.metadata.name, m.spec.minReplicas, m.spec.maxReplicas, m.spec.scaleTargetRef.name]),
@@ -82,7 +84,8 @@ describe("autoscaling builders", () => {
     assert.equal(scope.propertyPath, "per");
   });
 
-  it("renders a ClusterAutoscaler default with every field, valid against its CRD", () => {
+  it("renders a ClusterAutoscaler default with every field, valid against its CRD", function () {
+    requireReference(this, CRDS);
     const ca = clusterAutoscaler({
       resourceLimits: {
         maxNodesTotal: 24,

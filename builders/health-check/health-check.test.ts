@@ -1,5 +1,6 @@
 import * as assert from "node:assert/strict";
 import { assertMatchesCrd } from "../../test/crd-schemas";
+import { CRDS, requireReference } from "../../test/reference";
 import { inputError, inputErrors } from "../../test/input-error";
 import { machineSetsForPool } from "../machineset";
 import { machineHealthCheck } from ".";
@@ -23,7 +24,8 @@ function matchesSelector(
 }
 
 describe("MachineHealthCheck builder", () => {
-  it("uses OpenShift's documented defaults and is valid against the CRD", () => {
+  it("uses OpenShift's documented defaults and is valid against the CRD", function () {
+    requireReference(this, CRDS);
     const mhc = machineHealthCheck(BASE);
     assert.deepEqual(mhc.spec, {
       maxUnhealthy: "40%",
