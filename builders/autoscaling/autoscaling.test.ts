@@ -1,5 +1,6 @@
 import * as assert from "node:assert/strict";
 import { assertMatchesCrd } from "../../test/crd-schemas";
+import { AWS_POOL, AZURE_POOL } from "../../test/pool-specs";
 import { CRDS, requireReference } from "../../test/reference";
 import { inputError, inputErrors } from "../../test/input-error";
 import { machineSetsForPool } from "../machineset";
@@ -35,26 +36,7 @@ describe("autoscaling builders", () => {
   });
 
   it("targets the MachineSets the pool builder names, on both clouds", () => {
-    for (const sets of [
-      machineSetsForPool({
-        platform: "aws",
-        infrastructureId: "c",
-        region: "us-east-2",
-        role: "infra",
-        zones: ["us-east-2a", "us-east-2b"],
-        replicas: 2,
-        aws: { ami: "ami-1" },
-      }),
-      machineSetsForPool({
-        platform: "azure",
-        infrastructureId: "c",
-        region: "eastus",
-        role: "infra",
-        zones: ["1", "2"],
-        replicas: 2,
-        azure: { image: { resourceID: "/resourceGroups/c-rg/providers/Microsoft.Compute/images/rhcos" } },
-      }),
-    ]) {
+    for (const sets of [machineSetsForPool(AWS_POOL), machineSetsForPool(AZURE_POOL)]) {
       const names = sets.map((s) => s.metadata.name);
       const mas = machineAutoscalersForPool(names, { minReplicas: 2, maxReplicas: 6 });
       assert.deepEqual(

@@ -2,27 +2,12 @@ import * as assert from "node:assert/strict";
 import { assertMatchesCrd } from "../../test/crd-schemas";
 import { inputError } from "../../test/input-error";
 import { providerSpecErrors } from "../../test/provider-spec-schema";
+import { AWS_POOL, AZURE_POOL } from "../../test/pool-specs";
 import { CRDS, PROVIDER_SPECS, requireReference } from "../../test/reference";
 import { machineSetsForPool, MachineSetPoolSpec } from ".";
 
-const AWS: MachineSetPoolSpec = {
-  platform: "aws",
-  infrastructureId: "c",
-  region: "us-east-2",
-  role: "infra",
-  zones: ["us-east-2a", "us-east-2b"],
-  replicas: 2,
-  aws: { ami: "ami-01af87a6ecc18023d" },
-};
-const AZURE: MachineSetPoolSpec = {
-  platform: "azure",
-  infrastructureId: "c",
-  region: "centralus",
-  role: "infra",
-  zones: ["1", "2"],
-  replicas: 2,
-  azure: { image: { resourceID: "/resourceGroups/c-rg/providers/Microsoft.Compute/images/c" } },
-};
+const AWS = AWS_POOL;
+const AZURE = AZURE_POOL;
 
 const AWS_OPTIONS = {
   "spot, any price": { spotMarketOptions: true },
