@@ -94,8 +94,13 @@ export function startMachineHealthCheck(ctx: ControllerContext): StopFn {
       .filter((m) => !m.metadata.deletionTimestamp && selectorMatches(selector, labelsOf(m)));
     const verdicts = machines.map((m) => ({ machine: m, ...verdict(mhc, m, now) }));
     const unhealthy = verdicts.filter((v) => v.unhealthy);
+    // As the machine-api counts: a machine still within a timeout (no node yet, or a condition not held
+    // long enough) is not healthy either, so machines failing together short-circuit at once instead of
+    // being remediated one by one as each crosses its timeout.
+    const healthy = verdicts.filter((v) => !v.unhealthy && v.recheckAt === undefined).length;
+    const notHealthy = machines.length - healthy;
     const allowed = allowedUnhealthy(field(mhc, "spec", "maxUnhealthy"), machines.length);
-    const remediate = unhealthy.length <= allowed;
+    const remediate = notHealthy <= allowed;
     if (remediate) {
       for (const { machine } of unhealthy) {
         // Only machines a MachineSet will replace are remediated.
@@ -109,8 +114,8 @@ export function startMachineHealthCheck(ctx: ControllerContext): StopFn {
       (o) => {
         const status = obj(o.status);
         status.expectedMachines = machines.length;
-        status.currentHealthy = machines.length - unhealthy.length;
-        status.remediationsAllowed = Math.max(0, allowed - unhealthy.length);
+        status.currentHealthy = healthy;
+        status.remediationsAllowed = Math.max(0, allowed - notHealthy);
         status.conditions = setCondition(
           (status.conditions as Condition[] | undefined) ?? [],
           remediate
@@ -119,7 +124,7 @@ export function startMachineHealthCheck(ctx: ControllerContext): StopFn {
                 type: "RemediationAllowed",
                 status: "False",
                 reason: "TooManyUnhealthy",
-                message: `Remediation is not allowed, the number of not started or unhealthy machines exceeds maxUnhealthy (total: ${machines.length}, unhealthy: ${unhealthy.length}, maxUnhealthy: ${String(field(mhc, "spec", "maxUnhealthy") ?? "100%")})`,
+                message: `Remediation is not allowed, the number of not started or unhealthy machines exceeds maxUnhealthy (total: ${machines.length}, unhealthy: ${notHealthy}, maxUnhealthy: ${String(field(mhc, "spec", "maxUnhealthy") ?? "100%")})`,
               },
           clock.now(),
         );
