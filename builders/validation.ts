@@ -44,9 +44,15 @@ export function requireNonNegativeInteger(path: string, value: unknown): number 
   return value;
 }
 
-export function requirePositiveInteger(path: string, value: unknown): number {
-  if (typeof value !== "number" || !Number.isInteger(value) || value < 1) {
-    throw new InputError(path, `must be a whole number of 1 or more, got ${JSON.stringify(value)}`);
+/** A Go duration as the machine-api parses it (`300s`, `1h30m`, `1.5h`). */
+const DURATION = /^([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$/;
+
+export function requireDuration(path: string, value: unknown): string {
+  if (typeof value !== "string" || !DURATION.test(value)) {
+    throw new InputError(
+      path,
+      `${JSON.stringify(value)} is not a duration: use a number with a unit (ns, us, ms, s, m, h), e.g. "300s" or "10m"`,
+    );
   }
   return value;
 }

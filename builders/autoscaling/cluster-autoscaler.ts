@@ -2,6 +2,7 @@ import { collectErrors, InputError } from "../errors";
 import {
   requireArray,
   requireBoolean,
+  requireDuration,
   requireInteger,
   requireNonEmptyString,
   requireNonNegativeInteger,
@@ -63,19 +64,7 @@ export interface ClusterAutoscalerManifest {
   spec: Record<string, unknown>;
 }
 
-/** A Go duration as the machine-api parses it (`300s`, `1h30m`, `1.5h`). */
-const DURATION = /^([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$/;
 const INT32_MAX = 2147483647;
-
-export function requireDuration(path: string, value: unknown): string {
-  if (typeof value !== "string" || !DURATION.test(value)) {
-    throw new InputError(
-      path,
-      `${JSON.stringify(value)} is not a duration: use a number with a unit (ns, us, ms, s, m, h), e.g. "300s" or "10m"`,
-    );
-  }
-  return value;
-}
 
 function minMax(path: string, value: MinMax, lowestMax: number): void {
   collectErrors([

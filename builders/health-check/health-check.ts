@@ -1,8 +1,13 @@
-import { requireDuration } from "../autoscaling/cluster-autoscaler";
 import { collectErrors, InputError } from "../errors";
 import { MACHINE_SET_API_VERSION } from "../machineset/machineset";
 import { MACHINE_API_NAMESPACE, MACHINE_LABELS } from "../machineset/naming";
-import { requireArray, requireDnsSubdomain, requireNonEmptyString, requireUnique } from "../validation";
+import {
+  requireArray,
+  requireDnsSubdomain,
+  requireDuration,
+  requireNonEmptyString,
+  requireUnique,
+} from "../validation";
 
 export interface UnhealthyCondition {
   /** A node condition type, e.g. `Ready` or a node-problem-detector condition. */
