@@ -24,48 +24,63 @@ function serial(): string {
   return "01" + randomBytes(15).toString("hex");
 }
 
+/** A certificate for `keys`, valid from a minute ago for a year, signed by `issuerKey`. */
+function signedCertificate(
+  keys: pki.rsa.KeyPair,
+  subject: pki.CertificateField[],
+  issuer: pki.CertificateField[],
+  extensions: object[],
+  issuerKey: pki.rsa.PrivateKey,
+  now: Date,
+): pki.Certificate {
+  const cert = pki.createCertificate();
+  cert.publicKey = keys.publicKey;
+  cert.serialNumber = serial();
+  cert.validity.notBefore = new Date(now.getTime() - 60_000);
+  cert.validity.notAfter = new Date(now.getTime() + 365 * 24 * 3600_000);
+  cert.setSubject(subject);
+  cert.setIssuer(issuer);
+  cert.setExtensions(extensions);
+  cert.sign(issuerKey, md.sha256.create());
+  return cert;
+}
+
 export function generateServingCertificates(
   hosts: string[] = ["127.0.0.1", "localhost"],
 ): ServingCertificates {
   const now = new Date();
-  const notBefore = new Date(now.getTime() - 60_000);
-  const notAfter = new Date(now.getTime() + 365 * 24 * 3600_000);
-
   const caKeys = rsaKeys();
-  const ca = pki.createCertificate();
-  ca.publicKey = caKeys.publicKey;
-  ca.serialNumber = serial();
-  ca.validity.notBefore = notBefore;
-  ca.validity.notAfter = notAfter;
   const caSubject = [{ name: "commonName", value: "openshift-simulator-ca" }];
-  ca.setSubject(caSubject);
-  ca.setIssuer(caSubject);
-  ca.setExtensions([
-    { name: "basicConstraints", cA: true, critical: true },
-    { name: "keyUsage", keyCertSign: true, cRLSign: true, digitalSignature: true, critical: true },
-    { name: "subjectKeyIdentifier" },
-  ]);
-  ca.sign(caKeys.privateKey, md.sha256.create());
-
+  const ca = signedCertificate(
+    caKeys,
+    caSubject,
+    caSubject,
+    [
+      { name: "basicConstraints", cA: true, critical: true },
+      { name: "keyUsage", keyCertSign: true, cRLSign: true, digitalSignature: true, critical: true },
+      { name: "subjectKeyIdentifier" },
+    ],
+    caKeys.privateKey,
+    now,
+  );
   const serverKeys = rsaKeys();
-  const server = pki.createCertificate();
-  server.publicKey = serverKeys.publicKey;
-  server.serialNumber = serial();
-  server.validity.notBefore = notBefore;
-  server.validity.notAfter = notAfter;
-  server.setSubject([{ name: "commonName", value: "openshift-simulator" }]);
-  server.setIssuer(caSubject);
-  server.setExtensions([
-    { name: "basicConstraints", cA: false },
-    { name: "keyUsage", digitalSignature: true, keyEncipherment: true, critical: true },
-    { name: "extKeyUsage", serverAuth: true },
-    {
-      name: "subjectAltName",
-      altNames: hosts.map((h) => (/^[\d.]+$|:/.test(h) ? { type: 7, ip: h } : { type: 2, value: h })),
-    },
-    { name: "authorityKeyIdentifier", keyIdentifier: ca.generateSubjectKeyIdentifier().getBytes() },
-  ]);
-  server.sign(caKeys.privateKey, md.sha256.create());
+  const server = signedCertificate(
+    serverKeys,
+    [{ name: "commonName", value: "openshift-simulator" }],
+    caSubject,
+    [
+      { name: "basicConstraints", cA: false },
+      { name: "keyUsage", digitalSignature: true, keyEncipherment: true, critical: true },
+      { name: "extKeyUsage", serverAuth: true },
+      {
+        name: "subjectAltName",
+        altNames: hosts.map((h) => (/^[\d.]+$|:/.test(h) ? { type: 7, ip: h } : { type: 2, value: h })),
+      },
+      { name: "authorityKeyIdentifier", keyIdentifier: ca.generateSubjectKeyIdentifier().getBytes() },
+    ],
+    caKeys.privateKey,
+    now,
+  );
 
   return {
     caCert: pki.certificateToPem(ca),

@@ -454,7 +454,27 @@ export function seedCluster(store: Store, options: SeedOptions): SeededCluster {
   const ips = new Set<string>();
   const machineNames = new Set<string>();
   const nodesByRole: Record<string, string[]> = { master: [], worker: [] };
-  const addMachine = (machine: KubeObject, role: "master" | "worker") => {
+  const addMachine = (
+    role: "master" | "worker",
+    name: string,
+    labels: Record<string, string>,
+    machineSpec: Json,
+    owner?: KubeObject,
+  ) => {
+    machineNames.add(name);
+    const machine: KubeObject = {
+      apiVersion: "machine.openshift.io/v1beta1",
+      kind: "Machine",
+      metadata: {
+        name,
+        namespace: MACHINE_API_NAMESPACE,
+        labels,
+        finalizers: ["machine.machine.openshift.io"],
+        ...(owner ? { ownerReferences: [controllerRef(owner)] } : {}),
+      },
+      spec: machineSpec,
+      status: { phase: "Running" },
+    };
     provisionMachine(machine, infraId, (ip) => ips.has(ip), now);
     const node = buildNode(machine, { os: "linux" }, now);
     ips.add(machineAddress(machine, "InternalIP") ?? "");
@@ -473,29 +493,11 @@ export function seedCluster(store: Store, options: SeedOptions): SeededCluster {
     nodesByRole[role].push(createdNode.metadata.name);
   };
   spec.zones.forEach((zone, i) => {
-    const name = `${infraId}-master-${i}`;
-    machineNames.add(name);
-    addMachine(
-      {
-        apiVersion: "machine.openshift.io/v1beta1",
-        kind: "Machine",
-        metadata: {
-          name,
-          namespace: MACHINE_API_NAMESPACE,
-          labels: machineLabels(infraId, "master"),
-          finalizers: ["machine.machine.openshift.io"],
-        },
-        spec: {
-          lifecycleHooks: {},
-          metadata: {},
-          providerSpec: {
-            value: seed.providerSpec(infraId, "master", region, zone, spec.masterInstanceType),
-          },
-        },
-        status: { phase: "Running" },
-      },
-      "master",
-    );
+    addMachine("master", `${infraId}-master-${i}`, machineLabels(infraId, "master"), {
+      lifecycleHooks: {},
+      metadata: {},
+      providerSpec: { value: seed.providerSpec(infraId, "master", region, zone, spec.masterInstanceType) },
+    });
   });
   const workerMachineSets: string[] = [];
   for (const zone of spec.zones) {
@@ -536,23 +538,7 @@ export function seedCluster(store: Store, options: SeedOptions): SeededCluster {
     });
     // Same naming as the machine-api controller, so it recognises the installer's machines as its own.
     const name = uniqueName(`${msName}-`, msName, (n) => machineNames.has(n));
-    machineNames.add(name);
-    addMachine(
-      {
-        apiVersion: "machine.openshift.io/v1beta1",
-        kind: "Machine",
-        metadata: {
-          name,
-          namespace: MACHINE_API_NAMESPACE,
-          labels: { ...template.metadata.labels },
-          finalizers: ["machine.machine.openshift.io"],
-          ownerReferences: [controllerRef(ms)],
-        },
-        spec: structuredClone(template.spec),
-        status: { phase: "Running" },
-      },
-      "worker",
-    );
+    addMachine("worker", name, { ...template.metadata.labels }, structuredClone(template.spec), ms);
     store.mutate(
       keyOf(K.machineSet, msName, MACHINE_API_NAMESPACE),
       (o) => {

@@ -70,10 +70,6 @@ export function nodesForPool(pool: KubeObject, nodes: KubeObject[], allPools: Ku
   return nodes.filter((n) => primaryPool(n, allPools)?.metadata.name === pool.metadata.name);
 }
 
-export function nodeConditionTrue(node: KubeObject, type: string): boolean {
-  return getCondition(field(node, "status", "conditions"), type)?.status === "True";
-}
-
 /** CheckNodeReady: Ready, no disk pressure or network problem, and schedulable. */
 export function isNodeReady(node: KubeObject): boolean {
   const conditions = (field<Condition[]>(node, "status", "conditions") ?? []) as Condition[];

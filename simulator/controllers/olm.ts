@@ -5,22 +5,11 @@
  * wording so waiters can be written against the real thing.
  */
 import { BundleEntry, CATALOGS, InstallModeType, lookupBundle, successorOf } from "../cluster/catalog";
+import { jsonEqual } from "../store/memory-store";
 import { KubeObject } from "../store/types";
 import { ControllerContext, StopFn } from "./context";
 import { Stepper, WorkQueue } from "./workqueue";
-import {
-  Condition,
-  Json,
-  K,
-  KindRef,
-  deepEqual,
-  field,
-  isKind,
-  keyOf,
-  obj,
-  timestamp,
-  uniqueName,
-} from "./util";
+import { Condition, Json, K, KindRef, field, isKind, keyOf, obj, timestamp, uniqueName } from "./util";
 
 const SUB_API = K.subscription.apiVersion;
 
@@ -348,7 +337,7 @@ export function startOlm(ctx: ControllerContext): StopFn {
         }
       }
       status.conditions = conditions;
-      if (!deepEqual(withoutTimes(status), withoutTimes(obj(sub.status)))) {
+      if (!jsonEqual(withoutTimes(status), withoutTimes(obj(sub.status)))) {
         status.lastUpdated = now();
         store.mutate(keyOf(K.subscription, sub.metadata.name, namespace), (s) => (s.status = status), {
           subresource: "status",
@@ -524,7 +513,7 @@ export function startOlm(ctx: ControllerContext): StopFn {
     if (!og) return;
     const targets = targetNamespaces(og);
     const namespaces = targets.length > 0 ? targets : [""];
-    if (!deepEqual(field(og, "status", "namespaces"), namespaces)) {
+    if (!jsonEqual(field(og, "status", "namespaces"), namespaces)) {
       store.mutate(key, (o) => (o.status = { ...obj(o.status), namespaces, lastUpdated: now() }), {
         subresource: "status",
       });

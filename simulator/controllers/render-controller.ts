@@ -4,6 +4,7 @@
  * `spec.configuration` (name and source). Failures set `RenderDegraded` and leave the pool on its
  * previous rendered config.
  */
+import { jsonEqual } from "../store/memory-store";
 import { KubeObject } from "../store/types";
 import { ControllerContext, StopFn } from "./context";
 import {
@@ -25,7 +26,6 @@ import {
   controllerRef,
   field,
   isKind,
-  deepEqual,
   keyOf,
   labelsOf,
   obj,
@@ -166,7 +166,7 @@ export function startRenderController(ctx: ControllerContext): StopFn {
       name: c.metadata.name,
     }));
     const configuration = { name, source };
-    if (!deepEqual(field(pool, "spec", "configuration"), configuration)) {
+    if (!jsonEqual(field(pool, "spec", "configuration"), configuration)) {
       store.mutate(keyOf(K.pool, poolName), (p) => {
         p.spec = { ...obj(p.spec), configuration };
       });

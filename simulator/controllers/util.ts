@@ -74,12 +74,6 @@ export function obj(value: unknown): Json {
   return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Json) : {};
 }
 
-export function ensureObj(parent: Json, key: string): Json {
-  const cur = parent[key];
-  if (cur === null || typeof cur !== "object" || Array.isArray(cur)) parent[key] = {};
-  return parent[key] as Json;
-}
-
 export function labelsOf(object: KubeObject): Record<string, string> {
   return object.metadata.labels ?? {};
 }
@@ -203,10 +197,6 @@ export function getCondition(conditions: unknown, type: string): Condition | und
   return Array.isArray(conditions) ? (conditions as Condition[]).find((c) => c.type === type) : undefined;
 }
 
-export function isTrue(conditions: unknown, type: string): boolean {
-  return getCondition(conditions, type)?.status === "True";
-}
-
 // ---- deterministic names ----
 
 /** The alphabet of the API server's generateName suffixes (no vowels, no look-alikes). */
@@ -280,20 +270,4 @@ export function recordEvent(
     source: { component },
     reportingComponent: component,
   });
-}
-
-/** Structural equality of JSON values, ignoring key order and undefined members. */
-export function deepEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== typeof b || a === null || b === null || typeof a !== "object") return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  if (Array.isArray(a)) {
-    const bb = b as unknown[];
-    return a.length === bb.length && a.every((v, i) => deepEqual(v, bb[i]));
-  }
-  const ao = a as Json;
-  const bo = b as Json;
-  const ak = Object.keys(ao).filter((k) => ao[k] !== undefined);
-  const bk = Object.keys(bo).filter((k) => bo[k] !== undefined);
-  return ak.length === bk.length && ak.every((k) => deepEqual(ao[k], bo[k]));
 }

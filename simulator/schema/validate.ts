@@ -221,11 +221,30 @@ function insideCombinator(error: ErrorObject): boolean {
   return /\/(anyOf|oneOf|not)\/\d*/.test(error.schemaPath.replace(/\/(anyOf|oneOf)$/, ""));
 }
 
+/** Keywords go-openapi reports as an invalid value "<field> in body ...", with the rest of its sentence. */
+const BODY_INVALID = new Map<string, (params: Record<string, unknown>) => string>([
+  ["minLength", (p) => `should be at least ${p.limit} chars long`],
+  ["pattern", (p) => `should match '${p.pattern}'`],
+  ["maximum", (p) => `should be less than or equal to ${p.limit}`],
+  ["exclusiveMaximum", (p) => `should be less than ${p.limit}`],
+  ["minimum", (p) => `should be greater than or equal to ${p.limit}`],
+  ["exclusiveMinimum", (p) => `should be greater than ${p.limit}`],
+  ["minItems", (p) => `should have at least ${p.limit} items`],
+  ["uniqueItems", () => "shouldn't contain duplicates"],
+  ["multipleOf", (p) => `should be a multiple of ${p.multipleOf}`],
+  ["minProperties", (p) => `should have at least ${p.limit} properties`],
+  ["anyOf", () => "must validate at least one schema (anyOf)"],
+  ["oneOf", () => "must validate one and only one schema (oneOf)"],
+  ["not", () => "must not validate the schema (not)"],
+]);
+
 function toFieldError(root: unknown, error: ErrorObject): FieldError | undefined {
   const params = error.params as Record<string, unknown>;
   const value = valueAt(root, error.instancePath);
   const field = fieldPath(root, error.instancePath);
   const name = field || "body";
+  const invalid = BODY_INVALID.get(error.keyword);
+  if (invalid) return fieldError("invalid", field, value, `${name} in body ${invalid(params)}`);
   switch (error.keyword) {
     case "if":
       return undefined;
@@ -253,55 +272,12 @@ function toFieldError(root: unknown, error: ErrorObject): FieldError | undefined
       );
     case "maxLength":
       return fieldError("tooLong", field, value, `may not be longer than ${params.limit}`);
-    case "minLength":
-      return fieldError(
-        "invalid",
-        field,
-        value,
-        `${name} in body should be at least ${params.limit} chars long`,
-      );
-    case "pattern":
-      return fieldError("invalid", field, value, `${name} in body should match '${params.pattern}'`);
-    case "maximum":
-      return fieldError(
-        "invalid",
-        field,
-        value,
-        `${name} in body should be less than or equal to ${params.limit}`,
-      );
-    case "exclusiveMaximum":
-      return fieldError("invalid", field, value, `${name} in body should be less than ${params.limit}`);
-    case "minimum":
-      return fieldError(
-        "invalid",
-        field,
-        value,
-        `${name} in body should be greater than or equal to ${params.limit}`,
-      );
-    case "exclusiveMinimum":
-      return fieldError("invalid", field, value, `${name} in body should be greater than ${params.limit}`);
     case "maxItems":
       return fieldError(
         "tooMany",
         field,
         (value as unknown[]).length,
         `must have at most ${params.limit} items`,
-      );
-    case "minItems":
-      return fieldError(
-        "invalid",
-        field,
-        value,
-        `${name} in body should have at least ${params.limit} items`,
-      );
-    case "uniqueItems":
-      return fieldError("invalid", field, value, `${name} in body shouldn't contain duplicates`);
-    case "multipleOf":
-      return fieldError(
-        "invalid",
-        field,
-        value,
-        `${name} in body should be a multiple of ${params.multipleOf}`,
       );
     case "maxProperties":
       return fieldError(
@@ -310,24 +286,6 @@ function toFieldError(root: unknown, error: ErrorObject): FieldError | undefined
         Object.keys(value as object).length,
         `must have at most ${params.limit} items`,
       );
-    case "minProperties":
-      return fieldError(
-        "invalid",
-        field,
-        value,
-        `${name} in body should have at least ${params.limit} properties`,
-      );
-    case "anyOf":
-      return fieldError("invalid", field, value, `${name} in body must validate at least one schema (anyOf)`);
-    case "oneOf":
-      return fieldError(
-        "invalid",
-        field,
-        value,
-        `${name} in body must validate one and only one schema (oneOf)`,
-      );
-    case "not":
-      return fieldError("invalid", field, value, `${name} in body must not validate the schema (not)`);
     default:
       return fieldError("invalid", field, value, `${name} in body ${error.message ?? "is invalid"}`);
   }

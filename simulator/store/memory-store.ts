@@ -78,7 +78,7 @@ function withoutManagedTimes(object: KubeObject): KubeObject {
   return { ...object, metadata: { ...object.metadata, managedFields } };
 }
 
-/** Structural equality of JSON values, independent of key order. */
+/** Structural equality of JSON values, independent of key order and of undefined members. */
 export function jsonEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (typeof a !== typeof b || a === null || b === null || typeof a !== "object") return false;

@@ -1,0 +1,88 @@
+/**
+ * What a resource request addresses, and what every handler of one shares: the store, the CRD schemas,
+ * the clock, and the mapping of store failures to API errors.
+ */
+import { CrdSchemas } from "../schema";
+import { KubeObject, ObjectKey, StoreError } from "../store";
+import { MemoryStore } from "../store/memory-store";
+import { builtinListTypes, ListTypes, schemaListTypes, Scope } from "./managed-fields";
+import { apiVersionOf, ResourceType } from "./resources";
+import { errors } from "./status";
+
+export type Json = Record<string, unknown>;
+
+export function isObject(value: unknown): value is Json {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** A resource path resolved: `/apis/<group>/<version>[/namespaces/<ns>]/<plural>[/<name>[/<subresource>]]`. */
+export interface Target {
+  resource: ResourceType;
+  version: string;
+  namespace?: string;
+  name?: string;
+  subresource?: string;
+}
+
+/** What resource handlers read and write. */
+export interface Backend {
+  readonly store: MemoryStore;
+  /** CRDs that validate and prune custom resources. */
+  readonly schemas?: CrdSchemas;
+  /** Source of "now" for ages in tables and managedFields times. */
+  now(): Date;
+}
+
+export function apiVersion(target: Target): string {
+  return apiVersionOf(target.resource.group, target.version);
+}
+
+export function keyOf(target: Target, name = target.name ?? ""): ObjectKey {
+  return { apiVersion: apiVersion(target), kind: target.resource.kind, namespace: target.namespace, name };
+}
+
+/** The object the target names, or 404. */
+export function mustGet(store: MemoryStore, target: Target): KubeObject {
+  const object = store.get(keyOf(target));
+  if (!object) throw errors.notFound(target.resource.plural, target.resource.group, target.name ?? "");
+  return object;
+}
+
+/** Rethrows a store failure as the API error the real server answers with. */
+export function storeError(target: Target, error: unknown, name: string): never {
+  if (error instanceof StoreError) {
+    const { plural, group, kind } = target.resource;
+    if (error.reason === "NotFound") throw errors.notFound(plural, group, name);
+    if (error.reason === "AlreadyExists") throw errors.alreadyExists(plural, group, name);
+    if (error.reason === "Conflict") {
+      const detail = error.message.startsWith("Precondition")
+        ? error.message
+        : "the object has been modified; please apply your changes to the latest version and try again";
+      throw errors.conflict(plural, group, name, detail);
+    }
+    throw errors.invalid(kind, group, name, error.message, []);
+  }
+  throw error;
+}
+
+/** 409 unless `resourceVersion` is absent or the stored one. */
+export function checkResourceVersion(target: Target, existing: KubeObject, resourceVersion: unknown): void {
+  if (
+    typeof resourceVersion === "string" &&
+    resourceVersion &&
+    resourceVersion !== existing.metadata.resourceVersion
+  )
+    storeError(target, new StoreError(409, "Conflict", "stale"), existing.metadata.name);
+}
+
+/** How lists merge for managedFields: built-in strategies, or the CRD schema's list types. */
+export function listTypes(backend: Backend, target: Target): ListTypes {
+  if (target.resource.builtin) return builtinListTypes;
+  return schemaListTypes(backend.schemas?.schemaFor(apiVersion(target), target.resource.kind));
+}
+
+/** Which part of the object a write through this target may own. */
+export function scopeOf(target: Target): Scope {
+  if (target.subresource === "status") return "status";
+  return target.resource.status ? "main" : "all";
+}
