@@ -1,6 +1,7 @@
 import { strict as assert } from "node:assert";
 import { ApiClient, ListResult, WatchEvent, WatchHandlers } from "./api";
 import { Clock } from "./clock";
+import { reflect, Session } from "./reflector";
 import { converge, isWaitError, observe } from "./converge";
 import { KINDS, KubeObject } from "./kinds";
 import { progressReporter, ProgressEvent, subscribeProgress } from "./progress";
@@ -292,6 +293,69 @@ describe("converge", () => {
     });
     assert.equal(evaluation.state, "waiting");
     assert.deepEqual(calls, ["list"]);
+  });
+});
+
+describe("reflector", () => {
+  /** A session of its own, as `converge` gives each wait, recording failures instead of ending a wait. */
+  function session(client: ApiClient) {
+    const stop = new AbortController();
+    const failures: string[] = [];
+    const value: Session = {
+      waiter: "things",
+      client,
+      clock: fakeClock(),
+      policy: steady,
+      signal: stop.signal,
+      remainingMs: () => 60_000,
+      fail: (message) => {
+        failures.push(message);
+        stop.abort();
+      },
+      transient: () => undefined,
+    };
+    return { session: value, failures };
+  }
+
+  it("keeps a store of the source through added, modified and deleted objects, resuming from bookmarks", async () => {
+    const { client, calls } = scriptedClient(
+      [{ items: [obj("a", "1", "Pending"), obj("b", "2", "Pending")], resourceVersion: "2" }],
+      [
+        async (h) => {
+          h.onEvent(event("MODIFIED", obj("a", "3", "Running")));
+          h.onEvent(event("DELETED", obj("b", "4", "Pending")));
+          h.onEvent(event("BOOKMARK", { metadata: { name: "", resourceVersion: "6" } }));
+        },
+        async (h) => h.onEvent(event("ADDED", obj("c", "7", "Pending"))),
+      ],
+    );
+    const { session: s, failures } = session(client);
+    const seen: string[] = [];
+    await reflect(s, source, (store) => {
+      const phases = [...store.values()].map(
+        (o) => `${o.metadata.name}=${(o.status as { phase: string }).phase}`,
+      );
+      seen.push(phases.join(" "));
+      return store.has("c");
+    });
+    assert.deepEqual(seen, [
+      "a=Pending b=Pending",
+      "a=Running b=Pending",
+      "a=Running",
+      "a=Running c=Pending",
+    ]);
+    assert.deepEqual(calls, ["list", "watch@2", "watch@6"]);
+    assert.deepEqual(failures, []);
+  });
+
+  it("hands a failure retrying cannot change to the session, naming what it watched", async () => {
+    const { client } = scriptedClient(
+      [{ items: [], resourceVersion: "1" }],
+      [apiError("forbidden", { status: 403, reason: "Forbidden" })],
+    );
+    const { session: s, failures } = session(client);
+    await reflect(s, source, () => false);
+    assert.deepEqual(failures, ["things: cannot watch machinesets in ns: HTTP 403 Forbidden: forbidden"]);
   });
 });
 
