@@ -1,11 +1,15 @@
 import { strict as assert } from "node:assert";
 import { ApiClient, ListResult, WatchEvent, WatchHandlers } from "./api";
+import { Clock } from "./clock";
+import { reflect, Session } from "./reflector";
 import { converge, isWaitError, observe } from "./converge";
 import { KINDS, KubeObject } from "./kinds";
 import { progressReporter, ProgressEvent, subscribeProgress } from "./progress";
 import { apiError, backoffDelay, isRetryable, parseRetryAfter, retryDelay } from "./retry";
+import { fakeClock } from "../../test/fake-clock";
 
 const fast = { initialMs: 1, maxMs: 5, factor: 2, jitter: 0.5 };
+const steady = { initialMs: 100, maxMs: 5000, factor: 2, jitter: 0 };
 
 type Step = ((handlers: WatchHandlers) => Promise<void>) | Error;
 
@@ -73,6 +77,19 @@ function phaseIs(phase: string) {
 
 const source = { name: "things", resource: KINDS.machineSet, namespace: "ns" };
 
+/** Waits for thing a to be Running, on `clock` and without jitter, so that pauses are exact. */
+function untilRunning(client: ApiClient, clock: Clock, timeoutMs = 60_000) {
+  return converge({
+    client,
+    waiter: "thing a",
+    sources: [source],
+    evaluate: phaseIs("Running"),
+    timeoutMs,
+    retry: steady,
+    clock,
+  });
+}
+
 describe("converge", () => {
   it("resumes a dropped watch from the last resourceVersion and re-lists on 410 Gone", async () => {
     const { client, calls } = scriptedClient(
@@ -107,23 +124,39 @@ describe("converge", () => {
   it("retries 429 (honouring Retry-After), 5xx and refused connections, then succeeds", async () => {
     const { client, calls } = scriptedClient(
       [
-        apiError("slow down", { status: 429, retryAfterMs: 5 }),
+        apiError("slow down", { status: 429, retryAfterMs: 3000 }),
         apiError("unavailable", { status: 503 }),
         apiError("connect ECONNREFUSED", { code: "ECONNREFUSED" }),
         { items: [obj("a", "1", "Running")], resourceVersion: "1" },
       ],
       [],
     );
-    const outcome = await converge({
-      client,
-      waiter: "thing a",
-      sources: [source],
-      evaluate: phaseIs("Running"),
-      timeoutMs: 5000,
-      retry: fast,
-    });
+    const clock = fakeClock();
+    const outcome = await untilRunning(client, clock);
     assert.equal(outcome.result, "Running");
     assert.deepEqual(calls, ["list", "list", "list", "list"]);
+    // Retry-After outweighs the first backoff step; the next two back off exponentially.
+    assert.deepEqual(clock.slept, [3000, 200, 400]);
+    assert.equal(outcome.elapsedMs, 3600);
+  });
+
+  it("backs off when the server closes every watch at once, instead of reconnecting in a busy loop", async () => {
+    const closedAtOnce = async () => {};
+    const { client, calls } = scriptedClient(
+      [{ items: [obj("a", "1", "Pending")], resourceVersion: "1" }],
+      [
+        closedAtOnce,
+        closedAtOnce,
+        closedAtOnce,
+        async (h) => h.onEvent(event("MODIFIED", obj("a", "2", "Running"))),
+      ],
+    );
+    const clock = fakeClock();
+    const outcome = await untilRunning(client, clock);
+    assert.equal(outcome.result, "Running");
+    assert.deepEqual(calls, ["list", "watch@1", "watch@1", "watch@1", "watch@1"]);
+    // Every watch was accepted (onOpen), yet none delivered anything: the backoff is not reset.
+    assert.deepEqual(clock.slept, [100, 200, 400]);
   });
 
   it("fails at once on an answer that retrying cannot change", async () => {
@@ -146,20 +179,49 @@ describe("converge", () => {
 
   it("times out with the last state in the message", async () => {
     const { client } = scriptedClient([{ items: [obj("a", "1", "Pending")], resourceVersion: "1" }], []);
+    const clock = fakeClock();
+    let reported: () => void = () => undefined;
+    const waiting = new Promise<void>((resolve) => (reported = resolve));
+    const outcome = converge({
+      client,
+      waiter: "thing a",
+      sources: [source],
+      evaluate: phaseIs("Running"),
+      timeoutMs: 600_000,
+      progressIntervalMs: 0,
+      onProgress: () => reported(),
+      clock,
+    });
+    let settled = false;
+    void outcome.catch(() => (settled = true));
+    await waiting;
+    clock.advance(599_999);
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(settled, false, "timed out before the deadline");
+    clock.advance(1);
     await assert.rejects(
-      converge({
-        client,
-        waiter: "thing a",
-        sources: [source],
-        evaluate: phaseIs("Running"),
-        timeoutMs: 50,
-        retry: fast,
-      }),
+      outcome,
       (e: unknown) =>
         isWaitError(e) &&
         e.kind === "timeout" &&
-        /timed out after 0.1s waiting for thing a: phase Pending/.test(e.message),
+        /^timed out after 600s waiting for thing a: phase Pending$/.test(e.message),
     );
+  });
+
+  it("names the last API error when the deadline passes while retrying", async () => {
+    const unavailable = Array.from({ length: 20 }, () => apiError("etcd leader changed", { status: 503 }));
+    const { client, calls } = scriptedClient(unavailable, []);
+    await assert.rejects(
+      untilRunning(client, fakeClock(), 10_000),
+      (e: unknown) =>
+        isWaitError(e) &&
+        e.kind === "timeout" &&
+        /^timed out after 10s waiting for thing a: thing a: connecting \(last API error: HTTP 503: etcd leader changed\)$/.test(
+          e.message,
+        ),
+    );
+    // 100 + 200 + ... + 3200 + 5000 passes 10 s during the seventh pause.
+    assert.equal(calls.length, 7);
   });
 
   it("stops when cancelled", async () => {
@@ -234,6 +296,69 @@ describe("converge", () => {
   });
 });
 
+describe("reflector", () => {
+  /** A session of its own, as `converge` gives each wait, recording failures instead of ending a wait. */
+  function session(client: ApiClient) {
+    const stop = new AbortController();
+    const failures: string[] = [];
+    const value: Session = {
+      waiter: "things",
+      client,
+      clock: fakeClock(),
+      policy: steady,
+      signal: stop.signal,
+      remainingMs: () => 60_000,
+      fail: (message) => {
+        failures.push(message);
+        stop.abort();
+      },
+      transient: () => undefined,
+    };
+    return { session: value, failures };
+  }
+
+  it("keeps a store of the source through added, modified and deleted objects, resuming from bookmarks", async () => {
+    const { client, calls } = scriptedClient(
+      [{ items: [obj("a", "1", "Pending"), obj("b", "2", "Pending")], resourceVersion: "2" }],
+      [
+        async (h) => {
+          h.onEvent(event("MODIFIED", obj("a", "3", "Running")));
+          h.onEvent(event("DELETED", obj("b", "4", "Pending")));
+          h.onEvent(event("BOOKMARK", { metadata: { name: "", resourceVersion: "6" } }));
+        },
+        async (h) => h.onEvent(event("ADDED", obj("c", "7", "Pending"))),
+      ],
+    );
+    const { session: s, failures } = session(client);
+    const seen: string[] = [];
+    await reflect(s, source, (store) => {
+      const phases = [...store.values()].map(
+        (o) => `${o.metadata.name}=${(o.status as { phase: string }).phase}`,
+      );
+      seen.push(phases.join(" "));
+      return store.has("c");
+    });
+    assert.deepEqual(seen, [
+      "a=Pending b=Pending",
+      "a=Running b=Pending",
+      "a=Running",
+      "a=Running c=Pending",
+    ]);
+    assert.deepEqual(calls, ["list", "watch@2", "watch@6"]);
+    assert.deepEqual(failures, []);
+  });
+
+  it("hands a failure retrying cannot change to the session, naming what it watched", async () => {
+    const { client } = scriptedClient(
+      [{ items: [], resourceVersion: "1" }],
+      [apiError("forbidden", { status: 403, reason: "Forbidden" })],
+    );
+    const { session: s, failures } = session(client);
+    await reflect(s, source, () => false);
+    assert.deepEqual(failures, ["things: cannot watch machinesets in ns: HTTP 403 Forbidden: forbidden"]);
+  });
+});
+
 describe("retry policy", () => {
   it("retries 429, 5xx and network failures only", () => {
     assert.equal(isRetryable(apiError("x", { status: 429 })), true);
@@ -277,14 +402,19 @@ describe("progress", () => {
     const own: string[] = [];
     const global: ProgressEvent[] = [];
     const unsubscribe = subscribeProgress((e) => global.push(e));
-    const reporter = progressReporter(20, (e) => own.push(e.message));
+    const clock = fakeClock();
+    const reporter = progressReporter(20, (e) => own.push(e.message), clock);
     const e = (message: string): ProgressEvent => ({ waiter: "w", state: "waiting", message, elapsedMs: 0 });
     reporter.report(e("1/3"));
     reporter.report(e("1/3"));
     reporter.report(e("2/3"));
     reporter.report(e("2/3 again"));
-    await new Promise((r) => setTimeout(r, 40));
+    clock.advance(19);
+    assert.deepEqual(own, ["1/3"]);
+    clock.advance(1);
+    reporter.report(e("3/3 soon"));
     reporter.finish({ ...e("3/3"), state: "done" });
+    clock.advance(20);
     unsubscribe();
     assert.deepEqual(own, ["1/3", "2/3 again", "3/3"]);
     assert.deepEqual(

@@ -1,22 +1,19 @@
 /**
- * The engine every waiter runs on: list each source, then watch it from the list's resourceVersion,
- * keep a cache per source, and re-evaluate a pure predicate after every change until it says done or
- * failed. Watches resume from the last resourceVersion seen (events and bookmarks), re-list on 410
- * Gone, and retry 429, 5xx and network failures with backoff; one deadline bounds everything. The
- * predicate asks for what else it needs (another source, a get, a one-off list, a patch) instead of
- * doing I/O, so it stays a pure function of what was observed. A get that finds nothing watches that
- * name until the object appears: nothing absent is taken as absent for good.
+ * The evaluation half of the waiting core: the stores the reflector (`reflector.ts`) keeps become a
+ * view, and a pure predicate is evaluated on it after every change until it says done or failed; one
+ * deadline bounds everything. The predicate asks for what else it needs (another source, a get, a
+ * one-off list, a patch) instead of doing I/O, so it stays a pure function of what was observed. A get
+ * that finds nothing watches that name until the object appears: nothing absent is taken as absent
+ * for good.
  */
 import { ApiClient, Selectors } from "./api";
-import { KubeObject, ResourceKind, objectKey } from "./kinds";
-import { ProgressListener, progressReporter, WaitState } from "./progress";
-import { ApiError, DEFAULT_RETRY, describeApiError, isRetryable, RetryPolicy, retryDelay } from "./retry";
+import { Clock, systemClock } from "./clock";
+import { KubeObject, ResourceKind } from "./kinds";
+import { ProgressListener, ProgressReporter, progressReporter, WaitState } from "./progress";
+import { reflect, retrying, Session, SourceSpec, Store } from "./reflector";
+import { ApiError, DEFAULT_RETRY, describeApiError, RetryPolicy } from "./retry";
 
-export interface SourceSpec extends Selectors {
-  /** How the predicate finds this source's objects in the view. */
-  name: string;
-  resource: ResourceKind;
-}
+export type { SourceSpec } from "./reflector";
 
 export type Need =
   | { type: "source"; source: SourceSpec }
@@ -71,6 +68,8 @@ export interface WaitOptions {
   /** At most one progress event per interval (default 1000 ms); the final state is always reported. */
   progressIntervalMs?: number;
   retry?: RetryPolicy;
+  /** Time for the deadline, backoff and progress throttling; the system clock unless a test gives one. */
+  clock?: Clock;
 }
 
 export interface ConvergeOptions<R> extends WaitOptions {
@@ -107,23 +106,149 @@ export function isWaitError(error: unknown): error is WaitError {
   return error instanceof Error && error.name === "WaitError";
 }
 
-function isGone(error: ApiError): boolean {
-  return error.status === 410 || error.reason === "Expired" || error.reason === "Gone";
+/** The state of one wait, shared by the functions below (plain data and functions: see `../dynamic/common.ts`). */
+interface Run<R> {
+  options: ConvergeOptions<R>;
+  /** Sources are only listed, patches are not sent, and the first complete evaluation ends the run. */
+  once: boolean;
+  session: Session;
+  started: number;
+  /** Each started source's store, undefined until its first list arrived. */
+  stores: Record<string, Store | undefined>;
+  fetched: View["fetched"];
+  patched: View["patched"];
+  inFlight: Record<string, true | undefined>;
+  reporter: ProgressReporter;
+  last: Evaluation<R>;
+  finish(error: WaitError | undefined, evaluation: Evaluation<R>): void;
 }
 
-/** Resolves after `ms`, or early (without error) when the signal aborts. */
-function pause(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    // Declared before `done` uses it: Pulumi's closure serializer resolves names in order.
-    const pending: { timer?: NodeJS.Timeout } = {};
-    const done = () => {
-      clearTimeout(pending.timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    };
-    pending.timer = setTimeout(done, ms);
-    signal.addEventListener("abort", done);
+function ended(run: Run<unknown>): boolean {
+  return run.session.signal.aborted;
+}
+
+function progressOf<R>(run: Run<R>, evaluation: Evaluation<R>) {
+  const { state, message, done, total } = evaluation;
+  return {
+    waiter: run.options.waiter,
+    state,
+    message,
+    done,
+    total,
+    elapsedMs: run.session.clock.now() - run.started,
+  };
+}
+
+function view(run: Run<unknown>): View | undefined {
+  const sources: View["sources"] = {};
+  for (const [name, store] of Object.entries(run.stores)) {
+    if (!store) return undefined;
+    sources[name] = [...store.values()];
+  }
+  return {
+    sources,
+    fetched: run.fetched,
+    patched: run.patched,
+    elapsedMs: run.session.clock.now() - run.started,
+  };
+}
+
+function reevaluate<R>(run: Run<R>): void {
+  if (ended(run)) return;
+  const current = view(run);
+  if (!current) return;
+  const { waiter } = run.options;
+  let evaluation: Evaluation<R>;
+  try {
+    evaluation = run.options.evaluate(current);
+  } catch (e) {
+    return run.session.fail(`${waiter}: ${(e as Error).message}`);
+  }
+  run.last = evaluation;
+  if (evaluation.state === "done" || (run.once && evaluation.state === "failed"))
+    return run.finish(undefined, evaluation);
+  if (evaluation.state === "failed") {
+    return run.finish(waitError("failed", waiter, evaluation.message, evaluation.message), evaluation);
+  }
+  // Predicates ask only for what they lack, so an observation is complete when nothing is asked.
+  const pending = (evaluation.needs ?? []).filter((n) => !(run.once && n.type === "patch"));
+  if (run.once && pending.length === 0) return run.finish(undefined, evaluation);
+  for (const need of pending) satisfy(run, need);
+  run.reporter.report(progressOf(run, evaluation));
+}
+
+function satisfy<R>(run: Run<R>, need: Need): void {
+  if (need.type === "source") {
+    if (!(need.source.name in run.stores)) startSource(run, need.source);
+    return;
+  }
+  if (run.inFlight[need.key]) return;
+  if (need.type === "patch" ? run.patched[need.key] : run.fetched[need.key] !== undefined) return;
+  run.inFlight[need.key] = true;
+  void request(run, need).then(() => {
+    delete run.inFlight[need.key];
+    reevaluate(run);
+    if (need.type === "get" && run.fetched[need.key] === null && !run.once && !ended(run)) follow(run, need);
+  });
+}
+
+/** Sends what a get, list or patch need asks for, retrying, and records the answer in the run. */
+function request<R>(run: Run<R>, need: Exclude<Need, { type: "source" }>): Promise<unknown> {
+  const { session, fetched, patched } = run;
+  const { client } = session;
+  if (need.type === "get") {
+    return retrying(session, `read ${need.resource.kind} ${need.name}`, (s) =>
+      client.get(need.resource, need.name, need.namespace, s).then((o) => {
+        fetched[need.key] = o ? kept(need, o) : null;
+      }),
+    );
+  }
+  if (need.type === "list") {
+    return retrying(session, `list ${need.resource.plural}`, (s) =>
+      client.list(need.resource, need.selectors, s).then(
+        (l) => {
+          fetched[need.key] = l.items;
+        },
+        (e: ApiError) => {
+          if (!need.servedOrNull || e.status !== 404) throw e;
+          fetched[need.key] = null;
+        },
+      ),
+    );
+  }
+  return retrying(session, `patch ${need.resource.kind} ${need.name}`, (s) =>
+    client.mergePatch(need.resource, need.name, need.namespace, need.patch, s).then(() => {
+      patched[need.key] = true;
+    }),
+  );
+}
+
+/** Existence checks of secrets keep nothing of their data. */
+function kept(need: GetNeed, object: KubeObject): KubeObject {
+  return need.metadataOnly ? { metadata: object.metadata } : object;
+}
+
+/**
+ * A read found nothing, yet the object may be created at any moment (by the program, an operator or a
+ * controller): watch that one name until it appears, then hold it as the read's result.
+ */
+function follow<R>(run: Run<R>, need: GetNeed): void {
+  const byName = { name: need.key, resource: need.resource, namespace: need.namespace };
+  void reflect(run.session, { ...byName, fieldSelector: `metadata.name=${need.name}` }, (store) => {
+    const [object] = store.values();
+    if (!object) return false;
+    run.fetched[need.key] = kept(need, object);
+    reevaluate(run);
+    return true;
+  });
+}
+
+function startSource<R>(run: Run<R>, source: SourceSpec): void {
+  run.stores[source.name] = undefined;
+  void reflect(run.session, source, (store) => {
+    run.stores[source.name] = store;
+    reevaluate(run);
+    return run.once;
   });
 }
 
@@ -135,273 +260,74 @@ function runWait<R>(
   options: ConvergeOptions<R>,
   once: boolean,
 ): Promise<{ evaluation: Evaluation<R>; outcome: Outcome<R> }> {
-  const { client, waiter, evaluate } = options;
-  const policy = options.retry ?? DEFAULT_RETRY;
-  const started = Date.now();
+  const { client, waiter } = options;
+  const clock = options.clock ?? systemClock;
+  const started = clock.now();
   const firstRequest = client.requests;
   const stop = new AbortController();
-  const caches = new Map<string, Map<string, KubeObject>>();
-  const sourceNames = new Set<string>();
-  const fetched: View["fetched"] = {};
-  const patched: View["patched"] = {};
-  const inFlight = new Set<string>();
-  const reporter = progressReporter(options.progressIntervalMs ?? 1000, options.onProgress);
-  let last: Evaluation<R> = { state: "waiting", message: `${waiter}: connecting` };
-  let lastApiError: unknown;
-  let finished = false;
+  const timing: { lastApiError?: unknown; cancelDeadline?: () => void; onAbort?: () => void } = {};
 
   return new Promise((resolve, reject) => {
     // Declared before the closures that use them: Pulumi's closure serializer resolves names in order.
-    const handles: { deadline?: NodeJS.Timeout; onAbort?: () => void } = {};
-    const progressOf = (e: Evaluation<R>) => ({
-      waiter,
-      state: e.state,
-      message: e.message,
-      done: e.done,
-      total: e.total,
-      elapsedMs: Date.now() - started,
-    });
-
-    const finish = (error: WaitError | undefined, evaluation: Evaluation<R>) => {
-      if (finished) return;
-      finished = true;
-      clearTimeout(handles.deadline);
-      if (handles.onAbort) options.signal?.removeEventListener("abort", handles.onAbort);
-      stop.abort();
-      reporter.finish(progressOf(evaluation));
-      if (error) return reject(error);
-      resolve({
-        evaluation,
-        outcome: {
-          result: evaluation.result as R,
-          message: evaluation.message,
-          elapsedMs: Date.now() - started,
-          requests: client.requests - firstRequest,
+    const run: Run<R> = {
+      options,
+      once,
+      started,
+      stores: {},
+      fetched: {},
+      patched: {},
+      inFlight: {},
+      reporter: progressReporter(options.progressIntervalMs ?? 1000, options.onProgress, clock),
+      last: { state: "waiting", message: `${waiter}: connecting` },
+      session: {
+        waiter,
+        client,
+        clock,
+        policy: options.retry ?? DEFAULT_RETRY,
+        signal: stop.signal,
+        remainingMs: () => options.timeoutMs - (clock.now() - started),
+        fail: (message) => fail("failed", message),
+        transient: (error) => {
+          timing.lastApiError = error;
         },
-      });
+      },
+      finish: (error, evaluation) => {
+        if (stop.signal.aborted) return;
+        stop.abort();
+        timing.cancelDeadline?.();
+        if (timing.onAbort) options.signal?.removeEventListener("abort", timing.onAbort);
+        run.reporter.finish(progressOf(run, evaluation));
+        if (error) return reject(error);
+        resolve({
+          evaluation,
+          outcome: {
+            result: evaluation.result as R,
+            message: evaluation.message,
+            elapsedMs: clock.now() - started,
+            requests: client.requests - firstRequest,
+          },
+        });
+      },
     };
+    function fail(kind: WaitErrorKind, message: string): void {
+      run.finish(waitError(kind, waiter, message, run.last.message), {
+        ...run.last,
+        state: "failed",
+        message,
+      });
+    }
 
-    const fail = (kind: WaitErrorKind, message: string) =>
-      finish(waitError(kind, waiter, message, last.message), { ...last, state: "failed", message });
-
-    handles.deadline = setTimeout(() => {
+    timing.cancelDeadline = clock.after(options.timeoutMs, () => {
       const seconds = Math.round(options.timeoutMs / 100) / 10;
-      const api = lastApiError ? ` (last API error: ${describeApiError(lastApiError)})` : "";
-      fail("timeout", `timed out after ${seconds}s waiting for ${waiter}: ${last.message}${api}`);
-    }, options.timeoutMs);
-    handles.onAbort = () => fail("aborted", `wait for ${waiter} cancelled: ${last.message}`);
-    if (options.signal?.aborted) return handles.onAbort();
-    options.signal?.addEventListener("abort", handles.onAbort);
+      const api = timing.lastApiError ? ` (last API error: ${describeApiError(timing.lastApiError)})` : "";
+      fail("timeout", `timed out after ${seconds}s waiting for ${waiter}: ${run.last.message}${api}`);
+    });
+    timing.onAbort = () => fail("aborted", `wait for ${waiter} cancelled: ${run.last.message}`);
+    if (options.signal?.aborted) return timing.onAbort();
+    options.signal?.addEventListener("abort", timing.onAbort);
 
-    /** Retries one request through transient failures until it succeeds, fails for good or the wait ends. */
-    async function retrying<T>(
-      what: string,
-      call: (signal: AbortSignal) => Promise<T>,
-    ): Promise<T | undefined> {
-      for (let attempt = 0; !finished; attempt++) {
-        try {
-          const value = await call(stop.signal);
-          lastApiError = undefined;
-          return value;
-        } catch (e) {
-          if (finished) return undefined;
-          if (!isRetryable(e)) {
-            fail("failed", `${waiter}: cannot ${what}: ${describeApiError(e)}`);
-            return undefined;
-          }
-          lastApiError = e;
-          await pause(retryDelay(e, attempt, policy), stop.signal);
-        }
-      }
-      return undefined;
-    }
-
-    function view(): View | undefined {
-      const sources: View["sources"] = {};
-      for (const name of sourceNames) {
-        const cache = caches.get(name);
-        if (!cache) return undefined;
-        sources[name] = [...cache.values()];
-      }
-      return { sources, fetched, patched, elapsedMs: Date.now() - started };
-    }
-
-    function reevaluate(): void {
-      if (finished) return;
-      const current = view();
-      if (!current) return;
-      let evaluation: Evaluation<R>;
-      try {
-        evaluation = evaluate(current);
-      } catch (e) {
-        return fail("failed", `${waiter}: ${(e as Error).message}`);
-      }
-      last = evaluation;
-      if (evaluation.state === "done" || (once && evaluation.state === "failed"))
-        return finish(undefined, evaluation);
-      if (evaluation.state === "failed") {
-        return finish(waitError("failed", waiter, evaluation.message, evaluation.message), evaluation);
-      }
-      // Predicates ask only for what they lack, so an observation is complete when nothing is asked.
-      const pending = (evaluation.needs ?? []).filter((n) => !(once && n.type === "patch"));
-      if (once && pending.length === 0) return finish(undefined, evaluation);
-      for (const need of pending) satisfy(need);
-      reporter.report(progressOf(evaluation));
-    }
-
-    function satisfy(need: Need): void {
-      if (need.type === "source") {
-        if (!sourceNames.has(need.source.name)) startSource(need.source);
-        return;
-      }
-      if (inFlight.has(need.key)) return;
-      if (need.type === "patch" ? patched[need.key] : fetched[need.key] !== undefined) return;
-      inFlight.add(need.key);
-      const task =
-        need.type === "get"
-          ? retrying(`read ${need.resource.kind} ${need.name}`, (s) =>
-              client.get(need.resource, need.name, need.namespace, s).then((o) => {
-                fetched[need.key] = o ? kept(need, o) : null;
-              }),
-            )
-          : need.type === "list"
-            ? retrying(`list ${need.resource.plural}`, (s) =>
-                client.list(need.resource, need.selectors, s).then(
-                  (l) => {
-                    fetched[need.key] = l.items;
-                  },
-                  (e: ApiError) => {
-                    if (!need.servedOrNull || e.status !== 404) throw e;
-                    fetched[need.key] = null;
-                  },
-                ),
-              )
-            : retrying(`patch ${need.resource.kind} ${need.name}`, (s) =>
-                client.mergePatch(need.resource, need.name, need.namespace, need.patch, s).then(() => {
-                  patched[need.key] = true;
-                }),
-              );
-      void task.then(() => {
-        inFlight.delete(need.key);
-        reevaluate();
-        if (need.type === "get" && fetched[need.key] === null && !once && !finished) follow(need);
-      });
-    }
-
-    /** Existence checks of secrets keep nothing of their data. */
-    function kept(need: GetNeed, object: KubeObject): KubeObject {
-      return need.metadataOnly ? { metadata: object.metadata } : object;
-    }
-
-    /**
-     * A read found nothing, yet the object may be created at any moment (by the program, an operator
-     * or a controller): watch that one name until it appears, then hold it as the read's result.
-     */
-    function follow(need: GetNeed): void {
-      const byName = { name: need.key, resource: need.resource, namespace: need.namespace };
-      void watchSource({ ...byName, fieldSelector: `metadata.name=${need.name}` }, (cache) => {
-        const [object] = cache.values();
-        if (!object) return false;
-        fetched[need.key] = kept(need, object);
-        reevaluate();
-        return true;
-      });
-    }
-
-    function startSource(source: SourceSpec): void {
-      sourceNames.add(source.name);
-      void watchSource(source, (cache) => {
-        caches.set(source.name, cache);
-        reevaluate();
-        return once;
-      });
-    }
-
-    /** Lists and watches a source, handing its cache to `changed` after every change until that returns true. */
-    async function watchSource(
-      source: SourceSpec,
-      changed: (cache: Map<string, KubeObject>) => boolean,
-    ): Promise<void> {
-      const what = `${source.resource.plural}${source.namespace ? ` in ${source.namespace}` : ""}`;
-      let resourceVersion = "";
-      let cache = new Map<string, KubeObject>();
-      let attempt = 0;
-      let stopped = false;
-      while (!finished) {
-        if (resourceVersion === "") {
-          const list = await retrying(`list ${what}`, (s) => client.list(source.resource, source, s));
-          if (!list) return;
-          cache = new Map(list.items.map((o) => [objectKey(o), o]));
-          resourceVersion = list.resourceVersion;
-          if (changed(cache) || finished) return;
-        }
-        const current = new AbortController();
-        const signal = AbortSignal.any([stop.signal, current.signal]);
-        // Set by an ERROR event, which arrives inside a healthy HTTP response.
-        let streamError: ApiError | undefined;
-        let events = 0;
-        const opened = Date.now();
-        try {
-          await client.watch(
-            source.resource,
-            {
-              ...source,
-              resourceVersion,
-              timeoutSeconds: Math.max(1, Math.ceil((options.timeoutMs - (Date.now() - started)) / 1000)),
-            },
-            {
-              onOpen: () => {
-                attempt = 0;
-                lastApiError = undefined;
-              },
-              onEvent: (event) => {
-                if (finished || stopped || streamError) return;
-                events++;
-                const rv = event.object?.metadata?.resourceVersion;
-                if (event.type === "ERROR") {
-                  const status = event.object;
-                  streamError = Object.assign(new Error(status.message ?? "watch error"), {
-                    status: status.code,
-                    reason: status.reason,
-                  });
-                  current.abort();
-                  return;
-                }
-                if (rv) resourceVersion = rv;
-                if (event.type === "BOOKMARK") return;
-                if (event.type === "DELETED") cache.delete(objectKey(event.object));
-                else cache.set(objectKey(event.object), event.object);
-                if (changed(cache)) {
-                  stopped = true;
-                  current.abort();
-                }
-              },
-            },
-            signal,
-          );
-          if (finished || stopped) return;
-          if (streamError) throw streamError;
-          // A server that closes every watch at once must not turn this loop into a busy one.
-          if (events === 0 && Date.now() - opened < 1000)
-            await pause(retryDelay(undefined, attempt++, policy), stop.signal);
-        } catch (e) {
-          if (finished || stopped) return;
-          const error = e as ApiError;
-          if (isGone(error)) {
-            resourceVersion = "";
-            continue;
-          }
-          if (!isRetryable(error)) {
-            return fail("failed", `${waiter}: cannot watch ${what}: ${describeApiError(error)}`);
-          }
-          lastApiError = error;
-          await pause(retryDelay(error, attempt++, policy), stop.signal);
-        }
-      }
-    }
-
-    for (const source of options.sources) startSource(source);
-    if (options.sources.length === 0) reevaluate();
+    for (const source of options.sources) startSource(run, source);
+    if (options.sources.length === 0) reevaluate(run);
   });
 }
 

@@ -1,6 +1,7 @@
 import { strict as assert } from "node:assert";
 import { generateKeyPairSync } from "node:crypto";
 import {
+  ApiClient,
   createApiClient,
   isWaitError,
   ProgressEvent,
@@ -26,6 +27,7 @@ import {
   workerNodes,
 } from "../../test/simulator-fixture";
 import { startTestServer, TestServer } from "../../simulator/apiserver/testing";
+import { FakeClock, fakeClock } from "../../test/fake-clock";
 
 const CURRENT = "machineconfiguration.openshift.io/currentConfig";
 const NS = "openshift-machine-api";
@@ -94,27 +96,45 @@ function createWindowsMachineSet(sim: Simulator, name: string, replicas: number)
 }
 
 /**
- * Starts a wait and creates an object 0.5 s after the wait reported that object missing; resolves with
- * the wait's outcome, which it requires to have gone through that state.
+ * Starts a wait and creates an object once the wait has reported it missing and watches its resource
+ * (`plural`): the list that watch started from did not have it, so only the watch can bring it.
+ * Resolves with the wait's outcome, which it requires to have gone through that state.
  */
 async function createdLate<T>(
-  wait: (progress: { onProgress: (e: ProgressEvent) => void; progressIntervalMs: number }) => Promise<T>,
+  kubeconfig: string,
+  plural: string,
+  wait: (access: {
+    client: ApiClient;
+    onProgress: (e: ProgressEvent) => void;
+    progressIntervalMs: number;
+  }) => Promise<T>,
   missing: RegExp,
   create: () => void,
 ): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    const outcome = await wait({
-      progressIntervalMs: 0,
-      onProgress: (e) => {
-        if (timer === undefined && missing.test(e.message)) timer = setTimeout(create, 500);
-      },
-    });
-    assert.ok(timer, `the wait never reported ${missing}`);
-    return outcome;
-  } finally {
-    clearTimeout(timer);
-  }
+  const state = { reported: false, watched: false, created: false };
+  const createOnce = () => {
+    if (!state.reported || !state.watched || state.created) return;
+    state.created = true;
+    create();
+  };
+  const client = createApiClient(kubeconfig, {
+    onRequest: (_method, path) => {
+      if (describeRequest(path) !== `watch ${plural}`) return;
+      state.watched = true;
+      createOnce();
+    },
+  });
+  const outcome = await wait({
+    client,
+    progressIntervalMs: 0,
+    onProgress: (e) => {
+      if (!missing.test(e.message)) return;
+      state.reported = true;
+      createOnce();
+    },
+  });
+  assert.ok(state.created, `the wait never reported ${missing} while watching ${plural}`);
+  return outcome;
 }
 
 describe("waiting core against the simulator", function () {
@@ -329,6 +349,8 @@ describe("waiting core against the simulator", function () {
     it("rolls out a MachineConfig created after the wait found it missing", async () => {
       const before = poolTarget(sim);
       const { result, requests } = await createdLate(
+        kubeconfig,
+        "machineconfigs",
         (progress) => rollout({ pool: "worker", machineConfigs: ["99-worker-late"], ...progress }),
         /MachineConfig 99-worker-late does not exist yet/,
         () => sim.store.create(machineConfig("99-worker-late", { "/etc/late.conf": "late" })),
@@ -350,7 +372,7 @@ describe("waiting core against the simulator", function () {
      * Creates a MachineConfig, starts the wait, and injects the fault once the first node has updated;
      * records every request the waiter sent and where the fault came in that sequence.
      */
-    async function rolloutWith(inject: () => void) {
+    async function rolloutWith(inject: () => void, clock?: FakeClock) {
       const name = `99-worker-fault-${++n}`;
       const sent: string[] = [];
       let faultAt: number | undefined;
@@ -363,6 +385,7 @@ describe("waiting core against the simulator", function () {
         pool: "worker",
         machineConfigs: [name],
         timeoutMs: DEADLINE_MS,
+        clock,
         progressIntervalMs: 0,
         onProgress: (e) => {
           if (faultAt === undefined && (e.done ?? 0) >= 1) {
@@ -405,21 +428,37 @@ describe("waiting core against the simulator", function () {
 
     for (const code of [429, 500, 503] as const) {
       it(`retries through a burst of ${code} on the reconnect`, async () => {
+        // The waiter's pauses take no time; the faults still come from the API server.
+        const clock = fakeClock();
         const { afterFault } = await rolloutWith(() => {
           sim.faults.failNextRequests(2, code, 1);
           sim.faults.dropWatches();
-        });
-        // Whenever the waiter needed the API after the fault, the burst was spent on it.
-        if (afterFault.length > 0) assert.equal(sim.faults.status().pendingErrors, 0);
+        }, clock);
+        // Whenever the waiter needed the API after the fault, the burst was spent on it, and the
+        // waiter paused at least the second the server asked for before each retry.
+        if (afterFault.length > 0) {
+          assert.equal(sim.faults.status().pendingErrors, 0);
+          assert.ok(
+            clock.slept.filter((ms) => ms >= 1000).length >= 2,
+            `paused ${clock.slept.join(", ")} ms`,
+          );
+        }
       });
     }
 
     it("retries the first list through a burst of 429, honouring Retry-After", async () => {
       sim.faults.failNextRequests(2, 429, 1);
-      const { requests } = await waitForPoolRollout({ kubeconfig, pool: "worker", timeoutMs: DEADLINE_MS });
+      const clock = fakeClock();
+      const { requests } = await waitForPoolRollout({
+        kubeconfig,
+        pool: "worker",
+        timeoutMs: DEADLINE_MS,
+        clock,
+      });
       assert.equal(sim.faults.status().pendingErrors, 0);
       // Two answered 429, the third listed a converged pool: nothing left to watch.
       assert.equal(requests, 3);
+      assert.deepEqual(clock.slept, [1000, 1000]);
     });
 
     it("reconnects after the API refused connections for 2 s", async () => {
@@ -720,9 +759,10 @@ describe("waiting core: objects the MCO makes after the wait found them missing"
       server.store.create(machineConfig(`rendered-${pool}-1`, { [`/etc/${base}.conf`]: "new" }, pool));
       renderedPool(pool, `rendered-${pool}-1`, [generated.metadata.name]);
       const { result } = await createdLate(
+        server.server.kubeconfig,
+        "machineconfigs",
         (progress) =>
           waitForPoolRollout({
-            kubeconfig: server.server.kubeconfig,
             pool,
             [ownerKey]: ["late"],
             timeoutMs: DEADLINE_MS,
@@ -746,9 +786,10 @@ describe("waiting core: objects the MCO makes after the wait found them missing"
     });
     renderedPool(pool, `rendered-${pool}-2`, [name]);
     const { result } = await createdLate(
+      server.server.kubeconfig,
+      "machineconfigs",
       (progress) =>
         waitForPoolRollout({
-          kubeconfig: server.server.kubeconfig,
           pool,
           machineConfigs: [name],
           timeoutMs: DEADLINE_MS,
@@ -779,8 +820,9 @@ describe("waiting core: every other wait for an object that does not exist yet m
 
   it("a MachineConfigPool", async () => {
     const { result } = await createdLate(
-      (progress) =>
-        waitForPoolRollout({ kubeconfig: sim.kubeconfig, pool: "late", timeoutMs: DEADLINE_MS, ...progress }),
+      sim.kubeconfig,
+      "machineconfigpools",
+      (progress) => waitForPoolRollout({ pool: "late", timeoutMs: DEADLINE_MS, ...progress }),
       /the MachineConfigPool does not exist yet/,
       () =>
         sim.store.create({
@@ -806,9 +848,10 @@ describe("waiting core: every other wait for an object that does not exist yet m
   ] as const) {
     it(`a ${kind}`, async () => {
       const { result } = await createdLate(
+        sim.kubeconfig,
+        `${kind.toLowerCase()}s`,
         (progress) =>
           waitForPoolRollout({
-            kubeconfig: sim.kubeconfig,
             pool: "worker",
             [ownerKey]: ["late"],
             timeoutMs: DEADLINE_MS,
@@ -830,9 +873,10 @@ describe("waiting core: every other wait for an object that does not exist yet m
 
   it("a MachineSet", async () => {
     const { result } = await createdLate(
+      sim.kubeconfig,
+      "machinesets",
       (progress) =>
         waitForMachineSetsReady({
-          kubeconfig: sim.kubeconfig,
           machineSets: ["late"],
           timeoutMs: DEADLINE_MS,
           ...progress,
@@ -845,9 +889,10 @@ describe("waiting core: every other wait for an object that does not exist yet m
 
   it("a Subscription", async () => {
     const { result } = await createdLate(
+      sim.kubeconfig,
+      "subscriptions",
       (progress) =>
         waitForOperatorInstall({
-          kubeconfig: sim.kubeconfig,
           namespace: WMCO_NS,
           subscription: "windows-machine-config-operator",
           timeoutMs: DEADLINE_MS,
@@ -862,9 +907,10 @@ describe("waiting core: every other wait for an object that does not exist yet m
   it("a Windows MachineSet", async () => {
     createPrivateKeySecret(sim);
     const { result } = await createdLate(
+      sim.kubeconfig,
+      "machinesets",
       (progress) =>
         waitForWindowsNodes({
-          kubeconfig: sim.kubeconfig,
           machineSets: ["late-win"],
           timeoutMs: DEADLINE_MS,
           ...progress,

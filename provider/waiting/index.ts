@@ -3,6 +3,7 @@
  * providers in `../dynamic` wrap it; anything else (a CLI, a test, a benchmark) may call it directly.
  */
 export * from "./api";
+export type { Clock } from "./clock";
 export * from "./converge";
 export * from "./kinds";
 export * from "./machineset";

@@ -1,15 +1,20 @@
 /**
  * When a MachineConfigPool has rolled out a set of MachineConfigs (DOMAIN.md, "When is it done?"):
  *
- * 1. the pool's `spec.configuration.source` names each of our MachineConfigs (and none we deleted);
- *    for a MachineConfig that was changed rather than created, the source names it before and after,
- *    so the target rendered config must also contain its content;
- * 2. the target is `spec.configuration.name`;
+ * 1. the pool's `spec.configuration.source` names each of our MachineConfigs, those the MCO generated
+ *    from our KubeletConfigs and ContainerRuntimeConfigs, and none we deleted;
+ * 2. the target is `spec.configuration.name`; for a MachineConfig that was changed rather than created
+ *    (and for a generated one), the source names it before and after, so the target rendered config
+ *    must also carry its content;
  * 3. done when the status reports that target, Updated=True, every machine updated, none degraded, and
- *    the status observed the current generation.
+ *    the status observed the current generation;
+ * 4. otherwise a pool that reports degraded nodes fails the wait only once the nodes confirm it
+ *    (MachineConfigNodes, else the node annotations): a node still failing an older config may be
+ *    fixed by the new target;
+ * 5. a paused pool fails the wait, since it will not roll out.
  *
- * A fresh pool says Updated=True about the OLD rendered config, which is why step 1 comes first. Nodes
- * that fail to reach the target, a render failure and a paused pool end the wait with the reason.
+ * A fresh pool says Updated=True about the OLD rendered config, which is why step 1 comes first. A
+ * render failure of the MCO ends the wait with its reason before any step.
  */
 import { annotationsOf, Condition, conditionOf, field, KubeObject } from "./kinds";
 import {
@@ -437,12 +442,11 @@ export function evaluatePoolRollout(target: PoolRolloutTarget, obs: PoolObservat
     return waiting(`${label}: waiting for the MCO to render the configuration ${parts.join(" and ")}`);
   }
 
-  // Step 2.
+  // Step 2: the target, carrying the content of configs changed in place.
   const renderedName = field<string>(pool, "spec", "configuration", "name") ?? "";
   if (renderedName === "")
     return waiting(`${label}: waiting for the MCO to render the pool's first configuration`);
 
-  // A config changed in place is named before and after: its content must be in the target too.
   const changed = [
     ...wanted
       .map((m) => obs.machineConfigs[m] as KubeObject)
@@ -458,7 +462,7 @@ export function evaluatePoolRollout(target: PoolRolloutTarget, obs: PoolObservat
     if (missing) return waiting(`${label}: waiting for the MCO to render the change (${missing})`);
   }
 
-  // Step 3.
+  // Step 3: done.
   const status = (pool.status ?? {}) as Record<string, unknown>;
   const machineCount = Number(status.machineCount ?? 0);
   const updated = Number(status.updatedMachineCount ?? 0);
@@ -502,7 +506,7 @@ export function evaluatePoolRollout(target: PoolRolloutTarget, obs: PoolObservat
       return failed(`${label} is degraded rolling out ${renderedName}: ${failing.join("; ")}`);
   }
 
-  // Step 5.
+  // Step 5: a paused pool does not roll out.
   if (field<boolean>(pool, "spec", "paused") === true) {
     return failed(
       `${label} is paused at ${updated}/${machineCount} updated: it will not roll out ${renderedName} until spec.paused is false`,

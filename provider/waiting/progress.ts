@@ -4,6 +4,7 @@
  * waiter. The channel lives on globalThis because a dynamic provider runs a serialized copy of this
  * module, which must still reach the subscribers of the original.
  */
+import { Clock, systemClock } from "./clock";
 
 export type WaitState = "waiting" | "done" | "failed";
 
@@ -53,15 +54,19 @@ export interface ProgressReporter {
   finish(event: ProgressEvent): void;
 }
 
-export function progressReporter(intervalMs: number, own?: ProgressListener): ProgressReporter {
+export function progressReporter(
+  intervalMs: number,
+  own?: ProgressListener,
+  clock: Clock = systemClock,
+): ProgressReporter {
   let lastSent = -Infinity;
   let lastMessage: string | undefined;
   let pending: ProgressEvent | undefined;
-  let timer: NodeJS.Timeout | undefined;
+  let cancelTimer: (() => void) | undefined;
 
   const send = (event: ProgressEvent) => {
     pending = undefined;
-    lastSent = Date.now();
+    lastSent = clock.now();
     lastMessage = event.message;
     publish(event, own);
   };
@@ -73,21 +78,20 @@ export function progressReporter(intervalMs: number, own?: ProgressListener): Pr
         pending = undefined;
         return;
       }
-      const wait = lastSent + intervalMs - Date.now();
+      const wait = lastSent + intervalMs - clock.now();
       if (wait <= 0) {
         send(event);
         return;
       }
       pending = event;
-      timer ??= setTimeout(() => {
-        timer = undefined;
+      cancelTimer ??= clock.after(wait, () => {
+        cancelTimer = undefined;
         if (pending) send(pending);
-      }, wait);
-      timer.unref?.();
+      });
     },
     finish(event) {
-      if (timer) clearTimeout(timer);
-      timer = undefined;
+      cancelTimer?.();
+      cancelTimer = undefined;
       send(event);
     },
   };

@@ -2,6 +2,7 @@
  * Which API failures are worth retrying and how long to wait before the next attempt: exponential
  * backoff with jitter, never shorter than what the server asked for in Retry-After.
  */
+import { Clock, systemClock } from "./clock";
 
 export interface RetryPolicy {
   /** First delay. */
@@ -96,17 +97,18 @@ export function describeApiError(error: unknown): string {
 /** Runs a single request, retrying what `isRetryable` allows with the same backoff, until the deadline. */
 export async function withRetry<T>(
   request: () => Promise<T>,
-  options: { timeoutMs: number; retry?: RetryPolicy },
+  options: { timeoutMs: number; retry?: RetryPolicy; clock?: Clock },
 ): Promise<T> {
   const policy = options.retry ?? DEFAULT_RETRY;
-  const deadline = Date.now() + options.timeoutMs;
+  const clock = options.clock ?? systemClock;
+  const deadline = clock.now() + options.timeoutMs;
   for (let attempt = 0; ; attempt++) {
     try {
       return await request();
     } catch (e) {
       const delay = retryDelay(e, attempt, policy);
-      if (!isRetryable(e) || Date.now() + delay > deadline) throw e;
-      await new Promise((resolve) => setTimeout(resolve, delay));
+      if (!isRetryable(e) || clock.now() + delay > deadline) throw e;
+      await clock.sleep(delay);
     }
   }
 }
