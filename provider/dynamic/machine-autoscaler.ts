@@ -1,5 +1,5 @@
 import { observeAutoscalers, waitForAutoscalersReady } from "../waiting/autoscaling";
-import { MACHINE_API_NAMESPACE } from "../waiting/waiters";
+import { machineApiId } from "./machineset";
 import { ArgsOf, defineWaiter, objectName, objectNames, output } from "./schema";
 
 /**
@@ -16,8 +16,7 @@ export const MachineAutoscalerReady = defineWaiter({
     autoscalers: objectNames({ required: true }),
   },
   outputs: { readyMachineCount: output<number>() },
-  id: (inputs) =>
-    `machineautoscalers/${inputs.namespace ?? MACHINE_API_NAMESPACE}/${inputs.autoscalers.join(",")}`,
+  id: machineApiId("machineautoscalers", "autoscalers"),
   wait: (options) => waitForAutoscalersReady(options),
   observe: (options) => observeAutoscalers(options),
 });

@@ -6,6 +6,22 @@ import {
 } from "../waiting/waiters";
 import { ArgsOf, defineRemoval, defineWaiter, labelMap, objectName, objectNames, output } from "./schema";
 
+/** The inputs of a waiter on MachineSets, which name them in their namespace. */
+export const machineSetInputs = {
+  /** Default `openshift-machine-api`. */
+  namespace: objectName(),
+  machineSets: objectNames({ required: true }),
+};
+
+/**
+ * The id of a waiter on machine-api objects named in `key`: `<prefix>/<namespace>/<names>`. A closure
+ * made here, so that the serialized provider carries it and requires no module of its own.
+ */
+export function machineApiId<K extends string>(prefix: string, key: K) {
+  return (inputs: { namespace?: string } & Record<K, string[]>) =>
+    `${prefix}/${inputs.namespace ?? MACHINE_API_NAMESPACE}/${inputs[key].join(",")}`;
+}
+
 /**
  * Waits until every replica of some MachineSets is a Ready node with the template's labels; fails on a
  * MachineSet error or a failed Machine, naming it. Depend it on the MachineSets; give `contentHash` of
@@ -14,14 +30,12 @@ import { ArgsOf, defineRemoval, defineWaiter, labelMap, objectName, objectNames,
 export const MachineSetReady = defineWaiter({
   kind: "MachineSetReady",
   inputs: {
-    /** Default `openshift-machine-api`. */
-    namespace: objectName(),
-    machineSets: objectNames({ required: true }),
+    ...machineSetInputs,
     /** Labels each node must carry besides its MachineSet template's node labels. */
     nodeLabels: labelMap(),
   },
   outputs: { machineCount: output<number>(), readyMachineCount: output<number>(), nodes: output<string[]>() },
-  id: (inputs) => `machinesets/${inputs.namespace ?? MACHINE_API_NAMESPACE}/${inputs.machineSets.join(",")}`,
+  id: machineApiId("machinesets", "machineSets"),
   wait: (options) => waitForMachineSetsReady(options),
   observe: (options) => observeMachineSets(options),
 });
@@ -37,13 +51,9 @@ export type MachineSetReadyArgs = ArgsOf<typeof MachineSetReady>;
  */
 export const MachineSetRemoval = defineRemoval({
   kind: "MachineSetRemoval",
-  inputs: {
-    namespace: objectName(),
-    /** The MachineSets that must be gone, with their Machines and Nodes, before what this depends on is deleted. */
-    machineSets: objectNames({ required: true }),
-  },
-  id: (inputs) =>
-    `machineset-removal/${inputs.namespace ?? MACHINE_API_NAMESPACE}/${inputs.machineSets.join(",")}`,
+  // The MachineSets that must be gone, with their Machines and Nodes, before what this depends on is deleted.
+  inputs: machineSetInputs,
+  id: machineApiId("machineset-removal", "machineSets"),
   // `read` reports how the MachineSets stand.
   observe: (options) => observeMachineSets(options),
   remove: (options) => waitForMachineSetsDeleted(options),

@@ -1,5 +1,6 @@
-import { MACHINE_API_NAMESPACE, observeWindowsNodes, waitForWindowsNodes } from "../waiting/waiters";
-import { ArgsOf, defineWaiter, objectName, objectNames, output } from "./schema";
+import { observeWindowsNodes, waitForWindowsNodes } from "../waiting/waiters";
+import { machineApiId, machineSetInputs } from "./machineset";
+import { ArgsOf, defineWaiter, objectName, output } from "./schema";
 
 /**
  * Waits until the Machines of Windows MachineSets are Ready Windows nodes configured by WMCO at its
@@ -8,9 +9,8 @@ import { ArgsOf, defineWaiter, objectName, objectNames, output } from "./schema"
 export const WindowsNodesReady = defineWaiter({
   kind: "WindowsNodesReady",
   inputs: {
-    namespace: objectName(),
-    /** The Windows MachineSets (template label `machine.openshift.io/os-id: Windows`). */
-    machineSets: objectNames({ required: true }),
+    // machineSets: the Windows MachineSets (template label `machine.openshift.io/os-id: Windows`).
+    ...machineSetInputs,
     /** Default `openshift-windows-machine-config-operator`. */
     wmcoNamespace: objectName(),
   },
@@ -21,8 +21,7 @@ export const WindowsNodesReady = defineWaiter({
     /** The WMCO version the nodes carry. */
     version: output(""),
   },
-  id: (inputs) =>
-    `windows-nodes/${inputs.namespace ?? MACHINE_API_NAMESPACE}/${inputs.machineSets.join(",")}`,
+  id: machineApiId("windows-nodes", "machineSets"),
   wait: (options) => waitForWindowsNodes(options),
   observe: (options) => observeWindowsNodes(options),
 });
