@@ -39,25 +39,25 @@ export type InputSpecs = Record<string, AnyInputSpec>;
 type RequiredKeys<S extends InputSpecs> = {
   [K in keyof S]: S[K]["required"] extends true ? K : never;
 }[keyof S];
-type Required_<S extends InputSpecs> = Pick<S, RequiredKeys<S>>;
-type Optional_<S extends InputSpecs> = Omit<S, RequiredKeys<S>>;
+type RequiredSpecs<S extends InputSpecs> = Pick<S, RequiredKeys<S>>;
+type OptionalSpecs<S extends InputSpecs> = Omit<S, RequiredKeys<S>>;
 type ValueOf<S extends AnyInputSpec> = NonNullable<S["types"]>["value"];
 type ArgOf<S extends AnyInputSpec> = NonNullable<S["types"]>["arg"];
 
 /** The inputs as the provider receives them. */
 export type InputValues<S extends InputSpecs> = {
-  [K in keyof Required_<S>]: ValueOf<S[K]>;
-} & { [K in keyof Optional_<S>]?: ValueOf<S[K]> };
+  [K in keyof RequiredSpecs<S>]: ValueOf<S[K]>;
+} & { [K in keyof OptionalSpecs<S>]?: ValueOf<S[K]> };
 
 /** The inputs as the resource takes them. */
 export type InputArgs<S extends InputSpecs> = {
-  [K in keyof Required_<S>]: ArgOf<S[K]>;
-} & { [K in keyof Optional_<S>]?: ArgOf<S[K]> };
+  [K in keyof RequiredSpecs<S>]: ArgOf<S[K]>;
+} & { [K in keyof OptionalSpecs<S>]?: ArgOf<S[K]> };
 
 /** Inputs echoed as the resource's outputs: an optional one left unset is no property at all. */
 type InputProperties<S extends InputSpecs> = {
-  readonly [K in keyof Required_<S>]: Output<ValueOf<S[K]>>;
-} & { readonly [K in keyof Optional_<S>]?: Output<ValueOf<S[K]>> };
+  readonly [K in keyof RequiredSpecs<S>]: Output<ValueOf<S[K]>>;
+} & { readonly [K in keyof OptionalSpecs<S>]?: Output<ValueOf<S[K]>> };
 
 /** Whether an input must be given: a literal, so that the Args type follows (overloads, not a generic, keep it so). */
 interface Presence<R extends boolean> {
