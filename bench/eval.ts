@@ -46,7 +46,7 @@ async function child(pools: number, layout: string | undefined): Promise<void> {
   const library = programDir
     ? path.join(path.dirname(require.resolve(PACKAGE_NAME, { paths: [programDir] })), "provider", "dynamic")
     : "../provider/dynamic";
-  const { poolRolloutProvider } = require(library) as typeof import("../provider/dynamic/pool-rollout");
+  const { provider } = (require(library) as typeof import("../provider/dynamic/pool-rollout")).PoolRollout;
   const loadMs = performance.now() - loadStarted;
   const project = loadProject(programDir ?? path.join(__dirname, "eval-program"), "dev", [`pools=${pools}`]);
   const started = performance.now();
@@ -54,7 +54,7 @@ async function child(pools: number, layout: string | undefined): Promise<void> {
   const evalMs = performance.now() - started;
   if (rendering.errors.length > 0) throw new Error(rendering.errors.join("\n"));
   const pulumi = require("@pulumi/pulumi") as typeof import("@pulumi/pulumi");
-  const serialized = await pulumi.runtime.serializeFunction(() => poolRolloutProvider, {
+  const serialized = await pulumi.runtime.serializeFunction(() => provider, {
     allowSecrets: true,
   });
   const sample: Sample = {

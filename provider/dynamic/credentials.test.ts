@@ -11,7 +11,7 @@ import {
   startTestSimulator,
 } from "../../test/simulator-fixture";
 import { currentCredentials, STORED_SOURCE } from "./credentials";
-import { machineSetReadyProvider, machineSetRemovalProvider, poolRolloutProvider } from "./index";
+import { MachineSetReady, MachineSetRemoval, PoolRollout } from "./index";
 
 function kubeconfig(server: string, token: string): string {
   return `apiVersion: v1
@@ -69,7 +69,7 @@ describe("waiter credentials", () => {
 
   it("a renewed token is no diff; a kubeconfig for another cluster is", async () => {
     const olds = { kubeconfig: kubeconfig(CLUSTER, "old"), pool: "worker", renderedConfig: "rendered-1" };
-    const diff = (news: object) => poolRolloutProvider.diff!("pool/worker", olds, news);
+    const diff = (news: object) => PoolRollout.provider.diff!("pool/worker", olds, news);
     assert.equal((await diff({ kubeconfig: kubeconfig(CLUSTER, "new"), pool: "worker" })).changes, false);
     const moved = await diff({ kubeconfig: kubeconfig("https://api.other:6443", "new"), pool: "worker" });
     assert.equal(moved.changes, true);
@@ -106,7 +106,7 @@ describe("waiter credentials", () => {
       const warn = console.warn;
       console.warn = (line: string) => warnings.push(line);
       try {
-        await assert.rejects(machineSetRemovalProvider.read!("creds", props), (e: Error) => {
+        await assert.rejects(MachineSetRemoval.provider.read!("creds", props), (e: Error) => {
           assert.match(e.message, /HTTP 401/);
           assert.match(e.message, /rejected the credentials of the copy stored in the stack's state/);
           assert.match(e.message, /oc login/);
@@ -114,7 +114,7 @@ describe("waiter credentials", () => {
           return true;
         });
         await assert.rejects(
-          machineSetRemovalProvider.delete!("creds", props),
+          MachineSetRemoval.provider.delete!("creds", props),
           /401 Unauthorized.*oc login/s,
         );
       } finally {
@@ -129,14 +129,18 @@ describe("waiter credentials", () => {
       // Create and update use what the program gives, ambient or not: an expired one fails the same way.
       setAmbient(sim.kubeconfig);
       await assert.rejects(
-        machineSetReadyProvider.create!({ kubeconfig: stored, machineSets: ["creds-a"], timeoutSeconds: 10 }),
+        MachineSetReady.provider.create!({
+          kubeconfig: stored,
+          machineSets: ["creds-a"],
+          timeoutSeconds: 10,
+        }),
         /rejected the credentials of the kubeconfig the program gives \(401 Unauthorized\).*oc login/s,
       );
 
-      const read = await machineSetRemovalProvider.read!("creds", props);
+      const read = await MachineSetRemoval.provider.read!("creds", props);
       assert.equal(read.props!.kubeconfig, stored, "state keeps its copy; the current one is not stored");
       sim.store.delete(keyOf(K.machineSet, "creds-a", "openshift-machine-api"));
-      await machineSetRemovalProvider.delete!("creds", props);
+      await MachineSetRemoval.provider.delete!("creds", props);
     });
   });
 });

@@ -1,25 +1,25 @@
 import { strict as assert } from "node:assert";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import * as pulumi from "@pulumi/pulumi";
 import { mocks, resetMocks, settle } from "../../test/mocks";
 import {
   changedInputs,
   contentHash,
   durationSeconds,
   MachineSetReady,
-  machineSetReadyProvider,
-  nodeConfigRemovalProvider,
+  NodeConfigRemoval,
   MachineSetRemoval,
   OperatorInstall,
   OperatorRemoval,
   PoolRollout,
-  poolRolloutProvider,
   providerProgress,
   timeoutsFrom,
   WindowsNodesReady,
 } from "./index";
 import { subscribeProgress } from "../waiting";
+import { defineWaiter, labelMap, objectName, objectNames, oneOf, output } from "./schema";
 import {
   createMachineSet,
   DEADLINE_MS,
@@ -79,8 +79,8 @@ describe("waiter providers: check and diff", () => {
   };
 
   it("accepts valid inputs and names each invalid property", async () => {
-    assert.deepEqual((await provider(poolRolloutProvider).check({}, base)).failures, []);
-    const bad = await provider(poolRolloutProvider).check(
+    assert.deepEqual((await provider(PoolRollout.provider).check({}, base)).failures, []);
+    const bad = await provider(PoolRollout.provider).check(
       {},
       {
         ...base,
@@ -98,14 +98,14 @@ describe("waiter providers: check and diff", () => {
       bad.failures?.find((f) => f.property === "pool")?.reason ?? "",
       /pool must be a Kubernetes object name/,
     );
-    const empty = await provider(machineSetReadyProvider).check(
+    const empty = await provider(MachineSetReady.provider).check(
       {},
       { kubeconfig: KUBECONFIG, machineSets: [] },
     );
     assert.deepEqual(empty.failures, [
       { property: "machineSets", reason: "machineSets needs at least one name" },
     ]);
-    const removal = await provider(nodeConfigRemovalProvider).check(
+    const removal = await provider(NodeConfigRemoval.provider).check(
       {},
       {
         kubeconfig: KUBECONFIG,
@@ -130,7 +130,7 @@ describe("waiter providers: check and diff", () => {
 
   it("leaves values unknown during preview alone", async () => {
     const unknown = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
-    const result = await provider(poolRolloutProvider).check(
+    const result = await provider(PoolRollout.provider).check(
       {},
       { kubeconfig: unknown, pool: unknown, machineConfigs: unknown },
     );
@@ -139,12 +139,12 @@ describe("waiter providers: check and diff", () => {
 
   it("shows no diff for an unchanged program and an update, never a replacement, for a changed one", async () => {
     const outputs = { ...base, renderedConfig: "rendered-worker-1", machineCount: 3, durationSeconds: 12 };
-    assert.deepEqual(await provider(poolRolloutProvider).diff("pool/worker", outputs, base), {
+    assert.deepEqual(await provider(PoolRollout.provider).diff("pool/worker", outputs, base), {
       changes: false,
       replaces: [],
       deleteBeforeReplace: false,
     });
-    const changed = await provider(poolRolloutProvider).diff("pool/worker", outputs, {
+    const changed = await provider(PoolRollout.provider).diff("pool/worker", outputs, {
       ...base,
       contentHash: "b",
     });
@@ -179,6 +179,89 @@ describe("waiter providers: check and diff", () => {
       },
     );
     assert.equal(timeoutsFrom(60, { customTimeouts: { create: "20m" } }).timeoutSeconds, 60);
+  });
+});
+
+describe("a waiter declared from a schema", () => {
+  beforeEach(() => resetMocks());
+
+  // A waiter of this test's own: its core is an arrow here, serialized by value like any other.
+  const Probe = defineWaiter({
+    kind: "SchemaProbe",
+    inputs: {
+      pool: objectName({ required: true }),
+      machineSets: objectNames({ required: true }),
+      nodeLabels: labelMap(),
+      phase: oneOf(["Before", "After"]),
+    },
+    outputs: { count: output<number>(), version: output(""), timings: output<{ s: number } | null>(null) },
+    id: (inputs) => `probe/${inputs.pool}`,
+    wait: async (options) => ({ result: { count: options.machineSets.length } }),
+    observe: async (options) => ({
+      state: "done",
+      message: "probed",
+      result: { count: options.machineSets.length },
+    }),
+  });
+
+  async function deserializedProbe(): Promise<{ inputs: Record<string, unknown>; provider: Provider }> {
+    const probe = new Probe("probe", {
+      kubeconfig: KUBECONFIG,
+      pool: "p",
+      machineSets: ["a", "b"],
+      phase: "After",
+    });
+    assert.ok(pulumi.Output.isInstance(probe.count) && pulumi.Output.isInstance(probe.pool));
+    const registeredInputs = await registered("pulumi-nodejs:dynamic:SchemaProbe");
+    const inputs = { ...registeredInputs, kubeconfig: unwrapSecret(registeredInputs.kubeconfig) };
+    return { inputs, provider: requireFromString(registeredInputs.__provider as string).handler() };
+  }
+
+  it("serializes a provider that rejects bad inputs with their property paths, in declared order", async () => {
+    const { inputs, provider } = await deserializedProbe();
+    assert.deepEqual((await provider.check({}, inputs)).failures, []);
+    const bad = await provider.check(
+      {},
+      { ...inputs, pool: undefined, machineSets: ["a", "Not_A_Name"], nodeLabels: { a: 1 }, phase: "During" },
+    );
+    assert.deepEqual(bad.failures, [
+      { property: "pool", reason: "pool is required" },
+      {
+        property: "machineSets[1]",
+        reason: 'machineSets[1] must be a Kubernetes object name (lowercase DNS subdomain), got "Not_A_Name"',
+      },
+      { property: "nodeLabels", reason: "nodeLabels must map label names to string values" },
+      { property: "phase", reason: 'phase must be one of Before, After, got "During"' },
+    ]);
+    const unknown = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
+    assert.deepEqual((await provider.check({}, { ...inputs, pool: unknown, phase: unknown })).failures, []);
+  });
+
+  it("echoes its inputs and sets every output, absent ones as their fallback or null", async () => {
+    const { inputs, provider } = await deserializedProbe();
+    const created = await provider.create(inputs);
+    assert.equal(created.id, "probe/p");
+    const { durationSeconds: seconds, ...outs } = created.outs;
+    assert.equal(typeof seconds, "number");
+    assert.deepEqual(outs, {
+      kubeconfig: KUBECONFIG,
+      pool: "p",
+      machineSets: ["a", "b"],
+      phase: "After",
+      count: 2,
+      version: "",
+      timings: null,
+    });
+    // Read prefers the process's kubeconfig when it reaches the same cluster: here, the same one.
+    const ambient = process.env.KUBECONFIG;
+    process.env.KUBECONFIG = join(mkdtempSync(join(tmpdir(), "probe-")), "kubeconfig");
+    writeFileSync(process.env.KUBECONFIG, KUBECONFIG);
+    const read = await provider.read(created.id, created.outs).finally(() => {
+      if (ambient === undefined) delete process.env.KUBECONFIG;
+      else process.env.KUBECONFIG = ambient;
+    });
+    assert.equal(read.props.converged, true);
+    assert.equal(read.props.timings, null);
   });
 });
 

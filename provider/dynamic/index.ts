@@ -1,11 +1,20 @@
 /**
- * Pulumi dynamic resources that wait until the cluster has converged, thin wrappers over `../waiting`.
+ * Pulumi dynamic resources that wait until the cluster has converged, thin wrappers over `../waiting`,
+ * each declared once as a schema (`./schema`). Each class carries its dynamic provider as `.provider`.
  */
 export { changedInputs, contentHash, durationSeconds, providerProgress, timeoutsFrom } from "./common";
 export type { RemovalArgs, WaiterArgs, WaiterInputs, WaiterOutputs } from "./common";
-export * from "./machineset";
-export * from "./operator";
-export * from "./pool-rollout";
-export * from "./windows-nodes-ready";
-export * from "./machine-autoscaler";
-export * from "./rollout-baseline";
+export { MachineSetReady, MachineSetRemoval } from "./machineset";
+export type { MachineSetReadyArgs, MachineSetRemovalArgs } from "./machineset";
+export { OperatorInstall, OperatorRemoval } from "./operator";
+export type { OperatorInstallArgs, OperatorRemovalArgs } from "./operator";
+export { NodeConfigRemoval, PoolRollout } from "./pool-rollout";
+export type { NodeConfigRemovalArgs, PoolRolloutArgs } from "./pool-rollout";
+export { WindowsNodesReady } from "./windows-nodes-ready";
+export type { WindowsNodesReadyArgs } from "./windows-nodes-ready";
+export { MachineAutoscalerReady } from "./machine-autoscaler";
+export type { MachineAutoscalerReadyArgs } from "./machine-autoscaler";
+export { RolloutBaseline, rolloutBaselineProvider } from "./rollout-baseline";
+export type { RolloutBaselineArgs } from "./rollout-baseline";
+export { defineRemoval, defineWaiter, labelMap, objectName, objectNames, oneOf, output } from "./schema";
+export type { ArgsOf, InputSpec, OutputSpec, RemovalSchema, WaiterSchema } from "./schema";

@@ -1,0 +1,274 @@
+/**
+ * A waiter declared once: one schema (its inputs with their checks, its outputs, its id and the waiting
+ * core's wait, observe or remove) from which both the dynamic provider and the resource class are
+ * derived, with the resource's Args and output properties inferred from it. The provider is serialized
+ * as `common.ts` says: the schema it captures holds plain functions and object literals only.
+ */
+import { CustomResourceOptions, dynamic, Input, Output } from "@pulumi/pulumi";
+import type { Evaluation, ProgressListener } from "../waiting";
+import {
+  checkName,
+  checkNames,
+  CheckFailure,
+  RemovalArgs,
+  RemovalInputs,
+  removalProps,
+  removalProvider,
+  UNKNOWN,
+  WaiterArgs,
+  WaiterInputs,
+  waiterOptions,
+  waiterProps,
+  waiterProvider,
+} from "./common";
+
+/**
+ * One input: how the provider checks it (the value as the engine passes it, missing and unknown
+ * included) and, for the types only, the value the provider receives, the Args type and whether it is
+ * required.
+ */
+export interface InputSpec<Value, Arg, Required extends boolean> {
+  readonly required: Required;
+  check(value: unknown, property: string): CheckFailure[];
+  readonly types?: { value: Value; arg: Arg };
+}
+
+type AnyInputSpec = InputSpec<unknown, unknown, boolean>;
+export type InputSpecs = Record<string, AnyInputSpec>;
+
+type RequiredKeys<S extends InputSpecs> = {
+  [K in keyof S]: S[K]["required"] extends true ? K : never;
+}[keyof S];
+type RequiredSpecs<S extends InputSpecs> = Pick<S, RequiredKeys<S>>;
+type OptionalSpecs<S extends InputSpecs> = Omit<S, RequiredKeys<S>>;
+type ValueOf<S extends AnyInputSpec> = NonNullable<S["types"]>["value"];
+type ArgOf<S extends AnyInputSpec> = NonNullable<S["types"]>["arg"];
+
+/** The inputs as the provider receives them. */
+export type InputValues<S extends InputSpecs> = {
+  [K in keyof RequiredSpecs<S>]: ValueOf<S[K]>;
+} & { [K in keyof OptionalSpecs<S>]?: ValueOf<S[K]> };
+
+/** The inputs as the resource takes them. */
+export type InputArgs<S extends InputSpecs> = {
+  [K in keyof RequiredSpecs<S>]: ArgOf<S[K]>;
+} & { [K in keyof OptionalSpecs<S>]?: ArgOf<S[K]> };
+
+/** Inputs echoed as the resource's outputs: an optional one left unset is no property at all. */
+type InputProperties<S extends InputSpecs> = {
+  readonly [K in keyof RequiredSpecs<S>]: Output<ValueOf<S[K]>>;
+} & { readonly [K in keyof OptionalSpecs<S>]?: Output<ValueOf<S[K]>> };
+
+/** Whether an input must be given: a literal, so that the Args type follows (overloads, not a generic, keep it so). */
+interface Presence<R extends boolean> {
+  required: R;
+}
+
+/** A Kubernetes object name (DNS subdomain). */
+export function objectName(options: Presence<true>): InputSpec<string, Input<string>, true>;
+export function objectName(options?: Presence<false>): InputSpec<string, Input<string>, false>;
+export function objectName(options?: Presence<boolean>): InputSpec<string, Input<string>, boolean> {
+  const required = options?.required ?? false;
+  return { required, check: (value, property) => checkName({ [property]: value }, property, required) };
+}
+
+/** A list of object names; `required` demands at least one. */
+export function objectNames(options: Presence<true>): InputSpec<string[], Input<Input<string>[]>, true>;
+export function objectNames(options?: Presence<false>): InputSpec<string[], Input<Input<string>[]>, false>;
+export function objectNames(
+  options?: Presence<boolean>,
+): InputSpec<string[], Input<Input<string>[]>, boolean> {
+  const required = options?.required ?? false;
+  return { required, check: (value, property) => checkNames({ [property]: value }, property, required) };
+}
+
+/** Label names to string values. */
+export function labelMap(): InputSpec<Record<string, string>, Input<Record<string, Input<string>>>, false> {
+  return {
+    required: false,
+    check: (value, property) =>
+      value === undefined ||
+      value === null ||
+      (typeof value === "object" &&
+        !Array.isArray(value) &&
+        Object.values(value).every((v) => typeof v === "string"))
+        ? []
+        : [{ property, reason: `${property} must map label names to string values` }],
+  };
+}
+
+/** One of a fixed set of strings. */
+export function oneOf<T extends string>(allowed: readonly T[]): InputSpec<T, Input<T>, true> {
+  const listed = [...allowed];
+  return {
+    required: true,
+    check: (value, property) =>
+      listed.includes(value as T)
+        ? []
+        : [
+            {
+              property,
+              reason: `${property} must be one of ${listed.join(", ")}, got ${JSON.stringify(value)}`,
+            },
+          ],
+  };
+}
+
+/**
+ * One output. It is always set once the waiter has run: from the core's result, else `fallback`, else
+ * null (an absent output reads as unknown at every preview, and so changes whatever takes it as input).
+ */
+export interface OutputSpec<T, Optional extends boolean> {
+  readonly fallback?: T;
+  readonly types?: { value: T; optional: Optional };
+}
+
+type AnyOutputSpec = OutputSpec<unknown, boolean>;
+export type OutputSpecs = Record<string, AnyOutputSpec>;
+
+/** An output the core's result always carries. */
+export function output<T>(): OutputSpec<T, false>;
+/** An output the core's result may lack: `fallback` stands in. */
+export function output<T>(fallback: T): OutputSpec<T, true>;
+export function output<T>(...fallback: [T?]): OutputSpec<T, boolean> {
+  return fallback.length === 0 ? {} : { fallback: fallback[0] };
+}
+
+type OutputValue<S extends AnyOutputSpec> = NonNullable<S["types"]>["value"];
+type OptionalOutputKeys<S extends OutputSpecs> = {
+  [K in keyof S]: NonNullable<S[K]["types"]>["optional"] extends true ? K : never;
+}[keyof S];
+
+/** What the core's result must carry for the outputs `S`. */
+export type ResultFor<S extends OutputSpecs> = {
+  [K in keyof Omit<S, OptionalOutputKeys<S>>]: OutputValue<S[K]>;
+} & { [K in keyof Pick<S, OptionalOutputKeys<S>>]?: OutputValue<S[K]> };
+
+type OutputProperties<S extends OutputSpecs> = { readonly [K in keyof S]: Output<OutputValue<S[K]>> };
+
+/** The failures of every input of `inputs` in `news`, in their declared order; unknown values pass. */
+function checkInputs(inputs: InputSpecs, news: Record<string, unknown>): CheckFailure[] {
+  return Object.entries(inputs).flatMap(([key, spec]) =>
+    news[key] === UNKNOWN ? [] : spec.check(news[key], key),
+  );
+}
+
+/** The outputs of `result`, each present. */
+function outputValues(outputs: OutputSpecs, result: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(outputs).map(([key, spec]) => [key, result[key] ?? spec.fallback ?? null]),
+  );
+}
+
+/** The resource's own inputs among `args`, as the props it registers take them. */
+function ownInputs(inputs: InputSpecs, args: object): Record<string, Input<unknown> | undefined> {
+  return Object.fromEntries(Object.keys(inputs).map((k) => [k, (args as Record<string, unknown>)[k]]));
+}
+
+type ResourceClass<Args, Properties> = {
+  new (name: string, args: Args, opts?: CustomResourceOptions): dynamic.Resource & Properties;
+  /** The dynamic provider every instance registers with. */
+  readonly provider: dynamic.ResourceProvider;
+};
+
+function resourceClass<Args, Properties>(
+  kind: string,
+  provider: dynamic.ResourceProvider,
+  props: (args: Args, opts: CustomResourceOptions | undefined) => Record<string, Input<unknown> | undefined>,
+): ResourceClass<Args, Properties> {
+  class WaiterResource extends dynamic.Resource {
+    static readonly provider = provider;
+    constructor(name: string, args: Args, opts?: CustomResourceOptions) {
+      // The type token stays `pulumi-nodejs:dynamic:<kind>`: deployed stacks know the waiter by it.
+      super(provider, name, props(args, opts), waiterOptions(opts), undefined, kind);
+    }
+  }
+  return WaiterResource as unknown as ResourceClass<Args, Properties>;
+}
+
+/** A waiter: waits on create and update, reports its outputs, and on delete waits for nothing. */
+export interface WaiterSchema<In extends InputSpecs, Out extends OutputSpecs, R extends ResultFor<Out>> {
+  /** The resource type (`pulumi-nodejs:dynamic:<kind>`), also used in messages. */
+  kind: string;
+  /** Its own inputs, in the order diffs list them (the kubeconfig, hash and deadline are added). */
+  inputs: In;
+  /** Its outputs besides `durationSeconds`. */
+  outputs: Out;
+  /** A stable id naming what is awaited. */
+  id(inputs: InputValues<In>): string;
+  /**
+   * The waiting core's wait, with the inputs (which carry the core's option names), the deadline and
+   * the progress listener. Call the core function inside an arrow: a function value is serialized
+   * whole, a call through its module becomes a `require` of the installed package.
+   */
+  wait(
+    options: InputValues<In> & WaiterInputs & { timeoutMs: number; onProgress: ProgressListener },
+  ): Promise<{ result: R }>;
+  /** The waiting core's evaluation without waiting or changing anything, for `read`. */
+  observe(options: InputValues<In> & WaiterInputs & { timeoutMs: number }): Promise<Evaluation<R>>;
+}
+
+export type WaiterResourceClass<In extends InputSpecs, Out extends OutputSpecs> = ResourceClass<
+  InputArgs<In> & WaiterArgs,
+  InputProperties<In> & OutputProperties<Out> & { readonly durationSeconds: Output<number> }
+>;
+
+/** The resource class of a waiter, its provider at `.provider`. */
+export function defineWaiter<In extends InputSpecs, Out extends OutputSpecs, R extends ResultFor<Out>>(
+  schema: WaiterSchema<In, Out, R>,
+): WaiterResourceClass<In, Out> {
+  type I = InputValues<In> & WaiterInputs;
+  const own = Object.keys(schema.inputs);
+  const provider = waiterProvider<I, Record<string, unknown>, R>({
+    kind: schema.kind,
+    inputKeys: ["kubeconfig", ...own, "contentHash", "timeoutSeconds"],
+    check: (news) => checkInputs(schema.inputs, news),
+    id: (inputs) => schema.id(inputs),
+    wait: (options) => schema.wait(options),
+    observe: (options) => schema.observe(options),
+    outputs: (result) => outputValues(schema.outputs, result as Record<string, unknown>),
+  });
+  const outputKeys = [...Object.keys(schema.outputs), "durationSeconds"];
+  return resourceClass(schema.kind, provider, (args: InputArgs<In> & WaiterArgs, opts) =>
+    waiterProps(args, opts, ownInputs(schema.inputs, args), outputKeys),
+  );
+}
+
+/** A removal guard: nothing to do on create; on delete, the waiting core's wait for the removal. */
+export interface RemovalSchema<In extends InputSpecs, R> {
+  kind: string;
+  /** Its own inputs (the kubeconfig and the delete's deadline are added). */
+  inputs: In;
+  id(inputs: InputValues<In>): string;
+  /** What `read` reports. */
+  observe(options: InputValues<In> & RemovalInputs & { timeoutMs: number }): Promise<Evaluation<R>>;
+  /** The wait on delete, called as `WaiterSchema.wait` is, with the delete's deadline. */
+  remove(
+    options: InputValues<In> & RemovalInputs & { timeoutMs: number; onProgress: ProgressListener },
+  ): Promise<unknown>;
+}
+
+export type RemovalResourceClass<In extends InputSpecs> = ResourceClass<
+  InputArgs<In> & RemovalArgs,
+  InputProperties<In>
+>;
+
+/** The resource class of a removal guard, its provider at `.provider`. */
+export function defineRemoval<In extends InputSpecs, R>(
+  schema: RemovalSchema<In, R>,
+): RemovalResourceClass<In> {
+  const provider = removalProvider<InputValues<In> & RemovalInputs, R>({
+    kind: schema.kind,
+    inputKeys: Object.keys(schema.inputs),
+    check: (news) => checkInputs(schema.inputs, news),
+    id: (inputs) => schema.id(inputs),
+    observe: (options) => schema.observe(options),
+    remove: (options) => schema.remove(options),
+  });
+  return resourceClass(schema.kind, provider, (args: InputArgs<In> & RemovalArgs, opts) =>
+    removalProps(args, opts, ownInputs(schema.inputs, args)),
+  );
+}
+
+/** The Args a waiter or removal guard class takes. */
+export type ArgsOf<C extends abstract new (...args: never[]) => unknown> = ConstructorParameters<C>[1];
