@@ -13,6 +13,7 @@ import {
   SecretReference,
 } from "./provider-spec";
 import { AwsPlacementOptions, withAwsPlacementOptions } from "./aws-options";
+import { MachineSetPlatformModule } from "./platform";
 
 /** What a user may set on AWS machines; everything else follows the installer's conventions. */
 export interface AwsMachineOptions extends AwsPlacementOptions {
@@ -206,3 +207,33 @@ export function awsProviderSpec(
     options,
   );
 }
+
+/** AWS as the installer's aws MachineSet generator makes it: zones named after the region. */
+export const AWS_PLATFORM: MachineSetPlatformModule<AwsMachineOptions> = {
+  infrastructureType: "AWS",
+  machineSetName: (infraId, role, _region, zone) => `${infraId}-${role}-${zone}`,
+  checkZone(path, zone, region) {
+    if (!zone.startsWith(region) || zone.length === region.length) {
+      throw new InputError(
+        path,
+        `AWS zone ${JSON.stringify(zone)} is not in region ${JSON.stringify(region)} (expected e.g. "${region}a")`,
+      );
+    }
+  },
+  zonesWhenNoneListed(path) {
+    throw new InputError(path, "at least one zone is required (production pools want three)");
+  },
+  withImage(path, image, options) {
+    if (typeof image !== "string" || image === "") {
+      throw new InputError(path, "on AWS the image is an AMI id such as ami-0123456789abcdef0");
+    }
+    return { ...options, ami: image };
+  },
+  imageOf: (spec) => (spec?.ami as { id?: string } | undefined)?.id,
+  imageField: "ami.id",
+  providerSpec: (options, placement) => awsProviderSpec(options, placement),
+  windows: {
+    defaultRole: "windows-worker",
+    options: (options, userDataSecret) => ({ ...options, userDataSecret }),
+  },
+};

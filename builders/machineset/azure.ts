@@ -3,6 +3,8 @@ import { AZURE_IMAGE_TYPES, AZURE_OS_TYPES } from "../generated/enums";
 import { requireInteger, requireNonEmptyString, requireOneOf } from "../validation";
 import { AzureImage, AzureMachineProviderSpec, AzureOSDisk, SecretReference } from "./provider-spec";
 import { AzureVmOptions, withAzureVmOptions } from "./azure-options";
+import { AZURE_ZONAL_REGIONS } from "./azure-regions";
+import { MachineSetPlatformModule } from "./platform";
 
 /** What a user may set on Azure machines; everything else follows the installer's conventions. */
 export interface AzureMachineOptions extends AzureVmOptions {
@@ -141,3 +143,62 @@ export function azureProviderSpec(
     options,
   );
 }
+
+/** On Azure the Windows VM name (MachineSet name plus a 5-character suffix and dash) is limited to 15. */
+export const AZURE_WINDOWS_MACHINESET_NAME_MAX = 9;
+
+/** Azure as the installer's azure MachineSet generator makes it: numbered zones, or none in some regions. */
+export const AZURE_PLATFORM: MachineSetPlatformModule<AzureMachineOptions> = {
+  infrastructureType: "Azure",
+  machineSetName: (infraId, role, region, zone) => `${infraId}-${role}-${region}${zone}`,
+  checkZone(path, zone) {
+    if (!/^[1-9]$/.test(zone)) {
+      throw new InputError(
+        path,
+        `Azure zone ${JSON.stringify(zone)} is not an availability zone number such as "1", "2" or "3"`,
+      );
+    }
+  },
+  zonesWhenNoneListed(path, region) {
+    if (AZURE_ZONAL_REGIONS.has(region)) {
+      throw new InputError(
+        path,
+        `Azure region ${JSON.stringify(region)} has availability zones: list them, e.g. ["1", "2", "3"] (an empty list is for regions without zones)`,
+      );
+    }
+    // One MachineSet without a zone, named <infraID>-<role>-<region> as the installer names it there.
+    return [{ zone: "" }];
+  },
+  withImage(path, image, options) {
+    if (typeof image !== "object" || image === null) {
+      throw new InputError(path, "on Azure the image is { resourceID } or publisher, offer, sku and version");
+    }
+    requireAzureImage(path, image);
+    return { ...options, image };
+  },
+  imageOf: (spec) => spec?.image,
+  imageField: "image",
+  providerSpec(options, placement) {
+    if (placement.subnet !== undefined && typeof placement.subnet !== "string") {
+      throw new InputError("subnet", "an Azure subnet is given by its name, not by a reference");
+    }
+    return azureProviderSpec(options, {
+      infrastructureId: placement.infrastructureId,
+      location: placement.region,
+      // A region without zones: no zone, and the machine-api places the VMs in an availability set.
+      zone: placement.zone === "" ? undefined : placement.zone,
+      subnet: placement.subnet,
+    });
+  },
+  windows: {
+    defaultRole: "win",
+    maxNameLength: AZURE_WINDOWS_MACHINESET_NAME_MAX,
+    // WMCO's documented Azure MachineSets are `<role><zone>`: the installer's names would not fit.
+    machineSetName: (role, zone) => `${role}${zone}`,
+    options: (options, userDataSecret) => ({
+      ...options,
+      userDataSecret,
+      osDisk: { ...options.osDisk, osType: "Windows" },
+    }),
+  },
+};
