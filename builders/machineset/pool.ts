@@ -112,16 +112,15 @@ export function machineSetsForPool(spec: MachineSetPoolSpec): MachineSetManifest
   const errors: InputError[] = [];
   const platform = attempt(errors, () => platformModule("platform", spec.platform));
   const given = attempt(errors, () => zoneSpecs(spec.zones));
-  const zones =
+  const placed =
     platform && given && typeof spec.region === "string" && spec.region !== ""
       ? attempt(errors, () => zonesInRegion(platform, spec.region, given))
       : undefined;
+  // The pool's other properties are checked on the zones found valid, so every mistake shows at once.
+  const zones =
+    placed ?? (given ?? []).filter((_, i) => !errors.some((e) => e.propertyPath === `zones[${i}]`));
   const sets =
-    platform &&
-    attempt(errors, () =>
-      // Without zones the pool's other properties are still checked, so every mistake shows at once.
-      machineSetsInZones({ ...spec, zones: zones ?? [] } as MachineSetPoolSpec),
-    );
+    platform && attempt(errors, () => machineSetsInZones({ ...spec, zones } as MachineSetPoolSpec));
   throwFirstPerPath(errors);
   return sets as MachineSetManifest[];
 }
