@@ -1,4 +1,4 @@
-import { InputError, InputErrors, within } from "../errors";
+import { collectErrors, InputError, InputErrors, within } from "../errors";
 import {
   requireDnsLabel,
   requireLabels,
@@ -52,13 +52,13 @@ export function zoneSpecs(given: unknown): ZoneSpec[] {
   if (!Array.isArray(given)) {
     throw new InputError("zones", "at least one zone is required (production infra pools want three)");
   }
-  const errors: InputError[] = [];
-  const zones = given.map((z: string | ZoneSpec, i) => {
-    const zone = typeof z === "string" ? { zone: z } : { ...z };
-    attempt(errors, () => requireNonEmptyString(`zones[${i}]`, zone.zone));
-    return zone;
-  });
-  InputErrors.throwIfAny(errors);
+  const zones = collectErrors(
+    given.map((z: string | ZoneSpec, i) => () => {
+      const zone = typeof z === "string" ? { zone: z } : { ...z };
+      requireNonEmptyString(`zones[${i}]`, zone.zone);
+      return zone;
+    }),
+  );
   requireUnique("zones", zones, (z) => z.zone, "zone");
   return zones;
 }
@@ -70,9 +70,7 @@ export function zonesInRegion<O extends object>(
   zones: readonly ZoneSpec[],
 ): ZoneSpec[] {
   if (zones.length === 0) return platform.zonesWhenNoneListed("zones", region);
-  const errors: InputError[] = [];
-  zones.forEach((z, i) => attempt(errors, () => platform.checkZone(`zones[${i}]`, z.zone, region)));
-  InputErrors.throwIfAny(errors);
+  collectErrors(zones.map((z, i) => () => platform.checkZone(`zones[${i}]`, z.zone, region)));
   return [...zones];
 }
 
@@ -91,16 +89,13 @@ export interface PoolInputs {
 
 /** Every problem of a pool's own inputs at once, without the cluster's facts. */
 export function checkPoolInputs(inputs: PoolInputs): void {
-  const errors: InputError[] = [];
-  attempt(errors, () => inputs.zones === undefined || zoneSpecs(inputs.zones));
-  attempt(
-    errors,
+  collectErrors([
+    () => inputs.zones === undefined || zoneSpecs(inputs.zones),
     () => inputs.replicas === undefined || requireNonNegativeInteger("replicas", inputs.replicas),
-  );
-  attempt(errors, () => requireLabels("nodeLabels", inputs.nodeLabels));
-  attempt(errors, () => requireTaints("taints", inputs.taints));
-  attempt(errors, () => typeof inputs.image !== "string" || requireAmiId("image", inputs.image));
-  InputErrors.throwIfAny(errors);
+    () => requireLabels("nodeLabels", inputs.nodeLabels),
+    () => requireTaints("taints", inputs.taints),
+    () => typeof inputs.image !== "string" || requireAmiId("image", inputs.image),
+  ]);
 }
 
 /**
