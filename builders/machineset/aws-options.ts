@@ -29,7 +29,8 @@ export interface AwsPlacementOptions {
 
 const DECIMAL = /^[0-9]+(\.[0-9]+)?$/;
 
-function check(options: AwsPlacementOptions): void {
+/** Every problem of the options at once. */
+export function checkAwsPlacementOptions(options: AwsPlacementOptions): void {
   const spot = options.spotMarketOptions;
   collectErrors([
     () => {
@@ -115,7 +116,7 @@ export function withAwsPlacementOptions(
   spec: AWSMachineProviderConfig,
   options: AwsPlacementOptions,
 ): AWSMachineProviderConfig {
-  check(options);
+  checkAwsPlacementOptions(options);
   const blockDevices: AWSBlockDevice[] = options.kmsKeyArn
     ? spec.blockDevices.map((d) => ({
         ...d,

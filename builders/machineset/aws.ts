@@ -1,4 +1,4 @@
-import { InputError } from "../errors";
+import { collectErrors, InputError } from "../errors";
 import { AWS_EBS_FIELDS } from "../generated/enums";
 import {
   requireInteger,
@@ -12,7 +12,8 @@ import {
   AWSResourceReference,
   SecretReference,
 } from "./provider-spec";
-import { AwsPlacementOptions, withAwsPlacementOptions } from "./aws-options";
+import { AwsPlacementOptions, checkAwsPlacementOptions, withAwsPlacementOptions } from "./aws-options";
+import { MachineSetPlatformModule } from "./platform";
 
 /** What a user may set on AWS machines; everything else follows the installer's conventions. */
 export interface AwsMachineOptions extends AwsPlacementOptions {
@@ -127,38 +128,58 @@ const VOLUME_SIZES: Record<(typeof VOLUME_TYPES)[number], [number, number]> = {
   standard: [1, 1024],
 };
 
+function blockDevice(at: string, d: AWSBlockDevice): void {
+  const ebs = d.ebs ?? ({} as Partial<AWSBlockDevice["ebs"]>);
+  collectErrors([
+    () =>
+      collectErrors(
+        Object.keys(d)
+          .filter((key) => key !== "deviceName" && key !== "ebs")
+          .map((key) => () => {
+            throw new InputError(`${at}.${key}`, "is not a block device setting: use deviceName and ebs");
+          }),
+      ),
+    // machine-api ignores a field it does not know: a misspelt one would vanish without a word.
+    () =>
+      collectErrors(
+        Object.keys(ebs)
+          .filter((key) => !(AWS_EBS_FIELDS as readonly string[]).includes(key))
+          .map((key) => () => {
+            throw new InputError(
+              `${at}.ebs.${key}`,
+              `is not an EBS setting: use ${AWS_EBS_FIELDS.join(", ")}`,
+            );
+          }),
+      ),
+    () => {
+      const type = requireOneOf(`${at}.ebs.volumeType`, ebs.volumeType, VOLUME_TYPES);
+      const [min, max] = VOLUME_SIZES[type];
+      collectErrors([
+        () => requireInteger(`${at}.ebs.volumeSize`, ebs.volumeSize, min, max),
+        () => {
+          if ((type === "io1" || type === "io2") && !(typeof ebs.iops === "number" && ebs.iops >= 100)) {
+            throw new InputError(
+              `${at}.ebs.iops`,
+              `is required for ${type} volumes: the provisioned IOPS, 100 or more, got ${JSON.stringify(ebs.iops)}`,
+            );
+          }
+          // 0 leaves the IOPS to the volume type's default.
+          if (ebs.iops !== undefined) requireNonNegativeInteger(`${at}.ebs.iops`, ebs.iops);
+        },
+        () => {
+          if (ebs.throughputMib === undefined) return;
+          if (type !== "gp3") throw new InputError(`${at}.ebs.throughputMib`, "applies to gp3 volumes only");
+          requireInteger(`${at}.ebs.throughputMib`, ebs.throughputMib, 125, 2000);
+        },
+      ]);
+    },
+  ]);
+}
+
 function blockDevices(path: string, devices: readonly AWSBlockDevice[]): AWSBlockDevice[] {
   if (devices.length === 0)
     throw new InputError(path, "at least one block device (the root volume) is required");
-  devices.forEach((d, i) => {
-    const at = `${path}[${i}]`;
-    for (const key of Object.keys(d)) {
-      if (key !== "deviceName" && key !== "ebs") {
-        throw new InputError(`${at}.${key}`, "is not a block device setting: use deviceName and ebs");
-      }
-    }
-    // machine-api ignores a field it does not know: a misspelt one would vanish without a word.
-    for (const key of Object.keys(d.ebs ?? {})) {
-      if (!(AWS_EBS_FIELDS as readonly string[]).includes(key)) {
-        throw new InputError(`${at}.ebs.${key}`, `is not an EBS setting: use ${AWS_EBS_FIELDS.join(", ")}`);
-      }
-    }
-    const type = requireOneOf(`${at}.ebs.volumeType`, d.ebs?.volumeType, VOLUME_TYPES);
-    const [min, max] = VOLUME_SIZES[type];
-    requireInteger(`${at}.ebs.volumeSize`, d.ebs.volumeSize, min, max);
-    if ((type === "io1" || type === "io2") && !(typeof d.ebs.iops === "number" && d.ebs.iops >= 100)) {
-      throw new InputError(
-        `${at}.ebs.iops`,
-        `is required for ${type} volumes: the provisioned IOPS, 100 or more, got ${JSON.stringify(d.ebs.iops)}`,
-      );
-    }
-    // 0 leaves the IOPS to the volume type's default.
-    if (d.ebs.iops !== undefined) requireNonNegativeInteger(`${at}.ebs.iops`, d.ebs.iops);
-    if (d.ebs.throughputMib !== undefined) {
-      if (type !== "gp3") throw new InputError(`${at}.ebs.throughputMib`, "applies to gp3 volumes only");
-      requireInteger(`${at}.ebs.throughputMib`, d.ebs.throughputMib, 125, 2000);
-    }
-  });
+  collectErrors(devices.map((d, i) => () => blockDevice(`${path}[${i}]`, d)));
   return devices.map((d) => ({ ...d, ebs: { ...d.ebs } }));
 }
 
@@ -174,35 +195,73 @@ export function awsProviderSpec(
       .sort(([a], [b]) => (a < b ? -1 : 1))
       .map(([name, value]) => ({ name, value })),
   ];
+  const [ami, devices, instanceType, metadata, securityGroups, subnet] = collectErrors([
+    () => requireNonEmptyString("ami", options.ami),
+    () => blockDevices("blockDevices", options.blockDevices ?? AWS_DEFAULTS.blockDevices),
+    () => requireNonEmptyString("instanceType", options.instanceType ?? AWS_DEFAULTS.instanceType),
+    () =>
+      options.metadataServiceOptions &&
+      metadataServiceOptions("metadataServiceOptions", options.metadataServiceOptions),
+    () =>
+      options.securityGroups
+        ? collectErrors(
+            options.securityGroups.map((sg, i) => () => reference(`securityGroups[${i}]`, sg, "sg-")),
+          )
+        : [tagName(`${infraId}-worker-sg`)],
+    () =>
+      placement.subnet
+        ? reference("subnet", placement.subnet, "subnet-")
+        : tagName(`${infraId}-private-${placement.zone}`),
+    () => checkAwsPlacementOptions(options),
+  ]);
   return withAwsPlacementOptions(
     {
-      ami: { id: requireNonEmptyString("ami", options.ami) },
+      ami: { id: ami },
       apiVersion: options.providerApiVersion ?? AWS_DEFAULTS.providerApiVersion,
-      blockDevices: blockDevices("blockDevices", options.blockDevices ?? AWS_DEFAULTS.blockDevices),
+      blockDevices: devices,
       credentialsSecret: options.credentialsSecret ?? { ...AWS_DEFAULTS.credentialsSecret },
       deviceIndex: 0,
       iamInstanceProfile: { id: options.iamInstanceProfile ?? `${infraId}-worker-profile` },
-      instanceType: requireNonEmptyString("instanceType", options.instanceType ?? AWS_DEFAULTS.instanceType),
+      instanceType,
       kind: "AWSMachineProviderConfig",
-      ...(options.metadataServiceOptions
-        ? {
-            metadataServiceOptions: metadataServiceOptions(
-              "metadataServiceOptions",
-              options.metadataServiceOptions,
-            ),
-          }
-        : {}),
+      ...(metadata ? { metadataServiceOptions: metadata } : {}),
       placement: { availabilityZone: placement.zone, region: placement.region },
       ...(options.publicIp !== undefined ? { publicIp: options.publicIp } : {}),
-      securityGroups: options.securityGroups
-        ? options.securityGroups.map((sg, i) => reference(`securityGroups[${i}]`, sg, "sg-"))
-        : [tagName(`${infraId}-worker-sg`)],
-      subnet: placement.subnet
-        ? reference("subnet", placement.subnet, "subnet-")
-        : tagName(`${infraId}-private-${placement.zone}`),
+      securityGroups,
+      subnet,
       tags,
       userDataSecret: options.userDataSecret ?? { ...AWS_DEFAULTS.userDataSecret },
     },
     options,
   );
 }
+
+/** AWS as the installer's aws MachineSet generator makes it: zones named after the region. */
+export const AWS_PLATFORM: MachineSetPlatformModule<AwsMachineOptions> = {
+  infrastructureType: "AWS",
+  machineSetName: (infraId, role, _region, zone) => `${infraId}-${role}-${zone}`,
+  checkZone(path, zone, region) {
+    if (!zone.startsWith(region) || zone.length === region.length) {
+      throw new InputError(
+        path,
+        `AWS zone ${JSON.stringify(zone)} is not in region ${JSON.stringify(region)} (expected e.g. "${region}a")`,
+      );
+    }
+  },
+  zonesWhenNoneListed(path) {
+    throw new InputError(path, "at least one zone is required (production pools want three)");
+  },
+  withImage(path, image, options) {
+    if (typeof image !== "string" || image === "") {
+      throw new InputError(path, "on AWS the image is an AMI id such as ami-0123456789abcdef0");
+    }
+    return { ...options, ami: image };
+  },
+  imageOf: (spec) => (spec?.ami as { id?: string } | undefined)?.id,
+  imageField: "ami.id",
+  providerSpec: (options, placement) => awsProviderSpec(options, placement),
+  windows: {
+    defaultRole: "windows-worker",
+    options: (options, userDataSecret) => ({ ...options, userDataSecret }),
+  },
+};

@@ -40,7 +40,8 @@ export interface AzureVmOptions {
 
 const SPOT_PRICE = /^(-1|[0-9]+(\.[0-9]+)?)$/;
 
-function check(options: AzureVmOptions): void {
+/** Every problem of the options at once. */
+export function checkAzureVmOptions(options: AzureVmOptions): void {
   const spot = options.spotVMOptions;
   const security = options.security;
   collectErrors([
@@ -166,7 +167,7 @@ export function withAzureVmOptions(
   spec: AzureMachineProviderSpec,
   options: AzureVmOptions,
 ): AzureMachineProviderSpec {
-  check(options);
+  checkAzureVmOptions(options);
   const spot = options.spotVMOptions;
   const profile = securityProfile(options);
   const diag = options.bootDiagnostics;

@@ -1,8 +1,10 @@
-import { InputError } from "../errors";
+import { collectErrors, InputError } from "../errors";
 import { AZURE_IMAGE_TYPES, AZURE_OS_TYPES } from "../generated/enums";
 import { requireInteger, requireNonEmptyString, requireOneOf } from "../validation";
 import { AzureImage, AzureMachineProviderSpec, AzureOSDisk, SecretReference } from "./provider-spec";
-import { AzureVmOptions, withAzureVmOptions } from "./azure-options";
+import { AzureVmOptions, checkAzureVmOptions, withAzureVmOptions } from "./azure-options";
+import { AZURE_ZONAL_REGIONS } from "./azure-regions";
+import { MachineSetPlatformModule } from "./platform";
 
 /** What a user may set on Azure machines; everything else follows the installer's conventions. */
 export interface AzureMachineOptions extends AzureVmOptions {
@@ -65,24 +67,30 @@ export function requireAzureImage(path: string, value: Partial<AzureImage>): Azu
   if (!value.resourceID && !marketplace) {
     throw new InputError(path, "give either resourceID or publisher, offer, sku and version");
   }
-  if (value.resourceID && !AZURE_IMAGE_ID.test(value.resourceID)) {
-    throw new InputError(
-      `${path}.resourceID`,
-      `${JSON.stringify(value.resourceID)} is not an image resource ID: use "/resourceGroups/<group>/providers/Microsoft.Compute/galleries/<gallery>/images/<image>/versions/<version>" (optionally after "/subscriptions/<id>"), or ".../providers/Microsoft.Compute/images/<name>" for a managed image`,
-    );
-  }
-  if (marketplace) {
-    for (const key of ["publisher", "offer", "sku", "version"] as const) {
-      requireNonEmptyString(`${path}.${key}`, value[key]);
-    }
-    if (!MARKETPLACE_VERSION.test(value.version as string)) {
-      throw new InputError(
-        `${path}.version`,
-        `${JSON.stringify(value.version)} is not an image version: use "latest" or a version such as "20348.2227.240104"`,
-      );
-    }
-  }
-  if (value.type !== undefined) requireOneOf(`${path}.type`, value.type, AZURE_IMAGE_TYPES);
+  collectErrors([
+    () => {
+      if (value.resourceID && !AZURE_IMAGE_ID.test(value.resourceID)) {
+        throw new InputError(
+          `${path}.resourceID`,
+          `${JSON.stringify(value.resourceID)} is not an image resource ID: use "/resourceGroups/<group>/providers/Microsoft.Compute/galleries/<gallery>/images/<image>/versions/<version>" (optionally after "/subscriptions/<id>"), or ".../providers/Microsoft.Compute/images/<name>" for a managed image`,
+        );
+      }
+    },
+    ...(["publisher", "offer", "sku"] as const).map(
+      (key) => () => marketplace && requireNonEmptyString(`${path}.${key}`, value[key]),
+    ),
+    () => {
+      if (!marketplace) return;
+      requireNonEmptyString(`${path}.version`, value.version);
+      if (!MARKETPLACE_VERSION.test(value.version as string)) {
+        throw new InputError(
+          `${path}.version`,
+          `${JSON.stringify(value.version)} is not an image version: use "latest" or a version such as "20348.2227.240104"`,
+        );
+      }
+    },
+    () => value.type !== undefined && requireOneOf(`${path}.type`, value.type, AZURE_IMAGE_TYPES),
+  ]);
   return {
     offer: value.offer ?? "",
     publisher: value.publisher ?? "",
@@ -102,14 +110,17 @@ function osDisk(path: string, value: Partial<AzureOSDisk> | undefined): AzureOSD
     },
     osType: value?.osType ?? AZURE_DEFAULTS.osDisk.osType,
   };
-  // Azure managed disks hold at most 32767 GiB; machine-api's webhook refuses anything outside 1 to that.
-  requireInteger(`${path}.diskSizeGB`, disk.diskSizeGB, 1, 32767);
-  requireOneOf(
-    `${path}.managedDisk.storageAccountType`,
-    disk.managedDisk.storageAccountType,
-    STORAGE_ACCOUNT_TYPES,
-  );
-  requireOneOf(`${path}.osType`, disk.osType, AZURE_OS_TYPES);
+  collectErrors([
+    // Azure managed disks hold at most 32767 GiB; machine-api's webhook refuses anything outside 1 to that.
+    () => requireInteger(`${path}.diskSizeGB`, disk.diskSizeGB, 1, 32767),
+    () =>
+      requireOneOf(
+        `${path}.managedDisk.storageAccountType`,
+        disk.managedDisk.storageAccountType,
+        STORAGE_ACCOUNT_TYPES,
+      ),
+    () => requireOneOf(`${path}.osType`, disk.osType, AZURE_OS_TYPES),
+  ]);
   return disk;
 }
 
@@ -120,24 +131,90 @@ export function azureProviderSpec(
 ): AzureMachineProviderSpec {
   const infraId = placement.infrastructureId;
   const resourceGroup = options.resourceGroup ?? `${infraId}-rg`;
+  const [image, location, disk, vmSize] = collectErrors([
+    () => requireAzureImage("image", options.image),
+    () => requireNonEmptyString("location", placement.location),
+    () => osDisk("osDisk", options.osDisk),
+    () => requireNonEmptyString("vmSize", options.vmSize ?? AZURE_DEFAULTS.vmSize),
+    () => checkAzureVmOptions(options),
+  ]);
   return withAzureVmOptions(
     {
       apiVersion: options.providerApiVersion ?? AZURE_DEFAULTS.providerApiVersion,
       credentialsSecret: options.credentialsSecret ?? { ...AZURE_DEFAULTS.credentialsSecret },
-      image: requireAzureImage("image", options.image),
+      image,
       kind: "AzureMachineProviderSpec",
-      location: requireNonEmptyString("location", placement.location),
+      location,
       managedIdentity: options.managedIdentity ?? `${infraId}-identity`,
       networkResourceGroup: options.networkResourceGroup ?? resourceGroup,
-      osDisk: osDisk("osDisk", options.osDisk),
+      osDisk: disk,
       publicIP: options.publicIP ?? false,
       resourceGroup,
       subnet: placement.subnet ?? options.subnet ?? `${infraId}-worker-subnet`,
       userDataSecret: options.userDataSecret ?? { ...AZURE_DEFAULTS.userDataSecret },
-      vmSize: requireNonEmptyString("vmSize", options.vmSize ?? AZURE_DEFAULTS.vmSize),
+      vmSize,
       vnet: options.vnet ?? `${infraId}-vnet`,
       ...(placement.zone !== undefined ? { zone: placement.zone } : {}),
     },
     options,
   );
 }
+
+/** On Azure the Windows VM name (MachineSet name plus a 5-character suffix and dash) is limited to 15. */
+export const AZURE_WINDOWS_MACHINESET_NAME_MAX = 9;
+
+/** Azure as the installer's azure MachineSet generator makes it: numbered zones, or none in some regions. */
+export const AZURE_PLATFORM: MachineSetPlatformModule<AzureMachineOptions> = {
+  infrastructureType: "Azure",
+  machineSetName: (infraId, role, region, zone) => `${infraId}-${role}-${region}${zone}`,
+  checkZone(path, zone) {
+    if (!/^[1-9]$/.test(zone)) {
+      throw new InputError(
+        path,
+        `Azure zone ${JSON.stringify(zone)} is not an availability zone number such as "1", "2" or "3"`,
+      );
+    }
+  },
+  zonesWhenNoneListed(path, region) {
+    if (AZURE_ZONAL_REGIONS.has(region)) {
+      throw new InputError(
+        path,
+        `Azure region ${JSON.stringify(region)} has availability zones: list them, e.g. ["1", "2", "3"] (an empty list is for regions without zones)`,
+      );
+    }
+    // One MachineSet without a zone, named <infraID>-<role>-<region> as the installer names it there.
+    return [{ zone: "" }];
+  },
+  withImage(path, image, options) {
+    if (typeof image !== "object" || image === null) {
+      throw new InputError(path, "on Azure the image is { resourceID } or publisher, offer, sku and version");
+    }
+    requireAzureImage(path, image);
+    return { ...options, image };
+  },
+  imageOf: (spec) => spec?.image,
+  imageField: "image",
+  providerSpec(options, placement) {
+    if (placement.subnet !== undefined && typeof placement.subnet !== "string") {
+      throw new InputError("subnet", "an Azure subnet is given by its name, not by a reference");
+    }
+    return azureProviderSpec(options, {
+      infrastructureId: placement.infrastructureId,
+      location: placement.region,
+      // A region without zones: no zone, and the machine-api places the VMs in an availability set.
+      zone: placement.zone === "" ? undefined : placement.zone,
+      subnet: placement.subnet,
+    });
+  },
+  windows: {
+    defaultRole: "win",
+    maxNameLength: AZURE_WINDOWS_MACHINESET_NAME_MAX,
+    // WMCO's documented Azure MachineSets are `<role><zone>`: the installer's names would not fit.
+    machineSetName: (role, zone) => `${role}${zone}`,
+    options: (options, userDataSecret) => ({
+      ...options,
+      userDataSecret,
+      osDisk: { ...options.osDisk, osType: "Windows" },
+    }),
+  },
+};

@@ -1,4 +1,4 @@
-import { InputError } from "../errors";
+import { collectErrors, InputError } from "../errors";
 import {
   requireLabels,
   requireNonEmptyString,
@@ -67,21 +67,28 @@ function sorted(labels: Record<string, string>): Record<string, string> {
  * on cluster and set, and role/type on the Machines.
  */
 export function machineSet(args: MachineSetArgs): MachineSetManifest {
-  const name = requireMachineSetName("name", args.name, args.maxNameLength);
-  const infraId = requireNonEmptyString("infrastructureId", args.infrastructureId);
-  const role = requireNonEmptyString("machineRole", args.machineRole);
-  const replicas = requireNonNegativeInteger("replicas", args.replicas);
-  const machineLabels = requireLabels("machineLabels", args.machineLabels);
-  const nodeLabels = requireLabels("nodeLabels", args.nodeLabels);
-  const taints = requireTaints("taints", args.taints);
-  for (const key of Object.values(MACHINE_LABELS)) {
-    if (key in machineLabels && key !== MACHINE_LABELS.osId) {
-      throw new InputError(
-        `machineLabels["${key}"]`,
-        `${key} is set by the library and cannot be overridden`,
+  const [name, infraId, role, replicas, machineLabels, nodeLabels, taints] = collectErrors([
+    () => requireMachineSetName("name", args.name, args.maxNameLength),
+    () => requireNonEmptyString("infrastructureId", args.infrastructureId),
+    () => requireNonEmptyString("machineRole", args.machineRole),
+    () => requireNonNegativeInteger("replicas", args.replicas),
+    () => {
+      const labels = requireLabels("machineLabels", args.machineLabels);
+      collectErrors(
+        Object.values(MACHINE_LABELS)
+          .filter((key) => key in labels && key !== MACHINE_LABELS.osId)
+          .map((key) => () => {
+            throw new InputError(
+              `machineLabels["${key}"]`,
+              `${key} is set by the library and cannot be overridden`,
+            );
+          }),
       );
-    }
-  }
+      return labels;
+    },
+    () => requireLabels("nodeLabels", args.nodeLabels),
+    () => requireTaints("taints", args.taints),
+  ]);
 
   const selector = { [MACHINE_LABELS.cluster]: infraId, [MACHINE_LABELS.machineSet]: name };
   const setLabels = {

@@ -1,4 +1,4 @@
-import { collectErrors, InputError, within } from "../errors";
+import { collectErrors, InputError, InputErrors, within } from "../errors";
 import {
   requireDnsLabel,
   requireLabels,
@@ -8,24 +8,12 @@ import {
   requireUnique,
   Taint,
 } from "../validation";
-import { AwsMachineOptions, awsProviderSpec, requireAmiId } from "./aws";
-import { AzureMachineOptions, azureProviderSpec } from "./azure";
+import { requireAmiId } from "./aws";
 import { machineSet, MachineSetManifest } from "./machineset";
-import { AZURE_ZONAL_REGIONS } from "./azure-regions";
 import { spreadReplicas } from "./naming";
-import { AWSResourceReference, AzureImage, ProviderSpec } from "./provider-spec";
-
-export const MACHINESET_PLATFORMS = ["aws", "azure"] as const;
-export type MachineSetPlatform = (typeof MACHINESET_PLATFORMS)[number];
-
-export interface ZoneSpec {
-  /** AWS availability zone (`us-east-2a`) or Azure zone number (`"1"`). */
-  zone: string;
-  /** AWS: subnet id or reference; Azure: subnet name. Default: the installer's per-zone subnet. */
-  subnet?: string | AWSResourceReference;
-  /** Overrides the installer-style name of this zone's MachineSet. */
-  machineSetName?: string;
-}
+import { MachineSetPlatformModule, ZoneSpec } from "./platform";
+import { MachineSetPlatform, PlatformOptions, platformModule } from "./platforms";
+import { AzureImage, ProviderSpec } from "./provider-spec";
 
 interface PoolSpecBase {
   infrastructureId: string;
@@ -44,110 +32,46 @@ interface PoolSpecBase {
   annotations?: Record<string, string>;
   maxNameLength?: number;
   roleLabelsOnSet?: boolean;
+  /** The MachineSet name of a zone when not the installer's (Windows on Azure); a zone's own name wins. */
+  machineSetName?: (zone: string) => string;
 }
 
-export type MachineSetPoolSpec =
-  | (PoolSpecBase & { platform: "aws"; aws: AwsMachineOptions })
-  | (PoolSpecBase & { platform: "azure"; azure: AzureMachineOptions });
+/** A pool on one platform: its options sit under the platform's name (`aws: {...}`). */
+export type MachineSetPoolSpec = {
+  [P in MachineSetPlatform]: PoolSpecBase & { platform: P } & { [K in P]: PlatformOptions[P] };
+}[MachineSetPlatform];
 
-interface PlatformRules {
-  /** The installer's MachineSet name for a zone. */
-  name(infraId: string, role: string, region: string, zone: string): string;
-  /** Throws when a zone cannot belong to the region. */
-  checkZone(path: string, zone: string, region: string): void;
-  providerSpec(spec: MachineSetPoolSpec, zone: ZoneSpec): ProviderSpec;
-}
+/** A pool whose zones are normalised and placed in its region (`""`: one MachineSet without a zone). */
+export type PlacedPoolSpec = Omit<PoolSpecBase, "zones"> & { zones: readonly ZoneSpec[] };
 
-/** Platform differences as data: naming, zone rules and provider specs. */
-const PLATFORMS: Record<MachineSetPlatform, PlatformRules> = {
-  aws: {
-    name: (infraId, role, _region, zone) => `${infraId}-${role}-${zone}`,
-    checkZone(path, zone, region) {
-      if (!zone.startsWith(region) || zone.length === region.length) {
-        throw new InputError(
-          path,
-          `AWS zone ${JSON.stringify(zone)} is not in region ${JSON.stringify(region)} (expected e.g. "${region}a")`,
-        );
-      }
-    },
-    providerSpec: (spec, zone) =>
-      within("aws", () =>
-        awsProviderSpec((spec as { aws: AwsMachineOptions }).aws, {
-          infrastructureId: spec.infrastructureId,
-          region: spec.region,
-          zone: zone.zone,
-          subnet: zone.subnet,
-        }),
-      ),
-  },
-  azure: {
-    name: (infraId, role, region, zone) => `${infraId}-${role}-${region}${zone}`,
-    checkZone(path, zone) {
-      if (!/^[1-9]$/.test(zone)) {
-        throw new InputError(
-          path,
-          `Azure zone ${JSON.stringify(zone)} is not an availability zone number such as "1", "2" or "3"`,
-        );
-      }
-    },
-    providerSpec(spec, zone) {
-      if (zone.subnet !== undefined && typeof zone.subnet !== "string") {
-        throw new InputError("subnet", "an Azure subnet is given by its name, not by a reference");
-      }
-      return within("azure", () =>
-        azureProviderSpec((spec as { azure: AzureMachineOptions }).azure, {
-          infrastructureId: spec.infrastructureId,
-          location: spec.region,
-          // A region without zones: no zone, and the machine-api places the VMs in an availability set.
-          zone: zone.zone === "" ? undefined : zone.zone,
-          subnet: zone.subnet as string | undefined,
-        }),
-      );
-    },
-  },
-};
-
-/** The zones as given, each a ZoneSpec with a name, none twice; nothing here needs the cluster. */
-function zoneList(given: unknown): ZoneSpec[] {
+/**
+ * The zones as given, each a ZoneSpec with a name, none twice: the one place `string | ZoneSpec` becomes
+ * a ZoneSpec. Nothing here needs the cluster.
+ */
+export function zoneSpecs(given: unknown): ZoneSpec[] {
   if (!Array.isArray(given)) {
     throw new InputError("zones", "at least one zone is required (production infra pools want three)");
   }
-  const zones = given.map((z: string | ZoneSpec, i) => {
-    const zone = typeof z === "string" ? { zone: z } : { ...z };
-    requireNonEmptyString(`zones[${i}]`, zone.zone);
-    return zone;
-  });
+  const zones = collectErrors(
+    given.map((z: string | ZoneSpec, i) => () => {
+      const zone = typeof z === "string" ? { zone: z } : { ...z };
+      requireNonEmptyString(`zones[${i}]`, zone.zone);
+      return zone;
+    }),
+  );
   requireUnique("zones", zones, (z) => z.zone, "zone");
   return zones;
 }
 
-function zoneSpecs(spec: MachineSetPoolSpec): ZoneSpec[] {
-  const zones = zoneList(spec.zones);
-  if (zones.length === 0) {
-    if (spec.platform !== "azure")
-      throw new InputError("zones", "at least one zone is required (production infra pools want three)");
-    if (AZURE_ZONAL_REGIONS.has(spec.region)) {
-      throw new InputError(
-        "zones",
-        `Azure region ${JSON.stringify(spec.region)} has availability zones: list them, e.g. ["1", "2", "3"] (an empty list is for regions without zones)`,
-      );
-    }
-    // One MachineSet without a zone, named <infraID>-<role>-<region> as the installer names it there.
-    return [{ zone: "" }];
-  }
-  checkZonesInRegion(spec.platform, spec.region, zones);
-  return zones;
-}
-
-/** Throws at `zones[i]` for the first zone that cannot belong to the cluster's region. */
-export function checkZonesInRegion(
-  platform: MachineSetPlatform,
+/** `zones` checked against the cluster's region, or the platform's zones for a pool that lists none. */
+export function zonesInRegion<O extends object>(
+  platform: MachineSetPlatformModule<O>,
   region: string,
-  zones: ReadonlyArray<string | ZoneSpec>,
-): void {
-  zones.forEach((z, i) =>
-    PLATFORMS[platform]?.checkZone(`zones[${i}]`, typeof z === "string" ? z : z.zone, region),
-  );
+  zones: readonly ZoneSpec[],
+): ZoneSpec[] {
+  if (zones.length === 0) return platform.zonesWhenNoneListed("zones", region);
+  collectErrors(zones.map((z, i) => () => platform.checkZone(`zones[${i}]`, z.zone, region)));
+  return [...zones];
 }
 
 /** What a pool's args must satisfy whatever the cluster: checked before any cluster fact is read. */
@@ -166,7 +90,7 @@ export interface PoolInputs {
 /** Every problem of a pool's own inputs at once, without the cluster's facts. */
 export function checkPoolInputs(inputs: PoolInputs): void {
   collectErrors([
-    () => inputs.zones === undefined || zoneList(inputs.zones),
+    () => inputs.zones === undefined || zoneSpecs(inputs.zones),
     () => inputs.replicas === undefined || requireNonNegativeInteger("replicas", inputs.replicas),
     () => requireLabels("nodeLabels", inputs.nodeLabels),
     () => requireTaints("taints", inputs.taints),
@@ -177,47 +101,138 @@ export function checkPoolInputs(inputs: PoolInputs): void {
 /**
  * The MachineSets of one pool: one per zone, named and sized as openshift/installer does for its own
  * compute pools, so that an infra pool sits beside the worker sets as if the installer had made it.
+ * Every problem is reported at once.
  */
 export function machineSetsForPool(spec: MachineSetPoolSpec): MachineSetManifest[] {
-  const rules = PLATFORMS[spec.platform];
-  if (!rules) {
-    throw new InputError(
-      "platform",
-      `${JSON.stringify(spec.platform)} is not supported: use "aws" or "azure"`,
-    );
-  }
-  const infraId = requireDnsLabel("infrastructureId", spec.infrastructureId);
-  const region = requireNonEmptyString("region", spec.region);
-  const role = requireDnsLabel("role", spec.role);
-  const zones = zoneSpecs(spec);
-  const replicas = spreadReplicas("replicas", spec.replicas, zones.length);
-  const names = zones.map((z) => z.machineSetName ?? rules.name(infraId, role, region, z.zone));
-  requireUnique("zones", names, (n) => n, "MachineSet name");
+  const errors: InputError[] = [];
+  const platform = attempt(errors, () => platformModule("platform", spec.platform));
+  const given = attempt(errors, () => zoneSpecs(spec.zones));
+  const placed =
+    platform && given && typeof spec.region === "string" && spec.region !== ""
+      ? attempt(errors, () => zonesInRegion(platform, spec.region, given))
+      : undefined;
+  // The pool's other properties are checked on the zones found valid, so every mistake shows at once.
+  const zones =
+    placed ?? (given ?? []).filter((_, i) => !errors.some((e) => e.propertyPath === `zones[${i}]`));
+  const sets =
+    platform && attempt(errors, () => machineSetsInZones({ ...spec, zones } as MachineSetPoolSpec));
+  throwFirstPerPath(errors);
+  return sets as MachineSetManifest[];
+}
 
-  return zones.map((zone, i) => {
-    const providerSpec = rethrow(
-      () => rules.providerSpec(spec, zone),
-      (path) => (path === "subnet" || path.endsWith(".subnet") ? `zones[${i}].subnet` : path),
-    );
-    return rethrow(
-      () =>
-        machineSet({
-          name: names[i],
-          infrastructureId: infraId,
-          machineRole: spec.machineRole ?? role,
-          replicas: replicas[i],
-          machineLabels: spec.machineLabels,
-          nodeLabels: spec.nodeLabels,
-          taints: spec.taints,
-          annotations: spec.annotations,
-          providerSpec,
-          maxNameLength: spec.maxNameLength,
-          roleLabelsOnSet: spec.roleLabelsOnSet,
-        }),
-      // A bad name comes from the user's override, or else from the role that names the pool.
-      (path) => (path === "name" ? (zone.machineSetName ? `zones[${i}].machineSetName` : "role") : path),
+/** The MachineSets of a pool whose zones are already normalised and placed (what components build). */
+export function machineSetsInZones(spec: MachineSetPoolSpec): MachineSetManifest[] {
+  const platform = platformModule("platform", spec.platform);
+  const options = (spec as unknown as Record<string, object>)[spec.platform];
+  return machineSetsOf(platform, spec.platform, options, spec as PlacedPoolSpec);
+}
+
+/** The installer's name of a zone's MachineSet in this pool, unless the zone or the pool names it. */
+export function machineSetNameOf<O extends object>(
+  platform: MachineSetPlatformModule<O>,
+  spec: Pick<PoolSpecBase, "infrastructureId" | "region" | "role" | "machineSetName">,
+  zone: ZoneSpec,
+): string {
+  return (
+    zone.machineSetName ??
+    spec.machineSetName?.(zone.zone) ??
+    platform.machineSetName(spec.infrastructureId, spec.role, spec.region, zone.zone)
+  );
+}
+
+/**
+ * The MachineSets of a placed pool on any platform module: `options` are the user's machine options,
+ * reported under `optionsPath`. Nothing here knows a cloud.
+ */
+export function machineSetsOf<O extends object>(
+  platform: MachineSetPlatformModule<O>,
+  optionsPath: string,
+  options: O,
+  spec: PlacedPoolSpec,
+): MachineSetManifest[] {
+  const errors: InputError[] = [];
+  const infraId = attempt(errors, () => requireDnsLabel("infrastructureId", spec.infrastructureId));
+  const region = attempt(errors, () => requireNonEmptyString("region", spec.region));
+  const role = attempt(errors, () => requireDnsLabel("role", spec.role));
+  const zones = spec.zones;
+  const replicas = attempt(errors, () =>
+    // No zones: the caller has reported why; the total is still checked.
+    zones.length > 0
+      ? spreadReplicas("replicas", spec.replicas, zones.length)
+      : [requireNonNegativeInteger("replicas", spec.replicas)],
+  );
+  attempt(errors, () => requireLabels("machineLabels", spec.machineLabels));
+  attempt(errors, () => requireLabels("nodeLabels", spec.nodeLabels));
+  attempt(errors, () => requireTaints("taints", spec.taints));
+  const named = infraId !== undefined && region !== undefined && role !== undefined;
+  // A bad derived name is the role's, unless a part it is made of is already reported as bad.
+  const nameFrom = infraId === undefined ? "infrastructureId" : region === undefined ? "region" : "role";
+  const names = zones.map((z) => machineSetNameOf(platform, spec, z));
+  if (named) attempt(errors, () => requireUnique("zones", names, (n) => n, "MachineSet name"));
+
+  const manifests = zones.map((zone, i) => {
+    // The provider spec's defaults derive from the region; without one its errors would be noise.
+    const providerSpec =
+      region === undefined
+        ? undefined
+        : attempt(errors, () =>
+            rethrow(
+              () =>
+                within(optionsPath, () =>
+                  platform.providerSpec(options, {
+                    infrastructureId: spec.infrastructureId,
+                    region,
+                    zone: zone.zone,
+                    subnet: zone.subnet,
+                  }),
+                ),
+              (path) => (path === "subnet" || path.endsWith(".subnet") ? `zones[${i}].subnet` : path),
+            ),
+          );
+    return attempt(errors, () =>
+      rethrow(
+        () =>
+          machineSet({
+            name: names[i],
+            infrastructureId: spec.infrastructureId,
+            machineRole: spec.machineRole ?? spec.role,
+            replicas: replicas?.[i] ?? 0,
+            machineLabels: spec.machineLabels,
+            nodeLabels: spec.nodeLabels,
+            taints: spec.taints,
+            annotations: spec.annotations,
+            // Missing only when its errors are already recorded, and then nothing is returned.
+            providerSpec: providerSpec as ProviderSpec,
+            maxNameLength: spec.maxNameLength,
+            roleLabelsOnSet: spec.roleLabelsOnSet,
+          }),
+        // A bad name comes from the user's override, or else from the role that names the pool.
+        (path) => (path !== "name" ? path : zone.machineSetName ? `zones[${i}].machineSetName` : nameFrom),
+      ),
     );
   });
+  throwFirstPerPath(errors);
+  return manifests as MachineSetManifest[];
+}
+
+/**
+ * Throws the errors found, each property once by its first error: a pool-wide mistake fails every zone
+ * alike, and a property that fails one check fails the ones built on it.
+ */
+function throwFirstPerPath(errors: readonly InputError[]): void {
+  InputErrors.throwIfAny(
+    errors.filter((e, i) => errors.findIndex((o) => o.propertyPath === e.propertyPath) === i),
+  );
+}
+
+/** Runs `fn`, recording the InputErrors it throws in `errors`; undefined when it threw. */
+function attempt<T>(errors: InputError[], fn: () => T): T | undefined {
+  try {
+    return fn();
+  } catch (e) {
+    errors.push(...InputErrors.of(e));
+    return undefined;
+  }
 }
 
 /** Runs `fn`, moving an InputError to the property the user actually wrote. */
@@ -225,7 +240,9 @@ function rethrow<T>(fn: () => T, mapPath: (path: string) => string): T {
   try {
     return fn();
   } catch (e) {
-    if (e instanceof InputError) throw new InputError(mapPath(e.propertyPath), e.reason);
+    if (e instanceof InputError || e instanceof InputErrors) {
+      InputErrors.throwIfAny(InputErrors.of(e).map((x) => new InputError(mapPath(x.propertyPath), x.reason)));
+    }
     throw e;
   }
 }

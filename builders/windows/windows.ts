@@ -1,6 +1,6 @@
 import { createPrivateKey } from "node:crypto";
 import { collectErrors, InputError } from "../errors";
-import { MachineSetPoolSpec } from "../machineset";
+import { MachineSetPoolSpec, platformModule } from "../machineset";
 import { requireDnsSubdomain, requireOneOf } from "../validation";
 
 /** Windows Server builds WMCO supports, by the `node.kubernetes.io/windows-build` label they carry. */
@@ -25,9 +25,6 @@ export const WMCO = {
   userDataSecret: "windows-user-data",
   versionAnnotation: "windowsmachineconfig.openshift.io/version",
 } as const;
-
-/** On Azure the Windows VM name (MachineSet name plus a 5-character suffix and dash) is limited to 15. */
-export const AZURE_WINDOWS_MACHINESET_NAME_MAX = 9;
 
 export function requireWindowsBuild(path: string, value: unknown): WindowsBuild {
   const builds = Object.values(WINDOWS_BUILDS) as string[];
@@ -77,26 +74,23 @@ export function windowsRuntimeClass(args: WindowsRuntimeClassArgs) {
 
 /**
  * Turns a pool spec into a Windows one: machines labelled os-id Windows (what WMCO watches for), booted
- * with the user data WMCO creates, joining as workers; on Azure the OS disk says Windows and names are
- * held to 9 characters.
+ * with the user data WMCO creates, joining as workers; the rest is the platform's (on Azure the OS disk
+ * says Windows and names are held to 9 characters).
  */
-export function windowsPoolSpec(spec: MachineSetPoolSpec): MachineSetPoolSpec {
-  const common = {
+export function windowsPoolSpec<S extends MachineSetPoolSpec>(spec: S): S {
+  const windows = platformModule("platform", spec.platform).windows;
+  const options = (spec as unknown as Record<string, object>)[spec.platform];
+  const userDataSecret = { name: WMCO.userDataSecret, namespace: "openshift-machine-api" };
+  const name = windows.machineSetName;
+  return {
     ...spec,
     machineRole: "worker",
     roleLabelsOnSet: false,
     machineLabels: { ...(spec.machineLabels ?? {}), "machine.openshift.io/os-id": "Windows" },
     nodeLabels: { ...(spec.nodeLabels ?? {}), "node-role.kubernetes.io/worker": "" },
-  };
-  const userDataSecret = { name: WMCO.userDataSecret, namespace: "openshift-machine-api" };
-  if (spec.platform === "aws") {
-    return { ...common, platform: "aws", aws: { ...spec.aws, userDataSecret } };
-  }
-  return {
-    ...common,
-    platform: "azure",
-    maxNameLength: AZURE_WINDOWS_MACHINESET_NAME_MAX,
-    azure: { ...spec.azure, userDataSecret, osDisk: { ...spec.azure.osDisk, osType: "Windows" } },
+    ...(windows.maxNameLength !== undefined ? { maxNameLength: windows.maxNameLength } : {}),
+    ...(name ? { machineSetName: (zone: string) => name(spec.role, zone) } : {}),
+    [spec.platform]: (windows.options as (o: object, s: object) => object)(options, userDataSecret),
   };
 }
 

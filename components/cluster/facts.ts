@@ -1,8 +1,16 @@
-import { getResourceGroup } from "@pulumi/azure-native/resources/getResourceGroup";
 import * as pulumi from "@pulumi/pulumi";
-import { MACHINE_API_NAMESPACE, MachineSetPlatform } from "../../builders/machineset";
+import {
+  isMachineSetPlatform,
+  MACHINE_API_NAMESPACE,
+  MACHINESET_PLATFORMS,
+  machineSetNameOf,
+  MachineSetPlatform,
+  platformModule,
+} from "../../builders/machineset";
 import { AzureImage } from "../../builders/machineset/provider-spec";
 import { inputPropertyError } from "../errors";
+import { platformModules } from "../platforms";
+import { InfrastructureStatus } from "../platforms/platform";
 import { readObject } from "./kube";
 
 /** The facts every MachineSet is built from, as the seeds read them with `oc get -o jsonpath`. */
@@ -25,17 +33,10 @@ export interface ClusterFactsArgs {
   region?: pulumi.Input<string>;
 }
 
-interface InfrastructureStatus {
-  infrastructureName?: string;
-  platformStatus?: {
-    type?: string;
-    aws?: { region?: string };
-    azure?: { resourceGroupName?: string };
-  };
+/** The platform whose Infrastructure type (`status.platformStatus.type`) is `type`. */
+function platformOfType(type: string | undefined): MachineSetPlatform | undefined {
+  return MACHINESET_PLATFORMS.find((p) => platformModule("platform", p).infrastructureType === type);
 }
-
-/** The Infrastructure platform types this library supports, by the name the cluster uses. */
-const PLATFORM_TYPES: Record<string, MachineSetPlatform> = { AWS: "aws", Azure: "azure" };
 
 /**
  * Resolves the cluster facts: what the user gave wins, the rest is read from the cluster's
@@ -76,55 +77,26 @@ export function resolveClusterFacts(
       );
     }
     const resolvedPlatform = checkPlatform(
-      platform ?? PLATFORM_TYPES[status.platformStatus?.type ?? ""] ?? status.platformStatus?.type,
+      platform ?? platformOfType(status.platformStatus?.type) ?? status.platformStatus?.type,
       "platform",
     );
-    const resolvedRegion = region ? pulumi.output(region) : regionOf(resolvedPlatform, status, opts);
+    const resolvedRegion = region
+      ? pulumi.output(region)
+      : platformModules(resolvedPlatform).cloud.region(status, opts);
     return resolvedRegion.apply((r) => ({ infrastructureId: id, platform: resolvedPlatform, region: r }));
   });
 }
 
 function checkPlatform(value: unknown, path: string): MachineSetPlatform {
-  if (value === "aws" || value === "azure") return value;
+  if (isMachineSetPlatform(value)) return value;
   throw inputPropertyError(
     path,
-    `the cluster's platform ${JSON.stringify(value)} is not supported: machine pools are built for "aws" and "azure"`,
+    `the cluster's platform ${JSON.stringify(value)} is not supported: machine pools are built for ${MACHINESET_PLATFORMS.map((p) => JSON.stringify(p)).join(" and ")}`,
   );
 }
 
-function regionOf(
-  platform: MachineSetPlatform,
-  status: InfrastructureStatus,
-  opts: pulumi.CustomResourceOptions,
-): pulumi.Output<string> {
-  if (platform === "aws") {
-    const region = status.platformStatus?.aws?.region;
-    if (!region)
-      throw inputPropertyError("region", "not given and the Infrastructure object has no AWS region");
-    return pulumi.output(region);
-  }
-  const resourceGroupName = status.platformStatus?.azure?.resourceGroupName;
-  if (!resourceGroupName) {
-    throw inputPropertyError(
-      "region",
-      "not given and the Infrastructure object names no Azure resource group",
-    );
-  }
-  return pulumi.output(
-    getResourceGroup({ resourceGroupName }, { parent: opts.parent }).then(
-      (group) => group.location,
-      (e: Error) => {
-        throw inputPropertyError(
-          "region",
-          `not given, and the location of resource group ${resourceGroupName} could not be read: ${e.message}`,
-        );
-      },
-    ),
-  );
-}
-
-/** The machine image of new MachineSets, as seed 001 reads it from an existing worker MachineSet. */
-export type MachineImage = { platform: "aws"; ami: string } | { platform: "azure"; image: AzureImage };
+/** The machine image of new MachineSets: an AMI id on AWS, an image on Azure. */
+export type MachineImage = string | AzureImage;
 
 /**
  * Reads the image of the worker MachineSet the installer made in `zone` (or the one named), so that new
@@ -142,9 +114,7 @@ export function workerImage(
     .apply(
       ([f, z, given]) =>
         given ??
-        (f.platform === "aws"
-          ? `${f.infrastructureId}-worker-${z}`
-          : `${f.infrastructureId}-worker-${f.region}${z}`),
+        machineSetNameOf(platformModules(f.platform).machineSets, { ...f, role: "worker" }, { zone: z }),
     );
   const machineSet = readObject(
     `${name}-image-source`,
@@ -155,16 +125,15 @@ export function workerImage(
     },
     opts,
   );
-  return pulumi.all([facts, source, machineSet.spec]).apply(([f, from, raw]): MachineImage => {
+  return pulumi.all([facts, source, machineSet.spec]).apply(([f, from, raw]) => {
     const value = (raw as { template?: { spec?: { providerSpec?: { value?: Record<string, unknown> } } } })
       ?.template?.spec?.providerSpec?.value;
-    const ami = (value?.ami as { id?: string } | undefined)?.id;
-    if (f.platform === "aws" && ami) return { platform: "aws", ami };
-    const image = value?.image as AzureImage | undefined;
-    if (f.platform === "azure" && image) return { platform: "azure", image };
+    const platform = platformModules(f.platform).machineSets;
+    const image = platform.imageOf(value);
+    if (image) return image as MachineImage;
     throw inputPropertyError(
       "image",
-      `not given, and worker MachineSet ${from} has no ${f.platform === "aws" ? "ami.id" : "image"} to copy`,
+      `not given, and worker MachineSet ${from} has no ${platform.imageField} to copy`,
     );
   });
 }

@@ -23,7 +23,8 @@ import {
   checkPoolArgs,
   declareMachineSets,
   MachinePoolArgs,
-  resolveZones,
+  placeZones,
+  poolZones,
 } from "../machine-pool/machine-sets";
 import { declarePoolScaling } from "../machine-pool/scaling";
 
@@ -121,10 +122,11 @@ export class InfraNodePool extends pulumi.ComponentResource {
       .all([checkPoolArgs(args, taints, args.image, waits), poolChecked])
       .apply(() => undefined);
     const facts = resolveClusterFacts(name, args, kopts, checks);
-    const zones = resolveZones(args, facts, checks, { parent: this });
+    const zones = poolZones(args.zones, checks);
+    const placed = placeZones(zones, facts, args.cloudLookups === true, { parent: this });
     // ROLES infra,worker as in seed 001; the custom pool still claims these nodes from worker.
     const nodeRoleLabels = { [`node-role.kubernetes.io/${role}`]: "", "node-role.kubernetes.io/worker": "" };
-    const machineSets = declareMachineSets(name, args, facts, zones, {
+    const machineSets = declareMachineSets(name, args, facts, zones, placed, {
       role,
       nodeLabels: nodeRoleLabels,
       taints,
@@ -134,7 +136,7 @@ export class InfraNodePool extends pulumi.ComponentResource {
           : workerImage(
               name,
               facts,
-              zones.apply((z) => z[0]?.zone ?? ""),
+              placed.apply((z) => z[0].zone),
               args.imageFromMachineSet,
               kopts,
             ),

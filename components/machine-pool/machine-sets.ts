@@ -5,25 +5,24 @@ import {
   AzureImage,
   AzureMachineOptions,
   checkPoolInputs,
-  checkZonesInRegion,
   MACHINE_SET_API_VERSION,
-  requireAzureImage,
-  MachineSetManifest,
   MachineSetPoolSpec,
-  machineSetsForPool,
+  machineSetsInZones,
+  zoneSpecs,
+  zonesInRegion,
   ZoneSpec,
 } from "../../builders/machineset";
 import { PoolAutoscaling, requirePoolAutoscaling } from "../../builders/autoscaling";
+import { InputError, InputErrors } from "../../builders/errors";
 import { HealthCheckOptions } from "../../builders/health-check";
 import { healthCheckManifest } from "./health-check";
 import { Taint } from "../../builders/validation";
-import { awsSecurityGroups, awsSubnet, awsZones } from "../cloud-lookups/aws";
-import { checkAzureManagedIdentity, checkAzureSubnet } from "../cloud-lookups/azure";
 import { contentHash, MachineSetRemoval } from "../../provider/dynamic";
 import { ClusterFacts, ClusterFactsArgs, MachineImage } from "../cluster/facts";
 import { manifestArgs } from "../cluster/kube";
 import { WaitArgs, Waiting } from "../cluster/wait";
 import { checked, checkedAsKnown, inputPropertyError } from "../errors";
+import { platformModules } from "../platforms";
 
 /** What every machine pool component takes to place MachineSets in zones of a cloud. */
 export interface MachinePoolArgs extends ClusterFactsArgs, WaitArgs {
@@ -68,7 +67,7 @@ export interface MachineSetsOptions {
   /** Labels every node gets on top of `MachinePoolArgs.nodeLabels`. */
   nodeLabels: Record<string, string>;
   taints: pulumi.Output<Taint[]>;
-  image: pulumi.Output<MachineImage | string | Partial<AzureImage>>;
+  image: pulumi.Output<MachineImage | Partial<AzureImage>>;
   /** Final touches to the pool spec (Windows machines). */
   adjust?: (spec: MachineSetPoolSpec) => MachineSetPoolSpec;
   /** What the MachineSets must wait for (the pool they join, the operator that configures them). */
@@ -79,6 +78,8 @@ export interface MachineSetsOptions {
 }
 
 export interface DeclaredMachineSets {
+  /** The pool's zones as its entry normalised them. */
+  zones: PoolZones;
   names: pulumi.Output<string[]>;
   resources: pulumi.Output<k8s.apiextensions.CustomResource[]>;
   /** Hash of the rendered MachineSets: what their readiness waiter depends on. */
@@ -105,65 +106,63 @@ export function checkPoolArgs(
   return pulumi.all([own, waits?.check]).apply(() => undefined);
 }
 
-/**
- * The pool's zones: given, or on AWS with lookups the region's first three. Given zones are checked
- * against the cluster's region before anything is read for them (the worker MachineSet of the first).
- */
-export function resolveZones(
-  args: MachinePoolArgs,
-  facts: pulumi.Output<ClusterFacts>,
-  checkedArgs: pulumi.Output<void>,
-  invoke: { parent: pulumi.Resource },
-): pulumi.Output<ZoneSpec[]> {
-  if (args.zones !== undefined) {
-    return pulumi.all([checkedArgs, args.zones, facts]).apply(([, zones, f]) => {
-      const given = (zones as Array<string | ZoneSpec>).map((z) =>
-        typeof z === "string" ? { zone: z } : { ...z },
-      );
-      // An empty list is an Azure region without zones (the builder refuses it for zonal regions).
-      // Checked here as well as in the builder because images are read from the first zone's workers.
-      if (given.length === 0 && f.platform !== "azure")
-        throw inputPropertyError("zones", "at least one zone is required (production pools want three)");
-      checked(() => checkZonesInRegion(f.platform, f.region, given));
-      return given;
-    });
-  }
-  return pulumi.all([checkedArgs, facts]).apply(async ([, f]) => {
-    if (f.platform === "aws" && args.cloudLookups) {
-      return (await awsZones(f.region, 3, invoke)).map((zone) => ({ zone }));
-    }
-    throw inputPropertyError(
-      "zones",
-      f.platform === "aws"
-        ? "required: list the zones (e.g. us-east-2a, us-east-2b, us-east-2c) or set cloudLookups to use the region's first three"
-        : 'required on Azure: list the zone numbers, e.g. ["1", "2", "3"]',
-    );
-  });
+/** A pool's zones, normalised once at the component's entry. */
+export interface PoolZones {
+  /** The zone names when the program spells the zones out as plain values: resources are named by them now. */
+  listed?: string[];
+  /** The zones given, once the pool's own checks pass; undefined when none are given. */
+  given: pulumi.Output<ZoneSpec[] | undefined>;
 }
 
-/** The zone names when the program spells them out as plain values, so resources can be named by them now. */
-export function zoneNames(zones: MachinePoolArgs["zones"]): string[] | undefined {
-  if (!Array.isArray(zones) || zones.length === 0) return undefined;
-  const names = zones.map((z: unknown) =>
-    typeof z === "string"
-      ? z
-      : typeof (z as ZoneSpec | undefined)?.zone === "string"
-        ? (z as ZoneSpec).zone
-        : undefined,
-  );
-  return names.every((n): n is string => n !== undefined) ? names : undefined;
+/** Normalises the pool's `zones` (after `checks`, the pool's checks of its own inputs). */
+export function poolZones(zones: MachinePoolArgs["zones"], checks: pulumi.Output<void>): PoolZones {
+  return {
+    listed: plainZones(zones)?.map((z) => z.zone),
+    given: pulumi
+      .all([checks, zones])
+      .apply(([, z]) => (z === undefined ? undefined : checked(() => zoneSpecs(z)))),
+  };
+}
+
+/** The zones when they are plain values now; bad ones are the pool checks' to report. */
+function plainZones(zones: MachinePoolArgs["zones"]): ZoneSpec[] | undefined {
+  try {
+    const specs = zoneSpecs(zones);
+    return specs.length > 0 ? specs : undefined;
+  } catch (e) {
+    if (e instanceof InputError || e instanceof InputErrors) return undefined;
+    throw e;
+  }
+}
+
+/**
+ * The pool's zones placed in the cluster's region: the given ones checked against it (before anything
+ * is read for them, such as the worker MachineSet of the first), or the platform's when none are given.
+ */
+export function placeZones(
+  zones: PoolZones,
+  facts: pulumi.Output<ClusterFacts>,
+  lookups: boolean,
+  invoke: { parent: pulumi.Resource },
+): pulumi.Output<ZoneSpec[]> {
+  return pulumi.all([zones.given, facts]).apply(async ([given, f]) => {
+    const platform = platformModules(f.platform);
+    if (given === undefined) return platform.cloud.zonesWhenNotGiven(f.region, lookups, invoke);
+    return checked(() => zonesInRegion(platform.machineSets, f.region, given));
+  });
 }
 
 /**
  * Declares one MachineSet per zone, named `<name>-<zone>`. Their manifests need resolved facts, zones
  * and lookups; when the program lists the zones the resources are declared at once with those
- * manifests as outputs, otherwise (zones looked up) once the zones are known.
+ * manifests as outputs, otherwise (zones looked up, or none in an Azure region) once they are known.
  */
 export function declareMachineSets(
   name: string,
   args: MachinePoolArgs,
   facts: pulumi.Output<ClusterFacts>,
-  zones: pulumi.Output<ZoneSpec[]>,
+  zones: PoolZones,
+  placed: pulumi.Output<ZoneSpec[]>,
   options: MachineSetsOptions,
 ): DeclaredMachineSets {
   const invoke = { parent: options.kubeOptions.parent! };
@@ -173,38 +172,41 @@ export function declareMachineSets(
       : args.healthCheck === true
         ? {}
         : args.healthCheck;
+  // The options of the cluster's platform, under its name (`aws`, `azure`).
+  const platformOptions = facts.apply((f) =>
+    pulumi.output((args as Record<string, pulumi.Input<object> | undefined>)[f.platform]),
+  );
   const resolved = pulumi
     .all([
       facts,
-      zones,
+      placed,
       options.role,
       options.image,
       options.taints,
-      pulumi.all([args.replicas, args.nodeLabels, args.aws, args.azure, args.autoscaling, healthCheck]),
+      pulumi.all([args.replicas, args.nodeLabels, platformOptions, args.autoscaling, healthCheck]),
     ])
-    .apply(async ([f, z, role, image, taints, [replicas, labels, awsOptions, azureOptions, scaling, hc]]) => {
+    .apply(async ([f, z, role, image, taints, [replicas, labels, given, scaling, hc]]) => {
       // The health check's settings fail the MachineSets too, so its mistakes show with the pool's.
       if (hc) healthCheckManifest(hc, "check", f.infrastructureId, "worker", ["check"]);
-      const spec = await poolSpec(
-        {
-          facts: f,
-          role,
-          zones: z,
-          replicas: initialReplicas(replicas, z.length, scaling),
-          taints,
-          nodeLabels: { ...(labels ?? {}), ...options.nodeLabels },
-          image,
-          aws: (awsOptions ?? {}) as Omit<AwsMachineOptions, "ami">,
-          azure: (azureOptions ?? {}) as Omit<AzureMachineOptions, "image">,
-        },
-        args.cloudLookups === true,
-        invoke,
-      );
-      const manifests = checked(() => machineSetsForPool(options.adjust ? options.adjust(spec) : spec));
-      return manifests.map((manifest, i): { zone: string; manifest: MachineSetManifest } => ({
-        zone: z[i]?.zone || f.region,
-        manifest,
-      }));
+      const platform = platformModules(f.platform);
+      const machineOptions = checked(() => platform.machineSets.withImage("image", image, given ?? {}));
+      const cloud = args.cloudLookups
+        ? await platform.cloud.lookUp(f.infrastructureId, z, machineOptions, invoke)
+        : { zones: z, options: machineOptions };
+      const spec = {
+        platform: f.platform,
+        infrastructureId: f.infrastructureId,
+        region: f.region,
+        role,
+        zones: cloud.zones,
+        replicas: initialReplicas(replicas, z.length, scaling),
+        taints,
+        nodeLabels: { ...(labels ?? {}), ...options.nodeLabels },
+        [f.platform]: cloud.options,
+      } as unknown as MachineSetPoolSpec;
+      const manifests = checked(() => machineSetsInZones(options.adjust ? options.adjust(spec) : spec));
+      // Named by zone, or by the region for a MachineSet without one.
+      return manifests.map((manifest, i) => ({ key: cloud.zones[i].zone || f.region, manifest }));
     });
   const guardFor = (names: pulumi.Input<string[]>) =>
     // Pulumi deletes in reverse dependency order: the MachineSets, then this guard (which waits until
@@ -216,30 +218,29 @@ export function declareMachineSets(
       options.waiting.options(options.dependsOn ?? []),
     );
   const declare = (
-    zone: string,
+    key: string,
     resourceArgs: k8s.apiextensions.CustomResourceArgs,
     guard?: pulumi.Resource,
   ) =>
-    new k8s.apiextensions.CustomResource(`${name}-${zone}`, resourceArgs, {
+    new k8s.apiextensions.CustomResource(`${name}-${key}`, resourceArgs, {
       ...options.kubeOptions,
       dependsOn: guard ? [guard] : options.dependsOn,
       // The autoscaler owns replicas once the set exists: never diffed, never applied again.
       ...(args.autoscaling !== undefined ? { ignoreChanges: ["spec.replicas"] } : {}),
     });
-  const known = zoneNames(args.zones);
   let resources: pulumi.Output<k8s.apiextensions.CustomResource[]>;
-  if (known) {
+  if (zones.listed) {
     // Zones spelled out in the program: the MachineSets are declared now, so that a preview shows them
     // even while the facts or lookups their manifests need are still unknown.
     const guard = guardFor(resolved.apply((sets) => sets.map((s) => s.manifest.metadata.name)));
     resources = pulumi.output(
-      known.map((zone, i) =>
+      zones.listed.map((key) =>
         declare(
-          zone,
+          key,
           manifestArgs(
             MACHINE_SET_API_VERSION,
             "MachineSet",
-            resolved.apply((sets) => sets[i].manifest),
+            resolved.apply((sets) => sets.find((s) => s.key === key)!.manifest),
             ["metadata", "spec"],
           ),
           guard,
@@ -249,10 +250,11 @@ export function declareMachineSets(
   } else {
     resources = resolved.apply((sets) => {
       const guard = guardFor(sets.map((s) => s.manifest.metadata.name));
-      return sets.map(({ zone, manifest }) => declare(zone, manifest, guard));
+      return sets.map(({ key, manifest }) => declare(key, manifest, guard));
     });
   }
   return {
+    zones,
     names: resolved.apply((sets) => sets.map((s) => s.manifest.metadata.name)),
     resources,
     contentHash: resolved.apply((sets) => contentHash(sets.map((s) => s.manifest))),
@@ -277,102 +279,4 @@ function initialReplicas(
     );
   }
   return replicas;
-}
-
-interface PoolInputs {
-  facts: ClusterFacts;
-  role: string;
-  zones: ZoneSpec[];
-  replicas: number;
-  taints: Taint[];
-  nodeLabels: Record<string, string>;
-  image: MachineImage | string | Partial<AzureImage>;
-  aws: Omit<AwsMachineOptions, "ami">;
-  azure: Omit<AzureMachineOptions, "image">;
-}
-
-/** The builder's pool spec, with cloud lookups filled in where asked for and nothing was given. */
-async function poolSpec(
-  inputs: PoolInputs,
-  lookups: boolean,
-  invoke: { parent: pulumi.Resource },
-): Promise<MachineSetPoolSpec> {
-  const { facts, image } = inputs;
-  const base = {
-    infrastructureId: facts.infrastructureId,
-    region: facts.region,
-    role: inputs.role,
-    replicas: inputs.replicas,
-    taints: inputs.taints,
-    nodeLabels: inputs.nodeLabels,
-  };
-  if (facts.platform === "aws") {
-    const ami = typeof image === "string" ? image : "ami" in image ? image.ami : undefined;
-    if (!ami)
-      throw inputPropertyError("image", "on AWS the image is an AMI id such as ami-0123456789abcdef0");
-    const zones = lookups
-      ? await Promise.all(
-          inputs.zones.map(async (z, i) => ({
-            ...z,
-            subnet: await awsSubnet(`zones[${i}].subnet`, facts.infrastructureId, z.zone, z.subnet, invoke),
-          })),
-        )
-      : inputs.zones;
-    const securityGroups = lookups
-      ? await awsSecurityGroups(
-          "aws.securityGroups",
-          facts.infrastructureId,
-          inputs.aws.securityGroups,
-          invoke,
-        )
-      : inputs.aws.securityGroups;
-    return {
-      ...base,
-      platform: "aws",
-      zones,
-      aws: { ...inputs.aws, ami, ...(securityGroups ? { securityGroups } : {}) },
-    };
-  }
-  const azureImage =
-    typeof image === "string"
-      ? undefined
-      : "platform" in image
-        ? image.platform === "azure"
-          ? image.image
-          : undefined
-        : image;
-  if (!azureImage)
-    throw inputPropertyError(
-      "image",
-      "on Azure the image is { resourceID } or publisher, offer, sku and version",
-    );
-  checked(() => requireAzureImage("image", azureImage));
-  if (lookups) {
-    const rg = inputs.azure.resourceGroup ?? `${facts.infrastructureId}-rg`;
-    await Promise.all([
-      ...inputs.zones.map((z, i) =>
-        checkAzureSubnet(
-          z.subnet !== undefined ? `zones[${i}].subnet` : "azure.subnet",
-          {
-            networkResourceGroup: inputs.azure.networkResourceGroup ?? rg,
-            vnet: inputs.azure.vnet ?? `${facts.infrastructureId}-vnet`,
-            subnet:
-              (z.subnet as string | undefined) ??
-              inputs.azure.subnet ??
-              `${facts.infrastructureId}-worker-subnet`,
-          },
-          invoke,
-        ),
-      ),
-      checkAzureManagedIdentity(
-        "azure.managedIdentity",
-        {
-          resourceGroup: rg,
-          managedIdentity: inputs.azure.managedIdentity ?? `${facts.infrastructureId}-identity`,
-        },
-        invoke,
-      ),
-    ]);
-  }
-  return { ...base, platform: "azure", zones: inputs.zones, azure: { ...inputs.azure, image: azureImage } };
 }

@@ -14,7 +14,7 @@ import { manifestArgs } from "../cluster/kube";
 import { Waiting } from "../cluster/wait";
 import { checked } from "../errors";
 import { healthCheckManifest } from "./health-check";
-import { DeclaredMachineSets, MachinePoolArgs, zoneNames } from "./machine-sets";
+import { DeclaredMachineSets, MachinePoolArgs } from "./machine-sets";
 
 export interface PoolScaling {
   /** The pool's MachineAutoscalers, one per MachineSet (empty without `autoscaling`). */
@@ -50,8 +50,9 @@ export function declarePoolScaling(
   let ready: MachineAutoscalerReady | undefined;
   if (args.autoscaling !== undefined) {
     // Checked as soon as the bounds are known, before the cluster facts: a preview shows the mistake.
-    const bounds = pulumi.all([args.autoscaling, args.zones]).apply(([scaling, zones]) => {
-      const zoneCount = Array.isArray(zones) && zones.length > 0 ? zones.length : 1;
+    const bounds = pulumi.all([args.autoscaling, machineSets.zones.given]).apply(([scaling, zones]) => {
+      // No zones listed: one MachineSet without a zone (Azure), or zones yet to be looked up.
+      const zoneCount = zones && zones.length > 0 ? zones.length : 1;
       checked(() => requirePoolAutoscaling(scaling as PoolAutoscaling, zoneCount), "autoscaling");
       return scaling as PoolAutoscaling;
     });
@@ -64,7 +65,7 @@ export function declarePoolScaling(
         manifestArgs(MACHINE_AUTOSCALER_API_VERSION, "MachineAutoscaler", manifest, ["metadata", "spec"]),
         after,
       );
-    const known = zoneNames(args.zones);
+    const known = machineSets.zones.listed;
     autoscalers = known
       ? pulumi.output(
           known.map((zone, i) =>

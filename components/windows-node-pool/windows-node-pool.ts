@@ -1,9 +1,8 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { AzureImage, MachineSetPoolSpec, ZoneSpec } from "../../builders/machineset";
+import { AzureImage } from "../../builders/machineset";
 import { requireDnsLabel } from "../../builders/validation";
 import {
-  AZURE_WINDOWS_MACHINESET_NAME_MAX,
   requireRsaPrivateKeyPem,
   requireWindowsBuild,
   WINDOWS_BUILDS,
@@ -15,17 +14,18 @@ import {
 } from "../../builders/windows";
 import { publicKeyFingerprint, RsaPrivateKey } from "../../provider/private-key/rsa-private-key";
 import { WindowsNodesReady } from "../../provider/dynamic";
-import { AZURE_WINDOWS_IMAGES, awsWindowsAmi } from "../cloud-lookups/windows-images";
-import { ClusterFacts, resolveClusterFacts } from "../cluster/facts";
+import { ClusterFacts, MachineImage, resolveClusterFacts } from "../cluster/facts";
 import { kubeOptions } from "../cluster/kube";
 import { sharedArgs, SharedArgs, waiting } from "../cluster/wait";
-import { checked, inputPropertyError } from "../errors";
+import { checked } from "../errors";
+import { platformModules } from "../platforms";
 import { declarePoolScaling } from "../machine-pool/scaling";
 import {
   checkPoolArgs,
   declareMachineSets,
   MachinePoolArgs,
-  resolveZones,
+  placeZones,
+  poolZones,
 } from "../machine-pool/machine-sets";
 import {
   nestedSubscriptionArgs,
@@ -36,7 +36,8 @@ import {
 export interface WindowsNodePoolArgs extends MachinePoolArgs {
   /**
    * Name segment of the MachineSets: AWS `<infraID>-<role>-<zone>` (default `windows-worker`, as seed 002);
-   * Azure `<role><zone>` (default `win`), held to 9 characters because Windows VM names are limited to 15.
+   * Azure `<role><zone>` (default `win`), held to 9 characters because Windows VM names are limited to 15
+   * (the platform modules' `windows` rules).
    */
   role?: string;
   /** Windows Server version ("2019", "2022", "2025") or build ("10.0.20348"); default 2022. */
@@ -63,14 +64,6 @@ export interface WindowsNodePoolArgs extends MachinePoolArgs {
 function windowsVersion(value: string): WindowsServerVersion {
   const build = checked(() => requireWindowsBuild("windowsServer", value));
   return (Object.keys(WINDOWS_BUILDS) as WindowsServerVersion[]).find((v) => WINDOWS_BUILDS[v] === build)!;
-}
-
-/** Azure Windows MachineSets are named `<role><zone>` unless a zone names its own. */
-function azureWindowsZones(spec: MachineSetPoolSpec): ZoneSpec[] {
-  return spec.zones.map((z) => {
-    const zone = typeof z === "string" ? { zone: z } : z;
-    return { ...zone, machineSetName: zone.machineSetName ?? `${spec.role}${zone.zone}` };
-  });
 }
 
 /**
@@ -149,40 +142,27 @@ export class WindowsNodePool extends pulumi.ComponentResource {
     const waits = waiting(args, this);
     const checks = checkPoolArgs(args, [], args.image, waits);
     const facts = resolveClusterFacts(name, args, kopts, checks);
-    const zones = resolveZones(args, facts, checks, { parent: this });
-    const role = pulumi.all([facts, zones]).apply(([f, z]) => {
-      if (f.platform !== "aws" && f.platform !== "azure") {
-        throw inputPropertyError(
-          "platform",
-          "Windows nodes run only on AWS and Azure installer-provisioned clusters",
-        );
-      }
-      const r = checked(() =>
-        requireDnsLabel("role", args.role ?? (f.platform === "aws" ? "windows-worker" : "win")),
+    const zones = poolZones(args.zones, checks);
+    const placed = placeZones(zones, facts, args.cloudLookups === true, { parent: this });
+    const role = facts.apply((f) =>
+      checked(() =>
+        requireDnsLabel("role", args.role ?? platformModules(f.platform).machineSets.windows.defaultRole),
+      ),
+    );
+    const image = pulumi
+      .all([facts, args.image])
+      .apply(async ([f, given]) =>
+        given !== undefined
+          ? given
+          : platformModules(f.platform).cloud.windowsImage(version, { parent: this }),
       );
-      const tooLong =
-        f.platform === "azure" &&
-        z.find((zone) => `${r}${zone.zone}`.length > AZURE_WINDOWS_MACHINESET_NAME_MAX);
-      if (tooLong) {
-        throw inputPropertyError(
-          "role",
-          `Azure Windows MachineSet names are "<role><zone>" and may have at most ${AZURE_WINDOWS_MACHINESET_NAME_MAX} characters (Windows VM names are limited to 15); "${r}${tooLong.zone}" is too long`,
-        );
-      }
-      return r;
-    });
-    const image = pulumi.all([facts, args.image]).apply(async ([f, given]) => {
-      if (given !== undefined) return given;
-      return f.platform === "aws" ? awsWindowsAmi(version, { parent: this }) : AZURE_WINDOWS_IMAGES[version];
-    });
 
-    const machineSets = declareMachineSets(name, args, facts, zones, {
+    const machineSets = declareMachineSets(name, args, facts, zones, placed, {
       role,
       nodeLabels: {},
       taints: pulumi.output([]),
-      image,
-      adjust: (spec: MachineSetPoolSpec) =>
-        windowsPoolSpec(spec.platform === "azure" ? { ...spec, zones: azureWindowsZones(spec) } : spec),
+      image: image as pulumi.Output<MachineImage>,
+      adjust: windowsPoolSpec,
       // WMCO must be running and hold its key before Windows machines boot, and on destroy the machines
       // must be gone before the operator is removed (seed 002).
       dependsOn: [keySecret, ...(operator ? operator.ready : [])],

@@ -2,7 +2,7 @@
 import { getUserAssignedIdentity } from "@pulumi/azure-native/managedidentity/getUserAssignedIdentity";
 import { getSubnet } from "@pulumi/azure-native/network/getSubnet";
 import * as pulumi from "@pulumi/pulumi";
-import { inputPropertyError } from "../errors";
+import { inputPropertyError } from "../../errors";
 
 /**
  * Azure checks for pools: the subnet and the managed identity the machines will use must exist, or the

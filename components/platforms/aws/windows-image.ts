@@ -1,39 +1,13 @@
 import { getAmi } from "@pulumi/aws/ec2/getAmi";
 import * as pulumi from "@pulumi/pulumi";
-import { AzureImage } from "../../builders/machineset";
-import { WindowsServerVersion } from "../../builders/windows";
-import { inputPropertyError } from "../errors";
+import { WindowsServerVersion } from "../../../builders/windows";
+import { inputPropertyError } from "../../errors";
 
 /** Amazon's Windows Server images with a container runtime, by version (newest image of the pattern). */
 export const AWS_WINDOWS_AMI_NAMES: Record<WindowsServerVersion, string> = {
   "2019": "Windows_Server-2019-English-Full-ContainersLatest-*",
   "2022": "Windows_Server-2022-English-Full-ContainersLatest-*",
   "2025": "Windows_Server-2025-English-Full-ContainersLatest-*",
-};
-
-/** Azure Marketplace Windows Server images WMCO documents, by version. */
-export const AZURE_WINDOWS_IMAGES: Record<WindowsServerVersion, AzureImage> = {
-  "2019": {
-    offer: "WindowsServer",
-    publisher: "MicrosoftWindowsServer",
-    resourceID: "",
-    sku: "2019-datacenter-with-containers-smalldisk",
-    version: "latest",
-  },
-  "2022": {
-    offer: "WindowsServer",
-    publisher: "MicrosoftWindowsServer",
-    resourceID: "",
-    sku: "2022-datacenter-smalldisk",
-    version: "latest",
-  },
-  "2025": {
-    offer: "WindowsServer",
-    publisher: "MicrosoftWindowsServer",
-    resourceID: "",
-    sku: "2025-datacenter-smalldisk",
-    version: "latest",
-  },
 };
 
 /** The newest Amazon-owned Windows Server AMI with containers for `version`. */

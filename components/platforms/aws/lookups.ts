@@ -5,8 +5,8 @@ import { getSubnet } from "@pulumi/aws/ec2/getSubnet";
 import { getSubnets } from "@pulumi/aws/ec2/getSubnets";
 import { getAvailabilityZones } from "@pulumi/aws/getAvailabilityZones";
 import * as pulumi from "@pulumi/pulumi";
-import { AWSResourceReference } from "../../builders/machineset/provider-spec";
-import { inputPropertyError } from "../errors";
+import { AWSResourceReference } from "../../../builders/machineset/provider-spec";
+import { inputPropertyError } from "../../errors";
 
 /**
  * AWS lookups for pools whose zones, subnets or security groups are not spelled out. Explicit values
