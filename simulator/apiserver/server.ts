@@ -1,3 +1,4 @@
+import { isDnsLabel, isDnsSubdomain, isLabelValue, isQualifiedName } from "../../primitives/names";
 import { randomBytes, randomUUID, timingSafeEqual } from "node:crypto";
 import * as fs from "node:fs";
 import * as http from "node:http";
@@ -76,11 +77,6 @@ const PROTOBUF = "application/vnd.kubernetes.protobuf";
 const OPENAPI_V2_PROTOBUF = "application/com.github.proto-openapi.spec.v2.v1.0+protobuf";
 /** Deeper bodies are refused before any recursive processing could exhaust the stack. */
 const MAX_NESTING = 1000;
-const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
-const QUALIFIED_NAME =
-  /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
 
 interface Request {
   req: http.IncomingMessage;
@@ -687,11 +683,10 @@ export class ApiServer implements FaultTarget {
     const result: FieldError[] = [];
     const meta = object.metadata;
     const name = meta.name;
-    const pattern = target.resource.kind === "Namespace" ? DNS1123_LABEL : DNS1123_SUBDOMAIN;
-    const max = target.resource.kind === "Namespace" ? 63 : 253;
+    const valid = target.resource.kind === "Namespace" ? isDnsLabel : isDnsSubdomain;
     if (!name) {
       result.push(fieldError("required", "metadata.name", undefined, "name or generateName is required"));
-    } else if (!pattern.test(name) || name.length > max) {
+    } else if (!valid(name)) {
       const what = target.resource.kind === "Namespace" ? "RFC 1123 label" : "RFC 1123 subdomain";
       result.push(
         fieldError(
@@ -703,7 +698,7 @@ export class ApiServer implements FaultTarget {
       );
     }
     for (const [key, value] of Object.entries(meta.labels ?? {})) {
-      if (!QUALIFIED_NAME.test(key)) {
+      if (!isQualifiedName(key)) {
         result.push(
           fieldError(
             "invalid",
@@ -713,7 +708,7 @@ export class ApiServer implements FaultTarget {
           ),
         );
       }
-      if (!LABEL_VALUE.test(value) || value.length > 63) {
+      if (!isLabelValue(value)) {
         result.push(
           fieldError(
             "invalid",
@@ -725,7 +720,7 @@ export class ApiServer implements FaultTarget {
       }
     }
     for (const key of Object.keys(meta.annotations ?? {})) {
-      if (!QUALIFIED_NAME.test(key.toLowerCase())) {
+      if (!isQualifiedName(key.toLowerCase())) {
         result.push(
           fieldError(
             "invalid",

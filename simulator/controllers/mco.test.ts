@@ -1,14 +1,8 @@
+import { CURRENT_CONFIG, DESIRED_CONFIG, MCD_REASON, MCD_STATE } from "../../primitives/openshift";
 import * as assert from "node:assert/strict";
 import { KubeObject } from "../store/types";
 import { decodeDataUrl, mergeMachineConfigs, renderedName } from "./machineconfig";
-import {
-  CURRENT_CONFIG,
-  DESIRED_CONFIG,
-  MCD_REASON,
-  MCD_STATE,
-  isNodeReady,
-  poolsForNode,
-} from "./mco-pools";
+import { isNodeReady, poolsForNode } from "./mco-pools";
 import { K, Sim, annotation, condition, createMachineConfig, fileConfig, startSim, status } from "./testing";
 import { keyOf } from "./util";
 

@@ -1,14 +1,6 @@
+import { OwnerReference } from "../../primitives/objects";
 import { randomUUID } from "node:crypto";
-import {
-  KubeObject,
-  ListOptions,
-  ObjectKey,
-  OwnerReference,
-  Store,
-  StoreError,
-  StoreEvent,
-  StoreEventType,
-} from "./types";
+import { KubeObject, ListOptions, ObjectKey, Store, StoreError, StoreEvent, StoreEventType } from "./types";
 
 /** How dependents are treated when their owner is deleted, as `DeleteOptions.propagationPolicy`. */
 export type PropagationPolicy = "Background" | "Foreground" | "Orphan";
@@ -138,10 +130,8 @@ export class MemoryStore implements Store {
     for (const object of this.objects.values()) {
       if (object.kind !== kind || groupOf(object.apiVersion) !== group) continue;
       if (options.namespace !== undefined && object.metadata.namespace !== options.namespace) continue;
-      if (options.labels) {
-        const labels = object.metadata.labels ?? {};
-        if (!Object.entries(options.labels).every(([k, v]) => labels[k] === v)) continue;
-      }
+      if (options.labels && !selectorMatches({ matchLabels: options.labels }, object.metadata.labels))
+        continue;
       result.push(this.out(object, apiVersion));
     }
     // Byte order, as the real server lists (etcd keys), not locale order.
@@ -492,3 +482,4 @@ function setOwnerReferences(object: KubeObject, refs: OwnerReference[], withoutU
   if (rest.length > 0) object.metadata.ownerReferences = rest;
   else delete object.metadata.ownerReferences;
 }
+import { selectorMatches } from "../../primitives/selectors";
