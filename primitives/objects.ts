@@ -57,9 +57,30 @@ export function field<T = unknown>(object: unknown, ...path: Array<string | numb
   return cur as T | undefined;
 }
 
+/** A JSON object: not null, not an array. */
+export function isObject(value: unknown): value is Json {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
 /** `value` if it is a JSON object, else an empty one. */
 export function obj(value: unknown): Json {
-  return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Json) : {};
+  return isObject(value) ? value : {};
+}
+
+/** Structural equality of JSON values, ignoring key order and undefined members. */
+export function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== typeof b || a === null || b === null || typeof a !== "object") return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a)) {
+    const bb = b as unknown[];
+    return a.length === bb.length && a.every((v, i) => jsonEqual(v, bb[i]));
+  }
+  const ao = a as Json;
+  const bo = b as Json;
+  const ak = Object.keys(ao).filter((k) => ao[k] !== undefined);
+  const bk = Object.keys(bo).filter((k) => bo[k] !== undefined);
+  return ak.length === bk.length && ak.every((k) => Object.hasOwn(bo, k) && jsonEqual(ao[k], bo[k]));
 }
 
 export function labelsOf(object: KubeObject | undefined): Record<string, string> {

@@ -7,6 +7,9 @@
 import { stableJson } from "../../primitives/stable-json";
 import { ConfigDiff, AlwaysRebootField } from "./rules";
 
+// render.js exported it before it moved to primitives/; the path stays complete for what requires it.
+export { stableJson };
+
 /** The parts of a MachineConfig that reach a node. */
 export interface MachineConfigLike {
   metadata: { name: string };

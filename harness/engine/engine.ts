@@ -11,6 +11,7 @@
 import { randomUUID } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { isObject } from "../../primitives/objects";
 import { stableJson } from "../../primitives/stable-json";
 import { DYNAMIC_TYPE_PREFIX } from "../dynamic";
 import { answerInvoke, Fixtures } from "../fixtures";
@@ -76,8 +77,6 @@ const PROVIDER_PREFIX = "pulumi:providers:";
 const SKIPPED = "not deployed: an earlier resource failed";
 
 const short = (type: string) => type.split(":").pop()!;
-
-const isObject = (v: unknown): v is Props => v !== null && typeof v === "object" && !Array.isArray(v);
 
 /** Property paths where `news` differs from `olds` (objects descended into, lists and leaves compared whole). */
 /** `target` with the values `source` has at `paths` (dotted), absent where `source` has none. */

@@ -1,3 +1,4 @@
+import { isObject } from "../../primitives/objects";
 import { isDnsLabel, isDnsSubdomain, isLabelValue, isQualifiedName } from "../../primitives/names";
 import { randomBytes, randomUUID, timingSafeEqual } from "node:crypto";
 import * as fs from "node:fs";
@@ -101,10 +102,6 @@ interface Watcher {
 }
 
 type Json = Record<string, unknown>;
-
-function isObject(value: unknown): value is Json {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));

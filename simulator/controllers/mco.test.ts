@@ -239,6 +239,31 @@ describe("MCO: rendering", () => {
     );
   });
 
+  it("names a rendered config by the bytes of its merged spec, unchanged since the name was first given", () => {
+    const spec = {
+      config: {
+        ignition: { version: "3.4.0" },
+        storage: { files: [{ path: "/etc/a", contents: { source: "data:,a" } }] },
+      },
+      extensions: [],
+      fips: false,
+      kernelArguments: ["nosmt"],
+      kernelType: "default",
+      osImageURL: "quay.io/x",
+    };
+    // Key order does not matter; the name is the one the simulator gave before primitives/stable-json.
+    const reordered = {
+      osImageURL: "quay.io/x",
+      kernelType: "default",
+      kernelArguments: ["nosmt"],
+      fips: false,
+      extensions: [],
+      config: spec.config,
+    };
+    for (const s of [spec, reordered])
+      assert.equal(renderedName("infra", s as never), "rendered-infra-f03a225e144c84e6562698d5e783e107");
+  });
+
   it("regenerates a rendered config deleted by hand", async () => {
     const name = poolSpec(sim.get(K.pool, "worker")).configuration.name;
     const uid = sim.get(K.machineConfig, name)?.metadata.uid;

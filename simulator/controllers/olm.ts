@@ -4,12 +4,13 @@
  * InstallReady -> Installing -> Succeeded, replacement on upgrade). Conditions and messages use OLM's
  * wording so waiters can be written against the real thing.
  */
+import { jsonEqual } from "../../primitives/objects";
 import { Json, field, obj } from "../../primitives/objects";
 import { BundleEntry, CATALOGS, InstallModeType, lookupBundle, successorOf } from "../cluster/catalog";
 import { KubeObject } from "../store/types";
 import { ControllerContext, StopFn } from "./context";
 import { Stepper, WorkQueue } from "./workqueue";
-import { Condition, K, KindRef, deepEqual, isKind, keyOf, timestamp, uniqueName } from "./util";
+import { Condition, K, KindRef, isKind, keyOf, timestamp, uniqueName } from "./util";
 
 const SUB_API = K.subscription.apiVersion;
 
@@ -342,7 +343,7 @@ export function startOlm(ctx: ControllerContext): StopFn {
         }
       }
       status.conditions = conditions;
-      if (!deepEqual(withoutTimes(status), withoutTimes(obj(sub.status)))) {
+      if (!jsonEqual(withoutTimes(status), withoutTimes(obj(sub.status)))) {
         status.lastUpdated = now();
         store.mutate(keyOf(K.subscription, sub.metadata.name, namespace), (s) => (s.status = status), {
           subresource: "status",
@@ -518,7 +519,7 @@ export function startOlm(ctx: ControllerContext): StopFn {
     if (!og) return;
     const targets = targetNamespaces(og);
     const namespaces = targets.length > 0 ? targets : [""];
-    if (!deepEqual(field(og, "status", "namespaces"), namespaces)) {
+    if (!jsonEqual(field(og, "status", "namespaces"), namespaces)) {
       store.mutate(key, (o) => (o.status = { ...obj(o.status), namespaces, lastUpdated: now() }), {
         subresource: "status",
       });

@@ -4,6 +4,7 @@
  * `spec.configuration` (name and source). Failures set `RenderDegraded` and leave the pool on its
  * previous rendered config.
  */
+import { jsonEqual } from "../../primitives/objects";
 import { field, labelsOf, obj } from "../../primitives/objects";
 import { LabelSelector, selectorIsEmpty, selectorMatches, selectorString } from "../../primitives/selectors";
 import { KubeObject } from "../store/types";
@@ -20,7 +21,7 @@ import {
   validateMachineConfig,
 } from "./machineconfig";
 import { WorkQueue } from "./workqueue";
-import { Condition, K, controllerRef, isKind, deepEqual, keyOf, recordEvent, setCondition } from "./util";
+import { Condition, K, controllerRef, isKind, keyOf, recordEvent, setCondition } from "./util";
 
 export function isRendered(mc: KubeObject): boolean {
   return (mc.metadata.ownerReferences ?? []).some((r) => r.kind === "MachineConfigPool");
@@ -152,7 +153,7 @@ export function startRenderController(ctx: ControllerContext): StopFn {
       name: c.metadata.name,
     }));
     const configuration = { name, source };
-    if (!deepEqual(field(pool, "spec", "configuration"), configuration)) {
+    if (!jsonEqual(field(pool, "spec", "configuration"), configuration)) {
       store.mutate(keyOf(K.pool, poolName), (p) => {
         p.spec = { ...obj(p.spec), configuration };
       });

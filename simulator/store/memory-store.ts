@@ -70,22 +70,6 @@ function withoutManagedTimes(object: KubeObject): KubeObject {
   return { ...object, metadata: { ...object.metadata, managedFields } };
 }
 
-/** Structural equality of JSON values, independent of key order. */
-export function jsonEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== typeof b || a === null || b === null || typeof a !== "object") return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  if (Array.isArray(a)) {
-    const bb = b as unknown[];
-    return a.length === bb.length && a.every((v, i) => jsonEqual(v, bb[i]));
-  }
-  const ao = a as Record<string, unknown>;
-  const bo = b as Record<string, unknown>;
-  const ak = Object.keys(ao).filter((k) => ao[k] !== undefined);
-  const bk = Object.keys(bo).filter((k) => bo[k] !== undefined);
-  return ak.length === bk.length && ak.every((k) => Object.hasOwn(bo, k) && jsonEqual(ao[k], bo[k]));
-}
-
 function describe(key: ObjectKey): string {
   const group = groupOf(key.apiVersion);
   return group ? `${key.kind}.${group} "${key.name}"` : `${key.kind} "${key.name}"`;
@@ -482,4 +466,5 @@ function setOwnerReferences(object: KubeObject, refs: OwnerReference[], withoutU
   if (rest.length > 0) object.metadata.ownerReferences = rest;
   else delete object.metadata.ownerReferences;
 }
+import { jsonEqual } from "../../primitives/objects";
 import { selectorMatches } from "../../primitives/selectors";
