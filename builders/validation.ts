@@ -1,3 +1,4 @@
+import { isDnsLabel, isDnsSubdomain, isLabelValue, isQualifiedName } from "../primitives/names";
 import { collectErrors, InputError } from "./errors";
 
 /**
@@ -5,12 +6,9 @@ import { collectErrors, InputError } from "./errors";
  * InputError that says what is allowed.
  */
 
-const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-
 /** An RFC 1123 label: what Kubernetes accepts as a role suffix or a namespace. */
 export function requireDnsLabel(path: string, value: unknown): string {
-  if (typeof value !== "string" || value.length === 0 || value.length > 63 || !DNS_LABEL.test(value)) {
+  if (!isDnsLabel(value)) {
     throw new InputError(
       path,
       `${JSON.stringify(value)} is not a DNS label: use 1-63 lower-case letters, digits or '-', starting and ending with a letter or digit`,
@@ -21,7 +19,7 @@ export function requireDnsLabel(path: string, value: unknown): string {
 
 /** An RFC 1123 subdomain: what Kubernetes accepts as the name of most objects. */
 export function requireDnsSubdomain(path: string, value: unknown): string {
-  if (typeof value !== "string" || value.length === 0 || value.length > 253 || !DNS_SUBDOMAIN.test(value)) {
+  if (!isDnsSubdomain(value)) {
     throw new InputError(
       path,
       `${JSON.stringify(value)} is not a valid object name: use at most 253 lower-case letters, digits, '-' or '.', starting and ending with a letter or digit`,
@@ -113,10 +111,6 @@ export function requireArray<T>(path: string, value: readonly T[] | undefined, i
   return value;
 }
 
-const LABEL_NAME =
-  /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
-const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
-
 const LABEL_KEY_RULE =
   "keys are an optional DNS subdomain prefix and '/' (e.g. node-role.kubernetes.io/) and a name of at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit";
 const LABEL_VALUE_RULE =
@@ -124,8 +118,7 @@ const LABEL_VALUE_RULE =
 
 /** A label (or taint) key as the API server validates it. */
 export function requireLabelKey(path: string, key: unknown, what = "label key"): string {
-  const name = typeof key === "string" ? key.slice(key.indexOf("/") + 1) : "";
-  if (typeof key !== "string" || !LABEL_NAME.test(key) || name.length > 63 || key.length > 253 + 1 + 63) {
+  if (!isQualifiedName(key)) {
     throw new InputError(path, `${JSON.stringify(key)} is not a valid ${what}: ${LABEL_KEY_RULE}`);
   }
   return key;
@@ -133,7 +126,7 @@ export function requireLabelKey(path: string, key: unknown, what = "label key"):
 
 /** A label (or taint) value as the API server validates it. */
 export function requireLabelValue(path: string, value: unknown, what = "label value"): string {
-  if (typeof value !== "string" || value.length > 63 || !LABEL_VALUE.test(value)) {
+  if (!isLabelValue(value)) {
     throw new InputError(path, `${JSON.stringify(value)} is not a valid ${what}: ${LABEL_VALUE_RULE}`);
   }
   return value;

@@ -7,6 +7,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { parse } from "yaml";
+import { ROLE_LABEL } from "../primitives/openshift";
 import {
   impactMarkdown,
   ObjectLike,
@@ -18,7 +19,6 @@ import {
 
 type Manifest = Record<string, unknown> & ObjectLike;
 
-const ROLE_LABEL = "machineconfiguration.openshift.io/role";
 /** What the installer gives a cluster's compute pool when nothing else says how many nodes a pool has. */
 export const ASSUMED_MACHINES = 3;
 

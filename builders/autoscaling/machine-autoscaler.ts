@@ -5,11 +5,7 @@ import { requireNonNegativeInteger, requireOneOf } from "../validation";
 
 export const MACHINE_AUTOSCALER_API_VERSION = "autoscaling.openshift.io/v1beta1";
 
-/** The annotations the machine-api (cluster-autoscaler-operator) writes on an autoscaled MachineSet. */
-export const AUTOSCALER_ANNOTATIONS = {
-  minSize: "machine.openshift.io/cluster-api-autoscaler-node-group-min-size",
-  maxSize: "machine.openshift.io/cluster-api-autoscaler-node-group-max-size",
-} as const;
+export { AUTOSCALER_ANNOTATIONS } from "../../primitives/openshift";
 
 export const AUTOSCALING_SCOPES = ["pool", "zone"] as const;
 

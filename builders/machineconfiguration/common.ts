@@ -1,26 +1,12 @@
+import { poolSelectorLabel } from "../../primitives/openshift";
+import type { LabelSelector } from "../../primitives/selectors";
 import { InputError } from "../errors";
 import { requireDnsLabel, requireLabels } from "../validation";
 
 export const MACHINECONFIGURATION_API_VERSION = "machineconfiguration.openshift.io/v1";
 
-/** The label that ties a MachineConfig to the pools whose machineConfigSelector names its role. */
-export const ROLE_LABEL = "machineconfiguration.openshift.io/role";
-
-/** The label a pool carries so that KubeletConfigs and ContainerRuntimeConfigs can select it by role. */
-export const poolSelectorLabel = (role: string): string =>
-  `pools.operator.machineconfiguration.openshift.io/${role}`;
-
-/** The node label a pool's nodeSelector matches. */
-export const nodeRoleLabel = (role: string): string => `node-role.kubernetes.io/${role}`;
-
-export interface LabelSelector {
-  matchLabels?: Record<string, string>;
-  matchExpressions?: {
-    key: string;
-    operator: "In" | "NotIn" | "Exists" | "DoesNotExist";
-    values?: string[];
-  }[];
-}
+export { nodeRoleLabel, poolSelectorLabel, ROLE_LABEL } from "../../primitives/openshift";
+export type { LabelSelector } from "../../primitives/selectors";
 
 /** The selector KubeletConfig and ContainerRuntimeConfig use to target the pool of one role. */
 export function poolSelector(path: string, role: unknown): LabelSelector {

@@ -1,16 +1,8 @@
+import { isDnsLabel } from "../../primitives/names";
 import { InputError } from "../errors";
 import { requireNonNegativeInteger } from "../validation";
 
-/** machine-api label keys, as the installer writes them. */
-export const MACHINE_LABELS = {
-  cluster: "machine.openshift.io/cluster-api-cluster",
-  machineSet: "machine.openshift.io/cluster-api-machineset",
-  role: "machine.openshift.io/cluster-api-machine-role",
-  type: "machine.openshift.io/cluster-api-machine-type",
-  osId: "machine.openshift.io/os-id",
-} as const;
-
-export const MACHINE_API_NAMESPACE = "openshift-machine-api";
+export { MACHINE_API_NAMESPACE, MACHINE_LABELS } from "../../primitives/openshift";
 
 /**
  * Spreads a pool's total replicas over its zones as the installer does: `total / zones` each, and the
@@ -29,7 +21,7 @@ export function spreadReplicas(path: string, total: number, zoneCount: number): 
  * 63-character limit of label values, not only by the object-name rules.
  */
 export function requireMachineSetName(path: string, name: string, maxLength = 63): string {
-  if (name.length > maxLength || !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(name)) {
+  if (name.length > maxLength || !isDnsLabel(name)) {
     throw new InputError(
       path,
       `MachineSet name ${JSON.stringify(name)} is invalid: it must be at most ${maxLength} lower-case letters, digits or '-' (it is also a label value)`,

@@ -3,6 +3,8 @@
  * MachineConfigs by the roles its machineConfigSelector names, KubeletConfigs and ContainerRuntimeConfigs
  * by the pool labels they select.
  */
+import { poolSelectorLabel, ROLE_LABEL } from "../../primitives/openshift";
+import { LabelSelector, selectorIsEmpty, selectorMatches } from "../../primitives/selectors";
 import { ContainerRuntimeConfigLike, KubeletConfigLike, MachineConfigLike, PoolConfigs } from "./render";
 
 /** The shape of any Kubernetes object here. */
@@ -12,8 +14,7 @@ export interface ObjectLike {
   spec?: Record<string, unknown>;
 }
 
-const ROLE_LABEL = "machineconfiguration.openshift.io/role";
-export const poolLabel = (pool: string): string => `pools.operator.machineconfiguration.openshift.io/${pool}`;
+export { poolSelectorLabel as poolLabel };
 
 /** The roles whose MachineConfigs a pool renders: its selector's values, else its own role (plus worker for a custom pool). */
 export function rolesOfPool(pool: string, mcp: ObjectLike | undefined): string[] {
@@ -25,9 +26,10 @@ export function rolesOfPool(pool: string, mcp: ObjectLike | undefined): string[]
   return pool === "master" || pool === "worker" ? [pool] : ["worker", pool];
 }
 
+/** As the MCO's getPoolsForKubeletConfig: a config without a pool selector applies to no pool. */
 function selects(selector: unknown, labels: Record<string, string>): boolean {
-  const match = (selector as { matchLabels?: Record<string, string> } | undefined)?.matchLabels ?? {};
-  return Object.keys(match).length > 0 && Object.entries(match).every(([k, v]) => labels[k] === v);
+  const s = selector as LabelSelector | undefined;
+  return !selectorIsEmpty(s) && selectorMatches(s, labels);
 }
 
 /**
@@ -40,7 +42,7 @@ export function poolConfigsFrom(
   mcp: ObjectLike | undefined,
 ): PoolConfigs {
   const roles = rolesOfPool(pool, mcp);
-  const labels = { [poolLabel(pool)]: "", ...(mcp?.metadata?.labels ?? {}) };
+  const labels = { [poolSelectorLabel(pool)]: "", ...(mcp?.metadata?.labels ?? {}) };
   const generated = (o: ObjectLike) =>
     (o.metadata?.ownerReferences ?? []).some(
       (r) => r.kind === "KubeletConfig" || r.kind === "ContainerRuntimeConfig",

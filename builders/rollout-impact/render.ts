@@ -4,7 +4,11 @@
  * per item with the config that set it so that a change can name its source. The configs the MCO
  * generates for KubeletConfigs and ContainerRuntimeConfigs are added as it names and writes them.
  */
+import { stableJson } from "../../primitives/stable-json";
 import { ConfigDiff, AlwaysRebootField } from "./rules";
+
+// render.js exported it before it moved to primitives/; the path stays complete for what requires it.
+export { stableJson };
 
 /** The parts of a MachineConfig that reach a node. */
 export interface MachineConfigLike {
@@ -57,15 +61,6 @@ export interface RenderedView {
   units: Map<string, Item>;
   fields: Map<AlwaysRebootField, Item>;
   sshKeys: Item;
-}
-
-/** JSON with object keys sorted, so that equal content compares equal whatever the key order. */
-export function stableJson(value: unknown): string {
-  return JSON.stringify(value, (_k, v: unknown) =>
-    v && typeof v === "object" && !Array.isArray(v)
-      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1)))
-      : v,
-  );
 }
 
 const file = (path: string, content: unknown) => ({ path, contents: stableJson(content) });

@@ -11,6 +11,7 @@ import {
   impactLine,
   impactMarkdown,
   mergeClusterPolicies,
+  poolConfigsFrom,
   resolveMaxUnavailable,
   rolloutImpact,
 } from ".";
@@ -272,5 +273,26 @@ describe("rollout impact: waves and duration", () => {
         "",
       ].join("\n"),
     );
+  });
+});
+
+describe("rollout impact: the configs a pool renders", () => {
+  const kubelet = (name: string, machineConfigPoolSelector: unknown) => ({
+    kind: "KubeletConfig",
+    metadata: { name },
+    spec: { machineConfigPoolSelector, kubeletConfig: { maxPods: 250 } },
+  });
+  const infraPool = { kind: "MachineConfigPool", metadata: { name: "infra", labels: { tier: "infra" } } };
+
+  it("selects KubeletConfigs by the pool's labels as the MCO does: set terms count, an empty selector selects no pool", () => {
+    const objects = [
+      kubelet("by-role", { matchLabels: { "pools.operator.machineconfiguration.openshift.io/infra": "" } }),
+      kubelet("by-expression", { matchExpressions: [{ key: "tier", operator: "In", values: ["infra"] }] }),
+      kubelet("other-tier", { matchExpressions: [{ key: "tier", operator: "NotIn", values: ["infra"] }] }),
+      kubelet("empty", {}),
+      kubelet("none", undefined),
+    ];
+    const selected = poolConfigsFrom("infra", objects, infraPool).kubeletConfigs?.map((k) => k.metadata.name);
+    assert.deepEqual(selected, ["by-role", "by-expression"]);
   });
 });

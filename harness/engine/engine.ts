@@ -11,6 +11,8 @@
 import { randomUUID } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { isObject } from "../../primitives/objects";
+import { stableJson } from "../../primitives/stable-json";
 import { DYNAMIC_TYPE_PREFIX } from "../dynamic";
 import { answerInvoke, Fixtures } from "../fixtures";
 import {
@@ -76,19 +78,6 @@ const SKIPPED = "not deployed: an earlier resource failed";
 
 const short = (type: string) => type.split(":").pop()!;
 
-function stable(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(stable).join(",")}]`;
-  if (value !== null && typeof value === "object") {
-    const entries = Object.entries(value as Props)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : 1));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stable(v)}`).join(",")}}`;
-  }
-  return JSON.stringify(value) ?? "null";
-}
-
-const isObject = (v: unknown): v is Props => v !== null && typeof v === "object" && !Array.isArray(v);
-
 /** Property paths where `news` differs from `olds` (objects descended into, lists and leaves compared whole). */
 /** `target` with the values `source` has at `paths` (dotted), absent where `source` has none. */
 function withPaths(target: Props, source: Props, paths: string[]): Props {
@@ -111,7 +100,7 @@ export function diffPaths(olds: unknown, news: unknown, prefix = ""): string[] {
     const keys = [...new Set([...Object.keys(olds), ...Object.keys(news)])].sort();
     return keys.flatMap((k) => diffPaths(olds[k], news[k], prefix ? `${prefix}.${k}` : k));
   }
-  return stable(reveal(olds)) === stable(reveal(news)) ? [] : [prefix];
+  return stableJson(reveal(olds)) === stableJson(reveal(news)) ? [] : [prefix];
 }
 
 /** Paths declared in `desired` whose value in `live` differs: drift of what the program manages. */
@@ -121,7 +110,7 @@ function drifted(desired: unknown, live: unknown, prefix = ""): string[] {
       drifted(desired[k], isObject(live) ? live[k] : undefined, prefix ? `${prefix}.${k}` : k),
     );
   }
-  return stable(reveal(desired)) === stable(reveal(live)) ? [] : [prefix];
+  return stableJson(reveal(desired)) === stableJson(reveal(live)) ? [] : [prefix];
 }
 
 function packageOf(type: string): string {

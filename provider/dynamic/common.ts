@@ -6,6 +6,8 @@
  */
 import { CustomResourceOptions, dynamic, Input, secret } from "@pulumi/pulumi";
 import { createHash } from "node:crypto";
+import { isDnsSubdomain } from "../../primitives/names";
+import { stableJson } from "../../primitives/stable-json";
 import type { Evaluation, ProgressEvent, ProgressListener } from "../waiting";
 import {
   clusterServer,
@@ -36,8 +38,6 @@ export interface CheckFailure {
   reason: string;
 }
 
-const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-
 const isUnknown = (value: unknown) => value === UNKNOWN;
 
 /** A Kubernetes object name (DNS subdomain, at most 253 characters). */
@@ -51,7 +51,7 @@ export function checkName(
   if (value === undefined || value === null || value === "") {
     return required ? [{ property, reason: `${property} is required` }] : [];
   }
-  if (typeof value !== "string" || value.length > 253 || !DNS_SUBDOMAIN.test(value)) {
+  if (!isDnsSubdomain(value)) {
     return [
       {
         property,
@@ -132,17 +132,6 @@ export function checkCommon(inputs: Record<string, unknown>): CheckFailure[] {
     failures.push({ property: "contentHash", reason: "contentHash must be a string" });
   }
   return failures;
-}
-
-function stableJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(stableJson).join(",")}]`;
-  if (value !== null && typeof value === "object") {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableJson(v)}`).join(",")}}`;
-  }
-  return JSON.stringify(value) ?? "null";
 }
 
 /** A stable SHA-256 of any JSON value (key order does not matter): the `contentHash` of a configuration. */

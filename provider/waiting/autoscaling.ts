@@ -3,6 +3,7 @@
  * the node-group annotations on the target MachineSet and `status.lastTargetRef` names it) and each
  * MachineSet has at least its minimum of Ready machines.
  */
+import { AUTOSCALER_ANNOTATIONS } from "../../primitives/openshift";
 import { converge, ConvergeOptions, Evaluation, observe, Outcome, WaitOptions } from "./converge";
 import { field, KINDS, KubeObject, ResourceKind } from "./kinds";
 import { isNodeReady, machineFailure, machinesOf, nodeOf } from "./machineset";
@@ -15,8 +16,8 @@ export const MACHINE_AUTOSCALER_KIND: ResourceKind = {
   kind: "MachineAutoscaler",
   namespaced: true,
 };
-export const MIN_SIZE_ANNOTATION = "machine.openshift.io/cluster-api-autoscaler-node-group-min-size";
-export const MAX_SIZE_ANNOTATION = "machine.openshift.io/cluster-api-autoscaler-node-group-max-size";
+export const MIN_SIZE_ANNOTATION = AUTOSCALER_ANNOTATIONS.minSize;
+export const MAX_SIZE_ANNOTATION = AUTOSCALER_ANNOTATIONS.maxSize;
 
 export interface AutoscalerTarget {
   namespace: string;

@@ -2,30 +2,18 @@
  * The API resources the waiters read, with the REST path pieces a list or watch needs. Written out
  * rather than discovered, so a wait costs no discovery requests.
  */
+import type { KubeObject } from "../../primitives/objects";
 
-export interface KubeObject {
-  apiVersion?: string;
-  kind?: string;
-  metadata: {
-    name: string;
-    namespace?: string;
-    uid?: string;
-    resourceVersion?: string;
-    generation?: number;
-    creationTimestamp?: string;
-    deletionTimestamp?: string;
-    labels?: Record<string, string>;
-    annotations?: Record<string, string>;
-    ownerReferences?: Array<{
-      apiVersion: string;
-      kind: string;
-      name: string;
-      uid: string;
-      controller?: boolean;
-    }>;
-  };
-  [key: string]: unknown;
-}
+// The object helpers live in primitives/; kinds.js keeps exporting them for callers of this path, such
+// as providers serialized into deployed stacks.
+export {
+  annotationsOf,
+  conditionOf,
+  field,
+  labelsOf,
+  type Condition,
+  type KubeObject,
+} from "../../primitives/objects";
 
 export interface ResourceKind {
   /** "" for the core group. */
@@ -93,36 +81,4 @@ export function objectKey(object: KubeObject): string {
   return object.metadata.namespace
     ? `${object.metadata.namespace}/${object.metadata.name}`
     : object.metadata.name;
-}
-
-export interface Condition {
-  type: string;
-  status: string;
-  reason?: string;
-  message?: string;
-  lastTransitionTime?: string;
-}
-
-/** Reads a nested field without a chain of casts. */
-export function field<T = unknown>(object: unknown, ...path: Array<string | number>): T | undefined {
-  let cur: unknown = object;
-  for (const p of path) {
-    if (cur === null || typeof cur !== "object") return undefined;
-    cur = (cur as Record<string | number, unknown>)[p];
-  }
-  return cur as T | undefined;
-}
-
-/** The condition of `type` in `status.conditions`. */
-export function conditionOf(object: unknown, type: string): Condition | undefined {
-  const conditions = field<Condition[]>(object, "status", "conditions");
-  return Array.isArray(conditions) ? conditions.find((c) => c.type === type) : undefined;
-}
-
-export function annotationsOf(object: KubeObject | undefined): Record<string, string> {
-  return object?.metadata.annotations ?? {};
-}
-
-export function labelsOf(object: KubeObject | undefined): Record<string, string> {
-  return object?.metadata.labels ?? {};
 }

@@ -2,10 +2,11 @@
  * When MachineSets are ready (their Machines are Nodes that are Ready and carry the template's node
  * labels) and, for deletion, when they are gone together with their Machines and those Machines' Nodes.
  */
+import { MACHINE_LABELS } from "../../primitives/openshift";
 import { conditionOf, field, KubeObject, labelsOf } from "./kinds";
 import { WaitState } from "./progress";
 
-export const MACHINESET_LABEL = "machine.openshift.io/cluster-api-machineset";
+export const MACHINESET_LABEL = MACHINE_LABELS.machineSet;
 
 export interface MachineSetTarget {
   namespace: string;

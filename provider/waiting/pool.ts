@@ -16,7 +16,15 @@
  * A fresh pool says Updated=True about the OLD rendered config, which is why step 1 comes first. A
  * render failure of the MCO ends the wait with its reason before any step.
  */
-import { annotationsOf, Condition, conditionOf, field, KubeObject } from "./kinds";
+import {
+  CURRENT_CONFIG,
+  DESIRED_CONFIG,
+  MCD_REASON,
+  MCD_STATE,
+  ROLE_LABEL,
+} from "../../primitives/openshift";
+import { LabelSelector, selectorIsEmpty, selectorMatches } from "../../primitives/selectors";
+import { annotationsOf, Condition, conditionOf, field, KubeObject, labelsOf } from "./kinds";
 import {
   describeNodePhases,
   failingMachineConfigNodes,
@@ -25,11 +33,7 @@ import {
 } from "./machineconfignode";
 import { WaitState } from "./progress";
 
-export const ROLE_LABEL = "machineconfiguration.openshift.io/role";
-export const CURRENT_CONFIG = "machineconfiguration.openshift.io/currentConfig";
-export const DESIRED_CONFIG = "machineconfiguration.openshift.io/desiredConfig";
-export const MCD_STATE = "machineconfiguration.openshift.io/state";
-export const MCD_REASON = "machineconfiguration.openshift.io/reason";
+export { CURRENT_CONFIG, DESIRED_CONFIG, MCD_REASON, MCD_STATE, ROLE_LABEL };
 /** Set by the MCO on the second and later KubeletConfig / ContainerRuntimeConfig of a pool. */
 export const MC_NAME_SUFFIX = "machineconfiguration.openshift.io/mc-name-suffix";
 
@@ -284,31 +288,6 @@ function lastOutcome(object: KubeObject): Condition | undefined {
   return conditions[conditions.length - 1];
 }
 
-function matchesSelector(labels: Record<string, string>, selector: unknown): boolean {
-  const matchLabels = field<Record<string, string>>(selector, "matchLabels") ?? {};
-  const expressions =
-    field<Array<{ key: string; operator: string; values?: string[] }>>(selector, "matchExpressions") ?? [];
-  if (Object.keys(matchLabels).length === 0 && expressions.length === 0) return false;
-  return (
-    Object.entries(matchLabels).every(([k, v]) => labels[k] === v) &&
-    expressions.every((e) => {
-      const has = Object.hasOwn(labels, e.key);
-      switch (e.operator) {
-        case "In":
-          return has && (e.values ?? []).includes(labels[e.key]);
-        case "NotIn":
-          return !has || !(e.values ?? []).includes(labels[e.key]);
-        case "Exists":
-          return has;
-        case "DoesNotExist":
-          return !has;
-        default:
-          return false;
-      }
-    })
-  );
-}
-
 /**
  * Degraded nodes of the pool that stop the rollout of `target`, with the daemon's reason: those that
  * failed to reach `target`, and those degraded at rest (current == desired, e.g. a drifted file), which
@@ -316,9 +295,10 @@ function matchesSelector(labels: Record<string, string>, selector: unknown): boo
  * among them: the MCO hands it the new target and its daemon tries again.
  */
 export function failingNodes(pool: KubeObject, nodes: KubeObject[], target: string): string[] {
-  const selector = field(pool, "spec", "nodeSelector");
+  // As the MCO's GetPoolsForNode: a pool without a node selector manages no node.
+  const selector = field<LabelSelector>(pool, "spec", "nodeSelector");
   return nodes
-    .filter((n) => matchesSelector(n.metadata.labels ?? {}, selector))
+    .filter((n) => !selectorIsEmpty(selector) && selectorMatches(selector, labelsOf(n)))
     .filter((n) => {
       const a = annotationsOf(n);
       const degraded = a[MCD_STATE] === "Degraded" || a[MCD_STATE] === "Unreconcilable";

@@ -2,6 +2,8 @@
  * The waits, each a predicate on the engine: which kinds to list and watch, how the engine's view
  * becomes the predicate's observation, and how the predicate's needs become requests.
  */
+import { MACHINE_API_NAMESPACE, MACHINE_LABELS } from "../../primitives/openshift";
+import { equalitySelectorQuery, LabelSelector } from "../../primitives/selectors";
 import { ApiClient, createApiClient } from "./api";
 import { withRetry } from "./retry";
 import {
@@ -15,7 +17,7 @@ import {
   View,
   WaitOptions,
 } from "./converge";
-import { Condition, conditionOf, field, KINDS, KubeObject } from "./kinds";
+import { Condition, conditionOf, field, KINDS, KubeObject, labelsOf } from "./kinds";
 import {
   MachineSetResult,
   MachineSetTarget,
@@ -38,7 +40,7 @@ import {
   WMCO_NAMESPACE,
 } from "./windows";
 
-export const MACHINE_API_NAMESPACE = "openshift-machine-api";
+export { MACHINE_API_NAMESPACE };
 
 export interface ClusterAccess {
   /** Kubeconfig YAML; ignored when `client` is given. */
@@ -55,14 +57,6 @@ export function clientOf(access: ClusterAccess): ApiClient {
 
 function fetchedObject(view: View, key: string): KubeObject | null | undefined {
   return view.fetched[key] as KubeObject | null | undefined;
-}
-
-/** Equality selectors only: a pool's matchLabels as a label selector, so only its nodes are listed. */
-function labelSelectorOf(selector: unknown): string | undefined {
-  const matchLabels = field<Record<string, string>>(selector, "matchLabels") ?? {};
-  if ((field<unknown[]>(selector, "matchExpressions") ?? []).length > 0) return undefined;
-  const terms = Object.entries(matchLabels).map(([k, v]) => `${k}=${v}`);
-  return terms.length > 0 ? terms.join(",") : undefined;
 }
 
 // ---- pool rollout ----
@@ -145,7 +139,7 @@ function poolRollout(options: PoolRolloutOptions): ConvergeOptions<PoolRolloutRe
         });
       }
       if (evaluation.needs.nodes) {
-        const labelSelector = labelSelectorOf(field(pool, "spec", "nodeSelector"));
+        const labelSelector = equalitySelectorQuery(field<LabelSelector>(pool, "spec", "nodeSelector"));
         needs.push({ type: "source", source: { name: "nodes", resource: KINDS.node, labelSelector } });
       }
       if (evaluation.needs.machineConfigNodes) {
@@ -302,7 +296,7 @@ export function waitForMachineSetsDeleted(options: MachineSetOptions): Promise<O
       const machines = view.sources.machines ?? [];
       for (const m of machines) {
         const owner = (m.metadata.ownerReferences ?? []).find((o) => o.kind === "MachineSet")?.name;
-        const set = owner ?? m.metadata.labels?.["machine.openshift.io/cluster-api-machineset"];
+        const set = owner ?? labelsOf(m)[MACHINE_LABELS.machineSet];
         const node = field<string>(m, "status", "nodeRef", "name");
         if (set && target.machineSets.includes(set) && node) knownNodes[node] = set;
       }

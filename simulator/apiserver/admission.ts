@@ -5,18 +5,14 @@
  * `fieldValidation`.
  */
 import { randomBytes } from "node:crypto";
+import { isDnsLabel, isDnsSubdomain, isLabelValue, isQualifiedName } from "../../primitives/names";
 import { CrdSchemas, FieldError, fieldError, formatInvalidMessage } from "../schema";
 import { KubeObject } from "../store";
 import { MemoryStore } from "../store/memory-store";
 import { ApiError, errors, qualifiedResource } from "./status";
-import { apiVersion, isObject, Json, Target } from "./target";
+import { isObject } from "../../primitives/objects";
+import { apiVersion, Json, Target } from "./target";
 import { Request } from "./transport";
-
-const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
-const QUALIFIED_NAME =
-  /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
 
 /** Fills apiVersion/kind and checks that body and URL agree, as the real decoder does. */
 export function normalize(target: Target, object: Json, creating: boolean): KubeObject {
@@ -110,11 +106,10 @@ function metadataErrors(target: Target, object: KubeObject): FieldError[] {
   const result: FieldError[] = [];
   const meta = object.metadata;
   const name = meta.name;
-  const pattern = target.resource.kind === "Namespace" ? DNS1123_LABEL : DNS1123_SUBDOMAIN;
-  const max = target.resource.kind === "Namespace" ? 63 : 253;
+  const valid = target.resource.kind === "Namespace" ? isDnsLabel : isDnsSubdomain;
   if (!name) {
     result.push(fieldError("required", "metadata.name", undefined, "name or generateName is required"));
-  } else if (!pattern.test(name) || name.length > max) {
+  } else if (!valid(name)) {
     const what = target.resource.kind === "Namespace" ? "RFC 1123 label" : "RFC 1123 subdomain";
     result.push(
       fieldError(
@@ -126,7 +121,7 @@ function metadataErrors(target: Target, object: KubeObject): FieldError[] {
     );
   }
   for (const [key, value] of Object.entries(meta.labels ?? {})) {
-    if (!QUALIFIED_NAME.test(key)) {
+    if (!isQualifiedName(key)) {
       result.push(
         fieldError(
           "invalid",
@@ -136,7 +131,7 @@ function metadataErrors(target: Target, object: KubeObject): FieldError[] {
         ),
       );
     }
-    if (!LABEL_VALUE.test(value) || value.length > 63) {
+    if (!isLabelValue(value)) {
       result.push(
         fieldError(
           "invalid",
@@ -148,7 +143,7 @@ function metadataErrors(target: Target, object: KubeObject): FieldError[] {
     }
   }
   for (const key of Object.keys(meta.annotations ?? {})) {
-    if (!QUALIFIED_NAME.test(key.toLowerCase())) {
+    if (!isQualifiedName(key.toLowerCase())) {
       result.push(
         fieldError(
           "invalid",

@@ -9,7 +9,8 @@ import { commit, storeNew } from "./crud";
 import { ApplyConflictError, serverSideApply } from "./managed-fields";
 import { sendObject } from "./negotiation";
 import { ApiError, errors } from "./status";
-import { Backend, checkResourceVersion, isObject, keyOf, listTypes, scopeOf, Target } from "./target";
+import { isObject } from "../../primitives/objects";
+import { Backend, checkResourceVersion, keyOf, listTypes, scopeOf, Target } from "./target";
 import { Request } from "./transport";
 
 export function apply(

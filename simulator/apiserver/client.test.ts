@@ -200,6 +200,24 @@ describe("API server with @kubernetes/client-node", function () {
     assert.deepEqual(await names(undefined, "metadata.name=sel-b"), ["sel-b"]);
     assert.deepEqual(await names(undefined, "metadata.namespace!=openshift-machine-api"), []);
     await expectCode(custom.listNamespacedCustomObject({ ...MS, labelSelector: "role in (a" }), 400);
+    // A label key's name part has at most 63 characters and its prefix is a lower-case DNS subdomain.
+    await expectCode(custom.listNamespacedCustomObject({ ...MS, labelSelector: `a/${"n".repeat(64)}` }), 400);
+    await expectCode(custom.listNamespacedCustomObject({ ...MS, labelSelector: "Example.com/role" }), 400);
+  });
+
+  it("refuses a label key whose name part is longer than 63 characters", async () => {
+    const key = `operators.coreos.com/${"n".repeat(64)}`;
+    const body = {
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      metadata: { name: "long-label", labels: { [key]: "" } },
+    };
+    const created = await t.request("POST", "/api/v1/namespaces/default/configmaps", { body });
+    assert.equal(created.status, 422);
+    assert.match(
+      (created.json() as { message: string }).message,
+      /metadata\.labels: Invalid value: "operators\.coreos\.com\/n{64}"/,
+    );
   });
 
   it("watches, resumes from a resourceVersion and answers 410 when it is too old", async () => {

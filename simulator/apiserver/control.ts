@@ -5,7 +5,7 @@
 import { ServerFaults } from "./faults";
 import { decode } from "./negotiation";
 import { ApiError, errors } from "./status";
-import { isObject } from "./target";
+import { isObject } from "../../primitives/objects";
 import { Request, send } from "./transport";
 
 export const CONTROL_PATH = "/simulator/faults";

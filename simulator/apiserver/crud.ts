@@ -12,11 +12,11 @@ import { decode, decodeObject, patchContentType, sendList, sendObject } from "./
 import { jsonPatch, mergePatch, PatchError, strategicMergePatch } from "./patch";
 import { parseFieldSelector, parseLabelSelector } from "./selectors";
 import { ApiError, errors } from "./status";
+import { isObject } from "../../primitives/objects";
 import {
   apiVersion,
   Backend,
   checkResourceVersion,
-  isObject,
   keyOf,
   listTypes,
   mustGet,

@@ -5,17 +5,15 @@
  * removes what the manager applied before but no longer does (unless someone else owns it) and reports
  * conflicts with other managers; other writes take over the fields they change.
  */
+import { jsonEqual } from "../../primitives/objects";
+import { isObject } from "../../primitives/objects";
 import { JSONSchemaProps } from "../schema";
 import { setOwn } from "./patch";
-import { jsonEqual, kubeTimestamp } from "../store/memory-store";
+import { kubeTimestamp } from "../store/memory-store";
 import { KubeObject } from "../store";
 
 type JsonObject = Record<string, unknown>;
 type Path = string[];
-
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 /** How a list at some path merges. */
 export type ListType = { type: "atomic" } | { type: "set" } | { type: "map"; keys: string[] };

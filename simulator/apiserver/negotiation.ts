@@ -10,7 +10,8 @@ import { decodeProtobuf, openApiV2Protobuf, ProtobufError } from "./protobuf";
 import { ResourceType } from "./resources";
 import { errors } from "./status";
 import { toTable } from "./table";
-import { isObject, Json } from "./target";
+import { isObject } from "../../primitives/objects";
+import { Json } from "./target";
 import { Request, send } from "./transport";
 
 const PROTOBUF = "application/vnd.kubernetes.protobuf";

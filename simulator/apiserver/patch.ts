@@ -19,10 +19,6 @@ export class PatchError extends Error {
 type Json = unknown;
 type JsonObject = Record<string, unknown>;
 
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 /** Sets an own property even for keys like `__proto__`, which plain assignment would treat specially. */
 export function setOwn(target: JsonObject, key: string, value: unknown): void {
   Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
@@ -288,3 +284,4 @@ function stripDirectives(value: Json): Json {
   for (const [k, v] of Object.entries(value)) if (!k.startsWith("$")) out[k] = stripDirectives(v);
   return out;
 }
+import { isObject } from "../../primitives/objects";

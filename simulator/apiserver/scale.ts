@@ -6,7 +6,8 @@ import { applyPatch, commit, PATCH_TYPES, patchType } from "./crud";
 import { evaluateJsonPath, setJsonPath } from "./jsonpath";
 import { decode, decodeObject } from "./negotiation";
 import { errors } from "./status";
-import { Backend, checkResourceVersion, isObject, Json, mustGet, Target } from "./target";
+import { isObject } from "../../primitives/objects";
+import { Backend, checkResourceVersion, Json, mustGet, Target } from "./target";
 import { dryRunOf, Request, send } from "./transport";
 
 /** Serves GET, PUT and PATCH on `<object>/scale`. */

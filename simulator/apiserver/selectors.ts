@@ -1,26 +1,20 @@
+import { isLabelValue, isQualifiedName } from "../../primitives/names";
+import { LabelSelectorRequirement, selectorMatches } from "../../primitives/selectors";
 import { KubeObject } from "../store";
 
 /** A parse failure; the server answers 400 BadRequest with this message. */
 export class SelectorError extends Error {}
 
-type Requirement =
-  | { op: "=" | "!="; key: string; value: string }
-  | { op: "in" | "notin"; key: string; values: string[] }
-  | { op: "exists" | "!exists"; key: string };
-
 export type Selector = (labels: Record<string, string> | undefined) => boolean;
 
-const KEY = /^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
-const VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
-
 function checkKey(key: string, selector: string): string {
-  if (!KEY.test(key))
+  if (!isQualifiedName(key))
     throw new SelectorError(`unable to parse requirement: invalid label key "${key}" in "${selector}"`);
   return key;
 }
 
 function checkValue(value: string, selector: string): string {
-  if (!VALUE.test(value) || value.length > 63) {
+  if (!isLabelValue(value)) {
     throw new SelectorError(`unable to parse requirement: invalid label value: "${value}" in "${selector}"`);
   }
   return value;
@@ -47,47 +41,35 @@ function splitTerms(selector: string): string[] {
 
 /** Parses a label selector with equality (`a=b`, `a==b`, `a!=b`) and set-based terms (`a in (x,y)`, `a notin (x)`, `a`, `!a`). */
 export function parseLabelSelector(selector: string): Selector {
-  const requirements: Requirement[] = [];
+  const requirements: LabelSelectorRequirement[] = [];
   if (selector.trim() !== "") {
     for (const term of splitTerms(selector)) {
       let m: RegExpExecArray | null;
       if (term === "") throw new SelectorError(`found '', expected: identifier in "${selector}"`);
       if ((m = /^(\S+)\s+(in|notin)\s*\(([^()]*)\)$/.exec(term))) {
         const values = m[3].split(",").map((v) => checkValue(v.trim(), selector));
-        requirements.push({ op: m[2] as "in" | "notin", key: checkKey(m[1], selector), values });
+        requirements.push({
+          key: checkKey(m[1], selector),
+          operator: m[2] === "in" ? "In" : "NotIn",
+          values,
+        });
       } else if ((m = /^([^=!\s]+)\s*(==|=|!=)\s*(\S*)$/.exec(term))) {
         requirements.push({
-          op: m[2] === "!=" ? "!=" : "=",
           key: checkKey(m[1], selector),
-          value: checkValue(m[3], selector),
+          operator: m[2] === "!=" ? "NotIn" : "In",
+          values: [checkValue(m[3], selector)],
         });
       } else if ((m = /^!\s*(\S+)$/.exec(term))) {
-        requirements.push({ op: "!exists", key: checkKey(m[1], selector) });
+        requirements.push({ key: checkKey(m[1], selector), operator: "DoesNotExist" });
       } else if (/^\S+$/.test(term)) {
-        requirements.push({ op: "exists", key: checkKey(term, selector) });
+        requirements.push({ key: checkKey(term, selector), operator: "Exists" });
       } else {
         throw new SelectorError(`unable to parse requirement: "${term}" in "${selector}"`);
       }
     }
   }
-  return (labels = {}) =>
-    requirements.every((r) => {
-      const has = Object.hasOwn(labels, r.key);
-      switch (r.op) {
-        case "=":
-          return has && labels[r.key] === r.value;
-        case "!=":
-          return !has || labels[r.key] !== r.value;
-        case "in":
-          return has && r.values.includes(labels[r.key]);
-        case "notin":
-          return !has || !r.values.includes(labels[r.key]);
-        case "exists":
-          return has;
-        case "!exists":
-          return !has;
-      }
-    });
+  // Equality terms are one-value set terms, as apimachinery's labels.Requirement treats them.
+  return (labels) => selectorMatches({ matchExpressions: requirements }, labels);
 }
 
 /** Field selectors every kind supports; kinds add their own (see `FIELD_SELECTORS`). */

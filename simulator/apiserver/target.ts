@@ -11,10 +11,6 @@ import { errors } from "./status";
 
 export type Json = Record<string, unknown>;
 
-export function isObject(value: unknown): value is Json {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 /** A resource path resolved: `/apis/<group>/<version>[/namespaces/<ns>]/<plural>[/<name>[/<subresource>]]`. */
 export interface Target {
   resource: ResourceType;

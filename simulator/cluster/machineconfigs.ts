@@ -3,6 +3,7 @@
  * templates render them (seed 003 lists `00-master`, `01-master-container-runtime`, `01-master-kubelet`,
  * ... with Ignition 3.2.0 and files such as /etc/kubernetes/kubelet.conf).
  */
+import { ROLE_LABEL } from "../../primitives/openshift";
 import { KubeObject } from "../store/types";
 import {
   CONTROLLER_VERSION,
@@ -10,7 +11,6 @@ import {
   IgnConfig,
   RELEASE_VERSION_ANNOTATION,
   RELEASE_VERSION,
-  ROLE_LABEL,
   dataUrl,
 } from "../controllers/machineconfig";
 

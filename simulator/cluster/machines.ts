@@ -2,8 +2,9 @@
  * What a cloud provider and a booting kubelet contribute: a Machine's provider-assigned fields once its
  * instance exists, and the Node its kubelet registers. Shared by the seed and the machine-api controller.
  */
+import { Json, field, labelsOf, obj } from "../../primitives/objects";
 import { KubeObject } from "../store/types";
-import { Json, field, labelsOf, obj, timestamp } from "../controllers/util";
+import { timestamp } from "../controllers/util";
 import { PLATFORMS, PlatformName, PlatformSpec, Placement, instanceType, machineIp } from "./platforms";
 
 export const OS_ID_LABEL = "machine.openshift.io/os-id";

@@ -2,7 +2,8 @@
  * What differs between the simulated clouds, as data: regions and zones, the installer's naming, how a
  * machine's placement and node name derive from its providerSpec, and instance sizes.
  */
-import { Json, field, hexHash } from "../controllers/util";
+import { Json, field } from "../../primitives/objects";
+import { hexHash } from "../controllers/util";
 
 export type PlatformName = "aws" | "azure";
 

@@ -6,9 +6,17 @@
  * openshift-monitoring (created by the admin who configures monitoring), infra pools and MachineSets,
  * OperatorGroups and Subscriptions outside the platform, and the WMCO namespace.
  */
-import { KubeObject, Store } from "../store/types";
+import { Json } from "../../primitives/objects";
 import {
   ROLE_LABEL,
+  CURRENT_CONFIG,
+  DESIRED_CONFIG,
+  MCD_REASON,
+  MCD_STATE,
+  MACHINE_API_NAMESPACE,
+} from "../../primitives/openshift";
+import { KubeObject, Store } from "../store/types";
+import {
   mergeMachineConfigs,
   renderedName,
   CONTROLLER_VERSION,
@@ -17,24 +25,8 @@ import {
   RELEASE_VERSION_ANNOTATION,
 } from "../controllers/machineconfig";
 import { ensureMachineConfigNode } from "../controllers/machine-config-node";
-import {
-  CONTROL_PLANE_TOPOLOGY,
-  CURRENT_CONFIG,
-  DESIRED_CONFIG,
-  MCD_REASON,
-  MCD_STATE,
-  computePoolStatus,
-} from "../controllers/mco-pools";
-import {
-  K,
-  MACHINE_API_NAMESPACE,
-  Json,
-  timestamp,
-  controllerRef,
-  hexHash,
-  keyOf,
-  uniqueName,
-} from "../controllers/util";
+import { CONTROL_PLANE_TOPOLOGY, computePoolStatus } from "../controllers/mco-pools";
+import { K, timestamp, controllerRef, hexHash, keyOf, uniqueName } from "../controllers/util";
 import { CATALOGS, MARKETPLACE_NAMESPACE } from "./catalog";
 import { baseMachineConfigs } from "./machineconfigs";
 import { buildNode, linkNode, machineAddress, provisionMachine } from "./machines";

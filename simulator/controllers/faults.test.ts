@@ -1,5 +1,5 @@
+import { MCD_REASON, MCD_STATE } from "../../primitives/openshift";
 import * as assert from "node:assert/strict";
-import { MCD_REASON, MCD_STATE } from "./mco-pools";
 import { K, Sim, WMCO_NAMESPACE, annotation, condition, startSim, status, subscribeWmco } from "./testing";
 
 interface PoolStatus {

@@ -4,10 +4,12 @@
  * a fault shows up exactly where the real component would report it (node annotations, pool
  * conditions, CSV phase) and clearing it lets them converge again.
  */
+import { field } from "../../primitives/objects";
+import { CURRENT_CONFIG } from "../../primitives/openshift";
 import { Store } from "../store/types";
 import { filePaths, specOf } from "./machineconfig";
-import { CURRENT_CONFIG, isWindowsNode } from "./mco-pools";
-import { K, field, keyOf } from "./util";
+import { isWindowsNode } from "./mco-pools";
+import { K, keyOf } from "./util";
 
 export interface NodeFault {
   kind: "degraded" | "drift";

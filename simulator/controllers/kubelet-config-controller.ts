@@ -5,33 +5,15 @@
  * on the same pool) labelled with the pool's role, owned by the CR and held by its finalizers. The
  * render controller then folds it into the pool's rendered config.
  */
+import { Json, field, labelsOf, obj } from "../../primitives/objects";
+import { ROLE_LABEL } from "../../primitives/openshift";
+import { LabelSelector, selectorIsEmpty, selectorMatches } from "../../primitives/selectors";
 import { baseKubeletConfiguration } from "../cluster/machineconfigs";
 import { KubeObject } from "../store/types";
 import { ControllerContext, StopFn } from "./context";
-import {
-  CONTROLLER_VERSION,
-  GENERATED_BY_ANNOTATION,
-  IgnFile,
-  ROLE_LABEL,
-  dataUrlBase64,
-} from "./machineconfig";
+import { CONTROLLER_VERSION, GENERATED_BY_ANNOTATION, IgnFile, dataUrlBase64 } from "./machineconfig";
 import { WorkQueue } from "./workqueue";
-import {
-  Condition,
-  K,
-  KindRef,
-  LabelSelector,
-  Json,
-  controllerRef,
-  field,
-  isKind,
-  keyOf,
-  labelsOf,
-  obj,
-  selectorIsEmpty,
-  selectorMatches,
-  timestamp,
-} from "./util";
+import { Condition, K, KindRef, controllerRef, isKind, keyOf, timestamp } from "./util";
 
 const SUFFIX_ANNOTATION = "machineconfiguration.openshift.io/mc-name-suffix";
 

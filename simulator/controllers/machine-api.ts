@@ -4,30 +4,15 @@
  * controller (Machine <-> Node by providerID). Linux kubelets join by themselves once the instance has
  * booted; Windows instances only become nodes through WMCO.
  */
+import { Json, field, getCondition, labelsOf, obj } from "../../primitives/objects";
+import { MACHINE_API_NAMESPACE } from "../../primitives/openshift";
+import { LabelSelector, selectorMatches, selectorString } from "../../primitives/selectors";
 import { buildNode, isWindowsMachine, linkNode, providerSpecOf, provisionMachine } from "../cluster/machines";
 import { PLATFORMS, PlatformSpec } from "../cluster/platforms";
 import { KubeObject } from "../store/types";
 import { ControllerContext, StopFn } from "./context";
 import { Stepper, WorkQueue } from "./workqueue";
-import {
-  Condition,
-  Json,
-  K,
-  LabelSelector,
-  MACHINE_API_NAMESPACE,
-  controllerRef,
-  field,
-  getCondition,
-  isControlledBy,
-  isKind,
-  keyOf,
-  labelsOf,
-  obj,
-  selectorMatches,
-  selectorString,
-  timestamp,
-  uniqueName,
-} from "./util";
+import { Condition, K, controllerRef, isControlledBy, isKind, keyOf, timestamp, uniqueName } from "./util";
 
 export const MACHINE_FINALIZER = "machine.machine.openshift.io";
 const DELETE_MACHINE_ANNOTATION = "machine.openshift.io/delete-machine";

@@ -5,11 +5,13 @@
  * ClusterAutoscaler `default` exists, and moves autoscaled MachineSets' replicas within their bounds
  * when pods are pending or nodes idle (`MachineFaults.pendingPods` / `idleNodes`).
  */
+import { field, obj } from "../../primitives/objects";
+import { MACHINE_API_NAMESPACE } from "../../primitives/openshift";
 import { KubeObject } from "../store/types";
 import { ControllerContext, StopFn } from "./context";
 import { ScalingRequest } from "./machine-faults";
 import { WorkQueue } from "./workqueue";
-import { K, KindRef, MACHINE_API_NAMESPACE, field, isKind, keyOf, obj } from "./util";
+import { K, KindRef, isKind, keyOf } from "./util";
 
 export const MACHINE_AUTOSCALER: KindRef = {
   apiVersion: "autoscaling.openshift.io/v1beta1",

@@ -7,6 +7,8 @@
  * reported on the node's MachineConfigNode. Failures and injected faults turn the node Degraded with a
  * reason, as the MCD reports them.
  */
+import { annotationsOf, field, getCondition, obj } from "../../primitives/objects";
+import { CURRENT_CONFIG, DESIRED_CONFIG, MCD_REASON, MCD_STATE } from "../../primitives/openshift";
 import { KubeObject } from "../store/types";
 import { ControllerContext, StopFn } from "./context";
 import { cordon } from "./machine-api";
@@ -15,18 +17,14 @@ import { McnChange, ensureMachineConfigNode, reportMachineConfigNode } from "./m
 import { nodeImpact, specOf, writeProblem } from "./machineconfig";
 import {
   CONTROL_PLANE_TOPOLOGY,
-  CURRENT_CONFIG,
-  DESIRED_CONFIG,
   DESIRED_DRAIN,
   LAST_APPLIED_DRAIN,
-  MCD_REASON,
-  MCD_STATE,
   isWindowsNode,
   poolTarget,
   primaryPool,
 } from "./mco-pools";
 import { Stepper, WorkQueue } from "./workqueue";
-import { Condition, K, annotationsOf, field, getCondition, isKind, keyOf, obj, timestamp } from "./util";
+import { Condition, K, isKind, keyOf, timestamp } from "./util";
 
 type Stage = "start" | "drain" | "apply" | "reboot" | "reload" | "finish";
 

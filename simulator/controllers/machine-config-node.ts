@@ -6,8 +6,9 @@
  * UpdateComplete and Resumed together at the end), secondary phases (Cordoned, Drained,
  * AppliedFilesAndOS, RebootedNode, Uncordoned) accumulate, and Updated=True resets the rest.
  */
+import { obj } from "../../primitives/objects";
 import { KubeObject, Store } from "../store/types";
-import { Condition, K, keyOf, obj, setCondition } from "./util";
+import { Condition, K, keyOf, setCondition } from "./util";
 
 export const MCN_PRIMARY = [
   "UpdatePrepared",

@@ -3,9 +3,11 @@
  * a kubelet that stops posting status, a spot instance reclaimed by the cloud, pending pods the
  * cluster autoscaler must find nodes for. The autoscaler and health-check controllers subscribe.
  */
+import { field, obj } from "../../primitives/objects";
+import { MACHINE_API_NAMESPACE } from "../../primitives/openshift";
 import { providerSpecOf } from "../cluster/machines";
 import { Store } from "../store/types";
-import { Condition, K, MACHINE_API_NAMESPACE, field, keyOf, obj, timestamp } from "./util";
+import { Condition, K, keyOf, timestamp } from "./util";
 
 export type ScalingRequest = { kind: "pendingPods"; nodes: number } | { kind: "idleNodes"; nodes: number };
 

@@ -5,23 +5,12 @@
  * MachineSet replaces them) unless more than `maxUnhealthy` are unhealthy at once, in which case
  * remediation stops, as OpenShift's short-circuit does.
  */
+import { field, getCondition, labelsOf, obj } from "../../primitives/objects";
+import { LabelSelector, selectorMatches } from "../../primitives/selectors";
 import { KubeObject } from "../store/types";
 import { ControllerContext, StopFn } from "./context";
 import { WorkQueue } from "./workqueue";
-import {
-  Condition,
-  K,
-  KindRef,
-  LabelSelector,
-  field,
-  getCondition,
-  isKind,
-  keyOf,
-  labelsOf,
-  obj,
-  selectorMatches,
-  setCondition,
-} from "./util";
+import { Condition, K, KindRef, isKind, keyOf, setCondition } from "./util";
 
 export const MACHINE_HEALTH_CHECK: KindRef = {
   apiVersion: "machine.openshift.io/v1beta1",

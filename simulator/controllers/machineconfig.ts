@@ -3,6 +3,9 @@
  * lexical merge into a rendered config, its hashed name, reconcilability, and what a change costs a node
  * (reboot or not, which files must be written). Pure functions over plain objects.
  */
+import { ROLE_LABEL } from "../../primitives/openshift";
+import { stableJson } from "../../primitives/stable-json";
+import { Json, field, labelsOf, obj } from "../../primitives/objects";
 import { createHash } from "node:crypto";
 import { KubeObject } from "../store/types";
 import {
@@ -13,9 +16,7 @@ import {
   Decision,
   decide,
 } from "../../builders/rollout-impact/rules";
-import { Json, field, labelsOf, obj } from "./util";
 
-export const ROLE_LABEL = "machineconfiguration.openshift.io/role";
 export const GENERATED_BY_ANNOTATION = "machineconfiguration.openshift.io/generated-by-controller-version";
 export const RELEASE_VERSION_ANNOTATION = "machineconfiguration.openshift.io/release-image-version";
 /** What the simulated machine-config-controller reports as its build, like the MCO's git hash. */
@@ -292,17 +293,6 @@ export function mergeMachineConfigs(configs: KubeObject[]): MachineConfigSpec {
     kernelType,
     osImageURL,
   };
-}
-
-function stableJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(stableJson).join(",")}]`;
-  if (value !== null && typeof value === "object") {
-    const entries = Object.entries(value as Json)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableJson(v)}`).join(",")}}`;
-  }
-  return JSON.stringify(value);
 }
 
 /** `rendered-<pool>-<md5>`: the MCO hashes the salted, serialized merged spec with MD5. */

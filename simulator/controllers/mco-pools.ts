@@ -3,24 +3,12 @@
  * GetPoolsForNode, node_controller calculateStatus, GetMachinesByState); pure, so the seed writes the
  * same status the controller would.
  */
+import { CURRENT_CONFIG, DESIRED_CONFIG, MCD_REASON, MCD_STATE } from "../../primitives/openshift";
+import { annotationsOf, field, getCondition, labelsOf, obj } from "../../primitives/objects";
+import { LabelSelector, selectorIsEmpty, selectorMatches } from "../../primitives/selectors";
 import { KubeObject } from "../store/types";
-import {
-  Condition,
-  LabelSelector,
-  annotationsOf,
-  field,
-  getCondition,
-  labelsOf,
-  obj,
-  selectorIsEmpty,
-  selectorMatches,
-  setCondition,
-} from "./util";
+import { Condition, setCondition } from "./util";
 
-export const CURRENT_CONFIG = "machineconfiguration.openshift.io/currentConfig";
-export const DESIRED_CONFIG = "machineconfiguration.openshift.io/desiredConfig";
-export const MCD_STATE = "machineconfiguration.openshift.io/state";
-export const MCD_REASON = "machineconfiguration.openshift.io/reason";
 export const DESIRED_DRAIN = "machineconfiguration.openshift.io/desiredDrain";
 export const LAST_APPLIED_DRAIN = "machineconfiguration.openshift.io/lastAppliedDrain";
 export const CONTROL_PLANE_TOPOLOGY = "machineconfiguration.openshift.io/controlPlaneTopology";

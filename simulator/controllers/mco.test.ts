@@ -1,14 +1,8 @@
+import { CURRENT_CONFIG, DESIRED_CONFIG, MCD_REASON, MCD_STATE } from "../../primitives/openshift";
 import * as assert from "node:assert/strict";
 import { KubeObject } from "../store/types";
 import { decodeDataUrl, mergeMachineConfigs, renderedName } from "./machineconfig";
-import {
-  CURRENT_CONFIG,
-  DESIRED_CONFIG,
-  MCD_REASON,
-  MCD_STATE,
-  isNodeReady,
-  poolsForNode,
-} from "./mco-pools";
+import { isNodeReady, poolsForNode } from "./mco-pools";
 import { K, Sim, annotation, condition, createMachineConfig, fileConfig, startSim, status } from "./testing";
 import { keyOf } from "./util";
 
@@ -243,6 +237,31 @@ describe("MCO: rendering", () => {
       renderedName("worker", mergeMachineConfigs([])),
       renderedName("worker", mergeMachineConfigs([])),
     );
+  });
+
+  it("names a rendered config by the bytes of its merged spec, unchanged since the name was first given", () => {
+    const spec = {
+      config: {
+        ignition: { version: "3.4.0" },
+        storage: { files: [{ path: "/etc/a", contents: { source: "data:,a" } }] },
+      },
+      extensions: [],
+      fips: false,
+      kernelArguments: ["nosmt"],
+      kernelType: "default",
+      osImageURL: "quay.io/x",
+    };
+    // Key order does not matter; the name is the one the simulator gave before primitives/stable-json.
+    const reordered = {
+      osImageURL: "quay.io/x",
+      kernelType: "default",
+      kernelArguments: ["nosmt"],
+      fips: false,
+      extensions: [],
+      config: spec.config,
+    };
+    for (const s of [spec, reordered])
+      assert.equal(renderedName("infra", s as never), "rendered-infra-f03a225e144c84e6562698d5e783e107");
   });
 
   it("regenerates a rendered config deleted by hand", async () => {

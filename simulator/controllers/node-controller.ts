@@ -4,10 +4,11 @@
  * is paused) by setting their `desiredConfig` annotation, and writes the pool status from its nodes.
  * Pools are independent: each is reconciled on its own key.
  */
+import { annotationsOf, field } from "../../primitives/objects";
+import { DESIRED_CONFIG } from "../../primitives/openshift";
 import { KubeObject } from "../store/types";
 import { ControllerContext, StopFn } from "./context";
 import {
-  DESIRED_CONFIG,
   computePoolStatus,
   isNodeFailing,
   isNodeReady,
@@ -16,7 +17,7 @@ import {
   poolTarget,
 } from "./mco-pools";
 import { WorkQueue } from "./workqueue";
-import { K, annotationsOf, field, isKind, keyOf } from "./util";
+import { K, isKind, keyOf } from "./util";
 
 const ZONE_LABEL = "topology.kubernetes.io/zone";
 

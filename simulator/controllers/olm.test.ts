@@ -1,4 +1,5 @@
 import * as assert from "node:assert/strict";
+import { isQualifiedName } from "../../primitives/names";
 import { KubeObject } from "../store/types";
 import { K, Sim, WMCO_NAMESPACE, condition, startSim, subscribeWmco } from "./testing";
 import { keyOf } from "./util";
@@ -79,6 +80,20 @@ describe("OLM", () => {
     const csv = sim.get(K.csv, HEAD, WMCO_NAMESPACE)!;
     assert.equal((csv.status as { reason: string }).reason, "InstallSucceeded");
     assert.equal((csv.spec as { version: string }).version, "10.17.0");
+  });
+
+  it("labels the InstallPlan and CSV with OLM's component label, its name cut to the 63 characters a label allows", async () => {
+    subscribeWmco(sim);
+    await sim.until("installed", () => installed(sim, HEAD));
+    // `<package>.<namespace>` is 73 characters for WMCO in its namespace.
+    const key = "operators.coreos.com/windows-machine-config-operator.openshift-windows-machine-confi";
+    assert.ok(isQualifiedName(key));
+    for (const object of [installPlans(sim)[0], sim.get(K.csv, HEAD, WMCO_NAMESPACE)!])
+      assert.equal(
+        object.metadata.labels?.[key],
+        "",
+        `${object.kind} ${JSON.stringify(object.metadata.labels)}`,
+      );
   });
 
   it("waits for approval with Manual: the pinned startingCSV first, then the upgrade as a second InstallPlan", async () => {

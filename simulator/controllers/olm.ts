@@ -4,12 +4,12 @@
  * InstallReady -> Installing -> Succeeded, replacement on upgrade). Conditions and messages use OLM's
  * wording so waiters can be written against the real thing.
  */
+import { Json, field, jsonEqual, obj } from "../../primitives/objects";
 import { BundleEntry, CATALOGS, InstallModeType, lookupBundle, successorOf } from "../cluster/catalog";
-import { jsonEqual } from "../store/memory-store";
 import { KubeObject } from "../store/types";
 import { ControllerContext, StopFn } from "./context";
 import { Stepper, WorkQueue } from "./workqueue";
-import { Condition, Json, K, KindRef, field, isKind, keyOf, obj, timestamp, uniqueName } from "./util";
+import { Condition, K, KindRef, isKind, keyOf, timestamp, uniqueName } from "./util";
 
 const SUB_API = K.subscription.apiVersion;
 
@@ -57,8 +57,13 @@ function installModeOf(og: KubeObject): { mode: InstallModeType; count: number }
   return { mode: targets[0] === og.metadata.namespace ? "OwnNamespace" : "SingleNamespace", count: 1 };
 }
 
+/**
+ * OLM's component label (decorators `ComponentLabelKey`): the Operator's name `<package>.<namespace>`,
+ * cut to the 63 characters a label name may have; a '.', '-' or '_' the cut leaves at the end would make
+ * the key invalid, so it goes too.
+ */
 function packageLabel(pkg: string, namespace: string): string {
-  return `operators.coreos.com/${pkg}.${namespace}`;
+  return `operators.coreos.com/${`${pkg}.${namespace}`.slice(0, 63).replace(/[-._]+$/, "")}`;
 }
 
 function reference(o: KubeObject): Json {

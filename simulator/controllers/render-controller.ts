@@ -4,7 +4,8 @@
  * `spec.configuration` (name and source). Failures set `RenderDegraded` and leave the pool on its
  * previous rendered config.
  */
-import { jsonEqual } from "../store/memory-store";
+import { field, jsonEqual, labelsOf, obj } from "../../primitives/objects";
+import { LabelSelector, selectorIsEmpty, selectorMatches, selectorString } from "../../primitives/selectors";
 import { KubeObject } from "../store/types";
 import { ControllerContext, StopFn } from "./context";
 import {
@@ -19,22 +20,7 @@ import {
   validateMachineConfig,
 } from "./machineconfig";
 import { WorkQueue } from "./workqueue";
-import {
-  Condition,
-  K,
-  LabelSelector,
-  controllerRef,
-  field,
-  isKind,
-  keyOf,
-  labelsOf,
-  obj,
-  recordEvent,
-  selectorIsEmpty,
-  selectorMatches,
-  selectorString,
-  setCondition,
-} from "./util";
+import { Condition, K, controllerRef, isKind, keyOf, recordEvent, setCondition } from "./util";
 
 export function isRendered(mc: KubeObject): boolean {
   return (mc.metadata.ownerReferences ?? []).some((r) => r.kind === "MachineConfigPool");

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
-import { KubeObject, ObjectKey, OwnerReference, Store } from "../store/types";
+import { Condition as BaseCondition, OwnerReference } from "../../primitives/objects";
+import { KubeObject, ObjectKey, Store } from "../store/types";
 
 /** The kinds the controllers read and write. */
 export const K = {
@@ -32,8 +33,6 @@ export const K = {
 
 export type KindRef = { apiVersion: string; kind: string };
 
-export const MACHINE_API_NAMESPACE = "openshift-machine-api";
-
 export function keyOf(kind: KindRef, name: string, namespace?: string): ObjectKey {
   return { apiVersion: kind.apiVersion, kind: kind.kind, name, namespace };
 }
@@ -58,30 +57,6 @@ export function timestamp(date: Date): string {
   return date.toISOString().replace(/\.\d+Z$/, "Z");
 }
 
-export type Json = Record<string, unknown>;
-
-/** Reads a nested field without a chain of casts. */
-export function field<T = unknown>(object: unknown, ...path: Array<string | number>): T | undefined {
-  let cur: unknown = object;
-  for (const p of path) {
-    if (cur === null || typeof cur !== "object") return undefined;
-    cur = (cur as Record<string | number, unknown>)[p];
-  }
-  return cur as T | undefined;
-}
-
-export function obj(value: unknown): Json {
-  return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Json) : {};
-}
-
-export function labelsOf(object: KubeObject): Record<string, string> {
-  return object.metadata.labels ?? {};
-}
-
-export function annotationsOf(object: KubeObject): Record<string, string> {
-  return object.metadata.annotations ?? {};
-}
-
 export function controllerRef(owner: KubeObject): OwnerReference {
   return {
     apiVersion: owner.apiVersion,
@@ -97,80 +72,11 @@ export function isControlledBy(object: KubeObject, owner: KubeObject): boolean {
   return (object.metadata.ownerReferences ?? []).some((r) => r.controller && r.uid === owner.metadata.uid);
 }
 
-// ---- label selectors (metav1.LabelSelector) ----
-
-export interface LabelSelectorRequirement {
-  key: string;
-  operator: "In" | "NotIn" | "Exists" | "DoesNotExist";
-  values?: string[];
-}
-
-export interface LabelSelector {
-  matchLabels?: Record<string, string>;
-  matchExpressions?: LabelSelectorRequirement[];
-}
-
-/** A nil or empty selector: MCO and OLM treat it as selecting nothing, not everything. */
-export function selectorIsEmpty(selector: LabelSelector | undefined | null): boolean {
-  return (
-    !selector ||
-    (Object.keys(selector.matchLabels ?? {}).length === 0 && (selector.matchExpressions ?? []).length === 0)
-  );
-}
-
-export function selectorMatches(
-  selector: LabelSelector | undefined | null,
-  labels: Record<string, string> | undefined,
-): boolean {
-  if (!selector) return false;
-  const set = labels ?? {};
-  for (const [k, v] of Object.entries(selector.matchLabels ?? {})) {
-    if (set[k] !== v) return false;
-  }
-  for (const e of selector.matchExpressions ?? []) {
-    const has = Object.hasOwn(set, e.key);
-    const values = e.values ?? [];
-    const ok = {
-      In: has && values.includes(set[e.key]),
-      NotIn: !has || !values.includes(set[e.key]),
-      Exists: has,
-      DoesNotExist: !has,
-    }[e.operator];
-    if (!ok) return false;
-  }
-  return true;
-}
-
-/** The selector as `metav1.LabelSelectorAsSelector(...).String()` prints it, for messages. */
-export function selectorString(selector: LabelSelector | undefined | null): string {
-  if (!selector) return "";
-  const parts: Array<[string, string]> = [];
-  for (const [k, v] of Object.entries(selector.matchLabels ?? {})) parts.push([k, `${k}=${v}`]);
-  for (const e of selector.matchExpressions ?? []) {
-    const values = [...(e.values ?? [])].sort().join(",");
-    const text = {
-      In: `${e.key} in (${values})`,
-      NotIn: `${e.key} notin (${values})`,
-      Exists: e.key,
-      DoesNotExist: `!${e.key}`,
-    }[e.operator];
-    parts.push([e.key, text]);
-  }
-  return parts
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([, t]) => t)
-    .join(",");
-}
-
 // ---- conditions ----
 
-export interface Condition {
-  type: string;
+/** A condition the simulator writes: its status is one of the three Kubernetes allows. */
+export interface Condition extends BaseCondition {
   status: "True" | "False" | "Unknown";
-  reason?: string;
-  message?: string;
-  lastTransitionTime?: string;
-  [key: string]: unknown;
 }
 
 /**
@@ -191,10 +97,6 @@ export function setCondition(conditions: Condition[], next: Condition, now: Date
   if (index >= 0) out[index] = merged;
   else out.push(merged);
   return out;
-}
-
-export function getCondition(conditions: unknown, type: string): Condition | undefined {
-  return Array.isArray(conditions) ? (conditions as Condition[]).find((c) => c.type === type) : undefined;
 }
 
 // ---- deterministic names ----

@@ -5,12 +5,14 @@
  * Windows` into Windows nodes. Without the key it cannot reach the VMs: the Machines stay Provisioned and
  * a Warning Event on each says why.
  */
+import { field } from "../../primitives/objects";
+import { MACHINE_API_NAMESPACE } from "../../primitives/openshift";
 import { createHash, createPrivateKey, createPublicKey } from "node:crypto";
 import { buildNode, isWindowsMachine, providerSpecOf } from "../cluster/machines";
 import { KubeObject } from "../store/types";
 import { ControllerContext, StopFn } from "./context";
 import { Stepper, WorkQueue } from "./workqueue";
-import { K, MACHINE_API_NAMESPACE, field, isKind, keyOf, recordEvent } from "./util";
+import { K, isKind, keyOf, recordEvent } from "./util";
 
 export const WMCO_PACKAGE = "windows-machine-config-operator";
 export const PRIVATE_KEY_SECRET = "cloud-private-key";

@@ -1,3 +1,4 @@
+import { isObject } from "../../primitives/objects";
 import { JSONSchemaProps } from "./crds";
 
 /** The fields of ObjectMeta; the server decodes `metadata` into that struct and drops anything else. */
@@ -38,10 +39,6 @@ const MANAGED_FIELDS_ENTRY_FIELDS = new Set([
 ]);
 
 type Json = Record<string, unknown>;
-
-function isObject(value: unknown): value is Json {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 /** Appends a property to a field path the way Kubernetes prints it (`spec.template.metadata`). */
 export function childPath(parent: string, key: string): string {

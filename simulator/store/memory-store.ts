@@ -1,14 +1,6 @@
+import { OwnerReference } from "../../primitives/objects";
 import { randomUUID } from "node:crypto";
-import {
-  KubeObject,
-  ListOptions,
-  ObjectKey,
-  OwnerReference,
-  Store,
-  StoreError,
-  StoreEvent,
-  StoreEventType,
-} from "./types";
+import { KubeObject, ListOptions, ObjectKey, Store, StoreError, StoreEvent, StoreEventType } from "./types";
 
 /** How dependents are treated when their owner is deleted, as `DeleteOptions.propagationPolicy`. */
 export type PropagationPolicy = "Background" | "Foreground" | "Orphan";
@@ -78,22 +70,6 @@ function withoutManagedTimes(object: KubeObject): KubeObject {
   return { ...object, metadata: { ...object.metadata, managedFields } };
 }
 
-/** Structural equality of JSON values, independent of key order and of undefined members. */
-export function jsonEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== typeof b || a === null || b === null || typeof a !== "object") return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  if (Array.isArray(a)) {
-    const bb = b as unknown[];
-    return a.length === bb.length && a.every((v, i) => jsonEqual(v, bb[i]));
-  }
-  const ao = a as Record<string, unknown>;
-  const bo = b as Record<string, unknown>;
-  const ak = Object.keys(ao).filter((k) => ao[k] !== undefined);
-  const bk = Object.keys(bo).filter((k) => bo[k] !== undefined);
-  return ak.length === bk.length && ak.every((k) => Object.hasOwn(bo, k) && jsonEqual(ao[k], bo[k]));
-}
-
 function describe(key: ObjectKey): string {
   const group = groupOf(key.apiVersion);
   return group ? `${key.kind}.${group} "${key.name}"` : `${key.kind} "${key.name}"`;
@@ -138,10 +114,8 @@ export class MemoryStore implements Store {
     for (const object of this.objects.values()) {
       if (object.kind !== kind || groupOf(object.apiVersion) !== group) continue;
       if (options.namespace !== undefined && object.metadata.namespace !== options.namespace) continue;
-      if (options.labels) {
-        const labels = object.metadata.labels ?? {};
-        if (!Object.entries(options.labels).every(([k, v]) => labels[k] === v)) continue;
-      }
+      if (options.labels && !selectorMatches({ matchLabels: options.labels }, object.metadata.labels))
+        continue;
       result.push(this.out(object, apiVersion));
     }
     // Byte order, as the real server lists (etcd keys), not locale order.
@@ -492,3 +466,5 @@ function setOwnerReferences(object: KubeObject, refs: OwnerReference[], withoutU
   if (rest.length > 0) object.metadata.ownerReferences = rest;
   else delete object.metadata.ownerReferences;
 }
+import { jsonEqual } from "../../primitives/objects";
+import { selectorMatches } from "../../primitives/selectors";

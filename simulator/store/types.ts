@@ -3,36 +3,12 @@
  * controllers (machine-api, MCO, OLM, WMCO). Controllers never speak HTTP: they read and write the store
  * directly and react to its events, as real controllers do through informers.
  */
+import { KubeObject as BaseObject } from "../../primitives/objects";
 
-export interface OwnerReference {
+/** A stored object always says what it is. */
+export interface KubeObject extends BaseObject {
   apiVersion: string;
   kind: string;
-  name: string;
-  uid: string;
-  controller?: boolean;
-  blockOwnerDeletion?: boolean;
-}
-
-export interface ObjectMeta {
-  name: string;
-  namespace?: string;
-  uid?: string;
-  resourceVersion?: string;
-  generation?: number;
-  creationTimestamp?: string;
-  deletionTimestamp?: string;
-  labels?: Record<string, string>;
-  annotations?: Record<string, string>;
-  finalizers?: string[];
-  ownerReferences?: OwnerReference[];
-  [key: string]: unknown;
-}
-
-export interface KubeObject {
-  apiVersion: string;
-  kind: string;
-  metadata: ObjectMeta;
-  [key: string]: unknown;
 }
 
 /** Identifies a stored object. `namespace` is undefined for cluster-scoped kinds. */

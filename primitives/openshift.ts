@@ -1,0 +1,35 @@
+/** Well-known OpenShift names: namespaces, labels and annotations its operators read and write. */
+
+/** Where the machine-api keeps MachineSets, Machines, MachineAutoscalers and MachineHealthChecks. */
+export const MACHINE_API_NAMESPACE = "openshift-machine-api";
+
+/** The label that ties a MachineConfig to the pools whose machineConfigSelector names its role. */
+export const ROLE_LABEL = "machineconfiguration.openshift.io/role";
+
+/** The label a pool carries so that KubeletConfigs and ContainerRuntimeConfigs can select it by role. */
+export const poolSelectorLabel = (role: string): string =>
+  `pools.operator.machineconfiguration.openshift.io/${role}`;
+
+/** The node label a pool's nodeSelector matches. */
+export const nodeRoleLabel = (role: string): string => `node-role.kubernetes.io/${role}`;
+
+/** The machine-config daemon's node annotations. */
+export const CURRENT_CONFIG = "machineconfiguration.openshift.io/currentConfig";
+export const DESIRED_CONFIG = "machineconfiguration.openshift.io/desiredConfig";
+export const MCD_STATE = "machineconfiguration.openshift.io/state";
+export const MCD_REASON = "machineconfiguration.openshift.io/reason";
+
+/** machine-api label keys, as the installer writes them. */
+export const MACHINE_LABELS = {
+  cluster: "machine.openshift.io/cluster-api-cluster",
+  machineSet: "machine.openshift.io/cluster-api-machineset",
+  role: "machine.openshift.io/cluster-api-machine-role",
+  type: "machine.openshift.io/cluster-api-machine-type",
+  osId: "machine.openshift.io/os-id",
+} as const;
+
+/** The annotations the machine-api (cluster-autoscaler-operator) writes on an autoscaled MachineSet. */
+export const AUTOSCALER_ANNOTATIONS = {
+  minSize: "machine.openshift.io/cluster-api-autoscaler-node-group-min-size",
+  maxSize: "machine.openshift.io/cluster-api-autoscaler-node-group-max-size",
+} as const;
