@@ -195,11 +195,13 @@ export function machineSetsForPool(spec: MachineSetPoolSpec): MachineSetManifest
   requireUnique("zones", names, (n) => n, "MachineSet name");
 
   return zones.map((zone, i) => {
-    const providerSpec = rethrow(
-      () => rules.providerSpec(spec, zone),
+    const providerSpec = within(
       (path) => (path === "subnet" || path.endsWith(".subnet") ? `zones[${i}].subnet` : path),
+      () => rules.providerSpec(spec, zone),
     );
-    return rethrow(
+    return within(
+      // A bad name comes from the user's override, or else from the role that names the pool.
+      (path) => (path === "name" ? (zone.machineSetName ? `zones[${i}].machineSetName` : "role") : path),
       () =>
         machineSet({
           name: names[i],
@@ -214,18 +216,6 @@ export function machineSetsForPool(spec: MachineSetPoolSpec): MachineSetManifest
           maxNameLength: spec.maxNameLength,
           roleLabelsOnSet: spec.roleLabelsOnSet,
         }),
-      // A bad name comes from the user's override, or else from the role that names the pool.
-      (path) => (path === "name" ? (zone.machineSetName ? `zones[${i}].machineSetName` : "role") : path),
     );
   });
-}
-
-/** Runs `fn`, moving an InputError to the property the user actually wrote. */
-function rethrow<T>(fn: () => T, mapPath: (path: string) => string): T {
-  try {
-    return fn();
-  } catch (e) {
-    if (e instanceof InputError) throw new InputError(mapPath(e.propertyPath), e.reason);
-    throw e;
-  }
 }

@@ -195,7 +195,8 @@ describe("InfraNodePool", () => {
         assert.ok(pulumi.InputPropertyError.isInstance(e), `not an InputPropertyError: ${String(e)}`);
         assert.equal(e.propertyPath, propertyPath);
         assert.match(e.reason, message);
-        assert.ok(e.reason.startsWith(`${propertyPath}: `), e.reason);
+        // The reason says what is allowed; the message puts the path in front of it.
+        assert.equal(e.message, `${propertyPath}: ${e.reason}`);
         return true;
       });
     });

@@ -174,7 +174,8 @@ describe("machine-configuration components", () => {
       await assert.rejects(valueOf(make().objectName), (e: unknown) => {
         assert.ok(pulumi.InputPropertyError.isInstance(e), `not an InputPropertyError: ${String(e)}`);
         assert.equal(e.propertyPath, propertyPath);
-        assert.ok(e.reason.startsWith(`${propertyPath}: `), e.reason);
+        // The reason says what is allowed; the message puts the path in front of it.
+        assert.equal(e.message, `${propertyPath}: ${e.reason}`);
         return true;
       });
     });

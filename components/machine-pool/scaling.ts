@@ -12,6 +12,7 @@ import { contentHash, MachineAutoscalerReady } from "../../provider/dynamic";
 import { ClusterFacts } from "../cluster/facts";
 import { manifestArgs } from "../cluster/kube";
 import { Waiting } from "../cluster/wait";
+import { within } from "../../builders/errors";
 import { checked } from "../errors";
 import { healthCheckManifest } from "./health-check";
 import { DeclaredMachineSets, MachinePoolArgs, zoneNames } from "./machine-sets";
@@ -52,12 +53,16 @@ export function declarePoolScaling(
     // Checked as soon as the bounds are known, before the cluster facts: a preview shows the mistake.
     const bounds = pulumi.all([args.autoscaling, args.zones]).apply(([scaling, zones]) => {
       const zoneCount = Array.isArray(zones) && zones.length > 0 ? zones.length : 1;
-      checked(() => requirePoolAutoscaling(scaling as PoolAutoscaling, zoneCount), "autoscaling");
+      checked(() =>
+        within("autoscaling", () => requirePoolAutoscaling(scaling as PoolAutoscaling, zoneCount)),
+      );
       return scaling as PoolAutoscaling;
     });
     const manifests = pulumi
       .all([machineSets.names, bounds])
-      .apply(([names, scaling]) => checked(() => machineAutoscalersForPool(names, scaling), "autoscaling"));
+      .apply(([names, scaling]) =>
+        checked(() => within("autoscaling", () => machineAutoscalersForPool(names, scaling))),
+      );
     const declare = (zone: string, manifest: pulumi.Output<object>) =>
       new k8s.apiextensions.CustomResource(
         `${name}-${zone}-autoscaler`,

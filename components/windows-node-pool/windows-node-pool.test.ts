@@ -201,7 +201,8 @@ describe("WindowsNodePool", () => {
       await assert.rejects(evaluate, (e: unknown) => {
         assert.ok(pulumi.InputPropertyError.isInstance(e), `not an InputPropertyError: ${String(e)}`);
         assert.equal(e.propertyPath, propertyPath);
-        assert.ok(e.reason.startsWith(`${propertyPath}: `), e.reason);
+        // The reason says what is allowed; the message puts the path in front of it.
+        assert.equal(e.message, `${propertyPath}: ${e.reason}`);
         if (typeof args.privateKey === "string") {
           assert.ok(!e.reason.includes(args.privateKey), "the key must not appear in errors");
         }
