@@ -31,8 +31,12 @@ function plain<E extends Error>(error: E, message: string, shown: string): E {
  * `pulumi.InputPropertyError`, whose `reason` says what is allowed without repeating the path: the
  * engine shows it as `property <path> has a problem: <reason>`.
  */
-export function inputPropertyError(propertyPath: string, reason: string): pulumi.InputPropertyError {
-  const message = line({ propertyPath, reason });
+export function inputPropertyError(
+  propertyPath: string,
+  reason: string,
+  of?: string,
+): pulumi.InputPropertyError {
+  const message = `${of ? `${of}: ` : ""}${line({ propertyPath, reason })}`;
   return plain(new pulumi.InputPropertyError({ propertyPath, reason }), message, message);
 }
 
@@ -46,7 +50,7 @@ export function inputPropertiesError(
   of?: string,
 ): pulumi.InputPropertiesError | pulumi.InputPropertyError {
   const errors = problems.filter((p, i) => problems.findIndex((q) => line(q) === line(p)) === i);
-  if (errors.length === 1) return inputPropertyError(errors[0].propertyPath, errors[0].reason);
+  if (errors.length === 1) return inputPropertyError(errors[0].propertyPath, errors[0].reason, of);
   const heading = `${of ? `${of}: ` : ""}${errors.length} inputs are invalid`;
   const shown = `${heading}:\n${errors.map((e) => `  ${line(e)}`).join("\n")}`;
   return plain(new pulumi.InputPropertiesError({ message: heading, errors }), heading, shown);
@@ -201,6 +205,7 @@ export class InputChecks {
   private readonly found: Problem[] = [];
   private readonly pending: Promise<unknown>[] = [];
   private combined: pulumi.Output<void> | undefined;
+  private gathered = false;
 
   /** `of` names the component in the error, as `InfraNodePool "infra"`. */
   constructor(private readonly of: string) {}
@@ -210,6 +215,7 @@ export class InputChecks {
    * goes on with it, and `valid()` fails).
    */
   now<T>(fn: () => T, standIn: T): T {
+    this.open();
     try {
       return fn();
     } catch (e) {
@@ -223,6 +229,7 @@ export class InputChecks {
    * whose failure nothing reads would be reported to the user on its own, beside the combined one.
    */
   add(check: pulumi.Output<unknown>): void {
+    this.open();
     const output = check as unknown as OutputInternals & { isSecret: Promise<boolean> };
     for (const settled of [output.isKnown, output.isSecret]) settled.catch(() => undefined);
     this.pending.push(output.promise());
@@ -230,7 +237,12 @@ export class InputChecks {
 
   /** Checks `args` with `build` as soon as each part is known (see checkedAsKnown). */
   asKnown<A>(build: (args: A) => unknown, args: Record<string, unknown>): void {
+    this.open();
     this.pending.push(checkKnownParts(build, args));
+  }
+
+  private open(): void {
+    if (this.gathered) throw new Error(`${this.of}: an input check was added after the checks were gathered`);
   }
 
   /**
@@ -245,6 +257,7 @@ export class InputChecks {
   private async settle(): Promise<void> {
     // The constructor that adds the checks runs to its end before this continues.
     await Promise.resolve();
+    this.gathered = true;
     const outcomes = await Promise.allSettled(this.pending);
     const failures = outcomes.flatMap((o) => (o.status === "rejected" ? [o.reason as unknown] : []));
     // Inputs that an enclosing component checked and held back fail with its error: the same error

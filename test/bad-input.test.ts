@@ -47,13 +47,16 @@ async function problemsOf(output: pulumi.Output<unknown>): Promise<Problem[]> {
   assert.doesNotMatch(message, /error serializing/, message);
   assert.doesNotMatch(String((error as Error).stack), /\n\s+at /, "no stack frames");
   // What a program run prints of it: the SDK's entry point inspects an unhandled error whole. One
-  // problem prints as `<path>: <reason>`; several under a heading naming the component, one a line.
+  // problem prints as `<path>: <reason>` (after the component's name, when it comes from one); several
+  // under a heading naming the component, one a line.
   const printed = inspect(error);
   const lines = problems.map((p) => `${p.propertyPath}: ${p.reason}`);
-  assert.equal(
-    printed,
-    problems.length === 1 ? lines[0] : `${message}:\n${lines.map((l) => `  ${l}`).join("\n")}`,
-  );
+  if (problems.length === 1) {
+    assert.equal(printed, message);
+    assert.ok(message.endsWith(lines[0]), message);
+  } else {
+    assert.equal(printed, `${message}:\n${lines.map((l) => `  ${l}`).join("\n")}`);
+  }
   for (const p of problems) {
     // The engine shows a reason as `property <path> has a problem: <reason>`: it does not repeat the path.
     assert.ok(!p.reason.startsWith(`${p.propertyPath}:`), p.reason);
