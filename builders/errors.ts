@@ -91,3 +91,8 @@ export function collectErrors<T extends unknown[]>(checks: [...{ [K in keyof T]:
   InputErrors.throwIfAny(errors);
   return results as T;
 }
+
+/** `fn` of every item of a list, the InputErrors of all items reported together. */
+export function collectEach<T, R>(items: readonly T[], fn: (item: T, index: number) => R): R[] {
+  return collectErrors<R[]>(items.map((item, i) => () => fn(item, i)));
+}
