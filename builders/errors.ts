@@ -23,12 +23,29 @@ export class InputError extends Error {
   }
 }
 
-/** Runs `fn` and re-roots any InputError it throws under `prefix`. */
-export function within<T>(prefix: string, fn: () => T): T {
+/**
+ * Where a nested input's errors belong in the Args the user wrote: a prefix (`"router"` puts `replicas`
+ * at `router.replicas`), or a function for properties that are renamed on the way (`name` is `role`).
+ */
+export type PathMap = string | ((builderPath: string) => string);
+
+function placed(e: InputError, path: PathMap): InputError {
+  if (typeof path === "string") return e.under(path);
+  return new InputError(path(e.propertyPath), e.reason);
+}
+
+/**
+ * Runs `fn`, placing every InputError it throws where the user wrote it (see PathMap): the one way a
+ * builder's or a component's nested input reports at the user's path.
+ */
+export function within<T>(path: PathMap, fn: () => T): T {
   try {
     return fn();
   } catch (e) {
-    if (e instanceof InputError || e instanceof InputErrors) throw e.under(prefix);
+    if (e instanceof InputError || e instanceof InputErrors) {
+      const errors = InputErrors.of(e).map((error) => placed(error, path));
+      InputErrors.throwIfAny(errors);
+    }
     throw e;
   }
 }
@@ -58,10 +75,6 @@ export class InputErrors extends Error {
     if (errors.length === 1) throw errors[0];
     if (errors.length > 1) throw new InputErrors(errors);
   }
-
-  under(prefix: string): InputErrors {
-    return new InputErrors(this.errors.map((e) => e.under(prefix)));
-  }
 }
 
 /** Runs every check, then reports all the InputErrors they threw together, or returns their results. */
@@ -77,4 +90,9 @@ export function collectErrors<T extends unknown[]>(checks: [...{ [K in keyof T]:
   });
   InputErrors.throwIfAny(errors);
   return results as T;
+}
+
+/** `fn` of every item of a list, the InputErrors of all items reported together. */
+export function collectEach<T, R>(items: readonly T[], fn: (item: T, index: number) => R): R[] {
+  return collectErrors<R[]>(items.map((item, i) => () => fn(item, i)));
 }

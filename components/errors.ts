@@ -1,74 +1,74 @@
 import * as pulumi from "@pulumi/pulumi";
+import { inspect } from "node:util";
 import { InputError, InputErrors } from "../builders/errors";
 import { isPlainObject } from "../builders/machineconfiguration/json";
+
+/** A property's problem as the user reads it: where, then what is allowed. */
+type Problem = { propertyPath: string; reason: string };
+
+const line = (p: Problem) => `${p.propertyPath}: ${p.reason}`;
 
 /**
  * The SDK prefixes `error serializing property "<name>": ` to the message of an error each time a
  * resource input that carries it is serialized, and the same error reaches many inputs; it prints the
  * stack of errors it does not know. An input error is about the user's program, not this library's
- * frames: its message stays `<path>: <reason>` and it carries no stack.
+ * frames: it carries no stack, and the SDK's program entry point (which prints an unhandled error with
+ * util.inspect) prints `shown` alone.
  */
-function plain<E extends Error>(error: E, message: string): E {
+function plain<E extends Error>(error: E, message: string, shown: string): E {
   Object.defineProperty(error, "message", { get: () => message, set: () => undefined, enumerable: false });
   error.stack = message;
-  // The SDK's program entry point prints an unhandled error with util.inspect, fields included, and the
-  // SDK attaches the rejected promise as `promise`: hidden, the user reads the message alone.
+  // util.inspect lists an error's fields (the properties and the rejected promise the SDK attaches as
+  // `promise`): the user reads what `shown` says instead.
   for (const key of Object.keys(error)) Object.defineProperty(error, key, { enumerable: false });
   Object.defineProperty(error, "promise", { value: undefined, writable: true, enumerable: false });
+  Object.defineProperty(error, inspect.custom, { value: () => shown, enumerable: false });
   return error;
 }
 
 /**
  * Builders report bad input as InputError (they know nothing of Pulumi); components re-raise it as
- * `pulumi.InputPropertyError`, which `pulumi preview` prints against the property, before anything
- * reaches a cluster. `prefix` places a nested builder's path under the component's Args.
+ * `pulumi.InputPropertyError`, whose `reason` says what is allowed without repeating the path: the
+ * engine shows it as `property <path> has a problem: <reason>`.
  */
-export function inputPropertyError(propertyPath: string, reason: string): pulumi.InputPropertyError {
-  const message = `${propertyPath}: ${reason}`;
-  return plain(new pulumi.InputPropertyError({ propertyPath, reason: message }), message);
+export function inputPropertyError(
+  propertyPath: string,
+  reason: string,
+  of?: string,
+): pulumi.InputPropertyError {
+  const message = `${of ? `${of}: ` : ""}${line({ propertyPath, reason })}`;
+  return plain(new pulumi.InputPropertyError({ propertyPath, reason }), message, message);
 }
 
 /**
- * Several bad inputs of one component at once. The engine prints each under its property; the message
- * lists them too, for runtimes that show only the message.
+ * Several bad inputs at once, one `pulumi.InputPropertiesError` (one InputPropertyError for a single
+ * one). Its message is a heading, which the engine follows with a line per property; a program run
+ * prints the heading with those lines. `of` names the component, as `InfraNodePool "infra"`.
  */
 export function inputPropertiesError(
-  errors: ReadonlyArray<{ propertyPath: string; reason: string }>,
+  problems: readonly Problem[],
+  of?: string,
 ): pulumi.InputPropertiesError | pulumi.InputPropertyError {
-  if (errors.length === 1) return inputPropertyError(errors[0].propertyPath, errors[0].reason);
-  const details = errors.map((e) => ({
-    propertyPath: e.propertyPath,
-    reason: `${e.propertyPath}: ${e.reason}`,
-  }));
-  const message = `${details.length} inputs are invalid:\n${details.map((d) => `  ${d.reason}`).join("\n")}`;
-  return plain(new pulumi.InputPropertiesError({ message, errors: details }), message);
+  const errors = problems.filter((p, i) => problems.findIndex((q) => line(q) === line(p)) === i);
+  if (errors.length === 1) return inputPropertyError(errors[0].propertyPath, errors[0].reason, of);
+  const heading = `${of ? `${of}: ` : ""}${errors.length} inputs are invalid`;
+  const shown = `${heading}:\n${errors.map((e) => `  ${line(e)}`).join("\n")}`;
+  return plain(new pulumi.InputPropertiesError({ message: heading, errors }), heading, shown);
 }
 
-type PathMap = string | ((builderPath: string) => string);
-
-function placed(e: InputError, path: PathMap): string {
-  return typeof path === "function"
-    ? path(e.propertyPath)
-    : path
-      ? e.under(path).propertyPath
-      : e.propertyPath;
+/** The problems an error reports about inputs; anything else is re-thrown. */
+function problemsOf(e: unknown): readonly Problem[] {
+  if (pulumi.InputPropertiesError.isInstance(e)) return e.errors;
+  if (pulumi.InputPropertyError.isInstance(e)) return [{ propertyPath: e.propertyPath, reason: e.reason }];
+  return InputErrors.of(e);
 }
 
-/** The Pulumi error for the InputErrors a builder threw, each placed where the user wrote it. */
-function toPropertyError(errors: readonly InputError[], path: PathMap): Error {
-  return inputPropertiesError(errors.map((e) => ({ propertyPath: placed(e, path), reason: e.reason })));
-}
-
-/**
- * Runs a builder, re-raising its InputError as InputPropertyError (several as InputPropertiesError).
- * `path` places the builder's property path where the user wrote it: a prefix for a nested builder, or
- * a function for renamed properties.
- */
-export function checked<T>(fn: () => T, path: PathMap = ""): T {
+/** Runs a builder, re-raising its InputError as InputPropertyError (several as InputPropertiesError). */
+export function checked<T>(fn: () => T): T {
   try {
     return fn();
   } catch (e) {
-    if (e instanceof InputError || e instanceof InputErrors) throw toPropertyError(InputErrors.of(e), path);
+    if (e instanceof InputError || e instanceof InputErrors) throw inputPropertiesError(InputErrors.of(e));
     throw e;
   }
 }
@@ -183,13 +183,94 @@ function errorsOfKnownParts<A>(
 export function checkedAsKnown<A>(
   build: (args: A) => unknown,
   args: Record<string, unknown>,
-  path: PathMap = "",
 ): pulumi.Output<void> {
-  const check = async () => {
-    const unknowns: Unknown[] = [];
-    const values = await resolveKnown(args, [], unknowns);
-    const errors = errorsOfKnownParts(build, values, unknowns);
-    if (errors.length > 0) throw toPropertyError(errors, path);
-  };
-  return pulumi.output(check()) as pulumi.Output<void>;
+  return pulumi.output(checkKnownParts(build, args)) as pulumi.Output<void>;
 }
+
+async function checkKnownParts<A>(build: (args: A) => unknown, args: Record<string, unknown>): Promise<void> {
+  const unknowns: Unknown[] = [];
+  const values = await resolveKnown(args, [], unknowns);
+  const errors = errorsOfKnownParts(build, values, unknowns);
+  if (errors.length > 0) throw inputPropertiesError(errors);
+}
+
+/**
+ * Every input check of one component, so that the user reads all its problems in one error, as
+ * pulumi-eks reports them. Plain values are checked as the component is constructed, Inputs as soon as
+ * each is known; a bad plain value does not throw, so that the program goes on and the checks of the
+ * other inputs (and of the other components) still run. Whatever the component declares waits for
+ * `valid()`: nothing is declared from bad input, and every output fails with the same error.
+ */
+export class InputChecks {
+  private readonly found: Problem[] = [];
+  private readonly pending: Promise<unknown>[] = [];
+  private combined: pulumi.Output<void> | undefined;
+  private gathered = false;
+
+  /** `of` names the component in the error, as `InfraNodePool "infra"`. */
+  constructor(private readonly of: string) {}
+
+  /**
+   * Checks plain values now: the result of `fn`, or `standIn` when it found problems (the component
+   * goes on with it, and `valid()` fails).
+   */
+  now<T>(fn: () => T, standIn: T): T {
+    this.open();
+    try {
+      return fn();
+    } catch (e) {
+      this.found.push(...problemsOf(e));
+      return standIn;
+    }
+  }
+
+  /**
+   * A check that fails with input errors (a component's own). Its failure is read here: an Output
+   * whose failure nothing reads would be reported to the user on its own, beside the combined one.
+   */
+  add(check: pulumi.Output<unknown>): void {
+    this.open();
+    const output = check as unknown as OutputInternals & { isSecret: Promise<boolean> };
+    for (const settled of [output.isKnown, output.isSecret]) settled.catch(() => undefined);
+    this.pending.push(output.promise());
+  }
+
+  /** Checks `args` with `build` as soon as each part is known (see checkedAsKnown). */
+  asKnown<A>(build: (args: A) => unknown, args: Record<string, unknown>): void {
+    this.open();
+    this.pending.push(checkKnownParts(build, args));
+  }
+
+  private open(): void {
+    if (this.gathered) throw new Error(`${this.of}: an input check was added after the checks were gathered`);
+  }
+
+  /**
+   * Resolves once every check passed; else fails with every problem found, in one error. The checks
+   * are the ones added while the component is constructed (they are gathered once that is done).
+   */
+  valid(): pulumi.Output<void> {
+    this.combined ??= pulumi.output(this.settle()) as pulumi.Output<void>;
+    return this.combined;
+  }
+
+  private async settle(): Promise<void> {
+    // The constructor that adds the checks runs to its end before this continues.
+    await Promise.resolve();
+    this.gathered = true;
+    const outcomes = await Promise.allSettled(this.pending);
+    const failures = outcomes.flatMap((o) => (o.status === "rejected" ? [o.reason as unknown] : []));
+    // Inputs that an enclosing component checked and held back fail with its error: the same error
+    // object, so that the user reads it once.
+    const enclosing = failures.find((e) => combinedErrors.has(e as object));
+    if (enclosing !== undefined) throw enclosing;
+    const problems = [...this.found, ...failures.flatMap(problemsOf)];
+    if (problems.length === 0) return;
+    const error = inputPropertiesError(problems, this.of);
+    combinedErrors.add(error);
+    throw error;
+  }
+}
+
+/** The errors of InputChecks, each of which stands for every problem of a component's inputs. */
+const combinedErrors = new WeakSet<object>();

@@ -1,4 +1,4 @@
-import { collectErrors, InputError } from "../errors";
+import { collectEach, collectErrors, InputError } from "../errors";
 import {
   requireArray,
   requireBoolean,
@@ -237,13 +237,21 @@ function requireAccountName(path: string, value: unknown): { name: string } {
 function ignitionFile(path: string, file: MachineConfigFile): IgnitionFile {
   if (!file || typeof file !== "object")
     throw new InputError(path, "must be an object with path and contents");
+  const [filePath, source, mode, overwrite, user, group] = collectErrors([
+    () => requirePath(`${path}.path`, file.path),
+    () => fileSource(`${path}.contents`, file.contents),
+    () => (file.mode === undefined ? DEFAULT_FILE_MODE : parseFileMode(`${path}.mode`, file.mode)),
+    () => (file.overwrite === undefined ? true : requireBoolean(`${path}.overwrite`, file.overwrite)),
+    () => (file.user === undefined ? undefined : requireAccountName(`${path}.user`, file.user)),
+    () => (file.group === undefined ? undefined : requireAccountName(`${path}.group`, file.group)),
+  ]);
   return {
-    path: requirePath(`${path}.path`, file.path),
-    contents: { source: fileSource(`${path}.contents`, file.contents) },
-    mode: file.mode === undefined ? DEFAULT_FILE_MODE : parseFileMode(`${path}.mode`, file.mode),
-    overwrite: file.overwrite === undefined ? true : requireBoolean(`${path}.overwrite`, file.overwrite),
-    ...(file.user === undefined ? {} : { user: requireAccountName(`${path}.user`, file.user) }),
-    ...(file.group === undefined ? {} : { group: requireAccountName(`${path}.group`, file.group) }),
+    path: filePath,
+    contents: { source },
+    mode,
+    overwrite,
+    ...(user === undefined ? {} : { user }),
+    ...(group === undefined ? {} : { group }),
   };
 }
 
@@ -284,8 +292,9 @@ function ignitionUnit(path: string, unit: SystemdUnit): IgnitionUnit {
   if (unit.contents !== undefined && typeof unit.contents !== "string") {
     throw new InputError(`${path}.contents`, "must be a string (the unit file text)");
   }
-  const dropins = requireArray(`${path}.dropins`, unit.dropins, "drop-ins { name, contents }").map((d, i) =>
-    requireDropin(`${path}.dropins[${i}]`, d),
+  const dropins = collectEach(
+    requireArray(`${path}.dropins`, unit.dropins, "drop-ins { name, contents }"),
+    (d, i) => requireDropin(`${path}.dropins[${i}]`, d),
   );
   requireUnique(`${path}.dropins`, dropins, (d) => d.name, "drop-in", ".name");
   if (enabled === undefined && mask === undefined && unit.contents === undefined && dropins.length === 0) {
@@ -301,7 +310,7 @@ function ignitionUnit(path: string, unit: SystemdUnit): IgnitionUnit {
 }
 
 function requireStrings(path: string, values: readonly string[] | undefined, what: string): string[] {
-  const list = requireArray(path, values, what).map((v, i) => {
+  const list = collectEach(requireArray(path, values, what), (v, i) => {
     const s = requireNonEmptyString(`${path}[${i}]`, v);
     if (s !== s.trim())
       throw new InputError(`${path}[${i}]`, `must not start or end with spaces, got ${JSON.stringify(s)}`);
@@ -337,21 +346,24 @@ export function machineConfig(args: MachineConfigArgs): MachineConfigManifest {
       () =>
         requireOneOf("ignitionVersion", args.ignitionVersion ?? DEFAULT_IGNITION_VERSION, IGNITION_VERSIONS),
       () => {
-        const files = requireArray("files", args.files, "files { path, contents, mode }").map((f, i) =>
-          ignitionFile(`files[${i}]`, f),
+        const files = collectEach(
+          requireArray("files", args.files, "files { path, contents, mode }"),
+          (f, i) => ignitionFile(`files[${i}]`, f),
         );
         requireUnique("files", files, (f) => f.path, "path", ".path");
         return files;
       },
       () => {
-        const units = requireArray("systemd.units", args.systemd?.units, "systemd units { name, ... }").map(
+        const units = collectEach(
+          requireArray("systemd.units", args.systemd?.units, "systemd units { name, ... }"),
           (u, i) => ignitionUnit(`systemd.units[${i}]`, u),
         );
         requireUnique("systemd.units", units, (u) => u.name, "unit", ".name");
         return units;
       },
       () => {
-        const keys = requireArray("sshAuthorizedKeys", args.sshAuthorizedKeys, "SSH public key lines").map(
+        const keys = collectEach(
+          requireArray("sshAuthorizedKeys", args.sshAuthorizedKeys, "SSH public key lines"),
           (k, i) => requireSshPublicKey(`sshAuthorizedKeys[${i}]`, k),
         );
         // The same key with another comment is still the same key.
@@ -367,8 +379,9 @@ export function machineConfig(args: MachineConfigArgs): MachineConfigManifest {
       () =>
         args.kernelType === undefined ? undefined : requireOneOf("kernelType", args.kernelType, KERNEL_TYPES),
       () => {
-        const extensions = requireArray("extensions", args.extensions, "extension names").map((e, i) =>
-          requireOneOf(`extensions[${i}]`, e, RHCOS_EXTENSIONS),
+        const extensions = collectEach(
+          requireArray("extensions", args.extensions, "extension names"),
+          (e, i) => requireOneOf(`extensions[${i}]`, e, RHCOS_EXTENSIONS),
         );
         requireUnique("extensions", extensions, (e) => e, "extension");
         return extensions;

@@ -1,5 +1,6 @@
 import * as assert from "node:assert/strict";
 import { InputError } from "../errors";
+import { inputErrors } from "../../test/input-error";
 import {
   containerRuntimeConfig,
   kubeletConfig,
@@ -91,6 +92,40 @@ const FULL_MC: MachineConfigArgs = {
 };
 
 describe("MachineConfig builder", () => {
+  it("reports every field of every file, unit and list entry at once, each at its path", () => {
+    const errors = inputErrors(() =>
+      machineConfig({
+        name: "99-x",
+        role: "infra",
+        files: [
+          { path: "/usr/a", mode: "999", contents: { text: "" } },
+          { path: "/etc/b", user: "", contents: { text: "" } },
+        ],
+        systemd: {
+          units: [
+            { name: "x", contents: "" },
+            { name: "y.service", contents: 1 as never },
+          ],
+        },
+        kernelArguments: ["", " a"],
+        extensions: ["usbguard", "nope" as "usbguard"],
+      }),
+    );
+    assert.deepEqual(
+      errors.map((e) => e.propertyPath),
+      [
+        "files[0].path",
+        "files[0].mode",
+        "files[1].user",
+        "systemd.units[0].name",
+        "systemd.units[1].contents",
+        "kernelArguments[0]",
+        "kernelArguments[1]",
+        "extensions[1]",
+      ],
+    );
+  });
+
   it("renders every field in Ignition 3 form", () => {
     assert.deepEqual(machineConfig(FULL_MC), {
       apiVersion: "machineconfiguration.openshift.io/v1",

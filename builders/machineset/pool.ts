@@ -176,7 +176,8 @@ export function machineSetsOf<O extends object>(
       region === undefined
         ? undefined
         : attempt(errors, () =>
-            rethrow(
+            within(
+              (path) => (path === "subnet" || path.endsWith(".subnet") ? `zones[${i}].subnet` : path),
               () =>
                 within(optionsPath, () =>
                   platform.providerSpec(options, {
@@ -186,11 +187,12 @@ export function machineSetsOf<O extends object>(
                     subnet: zone.subnet,
                   }),
                 ),
-              (path) => (path === "subnet" || path.endsWith(".subnet") ? `zones[${i}].subnet` : path),
             ),
           );
     return attempt(errors, () =>
-      rethrow(
+      within(
+        // A bad name comes from the user's override, or else from the role that names the pool.
+        (path) => (path !== "name" ? path : zone.machineSetName ? `zones[${i}].machineSetName` : nameFrom),
         () =>
           machineSet({
             name: names[i],
@@ -206,8 +208,6 @@ export function machineSetsOf<O extends object>(
             maxNameLength: spec.maxNameLength,
             roleLabelsOnSet: spec.roleLabelsOnSet,
           }),
-        // A bad name comes from the user's override, or else from the role that names the pool.
-        (path) => (path !== "name" ? path : zone.machineSetName ? `zones[${i}].machineSetName` : nameFrom),
       ),
     );
   });
@@ -232,17 +232,5 @@ function attempt<T>(errors: InputError[], fn: () => T): T | undefined {
   } catch (e) {
     errors.push(...InputErrors.of(e));
     return undefined;
-  }
-}
-
-/** Runs `fn`, moving an InputError to the property the user actually wrote. */
-function rethrow<T>(fn: () => T, mapPath: (path: string) => string): T {
-  try {
-    return fn();
-  } catch (e) {
-    if (e instanceof InputError || e instanceof InputErrors) {
-      InputErrors.throwIfAny(InputErrors.of(e).map((x) => new InputError(mapPath(x.propertyPath), x.reason)));
-    }
-    throw e;
   }
 }

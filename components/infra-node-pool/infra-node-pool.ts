@@ -18,7 +18,8 @@ import { kubeOptions, manifestArgs } from "../cluster/kube";
 import { reportRolloutImpact } from "../cluster/rollout-impact";
 import type { PoolImpact } from "../../builders/rollout-impact";
 import { waiting } from "../cluster/wait";
-import { checked, checkedAsKnown, inputPropertyError } from "../errors";
+import { InputError, InputErrors, within } from "../../builders/errors";
+import { checked, InputChecks } from "../errors";
 import {
   checkPoolArgs,
   declareMachineSets,
@@ -82,31 +83,39 @@ export class InfraNodePool extends pulumi.ComponentResource {
 
   constructor(name: string, args: InfraNodePoolArgs = {}, opts: pulumi.ComponentResourceOptions = {}) {
     super("openshift-topology:index:InfraNodePool", name, {}, opts);
+    const checks = new InputChecks(`InfraNodePool "${name}"`);
     // The role names the pool: checked as a pool name, reported at role.
     const toRole = (path: string) => (path === "name" ? "role" : path);
-    const role = checked(() => machineConfigPool({ name: args.role ?? "infra" }).metadata.name, toRole);
-    checkPlacementSwitches(args);
+    const givenRole = args.role ?? "infra";
+    const role = checks.now(
+      () => within(toRole, () => machineConfigPool({ name: givenRole }).metadata.name),
+      givenRole,
+    );
+    checks.now(() => checkPlacementSwitches(args), undefined);
     const kopts = kubeOptions(this, args.provider);
 
     const taints = pulumi
       .output(args.taints)
       .apply((t): Taint[] => (t === undefined ? defaultTaints(role) : (t as Taint[])));
-    // The placement carries the checks of the router's and monitoring's settings, made as soon as
-    // each is known: every patch depends on it, and it is an output users read.
-    const placement = pulumi
-      .all([...placementChecks(args), taints])
-      .apply(([, , t]) => checked(() => placementFor(role, t as Taint[])));
-
+    checkPlacement(args, checks);
     const poolArgs = { maxUnavailable: args.maxUnavailable, paused: args.paused };
-    const poolChecked = checkedAsKnown(
-      (a: { maxUnavailable?: number | string; paused?: boolean }) => machineConfigPool({ name: role, ...a }),
+    checks.asKnown(
+      (a: { maxUnavailable?: number | string; paused?: boolean }) =>
+        within(toRole, () => machineConfigPool({ name: role, ...a })),
       poolArgs,
-      toRole,
     );
+    const waits = checks.now(() => waiting(args, this), undefined);
+    checks.add(checkPoolArgs(args, taints, args.image, waits));
+    const valid = checks.valid();
+
+    // Users read the placement; every patch depends on it.
+    const placement = pulumi
+      .all([valid, taints])
+      .apply(([, t]) => checked(() => placementFor(role, t as Taint[])));
     const poolManifest = pulumi
-      .all([poolChecked, args.maxUnavailable, args.paused])
+      .all([valid, args.maxUnavailable, args.paused])
       .apply(([, maxUnavailable, paused]) =>
-        checked(() => machineConfigPool({ name: role, maxUnavailable, paused }), toRole),
+        checked(() => within(toRole, () => machineConfigPool({ name: role, maxUnavailable, paused }))),
       );
     const pool = new k8s.apiextensions.CustomResource(
       `${name}-pool`,
@@ -117,12 +126,8 @@ export class InfraNodePool extends pulumi.ComponentResource {
       kopts,
     );
 
-    const waits = waiting(args, this);
-    const checks = pulumi
-      .all([checkPoolArgs(args, taints, args.image, waits), poolChecked])
-      .apply(() => undefined);
-    const facts = resolveClusterFacts(name, args, kopts, checks);
-    const zones = poolZones(args.zones, checks);
+    const facts = resolveClusterFacts(name, args, kopts, valid);
+    const zones = poolZones(args.zones, valid);
     const placed = placeZones(zones, facts, args.cloudLookups === true, { parent: this });
     // ROLES infra,worker as in seed 001; the custom pool still claims these nodes from worker.
     const nodeRoleLabels = { [`node-role.kubernetes.io/${role}`]: "", "node-role.kubernetes.io/worker": "" };
@@ -223,7 +228,7 @@ export class InfraNodePool extends pulumi.ComponentResource {
           "IngressController",
           pulumi.all([placement, replicas]).apply(([p, r]) =>
             withAnnotations(
-              checked(() => ingressControllerPlacementPatch(p, r), "router"),
+              checked(() => within("router", () => ingressControllerPlacementPatch(p, r))),
               owned,
             ),
           ),
@@ -248,7 +253,7 @@ export class InfraNodePool extends pulumi.ComponentResource {
       const extra = typeof args.monitoring === "object" ? args.monitoring.config : undefined;
       const manifest = pulumi.all([placement, extra]).apply(([p, e]) =>
         withAnnotations(
-          checked(() => monitoringConfigMapPatch(p, e), "monitoring"),
+          checked(() => within("monitoring", () => monitoringConfigMapPatch(p, e))),
           owned,
         ),
       );
@@ -271,35 +276,37 @@ function checkPlacementSwitches(args: InfraNodePoolArgs): void {
     ["registry", [], "true or false"],
     ["monitoring", ["config"], "true, false or { config }"],
   ];
+  const errors: InputError[] = [];
   for (const [key, fields, allowed] of shapes) {
     const value = args[key] as unknown;
     if (value === undefined || typeof value === "boolean") continue;
     if (fields.length === 0 || typeof value !== "object" || value === null || Array.isArray(value)) {
-      throw inputPropertyError(key, `must be ${allowed}, got ${JSON.stringify(value)}`);
+      errors.push(new InputError(key, `must be ${allowed}, got ${JSON.stringify(value)}`));
+      continue;
     }
-    const extra = Object.keys(value).find((k) => !fields.includes(k));
-    if (extra !== undefined) {
-      throw inputPropertyError(`${key}.${extra}`, `is not a setting of ${key}: use ${allowed}`);
+    for (const extra of Object.keys(value).filter((k) => !fields.includes(k))) {
+      errors.push(new InputError(`${key}.${extra}`, `is not a setting of ${key}: use ${allowed}`));
     }
   }
+  InputErrors.throwIfAny(errors);
 }
 
-function placementChecks(args: InfraNodePoolArgs): [pulumi.Output<void>, pulumi.Output<void>] {
+/** The router's and monitoring's settings, checked as soon as each is known. */
+function checkPlacement(args: InfraNodePoolArgs, checks: InputChecks): void {
   const router = typeof args.router === "object" ? args.router : {};
   const monitoring = typeof args.monitoring === "object" ? args.monitoring : {};
-  return [
-    checkedAsKnown(
-      (r: { replicas?: unknown }) =>
-        r.replicas === undefined || requireIngressReplicas("replicas", r.replicas),
-      { replicas: router.replicas },
-      "router",
-    ),
-    checkedAsKnown(
-      (m: { config?: unknown }) => m.config === undefined || requireMonitoringConfig("config", m.config),
-      { config: monitoring.config },
-      "monitoring",
-    ),
-  ];
+  checks.asKnown(
+    (a: { router: { replicas?: unknown } }) =>
+      a.router.replicas === undefined ||
+      within("router", () => requireIngressReplicas("replicas", a.router.replicas)),
+    { router: { replicas: router.replicas } },
+  );
+  checks.asKnown(
+    (a: { monitoring: { config?: unknown } }) =>
+      a.monitoring.config === undefined ||
+      within("monitoring", () => requireMonitoringConfig("config", a.monitoring.config)),
+    { monitoring: { config: monitoring.config } },
+  );
 }
 
 function defaultTaints(role: string): Taint[] {

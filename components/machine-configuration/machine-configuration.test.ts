@@ -174,7 +174,8 @@ describe("machine-configuration components", () => {
       await assert.rejects(valueOf(make().objectName), (e: unknown) => {
         assert.ok(pulumi.InputPropertyError.isInstance(e), `not an InputPropertyError: ${String(e)}`);
         assert.equal(e.propertyPath, propertyPath);
-        assert.ok(e.reason.startsWith(`${propertyPath}: `), e.reason);
+        // The reason says what is allowed; the message puts the path (and the component) in front of it.
+        assert.ok(e.message.endsWith(`${propertyPath}: ${e.reason}`), e.message);
         return true;
       });
     });

@@ -17,7 +17,7 @@ import type { NodeConfigKind } from "../../provider/waiting/waiters";
 import { kubeOptions, manifestArgs } from "../cluster/kube";
 import { reportRolloutImpact } from "../cluster/rollout-impact";
 import { WaitArgs, waiting } from "../cluster/wait";
-import { checked, checkedAsKnown } from "../errors";
+import { checked, InputChecks } from "../errors";
 
 /** Every field of a builder's args as a Pulumi input, the object name optional (default: resource name). */
 type Inputs<T> = { [K in keyof T]: pulumi.Input<T[K]> };
@@ -71,12 +71,14 @@ abstract class MachineConfigurationObject<T extends { name: string }> extends pu
     const withName = (values: Record<string, unknown>) =>
       build({ ...values, name: values.name ?? name } as unknown as T);
     // Each input is checked once it is known, so that a preview reports bad input even while other
-    // inputs are unknown; the manifest waits for that check.
-    const known = checkedAsKnown(withName, inputs);
-    const waits = waiting({ wait, kubeconfig, waitTimeouts }, this);
+    // inputs are unknown, and with the waiting settings; the manifest waits for those checks.
+    const checks = new InputChecks(`${type} "${name}"`);
+    checks.asKnown(withName, inputs);
+    const waits = checks.now(() => waiting({ wait, kubeconfig, waitTimeouts }, this), undefined);
+    if (waits) checks.add(waits.check);
     const manifest = pulumi
-      .all([known, waits?.check, inputs as pulumi.Input<Record<string, unknown>>])
-      .apply(([, , values]) => checked(() => withName(values)));
+      .all([checks.valid(), inputs as pulumi.Input<Record<string, unknown>>])
+      .apply(([, values]) => checked(() => withName(values)));
     const spec = pulumi.output(inputs as pulumi.Input<Record<string, unknown>>) as pulumi.Output<unknown>;
     const pool = pulumi.all([manifest, spec]).apply(([m, s]) => target.pool(m, s as T));
     this.objectName = manifest.apply((m) => m.metadata.name);

@@ -1,4 +1,5 @@
 import { HealthCheckOptions, machineHealthCheck } from "../../builders/health-check";
+import { within } from "../../builders/errors";
 import { checked } from "../errors";
 
 /** The pool's MachineHealthCheck, its errors placed under `healthCheck`. */
@@ -9,8 +10,10 @@ export function healthCheckManifest(
   machineRole: string,
   machineSetNames: string[],
 ) {
-  return checked(
-    () => machineHealthCheck({ ...settings, name, infrastructureId, machineRole, machineSetNames }),
-    (path) => (path === "healthCheck" ? path : `healthCheck.${path}`),
+  return checked(() =>
+    within(
+      (path) => (path === "healthCheck" ? path : `healthCheck.${path}`),
+      () => machineHealthCheck({ ...settings, name, infrastructureId, machineRole, machineSetNames }),
+    ),
   );
 }

@@ -21,6 +21,7 @@ import { contentHash, MachineSetRemoval } from "../../provider/dynamic";
 import { ClusterFacts, ClusterFactsArgs, MachineImage } from "../cluster/facts";
 import { manifestArgs } from "../cluster/kube";
 import { WaitArgs, Waiting } from "../cluster/wait";
+import { within } from "../../builders/errors";
 import { checked, checkedAsKnown, inputPropertyError } from "../errors";
 import { platformModules } from "../platforms";
 
@@ -268,7 +269,7 @@ function initialReplicas(
   scaling: PoolAutoscaling | undefined,
 ): number {
   if (!scaling) return replicas ?? zoneCount;
-  const bounds = checked(() => requirePoolAutoscaling(scaling, zoneCount), "autoscaling");
+  const bounds = checked(() => within("autoscaling", () => requirePoolAutoscaling(scaling, zoneCount)));
   const factor = bounds.per === "zone" ? zoneCount : 1;
   const [min, max] = [bounds.minReplicas * factor, bounds.maxReplicas * factor];
   if (replicas === undefined) return min;

@@ -12,6 +12,7 @@ import { contentHash, MachineAutoscalerReady } from "../../provider/dynamic";
 import { ClusterFacts } from "../cluster/facts";
 import { manifestArgs } from "../cluster/kube";
 import { Waiting } from "../cluster/wait";
+import { within } from "../../builders/errors";
 import { checked } from "../errors";
 import { healthCheckManifest } from "./health-check";
 import { DeclaredMachineSets, MachinePoolArgs } from "./machine-sets";
@@ -53,12 +54,16 @@ export function declarePoolScaling(
     const bounds = pulumi.all([args.autoscaling, machineSets.zones.given]).apply(([scaling, zones]) => {
       // No zones listed: one MachineSet without a zone (Azure), or zones yet to be looked up.
       const zoneCount = zones && zones.length > 0 ? zones.length : 1;
-      checked(() => requirePoolAutoscaling(scaling as PoolAutoscaling, zoneCount), "autoscaling");
+      checked(() =>
+        within("autoscaling", () => requirePoolAutoscaling(scaling as PoolAutoscaling, zoneCount)),
+      );
       return scaling as PoolAutoscaling;
     });
     const manifests = pulumi
       .all([machineSets.names, bounds])
-      .apply(([names, scaling]) => checked(() => machineAutoscalersForPool(names, scaling), "autoscaling"));
+      .apply(([names, scaling]) =>
+        checked(() => within("autoscaling", () => machineAutoscalersForPool(names, scaling))),
+      );
     const declare = (zone: string, manifest: pulumi.Output<object>) =>
       new k8s.apiextensions.CustomResource(
         `${name}-${zone}-autoscaler`,

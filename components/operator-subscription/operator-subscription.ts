@@ -1,6 +1,6 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { collectErrors } from "../../builders/errors";
+import { collectErrors, within } from "../../builders/errors";
 import {
   InstallPlanApproval,
   operatorGroup,
@@ -12,7 +12,7 @@ import { requireDnsLabel, requireDnsSubdomain, requireOneOf } from "../../builde
 import { contentHash, OperatorInstall, OperatorRemoval } from "../../provider/dynamic";
 import { kubeOptions, manifestArgs } from "../cluster/kube";
 import { clusterAccess, WaitArgs } from "../cluster/wait";
-import { checked, checkedAsKnown } from "../errors";
+import { checked, InputChecks } from "../errors";
 
 export interface OperatorSubscriptionArgs extends WaitArgs {
   /** The operator's package in the catalog; also the Subscription and OperatorGroup name. */
@@ -77,33 +77,28 @@ function namespaceAndSubscription(packageName: string, namespace: string, values
   return { namespace: ns, subscription: sub };
 }
 
-/** The Input args checked as soon as each is known, independently of the others. */
-function checkedResolvedArgs(
-  packageName: string,
-  namespace: string,
-  args: OperatorSubscriptionArgs,
-  path = "",
-): pulumi.Output<void> {
-  return checkedAsKnown(
-    (values: ResolvedArgs) => namespaceAndSubscription(packageName, namespace, values),
-    resolvedArgs(args),
-    path,
-  );
-}
-
 /**
  * OperatorSubscription args that an enclosing component takes at `path` (WindowsNodePool's `operator`),
- * checked there so that errors name the path the user wrote: the plain ones now, the others as soon as
- * each is known. The OperatorSubscription receives the Inputs only once they passed, so it never reports
- * them under its own, shorter paths.
+ * checked among the enclosing component's `checks` so that errors name the path the user wrote. The
+ * result is for an OperatorSubscription: its Inputs resolve only once every check of the enclosing
+ * component passed, so it never reports them under its own, shorter paths. Undefined when the plain
+ * args that name its resources are bad.
  */
 export function nestedSubscriptionArgs(
   args: OperatorSubscriptionArgs,
   path: string,
-): OperatorSubscriptionArgs {
-  const { packageName, namespace } = checked(() => namingArgs(args), path);
-  const check = checkedResolvedArgs(packageName, namespace, args, path);
-  const after = <T>(value: pulumi.Input<T>) => pulumi.all([check, value]).apply(([, v]) => v as T);
+  checks: InputChecks,
+): OperatorSubscriptionArgs | undefined {
+  const names = checks.now(() => within(path, () => namingArgs(args)), undefined);
+  const { packageName, namespace } = names ?? givenNames(args);
+  checks.asKnown(
+    (values: Record<string, ResolvedArgs>) =>
+      within(path, () => namespaceAndSubscription(packageName, namespace, values[path])),
+    { [path]: resolvedArgs(args) },
+  );
+  if (names === undefined) return undefined;
+  const valid = checks.valid();
+  const after = <T>(value: pulumi.Input<T>) => pulumi.all([valid, value]).apply(([, v]) => v as T);
   const optional = <T>(value: pulumi.Input<T> | undefined) =>
     value === undefined ? undefined : after(value);
   return {
@@ -115,6 +110,11 @@ export function nestedSubscriptionArgs(
     sourceNamespace: optional(args.sourceNamespace),
     startingCSV: optional(args.startingCSV),
   };
+}
+
+/** The names as given, for checking the other args while the names themselves are bad. */
+function givenNames(args: OperatorSubscriptionArgs): { packageName: string; namespace: string } {
+  return { packageName: args.packageName, namespace: args.namespace ?? args.packageName };
 }
 
 /**
@@ -137,13 +137,20 @@ export class OperatorSubscription extends pulumi.ComponentResource {
 
   constructor(name: string, args: OperatorSubscriptionArgs, opts: pulumi.ComponentResourceOptions = {}) {
     super("openshift-topology:index:OperatorSubscription", name, {}, opts);
-    const { packageName, namespace } = checked(() => namingArgs(args));
+    const checks = new InputChecks(`OperatorSubscription "${name}"`);
+    const { packageName, namespace } = checks.now(() => namingArgs(args), givenNames(args));
     const kopts = kubeOptions(this, args.provider);
     // The cluster access of the waiter, and of the removal, which exists with `wait: false` too.
-    const cluster = clusterAccess(args, this);
+    const cluster = checks.now(() => clusterAccess(args, this), undefined);
+    if (cluster) checks.add(cluster.check);
+    checks.asKnown(
+      (values: ResolvedArgs) => namespaceAndSubscription(packageName, namespace, values),
+      resolvedArgs(args),
+    );
+    const valid = checks.valid();
     const objects = pulumi
-      .all([checkedResolvedArgs(packageName, namespace, args), cluster?.check, resolvedArgs(args)])
-      .apply(([, , values]) =>
+      .all([valid, resolvedArgs(args)])
+      .apply(([, values]) =>
         checked(() => namespaceAndSubscription(packageName, namespace, values as ResolvedArgs)),
       );
     const manifest = objects.subscription;
@@ -155,14 +162,18 @@ export class OperatorSubscription extends pulumi.ComponentResource {
       );
     }
     if (args.createOperatorGroup !== false) {
-      const group = checked(() =>
-        operatorGroup({ packageName, namespace, targetNamespaces: args.targetNamespaces }),
+      const group = valid.apply(() =>
+        checked(() => operatorGroup({ packageName, namespace, targetNamespaces: args.targetNamespaces })),
       );
       before.push(
-        new k8s.apiextensions.CustomResource(`${name}-operator-group`, group, {
-          ...kopts,
-          dependsOn: [...before],
-        }),
+        new k8s.apiextensions.CustomResource(
+          `${name}-operator-group`,
+          manifestArgs("operators.coreos.com/v1", "OperatorGroup", group, ["metadata", "spec"]),
+          {
+            ...kopts,
+            dependsOn: [...before],
+          },
+        ),
       );
     }
     this.subscription = new k8s.apiextensions.CustomResource(
@@ -193,7 +204,11 @@ export class OperatorSubscription extends pulumi.ComponentResource {
       cluster &&
       new OperatorRemoval(
         `${name}-removal`,
-        { kubeconfig: cluster.kubeconfig, namespace, subscription: packageName },
+        {
+          kubeconfig: cluster.kubeconfig,
+          namespace: valid.apply(() => namespace),
+          subscription: packageName,
+        },
         cluster.options([this.subscription]),
       );
 

@@ -201,7 +201,8 @@ describe("WindowsNodePool", () => {
       await assert.rejects(evaluate, (e: unknown) => {
         assert.ok(pulumi.InputPropertyError.isInstance(e), `not an InputPropertyError: ${String(e)}`);
         assert.equal(e.propertyPath, propertyPath);
-        assert.ok(e.reason.startsWith(`${propertyPath}: `), e.reason);
+        // The reason says what is allowed; the message puts the path (and the component) in front of it.
+        assert.ok(e.message.endsWith(`${propertyPath}: ${e.reason}`), e.message);
         if (typeof args.privateKey === "string") {
           assert.ok(!e.reason.includes(args.privateKey), "the key must not appear in errors");
         }

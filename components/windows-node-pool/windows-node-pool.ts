@@ -17,7 +17,8 @@ import { WindowsNodesReady } from "../../provider/dynamic";
 import { ClusterFacts, MachineImage, resolveClusterFacts } from "../cluster/facts";
 import { kubeOptions } from "../cluster/kube";
 import { sharedArgs, SharedArgs, waiting } from "../cluster/wait";
-import { checked } from "../errors";
+import { within } from "../../builders/errors";
+import { checked, InputChecks } from "../errors";
 import { platformModules } from "../platforms";
 import { declarePoolScaling } from "../machine-pool/scaling";
 import {
@@ -62,7 +63,7 @@ export interface WindowsNodePoolArgs extends MachinePoolArgs {
 
 /** Year of a Windows Server version or build. */
 function windowsVersion(value: string): WindowsServerVersion {
-  const build = checked(() => requireWindowsBuild("windowsServer", value));
+  const build = requireWindowsBuild("windowsServer", value);
   return (Object.keys(WINDOWS_BUILDS) as WindowsServerVersion[]).find((v) => WINDOWS_BUILDS[v] === build)!;
 }
 
@@ -95,39 +96,63 @@ export class WindowsNodePool extends pulumi.ComponentResource {
 
   constructor(name: string, args: WindowsNodePoolArgs = {}, opts: pulumi.ComponentResourceOptions = {}) {
     super("openshift-topology:index:WindowsNodePool", name, {}, opts);
+    const checks = new InputChecks(`WindowsNodePool "${name}"`);
     const kopts = kubeOptions(this, args.provider);
-    const version = windowsVersion(args.windowsServer ?? "2022");
+    // With a bad windowsServer, the default's build stands in so that runtimeClass is still checked.
+    const version = checks.now(() => windowsVersion(args.windowsServer ?? "2022"), "2022");
     const build = WINDOWS_BUILDS[version];
     const operatorArgs = args.operator === false ? undefined : (args.operator ?? {});
     const namespace = operatorArgs?.namespace ?? WMCO.namespace;
+    const subscriptionArgs =
+      operatorArgs &&
+      nestedSubscriptionArgs(
+        {
+          channel: WMCO.channel,
+          ...operatorArgs,
+          packageName: WMCO.packageName,
+          namespace,
+          ...sharedArgs(args),
+        },
+        "operator",
+        checks,
+      );
+    if (args.privateKey !== undefined) {
+      checks.asKnown((a: { privateKey: unknown }) => requireRsaPrivateKeyPem("privateKey", a.privateKey), {
+        privateKey: args.privateKey,
+      });
+    }
+    const waits = checks.now(() => waiting(args, this), undefined);
+    checks.add(checkPoolArgs(args, [], args.image, waits));
+    const runtimeClassManifest =
+      args.runtimeClass === false
+        ? undefined
+        : checks.now(
+            () =>
+              within(
+                // The builder's name and handler are the user's runtimeClass.name and runtimeClass.handler.
+                (path) => (path === "build" ? "windowsServer" : `runtimeClass.${path}`),
+                () =>
+                  windowsRuntimeClass({
+                    name: (args.runtimeClass && args.runtimeClass.name) || `windows-${version}`,
+                    build,
+                    handler: args.runtimeClass ? args.runtimeClass.handler : undefined,
+                  }),
+              ),
+            undefined,
+          );
+    const valid = checks.valid();
 
     const operator =
-      operatorArgs &&
-      new OperatorSubscription(
-        `${name}-wmco`,
-        nestedSubscriptionArgs(
-          {
-            channel: WMCO.channel,
-            ...operatorArgs,
-            packageName: WMCO.packageName,
-            namespace,
-            ...sharedArgs(args),
-          },
-          "operator",
-        ),
-        { parent: this },
-      );
+      subscriptionArgs && new OperatorSubscription(`${name}-wmco`, subscriptionArgs, { parent: this });
 
     const generated =
       args.privateKey === undefined
-        ? new RsaPrivateKey(`${name}-private-key`, {}, { parent: this })
+        ? new RsaPrivateKey(`${name}-private-key`, {}, { parent: this, dependsOn: valid.apply(() => []) })
         : undefined;
     const privateKey = pulumi.secret(
       generated
         ? generated.privateKeyPem
-        : pulumi
-            .output(args.privateKey)
-            .apply((pem) => checked(() => requireRsaPrivateKeyPem("privateKey", pem))),
+        : pulumi.all([valid, args.privateKey]).apply(([, pem]) => pem as string),
     );
     const keySecret = new k8s.core.v1.Secret(
       `${name}-private-key`,
@@ -139,10 +164,8 @@ export class WindowsNodePool extends pulumi.ComponentResource {
       { ...kopts, dependsOn: operator ? operator.ready : [] },
     );
 
-    const waits = waiting(args, this);
-    const checks = checkPoolArgs(args, [], args.image, waits);
-    const facts = resolveClusterFacts(name, args, kopts, checks);
-    const zones = poolZones(args.zones, checks);
+    const facts = resolveClusterFacts(name, args, kopts, valid);
+    const zones = poolZones(args.zones, valid);
     const placed = placeZones(zones, facts, args.cloudLookups === true, { parent: this });
     const role = facts.apply((f) =>
       checked(() =>
@@ -191,22 +214,11 @@ export class WindowsNodePool extends pulumi.ComponentResource {
       );
 
     const runtimeClass =
-      args.runtimeClass === false
-        ? undefined
-        : new k8s.node.v1.RuntimeClass(
-            `${name}-runtime-class`,
-            checked(
-              () =>
-                windowsRuntimeClass({
-                  name: (args.runtimeClass && args.runtimeClass.name) || `windows-${version}`,
-                  build,
-                  handler: args.runtimeClass ? args.runtimeClass.handler : undefined,
-                }),
-              // The builder's name and handler are the user's runtimeClass.name and runtimeClass.handler.
-              (path) => (path === "build" ? "windowsServer" : `runtimeClass.${path}`),
-            ),
-            kopts,
-          );
+      runtimeClassManifest &&
+      new k8s.node.v1.RuntimeClass(`${name}-runtime-class`, runtimeClassManifest, {
+        ...kopts,
+        dependsOn: valid.apply(() => []),
+      });
 
     this.facts = facts;
     this.machineSetNames = machineSets.names;
@@ -214,7 +226,7 @@ export class WindowsNodePool extends pulumi.ComponentResource {
     this.machineAutoscalers = scaling.autoscalers;
     this.machineHealthCheck = scaling.healthCheck;
     this.windowsBuild = build;
-    this.runtimeClassName = runtimeClass ? runtimeClass.metadata.name : pulumi.output(undefined);
+    this.runtimeClassName = runtimeClass ? runtimeClass.metadata.name : valid.apply(() => undefined);
     this.operator = operator;
     this.operatorNamespace = namespace;
     this.keySecret = keySecret;
