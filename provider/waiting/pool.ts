@@ -137,6 +137,15 @@ interface Expected {
   osImageURL?: { value: string; from: string };
 }
 
+/** A systemd unit as Ignition's config spec writes it. */
+interface IgnitionUnit {
+  name: string;
+  contents?: string;
+  enabled?: boolean;
+  mask?: boolean;
+  dropins?: Array<{ name: string; contents?: string }>;
+}
+
 /** What our configs put into a render, merged as the MCO merges: worker role first, then by name; later wins. */
 function expectedContent(configs: KubeObject[]): Expected {
   const order = (c: KubeObject) =>
@@ -160,16 +169,7 @@ function expectedContent(configs: KubeObject[]): Expected {
     ) ?? []) {
       out.files.set(f.path, { source: f.contents?.source, from });
     }
-    const units =
-      field<
-        Array<{
-          name: string;
-          contents?: string;
-          enabled?: boolean;
-          mask?: boolean;
-          dropins?: Array<{ name: string; contents?: string }>;
-        }>
-      >(mc, "spec", "config", "systemd", "units") ?? [];
+    const units = field<IgnitionUnit[]>(mc, "spec", "config", "systemd", "units") ?? [];
     for (const u of units) {
       const prev = out.units.get(u.name);
       const dropins = new Map(prev?.dropins ?? []);
@@ -225,17 +225,7 @@ export function missingFromRender(rendered: KubeObject, configs: KubeObject[]): 
     if (!files.has(path) || files.get(path) !== f.source) return `${name} lacks file ${path} of ${f.from}`;
   }
   const units = new Map(
-    (
-      field<
-        Array<{
-          name: string;
-          contents?: string;
-          enabled?: boolean;
-          mask?: boolean;
-          dropins?: Array<{ name: string; contents?: string }>;
-        }>
-      >(rendered, "spec", "config", "systemd", "units") ?? []
-    ).map((u) => [u.name, u]),
+    (field<IgnitionUnit[]>(rendered, "spec", "config", "systemd", "units") ?? []).map((u) => [u.name, u]),
   );
   for (const [unitName, u] of want.units) {
     const got = units.get(unitName);
