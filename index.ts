@@ -1,8 +1,35 @@
 /**
- * OpenShift node topology for Pulumi: components at the top level, the pure manifest builders they are
- * made of under `builders`, and the convergence waiters (dynamic resources and their Pulumi-free core)
- * under `waiters`, for programs that compose their own.
+ * OpenShift node topology for Pulumi: the components at the top level; the pure manifest builders they
+ * are made of as `builders`; the convergence waiters (Pulumi dynamic resources, provider/dynamic) as
+ * `waiters`, and the Pulumi-free waiting core they wrap (provider/waiting) as `waiting`, for programs
+ * that compose their own. Each list is written out by name (test/public-api.test.ts pins it).
  */
-export * from "./components";
-export * as builders from "./builders";
-export * as waiters from "./provider";
+export {
+  InfraNodePool,
+  WindowsNodePool,
+  RsaPrivateKey,
+  OperatorSubscription,
+  MachineConfigPool,
+  MachineConfig,
+  KubeletConfig,
+  ContainerRuntimeConfig,
+  ClusterAutoscaler,
+  type InfraNodePoolArgs,
+  type WindowsNodePoolArgs,
+  type RsaPrivateKeyArgs,
+  type OperatorSubscriptionArgs,
+  type MachineConfigPoolArgs,
+  type MachineConfigArgs,
+  type KubeletConfigArgs,
+  type ContainerRuntimeConfigArgs,
+  type ClusterAutoscalerArgs,
+  type MachinePoolArgs,
+  type WaitArgs,
+  type ClusterFacts,
+  type ClusterFactsArgs,
+  type MachineImage,
+} from "./components";
+import * as builders from "./builders";
+import * as waiters from "./provider/dynamic";
+import * as waiting from "./provider/waiting";
+export { builders, waiters, waiting };

@@ -14,14 +14,9 @@
  */
 import { performance } from "node:perf_hooks";
 import { startSimulator, Simulator } from "../simulator/simulator";
-import {
-  createApiClient,
-  evaluatePoolRollout,
-  field,
-  KINDS,
-  KubeObject,
-  waitForPoolRollout,
-} from "../provider/waiting";
+import { createApiClient, waitForPoolRollout } from "../provider/waiting";
+import { field, KINDS, KubeObject } from "../provider/waiting/kinds";
+import { evaluatePoolRollout } from "../provider/waiting/pool";
 
 const POLL_INTERVAL_MS = 2000;
 const SERIES = [

@@ -1,14 +1,23 @@
-export * from "./infra-node-pool/infra-node-pool";
-export * from "./windows-node-pool/windows-node-pool";
-export * from "./operator-subscription/operator-subscription";
-export * from "./machine-configuration/machine-configuration";
-export * from "./cluster-autoscaler/cluster-autoscaler";
-export { type MachinePoolArgs } from "./machine-pool/machine-sets";
+// The components with their Args, and the types their Args and outputs are made of. How they are wired
+// (cluster reads, platform modules, machine pool declarations) stays inside.
+export { InfraNodePool, type InfraNodePoolArgs } from "./infra-node-pool/infra-node-pool";
+export { WindowsNodePool, type WindowsNodePoolArgs } from "./windows-node-pool/windows-node-pool";
+export { RsaPrivateKey, type RsaPrivateKeyArgs } from "./windows-node-pool/rsa-private-key";
 export {
-  resolveClusterFacts,
-  workerImage,
-  type ClusterFacts,
-  type ClusterFactsArgs,
-  type MachineImage,
-} from "./cluster/facts";
-export { RsaPrivateKey, type RsaPrivateKeyArgs } from "../provider/private-key/rsa-private-key";
+  OperatorSubscription,
+  type OperatorSubscriptionArgs,
+} from "./operator-subscription/operator-subscription";
+export {
+  MachineConfigPool,
+  MachineConfig,
+  KubeletConfig,
+  ContainerRuntimeConfig,
+  type MachineConfigPoolArgs,
+  type MachineConfigArgs,
+  type KubeletConfigArgs,
+  type ContainerRuntimeConfigArgs,
+} from "./machine-configuration/machine-configuration";
+export { ClusterAutoscaler, type ClusterAutoscalerArgs } from "./cluster-autoscaler/cluster-autoscaler";
+export type { MachinePoolArgs } from "./machine-pool/machine-sets";
+export type { WaitArgs } from "./cluster/wait";
+export type { ClusterFacts, ClusterFactsArgs, MachineImage } from "./cluster/facts";

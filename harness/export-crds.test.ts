@@ -6,7 +6,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { CustomObjectsApi, KubeConfig } from "@kubernetes/client-node";
 import { parse } from "yaml";
-import { KINDS } from "../provider/waiting";
+import { KINDS } from "../provider/waiting/kinds";
 import { kubectl, kubectlMinorVersion } from "../simulator/apiserver/kubectl";
 import { ResourceRegistry } from "../simulator/apiserver/resources";
 import { CrdSchemas } from "../simulator/schema";

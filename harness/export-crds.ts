@@ -10,14 +10,9 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { parseArgs } from "node:util";
 import { stringify } from "yaml";
-import {
-  createApiClient,
-  describeApiError,
-  KINDS,
-  KubeObject,
-  ResourceKind,
-  withRetry,
-} from "../provider/waiting";
+import { createApiClient, describeApiError } from "../provider/waiting";
+import { KINDS, KubeObject, ResourceKind } from "../provider/waiting/kinds";
+import { withRetry } from "../provider/waiting/retry";
 import { runCommand } from "./cli";
 
 /**

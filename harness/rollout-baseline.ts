@@ -15,7 +15,7 @@ import {
   poolLabel,
   PoolImpact,
   rolloutImpact,
-} from "../builders";
+} from "../builders/rollout-impact";
 
 type Manifest = Record<string, unknown> & ObjectLike;
 

@@ -1,2 +1,14 @@
-export * from "./machine-autoscaler";
-export * from "./cluster-autoscaler";
+export {
+  clusterAutoscaler,
+  CLUSTER_AUTOSCALER_API_VERSION,
+  type ClusterAutoscalerArgs,
+  type ClusterAutoscalerManifest,
+  type MinMax,
+} from "./cluster-autoscaler";
+export {
+  machineAutoscalersForPool,
+  requirePoolAutoscaling,
+  MACHINE_AUTOSCALER_API_VERSION,
+  type MachineAutoscalerManifest,
+  type PoolAutoscaling,
+} from "./machine-autoscaler";

@@ -1,10 +1,49 @@
-export * from "./provider-spec";
-export * from "./naming";
-export * from "./machineset";
-export * from "./platform";
-export * from "./platforms";
-export * from "./aws";
-export * from "./azure";
-export * from "./pool";
-export * from "./aws-options";
-export * from "./azure-options";
+// What other folders use: the pool builders, the platform table and modules, and their option types.
+// Option checks (aws-options.ts, azure-options.ts) and the name rules stay inside the folder.
+export {
+  machineSetsForPool,
+  machineSetsInZones,
+  machineSetsOf,
+  machineSetNameOf,
+  checkPoolInputs,
+  zoneSpecs,
+  zonesInRegion,
+  type MachineSetPoolSpec,
+  type PlacedPoolSpec,
+  type PoolInputs,
+} from "./pool";
+export {
+  machineSet,
+  MACHINE_SET_API_VERSION,
+  type MachineSetArgs,
+  type MachineSetManifest,
+} from "./machineset";
+export { spreadReplicas } from "./naming";
+export type { MachineSetPlatformModule, ZonePlacement, ZoneSpec } from "./platform";
+export {
+  isMachineSetPlatform,
+  platformModule,
+  MACHINESET_PLATFORMS,
+  type MachineSetPlatform,
+  type PlatformOptions,
+} from "./platforms";
+export { awsProviderSpec, AWS_DEFAULTS, type AwsMachineOptions, type AwsZonePlacement } from "./aws";
+export {
+  azureProviderSpec,
+  AZURE_DEFAULTS,
+  type AzureMachineOptions,
+  type AzureZonePlacement,
+} from "./azure";
+export type { AwsPlacementOptions } from "./aws-options";
+export type { AzureVmOptions } from "./azure-options";
+export type {
+  AWSBlockDevice,
+  AWSMachineProviderConfig,
+  AWSResourceReference,
+  AzureImage,
+  AzureMachineProviderSpec,
+  AzureOSDisk,
+  AzureUefiSettings,
+  ProviderSpec,
+  SecretReference,
+} from "./provider-spec";

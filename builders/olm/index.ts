@@ -1,1 +1,9 @@
-export * from "./subscription";
+export {
+  operatorNamespace,
+  operatorGroup,
+  subscription,
+  SUBSCRIPTION_DEFAULTS,
+  TARGET_NAMESPACES,
+  type InstallPlanApproval,
+  type OperatorSubscriptionArgs,
+} from "./subscription";

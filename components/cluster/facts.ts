@@ -1,13 +1,13 @@
 import * as pulumi from "@pulumi/pulumi";
 import {
   isMachineSetPlatform,
-  MACHINE_API_NAMESPACE,
   MACHINESET_PLATFORMS,
   machineSetNameOf,
   MachineSetPlatform,
   platformModule,
 } from "../../builders/machineset";
 import { AzureImage } from "../../builders/machineset/provider-spec";
+import { MACHINE_API_NAMESPACE } from "../../primitives/openshift";
 import { inputPropertyError } from "../errors";
 import { platformModules } from "../platforms";
 import { InfrastructureStatus } from "../platforms/platform";

@@ -14,7 +14,8 @@ import {
   poolConfigsFrom,
   rolloutImpact,
 } from "../../builders/rollout-impact";
-import { PoolRollout, RolloutBaseline } from "../../provider/dynamic";
+import { PoolRollout } from "../../provider/dynamic";
+import { RolloutBaseline } from "../../provider/dynamic/rollout-baseline";
 import { ApiClient, createApiClient } from "../../provider/waiting/api";
 import { KINDS, KubeObject } from "../../provider/waiting/kinds";
 

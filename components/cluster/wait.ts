@@ -1,6 +1,6 @@
 import type * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { durationSeconds } from "../../provider/dynamic";
+import { durationSeconds } from "../../provider/dynamic/common";
 import { ambientKubeconfig } from "../../provider/dynamic/credentials";
 import { inputPropertyError } from "../errors";
 import { kubeconfigProblem } from "./kube";

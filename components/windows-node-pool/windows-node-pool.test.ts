@@ -14,7 +14,7 @@ import {
   valueOf,
   WINDOWS_2022_AMI,
 } from "../../test/mocks";
-import { publicKeyFingerprint } from "../../provider/private-key/rsa-private-key";
+import { publicKeyFingerprint } from "./rsa-private-key";
 import { WindowsNodePool, WindowsNodePoolArgs } from "./windows-node-pool";
 import { SEEDS, requireReference } from "../../test/reference";
 

@@ -12,7 +12,7 @@ import {
   WindowsServerVersion,
   WMCO,
 } from "../../builders/windows";
-import { publicKeyFingerprint, RsaPrivateKey } from "../../provider/private-key/rsa-private-key";
+import { publicKeyFingerprint, RsaPrivateKey } from "./rsa-private-key";
 import { WindowsNodesReady } from "../../provider/dynamic";
 import { ClusterFacts, MachineImage, resolveClusterFacts } from "../cluster/facts";
 import { kubeOptions } from "../cluster/kube";

@@ -4,18 +4,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as pulumi from "@pulumi/pulumi";
 import { mocks, resetMocks, settle } from "../../test/mocks";
+import { changedInputs, contentHash, durationSeconds, providerProgress, timeoutsFrom } from "./common";
 import {
-  changedInputs,
-  contentHash,
-  durationSeconds,
   MachineSetReady,
   NodeConfigRemoval,
   MachineSetRemoval,
   OperatorInstall,
   OperatorRemoval,
   PoolRollout,
-  providerProgress,
-  timeoutsFrom,
   WindowsNodesReady,
 } from "./index";
 import { subscribeProgress } from "../waiting";

@@ -1,8 +1,10 @@
 /**
  * Pulumi dynamic resources that wait until the cluster has converged, thin wrappers over `../waiting`,
  * each declared once as a schema (`./schema`). Each class carries its dynamic provider as `.provider`.
+ * The package exports this list as `waiters`: the waiter and removal-guard classes with their Args, and
+ * what a program needs to declare a waiter of its own (test/public-api.test.ts pins the list).
  */
-export { changedInputs, contentHash, durationSeconds, providerProgress, timeoutsFrom } from "./common";
+export { contentHash } from "./common";
 export type { RemovalArgs, WaiterArgs, WaiterInputs, WaiterOutputs } from "./common";
 export { MachineSetReady, MachineSetRemoval } from "./machineset";
 export type { MachineSetReadyArgs, MachineSetRemovalArgs } from "./machineset";
@@ -14,7 +16,5 @@ export { WindowsNodesReady } from "./windows-nodes-ready";
 export type { WindowsNodesReadyArgs } from "./windows-nodes-ready";
 export { MachineAutoscalerReady } from "./machine-autoscaler";
 export type { MachineAutoscalerReadyArgs } from "./machine-autoscaler";
-export { RolloutBaseline, rolloutBaselineProvider } from "./rollout-baseline";
-export type { RolloutBaselineArgs } from "./rollout-baseline";
 export { defineRemoval, defineWaiter, labelMap, objectName, objectNames, oneOf, output } from "./schema";
 export type { ArgsOf, InputSpec, OutputSpec, RemovalSchema, WaiterSchema } from "./schema";

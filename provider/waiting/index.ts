@@ -1,16 +1,50 @@
 /**
  * The waiting core: watch-based waits for OpenShift convergence, with no Pulumi in it. The dynamic
  * providers in `../dynamic` wrap it; anything else (a CLI, a test, a benchmark) may call it directly.
+ * The package exports this list as `waiting`: a client, each wait with its read-only observation, and
+ * how to tell its failures apart; the predicates, object helpers and retry policy stay inside
+ * (test/public-api.test.ts pins the list).
  */
-export * from "./api";
+export { createApiClient, type ApiClient, type ApiClientOptions } from "./api";
 export type { Clock } from "./clock";
-export * from "./converge";
-export * from "./kinds";
-export * from "./machineset";
-export * from "./operator";
-export * from "./pool";
-export * from "./progress";
-export * from "./retry";
-export * from "./waiters";
-export * from "./windows";
-export * from "./autoscaling";
+export {
+  isWaitError,
+  type Evaluation,
+  type Outcome,
+  type WaitError,
+  type WaitErrorKind,
+  type WaitOptions,
+} from "./converge";
+export { subscribeProgress, type ProgressEvent, type ProgressListener, type WaitState } from "./progress";
+export { describeApiError, type ApiError } from "./retry";
+export {
+  waitForPoolRollout,
+  observePoolRollout,
+  waitForNodeConfigRemoval,
+  waitForMachineSetsReady,
+  observeMachineSets,
+  waitForMachineSetsDeleted,
+  waitForOperatorInstall,
+  observeOperatorInstall,
+  uninstallOperator,
+  waitForWindowsNodes,
+  observeWindowsNodes,
+  type ClusterAccess,
+  type MachineSetOptions,
+  type NodeConfigKind,
+  type NodeConfigRemovalOptions,
+  type OperatorOptions,
+  type OperatorRemovalOptions,
+  type PoolRolloutOptions,
+  type WindowsNodesOptions,
+} from "./waiters";
+export {
+  waitForAutoscalersReady,
+  observeAutoscalers,
+  type AutoscalerOptions,
+  type AutoscalerResult,
+} from "./autoscaling";
+export type { PoolRolloutResult } from "./pool";
+export type { MachineSetResult } from "./machineset";
+export type { OperatorResult } from "./operator";
+export type { WindowsResult } from "./windows";
