@@ -189,6 +189,23 @@ describe("InfraNodePool", () => {
     assert.equal((created(MACHINESET)[0].inputs.spec as Record<string, any>).replicas, 2);
   });
 
+  it("places a pool that lists no zones in the one zone-less MachineSet of an Azure region without zones", async () => {
+    await resetMocks(azureCloud("westcentralus"));
+    const pool = new InfraNodePool("infra", {});
+    assert.deepEqual(await valueOf(pool.machineSetNames), [`${AZURE_INFRA_ID}-infra-westcentralus`]);
+  });
+
+  it("asks for the zones of a pool that lists none in an Azure region with zones", async () => {
+    await resetMocks(azureCloud());
+    const pool = new InfraNodePool("infra", {});
+    await assert.rejects(valueOf(pool.machineSetNames), (e: unknown) => {
+      assert.ok(pulumi.InputPropertyError.isInstance(e), `not an InputPropertyError: ${String(e)}`);
+      assert.equal(e.propertyPath, "zones");
+      assert.match(e.reason, /"centralus", which has availability zones: list the zone numbers/);
+      return true;
+    });
+  });
+
   const bad: Array<[string, InfraNodePoolArgs, string, RegExp]> = [
     ["a duplicate zone", { zones: ["us-east-2a", "us-east-2a"] }, "zones[1]", /listed twice/],
     ["no zones", { zones: [] }, "zones", /at least one zone/],
