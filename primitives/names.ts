@@ -32,6 +32,7 @@ export function isLabelValue(value: unknown): value is string {
   return typeof value === "string" && value.length <= 63 && LABEL_VALUE.test(value);
 }
 
+/** Levenshtein distance: how many single-letter edits turn `a` into `b`. */
 function editDistance(a: string, b: string): number {
   let row = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {

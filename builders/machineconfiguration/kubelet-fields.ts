@@ -337,7 +337,6 @@ export const KUBELET_FIELDS: Record<string, Check> = {
   userNamespaces: object({ idsPerPod: integer(65536) }),
 };
 
-/** Levenshtein distance: how many single-letter edits turn `a` into `b`. */
 function checkFields(path: string, config: Record<string, unknown>, fields: Record<string, Check>): void {
   collectErrors(
     Object.entries(config).map(([field, value]) => () => {
