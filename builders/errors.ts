@@ -16,9 +16,13 @@ export class InputError extends Error {
 
   /** The same error with its path placed under `prefix` (a builder's input nested in a larger Args). */
   under(prefix: string): InputError {
-    const path = this.propertyPath.startsWith("[")
-      ? `${prefix}${this.propertyPath}`
-      : `${prefix}.${this.propertyPath}`;
+    // An error about the whole input (path "") is the prefix's.
+    const path =
+      this.propertyPath === ""
+        ? prefix
+        : this.propertyPath.startsWith("[")
+          ? `${prefix}${this.propertyPath}`
+          : `${prefix}.${this.propertyPath}`;
     return new InputError(prefix ? path : this.propertyPath, this.reason);
   }
 }

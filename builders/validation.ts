@@ -1,4 +1,4 @@
-import { isDnsLabel, isDnsSubdomain, isLabelValue, isQualifiedName } from "../primitives/names";
+import { closest, isDnsLabel, isDnsSubdomain, isLabelValue, isQualifiedName } from "../primitives/names";
 import { collectErrors, InputError } from "./errors";
 
 /**
@@ -109,6 +109,30 @@ export function requireArray<T>(path: string, value: readonly T[] | undefined, i
   if (value === undefined) return [];
   if (!Array.isArray(value)) throw new InputError(path, `must be a list of ${items}`);
   return value;
+}
+
+/**
+ * An object whose fields are all among `known`, or an error at `path` (the field's path for one that is
+ * not known, naming the closest known one): a field the library does not place must not vanish.
+ */
+export function requireFields(path: string, value: unknown, known: readonly string[], what: string): void {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new InputError(path, `must be an object of ${what} fields (${known.join(", ")})`);
+  }
+  const at = (field: string) => (path ? `${path}.${field}` : field);
+  collectErrors(
+    Object.keys(value)
+      .filter((field) => !known.includes(field))
+      .map((field) => () => {
+        const near = closest(field, known);
+        throw new InputError(
+          at(field),
+          near
+            ? `is not a ${what} field: did you mean ${near}?`
+            : `is not a ${what} field: use ${known.join(", ")}`,
+        );
+      }),
+  );
 }
 
 const LABEL_KEY_RULE =

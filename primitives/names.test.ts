@@ -1,5 +1,5 @@
 import * as assert from "node:assert/strict";
-import { isDnsLabel, isDnsSubdomain, isLabelValue, isQualifiedName } from "./names";
+import { closest, isDnsLabel, isDnsSubdomain, isLabelValue, isQualifiedName } from "./names";
 
 describe("primitives/names: apimachinery's name rules", () => {
   it("DNS labels: 1-63 lower-case alphanumerics or '-', alphanumeric at both ends", () => {
@@ -45,5 +45,13 @@ describe("primitives/names: apimachinery's name rules", () => {
       assert.equal(isLabelValue(ok), true, ok);
     for (const bad of ["-a", "a-", "a b", "a/b", "v".repeat(64), undefined])
       assert.equal(isLabelValue(bad), false, String(bad));
+  });
+
+  it("closest: the known name a typo is near, ignoring case, and none when nothing is near", () => {
+    const known = ["scaleDown", "scaleUp", "maxNodesTotal"];
+    assert.equal(closest("scaledown", known), "scaleDown");
+    assert.equal(closest("scaleUpp", known), "scaleUp");
+    assert.equal(closest("maxNodes", known), undefined);
+    assert.equal(closest("expander", known), undefined);
   });
 });

@@ -31,3 +31,27 @@ export function isQualifiedName(value: unknown): value is string {
 export function isLabelValue(value: unknown): value is string {
   return typeof value === "string" && value.length <= 63 && LABEL_VALUE.test(value);
 }
+
+/** Levenshtein distance: how many single-letter edits turn `a` into `b`. */
+function editDistance(a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++) {
+      next[j] = Math.min(row[j] + 1, next[j - 1] + 1, row[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    row = next;
+  }
+  return row[b.length];
+}
+
+/** The known name closest to `name`, when it is close enough to be a typo. */
+export function closest(name: string, known: readonly string[]): string | undefined {
+  const lower = name.toLowerCase();
+  let best: { name: string; distance: number } | undefined;
+  for (const candidate of known) {
+    const distance = editDistance(lower, candidate.toLowerCase());
+    if (!best || distance < best.distance) best = { name: candidate, distance };
+  }
+  return best && best.distance <= Math.max(2, Math.floor(name.length / 4)) ? best.name : undefined;
+}

@@ -8,6 +8,7 @@ import {
 } from "../components/machine-configuration/machine-configuration";
 import { generateKeyPairSync } from "node:crypto";
 import { inspect } from "node:util";
+import { ClusterAutoscaler } from "../components/cluster-autoscaler/cluster-autoscaler";
 import { InfraNodePool } from "../components/infra-node-pool/infra-node-pool";
 import {
   OperatorSubscription,
@@ -572,6 +573,64 @@ describe("bad input, stopped at preview", () => {
       });
     }
 
+    it("a ClusterAutoscaler's limits, scale-down, expanders and priority, at spec.*", async () => {
+      const autoscaler = new ClusterAutoscaler("autoscaler", {
+        spec: {
+          resourceLimits: { maxNodesTotal: -1, cores: { min: 8, max: 4 } },
+          scaleDown: { enabled: "yes" as unknown as boolean, unneededTime: "10 minutes" },
+          expanders: ["Cheapest" as "Random"],
+          podPriorityThreshold: 1.5,
+        },
+      });
+      const problems = await problemsOf(autoscaler.clusterAutoscalerName);
+      assert.deepEqual(
+        problems.map((p) => p.propertyPath),
+        [
+          "spec.resourceLimits.maxNodesTotal",
+          "spec.resourceLimits.cores.min",
+          "spec.scaleDown.enabled",
+          "spec.scaleDown.unneededTime",
+          "spec.podPriorityThreshold",
+          "spec.expanders[0]",
+        ],
+      );
+      assert.match(problems[5].reason, /"LeastWaste", "Priority", "Random"/);
+      assert.deepEqual(created(/^kubernetes:|dynamic/), [], "nothing is declared from bad input");
+    });
+
+    it("a ClusterAutoscaler's fields it does not know, instead of dropping them", async () => {
+      const autoscaler = new ClusterAutoscaler("autoscaler", {
+        spec: {
+          scaledown: { enabled: true },
+          resourceLimits: { maxNodes: 10 },
+          scaleDown: { enabled: true, unneededtime: "5m" },
+        } as never,
+      });
+      const problems = await problemsOf(autoscaler.clusterAutoscalerName);
+      assert.deepEqual(
+        problems.map((p) => [p.propertyPath, p.reason]),
+        [
+          ["spec.scaledown", "is not a ClusterAutoscaler field: did you mean scaleDown?"],
+          [
+            "spec.resourceLimits.maxNodes",
+            "is not a resourceLimits field: use maxNodesTotal, cores, memory, gpus",
+          ],
+          ["spec.scaleDown.unneededtime", "is not a scaleDown field: did you mean unneededTime?"],
+        ],
+      );
+      assert.deepEqual(created(/^kubernetes:|dynamic/), [], "nothing is declared from bad input");
+    });
+
+    it("a ClusterAutoscaler spec that is not an object, at spec", async () => {
+      const autoscaler = new ClusterAutoscaler("autoscaler", { spec: "LeastWaste" as never });
+      await rejects(
+        autoscaler.clusterAutoscalerName,
+        "spec",
+        /must be an object of ClusterAutoscaler fields/,
+      );
+      assert.deepEqual(created(/^kubernetes:|dynamic/), [], "nothing is declared from bad input");
+    });
+
     const windowsCases: Array<
       [string, WindowsNodePoolArgs, (pool: WindowsNodePool) => pulumi.Output<unknown>, string[]]
     > = [
@@ -859,6 +918,28 @@ describe("bad input, stopped at preview", () => {
     it("a bad node label, with the zones unknown", async () => {
       const pool = new InfraNodePool("infra", { zones: unknown(), nodeLabels: { "a b": "" } });
       await rejects(pool.machineSetNames, 'nodeLabels["a b"]', /not a valid label key/);
+    });
+
+    it("a ClusterAutoscaler's expander and misspelt field, with its scale-down settings unknown", async () => {
+      const autoscaler = new ClusterAutoscaler("autoscaler", {
+        spec: {
+          scaleDown: unknown(),
+          expanders: ["Cheapest" as "Random"],
+          balanceSimilarNodeGroup: true,
+        } as never,
+      });
+      assert.deepEqual(await pathsOf(autoscaler.clusterAutoscalerName), [
+        "spec.balanceSimilarNodeGroup",
+        "spec.expanders[0]",
+      ]);
+    });
+
+    it("a ClusterAutoscaler with unknown parts and nothing wrong is declared", async () => {
+      new ClusterAutoscaler("autoscaler", {
+        spec: { scaleDown: { enabled: true, unneededTime: unknown() }, expanders: ["LeastWaste"] },
+      });
+      await settle();
+      assert.ok(mocks.resources.some((r) => r.type.endsWith(":ClusterAutoscaler")));
     });
 
     it("good input with unknown parts passes and declares the object", async () => {

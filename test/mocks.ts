@@ -1,4 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
+import { AZURE_ZONAL_REGIONS } from "../builders/machineset/azure-regions";
 
 /**
  * The one mocks module every Pulumi test shares: `pulumi.runtime.setMocks` is process-global, so tests
@@ -106,8 +107,11 @@ export function awsCloud(): FakeCloud {
   };
 }
 
-/** An Azure cluster in centralus with three zones. */
-export function azureCloud(): FakeCloud {
+/**
+ * An Azure cluster in centralus with three zones, or in `location`: a region without zones has one
+ * worker MachineSet without a zone, as the installer makes it there.
+ */
+export function azureCloud(location = "centralus"): FakeCloud {
   const objects: FakeCloud["objects"] = {
     "config.openshift.io/v1:Infrastructure:cluster": {
       apiVersion: "config.openshift.io/v1",
@@ -120,8 +124,8 @@ export function azureCloud(): FakeCloud {
       },
     },
   };
-  for (const zone of ["1", "2", "3"]) {
-    const name = `${AZURE_INFRA_ID}-worker-centralus${zone}`;
+  for (const zone of AZURE_ZONAL_REGIONS.has(location) ? ["1", "2", "3"] : [""]) {
+    const name = `${AZURE_INFRA_ID}-worker-${location}${zone}`;
     objects[`machine.openshift.io/v1beta1:MachineSet:openshift-machine-api/${name}`] = workerMachineSet(
       name,
       {
@@ -135,7 +139,7 @@ export function azureCloud(): FakeCloud {
     calls: {
       "azure-native:resources:getResourceGroup": (inputs) => {
         if (inputs.resourceGroupName !== `${AZURE_INFRA_ID}-rg`) throw new Error("ResourceGroupNotFound");
-        return { location: "centralus", name: inputs.resourceGroupName };
+        return { location, name: inputs.resourceGroupName };
       },
       "azure-native:network:getSubnet": (inputs) => {
         if (inputs.subnetName !== `${AZURE_INFRA_ID}-worker-subnet`) {

@@ -134,4 +134,30 @@ describe("autoscaling builders", () => {
       paths,
     );
   });
+
+  it("refuses fields it would not render, at every level, with the closest known name", () => {
+    const errors = inputErrors(() =>
+      clusterAutoscaler({
+        expander: ["Random"],
+        resourceLimits: {
+          maxNodesTotal: 6,
+          cores: { min: 1, max: 8, step: 2 },
+          gpus: [{ type: "nvidia", min: 0, max: 1, count: 1 }],
+        },
+        scaleDown: { enabled: true, delayAfterAd: "10m" },
+        scaleUp: { newPodScaleUpDelays: "10s" },
+      } as never),
+    );
+    assert.deepEqual(
+      errors.map((e) => [e.propertyPath, e.reason]),
+      [
+        ["expander", "is not a ClusterAutoscaler field: did you mean expanders?"],
+        ["scaleDown.delayAfterAd", "is not a scaleDown field: did you mean delayAfterAdd?"],
+        ["scaleUp.newPodScaleUpDelays", "is not a scaleUp field: did you mean newPodScaleUpDelay?"],
+        ["resourceLimits.cores.step", "is not a limit field: use min, max"],
+        ["resourceLimits.gpus[0].count", "is not a limit field: use type, min, max"],
+      ],
+    );
+    assert.equal(inputError(() => clusterAutoscaler(null as never)).propertyPath, "");
+  });
 });

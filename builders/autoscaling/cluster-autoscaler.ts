@@ -3,6 +3,7 @@ import {
   requireArray,
   requireBoolean,
   requireDuration,
+  requireFields,
   requireInteger,
   requireNonEmptyString,
   requireNonNegativeInteger,
@@ -66,7 +67,45 @@ export interface ClusterAutoscalerManifest {
 
 const INT32_MAX = 2147483647;
 
-function minMax(path: string, value: MinMax, lowestMax: number): void {
+type Limits = NonNullable<ClusterAutoscalerArgs["resourceLimits"]>;
+type ScaleDown = NonNullable<ClusterAutoscalerArgs["scaleDown"]>;
+type ScaleUp = NonNullable<ClusterAutoscalerArgs["scaleUp"]>;
+
+/** The field names of a type, complete by construction: a field added to the type must be added here. */
+const fieldsOf = <T>(fields: Record<keyof T, true>) => Object.keys(fields);
+
+const SPEC_FIELDS = fieldsOf<ClusterAutoscalerArgs>({
+  resourceLimits: true,
+  scaleDown: true,
+  scaleUp: true,
+  balanceSimilarNodeGroups: true,
+  balancingIgnoredLabels: true,
+  ignoreDaemonsetsUtilization: true,
+  skipNodesWithLocalStorage: true,
+  podPriorityThreshold: true,
+  maxPodGracePeriod: true,
+  maxNodeProvisionTime: true,
+  expanders: true,
+  enforceNodeGroupMinSize: true,
+  logVerbosity: true,
+  startupTaints: true,
+});
+const LIMITS_FIELDS = fieldsOf<Limits>({ maxNodesTotal: true, cores: true, memory: true, gpus: true });
+const MIN_MAX_FIELDS = fieldsOf<MinMax>({ min: true, max: true });
+const GPU_FIELDS = fieldsOf<MinMax & { type: string }>({ type: true, min: true, max: true });
+const SCALE_DOWN_FIELDS = fieldsOf<ScaleDown>({
+  enabled: true,
+  delayAfterAdd: true,
+  delayAfterDelete: true,
+  delayAfterFailure: true,
+  unneededTime: true,
+  utilizationThreshold: true,
+  cordonNodeBeforeTerminating: true,
+});
+const SCALE_UP_FIELDS = fieldsOf<ScaleUp>({ newPodScaleUpDelay: true });
+
+function minMax(path: string, value: MinMax, lowestMax: number, fields = MIN_MAX_FIELDS): void {
+  requireFields(path, value, fields, "limit");
   collectErrors([
     () => requireNonNegativeInteger(`${path}.min`, value.min),
     () => requireInteger(`${path}.max`, value.max, lowestMax, INT32_MAX),
@@ -93,9 +132,16 @@ function defined(fields: object): Record<string, unknown> {
 
 /** The cluster-wide ClusterAutoscaler `default`, every mistake reported at once. */
 export function clusterAutoscaler(args: ClusterAutoscalerArgs = {}): ClusterAutoscalerManifest {
+  // Not an object: nothing else can be read from it.
+  if (typeof args !== "object" || args === null) requireFields("", args, SPEC_FIELDS, "ClusterAutoscaler");
   const limits = args.resourceLimits;
   const down = args.scaleDown;
   collectErrors([
+    // A field the manifest does not carry would vanish without a word.
+    () => requireFields("", args, SPEC_FIELDS, "ClusterAutoscaler"),
+    optional(limits, (v) => requireFields("resourceLimits", v, LIMITS_FIELDS, "resourceLimits")),
+    optional(down, (v) => requireFields("scaleDown", v, SCALE_DOWN_FIELDS, "scaleDown")),
+    optional(args.scaleUp, (v) => requireFields("scaleUp", v, SCALE_UP_FIELDS, "scaleUp")),
     optional(limits?.maxNodesTotal, (v) => requireNonNegativeInteger("resourceLimits.maxNodesTotal", v)),
     optional(limits?.cores, (v) => minMax("resourceLimits.cores", v, 0)),
     optional(limits?.memory, (v) => minMax("resourceLimits.memory", v, 0)),
@@ -104,7 +150,7 @@ export function clusterAutoscaler(args: ClusterAutoscalerArgs = {}): ClusterAuto
       collectErrors(
         gpus.map((g, i) => () => {
           requireNonEmptyString(`resourceLimits.gpus[${i}].type`, g.type);
-          minMax(`resourceLimits.gpus[${i}]`, g, 1);
+          minMax(`resourceLimits.gpus[${i}]`, g, 1, GPU_FIELDS);
         }),
       );
       requireUnique("resourceLimits.gpus", gpus, (g) => g.type, "GPU type", ".type");

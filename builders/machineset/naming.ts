@@ -16,6 +16,19 @@ export function spreadReplicas(path: string, total: number, zoneCount: number): 
   return Array.from({ length: zoneCount }, (_, i) => base + (i < extra ? 1 : 0));
 }
 
+/** The installer's compute pool size when `replicas` is not set (its machine pool defaults). */
+export const INSTALLER_DEFAULT_COMPUTE_REPLICAS = 3;
+
+/**
+ * A pool's total replicas when none are given: one per zone, so that every zone has a machine. A pool
+ * whose one MachineSet has no zone (an Azure region without zones) gets the installer's default pool
+ * size, which the installer puts in that one MachineSet too; the machine-api spreads its VMs over the
+ * availability set's fault domains, so they stand in for the zones' spread.
+ */
+export function defaultReplicas(zones: ReadonlyArray<{ zone: string }>): number {
+  return zones.length === 1 && zones[0].zone === "" ? INSTALLER_DEFAULT_COMPUTE_REPLICAS : zones.length;
+}
+
 /**
  * The MachineSet name doubles as the value of the `cluster-api-machineset` label, so it is bound by the
  * 63-character limit of label values, not only by the object-name rules.

@@ -5,8 +5,9 @@ import {
   clusterAutoscaler,
   ClusterAutoscalerArgs as ClusterAutoscalerSpec,
 } from "../../builders/autoscaling";
+import { within } from "../../builders/errors";
 import { kubeOptions, manifestArgs } from "../cluster/kube";
-import { checked } from "../errors";
+import { InputChecks } from "../errors";
 
 export interface ClusterAutoscalerArgs {
   /** The autoscaler's settings (resource limits, scale-down, balancing, priority threshold, expanders). */
@@ -15,21 +16,33 @@ export interface ClusterAutoscalerArgs {
   provider?: k8s.Provider;
 }
 
+/** The manifest of `spec`, its errors at the paths the user wrote (`spec.scaleDown.unneededTime`). */
+const manifestOf = (spec: ClusterAutoscalerSpec | undefined) =>
+  within("spec", () => clusterAutoscaler(spec ?? {}));
+
 /**
  * The cluster-wide ClusterAutoscaler `default`: without it no MachineAutoscaler scales anything. One per
  * cluster; the pools' `autoscaling` bounds say which MachineSets it may scale.
  */
 export class ClusterAutoscaler extends pulumi.ComponentResource {
   declare public readonly resource: k8s.apiextensions.CustomResource;
+  /** `default`, the one name the machine-api acts on; fails with every mistake of `spec` when any. */
+  declare public readonly clusterAutoscalerName: pulumi.Output<string>;
 
   constructor(name: string, args: ClusterAutoscalerArgs = {}, opts: pulumi.ComponentResourceOptions = {}) {
     super("openshift-topology:index:ClusterAutoscaler", name, {}, opts);
-    const manifest = pulumi.output(args.spec ?? {}).apply((spec) => checked(() => clusterAutoscaler(spec)));
+    const checks = new InputChecks(`ClusterAutoscaler "${name}"`);
+    // Every part of spec is checked as soon as it is known, whatever else is still unknown.
+    checks.asKnown((a: { spec?: ClusterAutoscalerSpec }) => manifestOf(a.spec), { spec: args.spec });
+    const valid = checks.valid();
+    const manifest = pulumi.all([valid, args.spec]).apply(([, spec]) => manifestOf(spec));
     this.resource = new k8s.apiextensions.CustomResource(
       `${name}-cluster-autoscaler`,
       manifestArgs(CLUSTER_AUTOSCALER_API_VERSION, "ClusterAutoscaler", manifest, ["metadata", "spec"]),
-      kubeOptions(this, args.provider),
+      // Nothing reaches the cluster from bad input.
+      { ...kubeOptions(this, args.provider), dependsOn: valid.apply(() => []) },
     );
-    this.registerOutputs({});
+    this.clusterAutoscalerName = valid.apply(() => this.resource.metadata.name);
+    this.registerOutputs({ clusterAutoscalerName: this.clusterAutoscalerName });
   }
 }

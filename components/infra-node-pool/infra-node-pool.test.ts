@@ -169,6 +169,43 @@ describe("InfraNodePool", () => {
     assert.equal(value.vmSize, "Standard_D8s_v3");
   });
 
+  it("makes one zone-less MachineSet in an Azure region without zones, with the installer's three machines by default", async () => {
+    await resetMocks(azureCloud("westcentralus"));
+    const name = `${AZURE_INFRA_ID}-infra-westcentralus`;
+    const pool = new InfraNodePool("infra", { zones: [] });
+    assert.deepEqual(await valueOf(pool.machineSetNames), [name]);
+    await settle();
+    const [set] = created(MACHINESET);
+    const spec = set.inputs.spec as Record<string, any>;
+    assert.equal(spec.replicas, 3);
+    assert.ok(!("zone" in spec.template.spec.providerSpec.value));
+    // The image is the one of the region's zone-less worker MachineSet.
+    assert.deepEqual(spec.template.spec.providerSpec.value.image, AZURE_IMAGE);
+
+    await resetMocks(azureCloud("westcentralus"));
+    const two = new InfraNodePool("infra", { zones: [], replicas: 2 });
+    await valueOf(two.machineSetNames);
+    await settle();
+    assert.equal((created(MACHINESET)[0].inputs.spec as Record<string, any>).replicas, 2);
+  });
+
+  it("places a pool that lists no zones in the one zone-less MachineSet of an Azure region without zones", async () => {
+    await resetMocks(azureCloud("westcentralus"));
+    const pool = new InfraNodePool("infra", {});
+    assert.deepEqual(await valueOf(pool.machineSetNames), [`${AZURE_INFRA_ID}-infra-westcentralus`]);
+  });
+
+  it("asks for the zones of a pool that lists none in an Azure region with zones", async () => {
+    await resetMocks(azureCloud());
+    const pool = new InfraNodePool("infra", {});
+    await assert.rejects(valueOf(pool.machineSetNames), (e: unknown) => {
+      assert.ok(pulumi.InputPropertyError.isInstance(e), `not an InputPropertyError: ${String(e)}`);
+      assert.equal(e.propertyPath, "zones");
+      assert.match(e.reason, /"centralus", which has availability zones: list the zone numbers/);
+      return true;
+    });
+  });
+
   const bad: Array<[string, InfraNodePoolArgs, string, RegExp]> = [
     ["a duplicate zone", { zones: ["us-east-2a", "us-east-2a"] }, "zones[1]", /listed twice/],
     ["no zones", { zones: [] }, "zones", /at least one zone/],

@@ -5,6 +5,7 @@ import {
   AzureImage,
   AzureMachineOptions,
   checkPoolInputs,
+  defaultReplicas,
   MACHINE_SET_API_VERSION,
   MachineSetPoolSpec,
   machineSetsInZones,
@@ -33,8 +34,8 @@ export interface MachinePoolArgs extends ClusterFactsArgs, WaitArgs {
    */
   zones?: pulumi.Input<Array<string | ZoneSpec>>;
   /**
-   * Total machines spread over the zones as the installer does; default one per zone, or with
-   * `autoscaling` its minimum. With `autoscaling` it is the count at creation only: afterwards the
+   * Total machines spread over the zones as the installer does; default one per zone (in an Azure
+   * region without zones the installer's 3), or with `autoscaling` its minimum. With `autoscaling` it is the count at creation only: afterwards the
    * autoscaler owns it.
    */
   replicas?: pulumi.Input<number>;
@@ -200,7 +201,7 @@ export function declareMachineSets(
         region: f.region,
         role,
         zones: cloud.zones,
-        replicas: initialReplicas(replicas, z.length, scaling),
+        replicas: initialReplicas(replicas, z, scaling),
         taints,
         nodeLabels: { ...(labels ?? {}), ...options.nodeLabels },
         [f.platform]: cloud.options,
@@ -262,13 +263,14 @@ export function declareMachineSets(
   };
 }
 
-/** Replicas at creation: as given (within the autoscaling bounds), else the minimum, else one per zone. */
+/** Replicas at creation: as given (within the autoscaling bounds), else the minimum, else the default. */
 function initialReplicas(
   replicas: number | undefined,
-  zoneCount: number,
+  zones: readonly ZoneSpec[],
   scaling: PoolAutoscaling | undefined,
 ): number {
-  if (!scaling) return replicas ?? zoneCount;
+  if (!scaling) return replicas ?? defaultReplicas(zones);
+  const zoneCount = zones.length;
   const bounds = checked(() => within("autoscaling", () => requirePoolAutoscaling(scaling, zoneCount)));
   const factor = bounds.per === "zone" ? zoneCount : 1;
   const [min, max] = [bounds.minReplicas * factor, bounds.maxReplicas * factor];

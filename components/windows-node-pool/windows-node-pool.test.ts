@@ -16,7 +16,8 @@ import {
 } from "../../test/mocks";
 import { publicKeyFingerprint } from "./rsa-private-key";
 import { WindowsNodePool, WindowsNodePoolArgs } from "./windows-node-pool";
-import { SEEDS, requireReference } from "../../test/reference";
+import { PROVIDER_SPECS, SEEDS, requireReference } from "../../test/reference";
+import { providerSpecErrors } from "../../test/provider-spec-schema";
 
 const MACHINESET = "kubernetes:machine.openshift.io/v1beta1:MachineSet";
 const RSA_PEM = generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey.export({
@@ -119,6 +120,46 @@ describe("WindowsNodePool", () => {
     const value = (created(MACHINESET)[0].inputs.spec as any).template.spec.providerSpec.value;
     assert.equal(value.osDisk.osType, "Windows");
     assert.equal(value.image.sku, "2022-datacenter-smalldisk");
+  });
+
+  describe("in an Azure region without zones", () => {
+    const ZONELESS = "westcentralus";
+    beforeEach(() => resetMocks(azureCloud(ZONELESS)));
+
+    it("makes one MachineSet named <role>, without a zone, valid against openshift/api's provider spec", async function () {
+      requireReference(this, PROVIDER_SPECS);
+      const pool = new WindowsNodePool("win", { zones: [], role: "winnode", privateKey: RSA_PEM });
+      assert.deepEqual(await valueOf(pool.machineSetNames), ["winnode"]);
+      await settle();
+      const sets = created(MACHINESET);
+      assert.equal(sets.length, 1);
+      const spec = sets[0].inputs.spec as any;
+      // No replicas given: the installer's three, all in the region's one MachineSet.
+      assert.equal(spec.replicas, 3);
+      const value = spec.template.spec.providerSpec.value;
+      assert.ok(!("zone" in value), `no zone expected: ${JSON.stringify(value.zone)}`);
+      assert.equal(value.location, ZONELESS);
+      assert.equal(value.osDisk.osType, "Windows");
+      assert.deepEqual(providerSpecErrors(value), []);
+      assert.equal(spec.template.metadata.labels["machine.openshift.io/cluster-api-machineset"], "winnode");
+      const nodes = mocks.resources.find((r) => r.type === "pulumi-nodejs:dynamic:WindowsNodesReady")!;
+      assert.deepEqual(nodes.inputs.machineSets, ["winnode"]);
+    });
+
+    it("names the MachineSet by the default role win", async () => {
+      const pool = new WindowsNodePool("win", { zones: [], privateKey: RSA_PEM });
+      assert.deepEqual(await valueOf(pool.machineSetNames), ["win"]);
+    });
+
+    it("rejects a role that makes the name longer than 9 characters at role, saying what is allowed", async () => {
+      const pool = new WindowsNodePool("win", { zones: [], role: "windowsnode", privateKey: RSA_PEM });
+      await assert.rejects(valueOf(pool.machineSetNames), (e: unknown) => {
+        assert.ok(pulumi.InputPropertyError.isInstance(e), `not an InputPropertyError: ${String(e)}`);
+        assert.equal(e.propertyPath, "role");
+        assert.match(e.reason, /"windowsnode".*at most 9 lower-case letters, digits or '-'/);
+        return true;
+      });
+    });
   });
 
   const gcp = (): FakeCloud => {

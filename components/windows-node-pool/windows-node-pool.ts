@@ -37,7 +37,7 @@ import {
 export interface WindowsNodePoolArgs extends MachinePoolArgs {
   /**
    * Name segment of the MachineSets: AWS `<infraID>-<role>-<zone>` (default `windows-worker`, as seed 002);
-   * Azure `<role><zone>` (default `win`), held to 9 characters because Windows VM names are limited to 15
+   * Azure `<role><zone>`, or `<role>` in a region without zones (default `win`), held to 9 characters because Windows VM names are limited to 15
    * (the platform modules' `windows` rules).
    */
   role?: string;

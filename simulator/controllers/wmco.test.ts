@@ -11,6 +11,7 @@ import {
   status,
   subscribeWmco,
 } from "./testing";
+import { keyOf } from "./util";
 import { DESIRED_VERSION_ANNOTATION, VERSION_ANNOTATION } from "./wmco";
 
 const NS = "openshift-machine-api";
@@ -160,8 +161,9 @@ describe("WMCO", () => {
     beforeEach(() => (azure = startSim("azure")));
     afterEach(() => azure.stop());
 
-    const windowsOnAzure = (name: string) =>
+    const windowsOnAzure = (name: string, placement: Record<string, unknown> = {}, replicas = 1) =>
       machineSetFrom(azure, name, {
+        replicas,
         machineLabels: { "machine.openshift.io/os-id": "Windows" },
         nodeLabels: { "node-role.kubernetes.io/worker": "" },
         providerSpec: {
@@ -174,10 +176,11 @@ describe("WMCO", () => {
           },
           osDisk: { diskSizeGB: 128, managedDisk: { storageAccountType: "Premium_LRS" }, osType: "Windows" },
           userDataSecret: { name: "windows-user-data", namespace: NS },
+          ...placement,
         },
       });
 
-    it("builds Windows Server 2019 nodes from a 2019 SKU and fails machines whose VM name would exceed 15 characters", async () => {
+    const withWmco = (): void => {
       azure.store.create({ apiVersion: "v1", kind: "Namespace", metadata: { name: WMCO_NAMESPACE } });
       azure.store.create({
         apiVersion: "v1",
@@ -186,6 +189,34 @@ describe("WMCO", () => {
         data: { "private-key.pem": Buffer.from(privateKeyPem()).toString("base64") },
       });
       subscribeWmco(azure);
+    };
+
+    it("configures the node of a Windows MachineSet without a zone (a region without zones) and the set gets ready", async () => {
+      withWmco();
+      // Cloned from a zonal worker set at zero replicas, then without its zone before any machine exists.
+      windowsOnAzure("win", { location: "westcentralus" }, 0);
+      azure.store.mutate(keyOf(K.machineSet, "win", NS), (o) => {
+        const spec = o.spec as { replicas: number; template: { spec: { providerSpec: { value: object } } } };
+        delete (spec.template.spec.providerSpec.value as { zone?: string }).zone;
+        spec.replicas = 1;
+      });
+      const node = await azure.until("Windows node", () => windowsNodes(azure)[0]);
+      assert.match(node.metadata.name, /^win-[a-z0-9]{5}$/);
+      const labels = node.metadata.labels ?? {};
+      assert.equal(labels["topology.kubernetes.io/region"], "westcentralus");
+      // Azure labels the nodes of VMs outside any zone with fault domain "0".
+      assert.equal(labels["topology.kubernetes.io/zone"], "0");
+      await azure.until("WMCO configured the node", () =>
+        annotation(windowsNodes(azure)[0], VERSION_ANNOTATION) === "10.17.0" ? true : undefined,
+      );
+      await azure.until(
+        "MachineSet ready",
+        () => status<{ readyReplicas: number }>(azure.get(K.machineSet, "win", NS)).readyReplicas === 1,
+      );
+    });
+
+    it("builds Windows Server 2019 nodes from a 2019 SKU and fails machines whose VM name would exceed 15 characters", async () => {
+      withWmco();
       windowsOnAzure("win19");
       windowsOnAzure("windows2019");
       const node = await azure.until("Windows node", () => windowsNodes(azure)[0]);

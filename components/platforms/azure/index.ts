@@ -1,6 +1,7 @@
 import { getResourceGroup } from "@pulumi/azure-native/resources/getResourceGroup";
 import * as pulumi from "@pulumi/pulumi";
-import { AzureMachineOptions } from "../../../builders/machineset";
+import { AZURE_PLATFORM, AzureMachineOptions } from "../../../builders/machineset";
+import { AZURE_ZONAL_REGIONS } from "../../../builders/machineset/azure-regions";
 import { inputPropertyError } from "../../errors";
 import { CloudPlatform } from "../platform";
 import { checkAzureManagedIdentity, checkAzureSubnet } from "./lookups";
@@ -32,8 +33,13 @@ export const AZURE_CLOUD: CloudPlatform<Omit<AzureMachineOptions, "image">> = {
       ),
     );
   },
-  async zonesWhenNotGiven() {
-    throw inputPropertyError("zones", 'required on Azure: list the zone numbers, e.g. ["1", "2", "3"]');
+  async zonesWhenNotGiven(region) {
+    // A region without zones has one placement only: the zone-less MachineSet, as with `zones: []`.
+    if (!AZURE_ZONAL_REGIONS.has(region)) return AZURE_PLATFORM.zonesWhenNoneListed("zones", region);
+    throw inputPropertyError(
+      "zones",
+      `required in Azure region ${JSON.stringify(region)}, which has availability zones: list the zone numbers, e.g. ["1", "2", "3"]`,
+    );
   },
   async lookUp(infrastructureId, zones, options, invoke) {
     const rg = options.resourceGroup ?? `${infrastructureId}-rg`;
