@@ -18,7 +18,7 @@ export {
   type MachineSetArgs,
   type MachineSetManifest,
 } from "./machineset";
-export { spreadReplicas } from "./naming";
+export { defaultReplicas, spreadReplicas } from "./naming";
 export type { MachineSetPlatformModule, ZonePlacement, ZoneSpec } from "./platform";
 export {
   isMachineSetPlatform,

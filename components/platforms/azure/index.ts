@@ -1,6 +1,7 @@
 import { getResourceGroup } from "@pulumi/azure-native/resources/getResourceGroup";
 import * as pulumi from "@pulumi/pulumi";
-import { AZURE_PLATFORM, AzureMachineOptions } from "../../../builders/machineset";
+import { AzureMachineOptions } from "../../../builders/machineset";
+import { AZURE_PLATFORM } from "../../../builders/machineset/azure";
 import { AZURE_ZONAL_REGIONS } from "../../../builders/machineset/azure-regions";
 import { inputPropertyError } from "../../errors";
 import { CloudPlatform } from "../platform";
