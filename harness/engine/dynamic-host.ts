@@ -126,13 +126,25 @@ export class DynamicHost {
     return fromStruct(response.getProperties() as StructLike);
   }
 
-  async read(urn: string, id: string, props: Props): Promise<{ id: string; outputs: Props }> {
+  /** Read as in a refresh: the resource's last inputs and outputs in; its id, outputs and, if the provider says, inputs back. */
+  async read(
+    urn: string,
+    id: string,
+    inputs: Props,
+    props: Props,
+  ): Promise<{ id: string; outputs: Props; inputs?: Props }> {
     const request = new providerProto.ReadRequest();
     request.setUrn(urn);
     request.setId(id);
+    request.setInputs(toStruct(reveal(inputs) as Props));
     request.setProperties(toStruct(reveal(props) as Props));
     const response = await this.rpc<Message>("read", request);
-    return { id: response.getId() as string, outputs: fromStruct(response.getProperties() as StructLike) };
+    const read = response.getInputs() as StructLike | undefined;
+    return {
+      id: response.getId() as string,
+      outputs: fromStruct(response.getProperties() as StructLike),
+      ...(read ? { inputs: fromStruct(read) } : {}),
+    };
   }
 
   async delete(urn: string, id: string, props: Props): Promise<void> {
