@@ -21,6 +21,7 @@ import {
   kubeType,
   KubeType,
   manifestOf,
+  normalizeInputs,
   PATCH_FORCE_ANNOTATION,
 } from "../kube";
 import type { Project } from "../project";
@@ -353,8 +354,10 @@ class Deployment implements Host {
   private async kube(r: Registration): Promise<{ id: string; outputs: Props }> {
     const old = this.prior.get(r.urn);
     // As the engine does, ignored paths take their old inputs before the diff.
+    const type = kubeType(r.type)!;
+    const normal = (props: Props) => normalizeInputs(type, reveal(props) as Props);
     const diffs = old
-      ? diffPaths(old.inputs ?? {}, withPaths(r.inputs, old.inputs ?? {}, r.ignoreChanges))
+      ? diffPaths(normal(old.inputs ?? {}), normal(withPaths(r.inputs, old.inputs ?? {}, r.ignoreChanges)))
       : [];
     const renamed = diffs.some((d) => d === "metadata.name" || d === "metadata.namespace");
     const op: StepOp = !old
@@ -672,8 +675,13 @@ export async function refresh(options: EngineOptions): Promise<EngineResult> {
       if (isNotFound(error)) return undefined;
       throw new Error(describeKubeError(error), { cause: error });
     }
-    const declared = resource.inputs ?? {};
-    const inputs = annotateSecrets(pruned(live, reveal(declared)), declared) as Props;
+    const declared = normalizeInputs(k8s, reveal(resource.inputs ?? {}) as Props);
+    // As pulumi-kubernetes keeps them: a Secret's data is secret whatever the program marked.
+    const secrets = k8s.kind === "Secret" ? ["data", "stringData"] : [];
+    const inputs = markSecret(annotateSecrets(pruned(live, declared), resource.inputs) as Props, [
+      ...secretKeys(resource.inputs ?? {}),
+      ...secrets,
+    ]);
     const diffs = diffPaths(manifestOf(k8s, declared), manifestOf(k8s, inputs));
     return { id: resource.id!, inputs, outputs: live, diffs, changed: diffs.length > 0 };
   };
