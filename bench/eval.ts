@@ -8,6 +8,7 @@
  * simulator's critical path for its topology (see harness/critical-path.ts).
  * The same topology written as raw @pulumi/kubernetes objects (bench/eval-raw, what a user writes
  * instead) is evaluated the same way, and the library's cost is printed as a ratio to it.
+ * Both are also previewed through the harness's engine at 5 and 50 pools, as a user runs `pulumi preview`.
  * Goals: 50 pools under 3 s and 400 MB, growth no worse than linear, <= 1.5x raw at 5 and 50 pools,
  * demo ratio <= 1.1.
  */
@@ -91,6 +92,35 @@ async function rawChild(pools: number): Promise<void> {
     providerKb: 0,
   };
   process.stdout.write(`${JSON.stringify(sample)}\n`);
+}
+
+/** Sizes previewed through the engine: the two the ratio goal names. */
+const ENGINE_SIZES = [5, 50];
+
+/**
+ * The same program previewed through the harness's engine (`pulumi preview`: the program in the SDK's
+ * language entry point, the waiters checked by the dynamic-provider host over gRPC): what a user waits
+ * for, process starts included. Facts and image are given; what a preview reads (each pool's rollout
+ * impact) comes from an in-process simulator.
+ */
+async function engineChild(pools: number, program: string): Promise<void> {
+  const { preview } = require("../harness/deploy") as typeof import("../harness/deploy");
+  const { loadProject } = require("../harness/project") as typeof import("../harness/project");
+  const { noFixtures } = require("../harness/fixtures") as typeof import("../harness/fixtures");
+  const { startSimulator } = require("../simulator/simulator") as typeof import("../simulator/simulator");
+  // A preview reads each pool's rollout impact from the cluster, as it would from the user's.
+  process.env.OPENSHIFT_TOPOLOGY_PROGRESS_LOG = "0";
+  const sim = await startSimulator({});
+  const result = await preview({
+    project: loadProject(path.join(__dirname, program), "dev", [`pools=${pools}`]),
+    kubeconfigPath: sim.kubeconfigPath,
+    fixtures: noFixtures(`bench/${program}/fixtures.yaml`),
+  });
+  await sim.stop();
+  if (!result.ok) throw new Error(result.errors.join("\n"));
+  process.stdout.write(
+    `${JSON.stringify({ pools, resources: result.counts.create, ms: result.durationMs })}\n`,
+  );
 }
 
 const PACKAGE_NAME = (
@@ -215,6 +245,29 @@ async function main(): Promise<number> {
   }
 
   console.log("");
+  console.log(
+    `preview through the engine (program and dynamic-provider host processes, gRPC; median of ${RUNS} runs)`,
+  );
+  console.log("pools  library ms  raw ms  ratio  library resources  raw resources");
+  for (const pools of ENGINE_SIZES) {
+    const median = async (program: string) => {
+      const runs: Array<{ resources: number; ms: number }> = [];
+      for (let i = 0; i < RUNS; i++) {
+        const out = await run([__filename, "--engine-child", String(pools), program]);
+        runs.push(JSON.parse(out.trim().split("\n").pop()!));
+      }
+      return runs.sort((a, b) => a.ms - b.ms)[Math.floor(RUNS / 2)];
+    };
+    const library = await median("eval-program");
+    const raw = await median("eval-raw");
+    const ratio = library.ms / raw.ms;
+    console.log(
+      `${String(pools).padStart(5)}  ${library.ms.toFixed(0).padStart(10)}  ${raw.ms.toFixed(0).padStart(6)}  ${ratio.toFixed(2).padStart(5)}  ${String(library.resources).padStart(17)}  ${String(raw.resources).padStart(13)}`,
+    );
+    goals.push([`engine: ${pools} pools previewed at ${ratio.toFixed(2)}x raw (goal <= 1.5x)`, ratio <= 1.5]);
+  }
+
+  console.log("");
   console.log("demo: deployment time against the simulator's critical path (npm run demo, plain output)");
   const demo = await run([path.join(ROOT, "harness", "demo.ts")], { CI: "1" });
   const line = demo.split("\n").find((l) => l.includes("simulator critical path"));
@@ -226,7 +279,15 @@ async function main(): Promise<number> {
   return 0;
 }
 
-if (process.argv[2] === "--child") {
+if (process.argv[2] === "--engine-child") {
+  engineChild(Number(process.argv[3]), process.argv[4]).then(
+    () => process.exit(0),
+    (error: Error) => {
+      console.error(error.stack ?? error.message);
+      process.exit(1);
+    },
+  );
+} else if (process.argv[2] === "--child") {
   child(Number(process.argv[3]), process.argv[4]).then(
     () => process.exit(0),
     (error: Error) => {

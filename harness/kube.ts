@@ -40,6 +40,19 @@ export function manifestOf(type: KubeType, inputs: Record<string, unknown>): Kub
   return { apiVersion: type.apiVersion, kind: type.kind, ...rest } as KubernetesObject;
 }
 
+/**
+ * Inputs as pulumi-kubernetes normalizes them before it diffs or reads back: a Secret's `stringData`
+ * becomes base64 `data` (what the API server stores; `stringData` is write-only). Values are revealed;
+ * the caller marks secrets.
+ */
+export function normalizeInputs(type: KubeType, inputs: Record<string, unknown>): Record<string, unknown> {
+  const { stringData, ...rest } = inputs as { stringData?: Record<string, string>; data?: unknown };
+  if (type.apiVersion !== "v1" || type.kind !== "Secret" || !stringData) return inputs;
+  const data = { ...(rest.data as Record<string, string> | undefined) };
+  for (const [key, value] of Object.entries(stringData)) data[key] = Buffer.from(value).toString("base64");
+  return { ...rest, data };
+}
+
 export const PATCH_FORCE_ANNOTATION = "pulumi.com/patchForce";
 
 /**

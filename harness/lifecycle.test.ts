@@ -92,17 +92,18 @@ describe("preview, up, refresh, --replace and destroy through the engine", funct
       assert.equal(second.plan.find((s) => s.name === name)!.op, "same");
   });
 
-  it("refreshes without drift, shows drift made by hand, and replaces a waiter when asked", async () => {
+  it("refreshes without drift, reads drift made by hand back into the inputs for the next up to undo, and replaces a waiter when asked", async () => {
     const clean = await refresh(options());
     assert.deepEqual(clean.errors, []);
     assert.deepEqual(changes(clean), []);
 
+    // Removed, not changed: a field the harness applied and someone else changed would be a server-side
+    // apply conflict on the next up, as with pulumi-kubernetes (unless pulumi.com/patchForce).
     await kubectl(sim.kubeconfigPath, [
       "label",
-      "--overwrite",
       "machineconfig",
       "99-infra-motd",
-      "machineconfiguration.openshift.io/role=worker",
+      "machineconfiguration.openshift.io/role-",
     ]);
     const drifted = await refresh(options());
     assert.deepEqual(drifted.errors, []);
@@ -111,9 +112,26 @@ describe("preview, up, refresh, --replace and destroy through the engine", funct
       "metadata.labels.machineconfiguration.openshift.io/role",
     ]);
 
+    // As Pulumi's refresh, the inputs are read back too: the next up takes the drift back.
+    const read = drifted.state.deployment.resources.find(
+      (r) => r.custom && r.urn.endsWith("::99-infra-motd"),
+    )!;
+    const labels = (read.inputs!.metadata as { labels: Record<string, string> }).labels;
+    assert.ok(!("machineconfiguration.openshift.io/role" in labels), JSON.stringify(labels));
+    const undo = await preview(options());
+    assert.deepEqual(changes(undo), ["update 99-infra-motd"]);
+
     const replaced = await deploy(options([], { replace: ["infra-machines-ready"] }));
     assert.deepEqual(replaced.errors, []);
-    assert.deepEqual(changes(replaced), ["replace infra-machines-ready"]);
+    assert.deepEqual(changes(replaced).sort(), ["replace infra-machines-ready", "update 99-infra-motd"]);
+    const role = await kubectl(sim.kubeconfigPath, [
+      "get",
+      "machineconfig",
+      "99-infra-motd",
+      "-o",
+      "jsonpath={.metadata.labels.machineconfiguration\\.openshift\\.io/role}",
+    ]);
+    assert.equal(role, "infra");
   });
 
   it("fails a deployment whose dynamic provider breaks once serialized, naming the resource and the host's error", async () => {

@@ -58,3 +58,21 @@ export function markSecret(values: Record<string, unknown>, keys: Iterable<strin
   }
   return marked;
 }
+
+/**
+ * `value` with a secret wherever `like` (what it was read back for) has one, as the Kubernetes provider
+ * marks the inputs it reads back: a refreshed secret input stays secret.
+ */
+export function annotateSecrets(value: unknown, like: unknown): unknown {
+  if (value === undefined) return value;
+  if (isSecret(like)) return isSecret(value) ? value : secret(reveal(value));
+  if (Array.isArray(value) && Array.isArray(like)) return value.map((v, i) => annotateSecrets(v, like[i]));
+  if (isPlainObject(value) && isPlainObject(like) && !isSecret(value)) {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, annotateSecrets(v, like[k])]));
+  }
+  return value;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}

@@ -38,6 +38,8 @@ export class DynamicHost {
     private readonly child: ChildProcess,
     private readonly client: grpc.Client & Record<string, unknown>,
     private readonly output: () => string,
+    /** Kills the host when the harness exits first; dropped once the host is stopped. */
+    private readonly killOnExit: () => void,
   ) {}
 
   /** Starts the host from the program's directory (its serialized providers' requires resolve there). */
@@ -74,7 +76,7 @@ export class DynamicHost {
     const client = new Client(`127.0.0.1:${port}`, grpc.credentials.createInsecure(), {
       "grpc.max_receive_message_length": 400 * 1024 * 1024,
     }) as grpc.Client & Record<string, unknown>;
-    const host = new DynamicHost(child, client, () => output);
+    const host = new DynamicHost(child, client, () => output, kill);
     const configure = new providerProto.ConfigureRequest();
     configure.setArgs(toStruct({}));
     configure.setAcceptsecrets(true);
@@ -126,13 +128,25 @@ export class DynamicHost {
     return fromStruct(response.getProperties() as StructLike);
   }
 
-  async read(urn: string, id: string, props: Props): Promise<{ id: string; outputs: Props }> {
+  /** Read as in a refresh: the resource's last inputs and outputs in; its id, outputs and, if the provider says, inputs back. */
+  async read(
+    urn: string,
+    id: string,
+    inputs: Props,
+    props: Props,
+  ): Promise<{ id: string; outputs: Props; inputs?: Props }> {
     const request = new providerProto.ReadRequest();
     request.setUrn(urn);
     request.setId(id);
+    request.setInputs(toStruct(reveal(inputs) as Props));
     request.setProperties(toStruct(reveal(props) as Props));
     const response = await this.rpc<Message>("read", request);
-    return { id: response.getId() as string, outputs: fromStruct(response.getProperties() as StructLike) };
+    const read = response.getInputs() as StructLike | undefined;
+    return {
+      id: response.getId() as string,
+      outputs: fromStruct(response.getProperties() as StructLike),
+      ...(read ? { inputs: fromStruct(read) } : {}),
+    };
   }
 
   async delete(urn: string, id: string, props: Props): Promise<void> {
@@ -151,6 +165,7 @@ export class DynamicHost {
   stop(): void {
     this.client.close();
     this.child.removeAllListeners("exit");
+    process.off("exit", this.killOnExit);
     this.child.kill();
   }
 }

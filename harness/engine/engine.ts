@@ -13,7 +13,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { isObject } from "../../primitives/objects";
 import { stableJson } from "../../primitives/stable-json";
-import { DYNAMIC_TYPE_PREFIX } from "../dynamic";
+import { DYNAMIC_TYPE_PREFIX, PROVIDER_KEY } from "../dynamic";
 import { answerInvoke, Fixtures } from "../fixtures";
 import {
   Cluster,
@@ -21,16 +21,18 @@ import {
   fieldManager,
   isNotFound,
   kubeType,
+  KubeType,
   manifestOf,
+  normalizeInputs,
   PATCH_FORCE_ANNOTATION,
 } from "../kube";
 import type { Project } from "../project";
-import { isSecret, markSecret, reveal, secretKeys } from "../secrets";
+import { annotateSecrets, isSecret, markSecret, reveal, secretKeys } from "../secrets";
 import { Checkpoint, CheckpointResource, loadCheckpoint, nameOf, saveCheckpoint } from "./checkpoint";
 import { DynamicHost } from "./dynamic-host";
-import { Host, Registration, startMonitor, STACK_TYPE } from "./monitor";
+import { Host, qualifiedType, Registration, startMonitor, STACK_TYPE } from "./monitor";
 import { runProgram } from "./program";
-import { grpcMessage, Props, UNKNOWN } from "./rpc";
+import { containsUnknown, grpcMessage, Props, UNKNOWN } from "./rpc";
 
 export type StepOp = "create" | "update" | "replace" | "same" | "delete" | "read";
 
@@ -95,6 +97,7 @@ function withPaths(target: Props, source: Props, paths: string[]): Props {
   return result;
 }
 
+/** Property paths where `news` differs from `olds` (objects descended into, lists and leaves compared whole). */
 export function diffPaths(olds: unknown, news: unknown, prefix = ""): string[] {
   if (isObject(olds) && isObject(news) && !isSecret(olds) && !isSecret(news)) {
     const keys = [...new Set([...Object.keys(olds), ...Object.keys(news)])].sort();
@@ -103,15 +106,10 @@ export function diffPaths(olds: unknown, news: unknown, prefix = ""): string[] {
   return stableJson(reveal(olds)) === stableJson(reveal(news)) ? [] : [prefix];
 }
 
-/** Paths declared in `desired` whose value in `live` differs: drift of what the program manages. */
-function drifted(desired: unknown, live: unknown, prefix = ""): string[] {
-  if (isObject(desired) && !isSecret(desired)) {
-    return Object.keys(desired).flatMap((k) =>
-      drifted(desired[k], isObject(live) ? live[k] : undefined, prefix ? `${prefix}.${k}` : k),
-    );
-  }
-  return stableJson(reveal(desired)) === stableJson(reveal(live)) ? [] : [prefix];
-}
+const withoutProvider = (props: Props): Props => {
+  const { [PROVIDER_KEY]: _p, ...rest } = props;
+  return rest;
+};
 
 function packageOf(type: string): string {
   return type.startsWith(DYNAMIC_TYPE_PREFIX) ? "pulumi-nodejs" : type.split(":")[0];
@@ -137,6 +135,8 @@ class Deployment implements Host {
   readonly replaced: CheckpointResource[] = [];
   outputs: Props = {};
   private host?: Promise<DynamicHost>;
+  /** Clusters of explicit Kubernetes providers, by provider URN. */
+  private readonly clusters = new Map<string, Cluster>();
 
   constructor(
     private readonly options: EngineOptions,
@@ -148,6 +148,26 @@ class Deployment implements Host {
 
   private emit(event: EngineEvent): void {
     this.options.onEvent?.(event);
+  }
+
+  /**
+   * The cluster a Kubernetes resource's provider points at: the run's for the default provider, the
+   * `kubeconfig` (content or path) of an explicit one, or undefined while that is unknown (a preview of
+   * a stack that makes its cluster), when, as for the engine's unconfigured providers, nothing is asked of it.
+   */
+  clusterOf(providerRef: string | undefined): Cluster | undefined {
+    const urn = providerRef?.slice(0, providerRef.lastIndexOf("::")) ?? "";
+    if (qualifiedType(urn).split("$").pop() !== `${PROVIDER_PREFIX}kubernetes`) return this.cluster;
+    const cached = this.clusters.get(urn);
+    if (cached) return cached;
+    const inputs = (this.resources.get(urn) ?? this.prior.get(urn))?.inputs ?? {};
+    if (containsUnknown(reveal(inputs))) return undefined;
+    const kubeconfig = reveal(inputs.kubeconfig);
+    if (typeof kubeconfig !== "string" || kubeconfig === "") return this.cluster;
+    const text = kubeconfig.includes("\n") ? kubeconfig : fs.readFileSync(kubeconfig, "utf8");
+    const cluster = new Cluster(text);
+    this.clusters.set(urn, cluster);
+    return cluster;
   }
 
   dynamicHost(): Promise<DynamicHost> {
@@ -241,8 +261,12 @@ class Deployment implements Host {
     const k8s = kubeType(r.type);
     if (!k8s) throw this.fail(r, "read", new Error(`the harness cannot read resources of type ${r.type}`));
     this.step("read", r);
+    const cluster = this.clusterOf(r.provider);
+    // As the engine's read step: an unknown id, or a provider whose config is unknown, reads nothing and
+    // every output is unknown.
+    if (r.readId === UNKNOWN || !cluster) return this.record(r, r.readId!, r.inputs, {}, true);
     try {
-      const live = (await this.cluster.read(k8s.apiVersion, k8s.kind, r.readId!)) as Props;
+      const live = (await cluster.read(k8s.apiVersion, k8s.kind, r.readId!)) as Props;
       return this.record(r, r.readId!, r.inputs, live, true);
     } catch (error) {
       throw this.fail(
@@ -277,7 +301,8 @@ class Deployment implements Host {
       return { id: "", outputs: {} };
     }
     if (r.type.startsWith(PROVIDER_PREFIX)) {
-      const id = this.prior.get(r.urn)?.id ?? randomUUID();
+      // As the engine's provider registry: a new provider has no id until it is created.
+      const id = this.prior.get(r.urn)?.id ?? (this.dryRun ? UNKNOWN : randomUUID());
       return { id, outputs: this.record(r, id, r.inputs, r.inputs) };
     }
     if (this.failures.length > 0) throw new Error(`${r.name} ${SKIPPED}`);
@@ -319,8 +344,10 @@ class Deployment implements Host {
   private async kube(r: Registration): Promise<{ id: string; outputs: Props }> {
     const old = this.prior.get(r.urn);
     // As the engine does, ignored paths take their old inputs before the diff.
+    const type = kubeType(r.type)!;
+    const normal = (props: Props) => normalizeInputs(type, reveal(props) as Props);
     const diffs = old
-      ? diffPaths(old.inputs ?? {}, withPaths(r.inputs, old.inputs ?? {}, r.ignoreChanges))
+      ? diffPaths(normal(old.inputs ?? {}), normal(withPaths(r.inputs, old.inputs ?? {}, r.ignoreChanges)))
       : [];
     const renamed = diffs.some((d) => d === "metadata.name" || d === "metadata.namespace");
     const op: StepOp = !old
@@ -332,7 +359,9 @@ class Deployment implements Host {
           : "same";
     this.step(op, r, diffs);
     if (this.dryRun || op === "same") {
-      const outputs = op === "same" ? (old!.outputs ?? {}) : r.inputs;
+      // A provider whose config is unknown previews nothing: every output is unknown.
+      const planned = this.clusterOf(r.provider) ? r.inputs : {};
+      const outputs = op === "same" ? (old!.outputs ?? {}) : planned;
       const id = op === "same" ? old!.id! : "";
       return { id, outputs: this.record(r, id, r.inputs, outputs) };
     }
@@ -357,10 +386,11 @@ class Deployment implements Host {
    */
   private async applyKube(r: Registration, ignored: string[]): Promise<{ id: string; outputs: Props }> {
     const type = kubeType(r.type)!;
+    const cluster = this.clusterOf(r.provider)!;
     let object = manifestOf(type, reveal(r.inputs) as Props);
     if (ignored.length > 0) {
       const { name, namespace } = object.metadata ?? {};
-      const live = await this.cluster.read(
+      const live = await cluster.read(
         String(object.apiVersion),
         String(object.kind),
         namespace ? `${namespace}/${name}` : String(name),
@@ -369,7 +399,7 @@ class Deployment implements Host {
     }
     const force = type.patch && object.metadata?.annotations?.[PATCH_FORCE_ANNOTATION] === "true";
     try {
-      const live = await this.cluster.apply(object, fieldManager(r.urn), force);
+      const live = await cluster.apply(object, fieldManager(r.urn), force);
       const { name, namespace } = live.metadata ?? {};
       return { id: namespace ? `${namespace}/${name}` : String(name), outputs: live as Props };
     } catch (error) {
@@ -383,8 +413,9 @@ class Deployment implements Host {
   async deleteKube(resource: CheckpointResource): Promise<void> {
     const type = kubeType(resource.type)!;
     const object = manifestOf(type, reveal(resource.inputs ?? {}) as Props);
-    if (type.patch) await this.cluster.relinquish(object, fieldManager(resource.urn));
-    else await this.cluster.delete(object);
+    const cluster = this.clusterOf(resource.provider)!;
+    if (type.patch) await cluster.relinquish(object, fieldManager(resource.urn));
+    else await cluster.delete(object);
   }
 
   private async dynamic(r: Registration): Promise<{ id: string; outputs: Props }> {
@@ -401,15 +432,13 @@ class Deployment implements Host {
       );
     }
     const inputs = markSecret(checked.inputs, secretKeys(r.inputs));
-    const visible = (props: Props) => {
-      const { __provider: _p, ...rest } = props;
-      return rest;
-    };
     let op: StepOp = "create";
     let diffs: string[] = [];
     let deleteBeforeReplace = r.deleteBeforeReplace;
     if (old) {
-      diffs = diffPaths(visible(old.inputs ?? {}), visible(inputs)).map((d) => d.split(".")[0]);
+      diffs = diffPaths(withoutProvider(old.inputs ?? {}), withoutProvider(inputs)).map(
+        (d) => d.split(".")[0],
+      );
       diffs = [...new Set(diffs)];
       const diff = await host.diff(r.urn, old.id!, old.outputs ?? {}, inputs).catch((e) => {
         throw this.fail(r, "update", new Error(grpcMessage(e)));
@@ -587,13 +616,80 @@ export async function destroy(options: EngineOptions, dryRun = false): Promise<E
   }
 }
 
-/** `pulumi refresh`: reads every resource, records what drifted from what the program declared. */
+/**
+ * The live object pruned to the shape of what was declared, as pulumi-kubernetes reads a resource's
+ * inputs back (pruneMap: keys the inputs have, list elements up to their length).
+ */
+function pruned(live: unknown, declared: unknown): unknown {
+  if (isObject(live) && isObject(declared)) {
+    return Object.fromEntries(
+      Object.keys(live)
+        .filter((k) => k in declared)
+        .map((k) => [k, pruned(live[k], declared[k])]),
+    );
+  }
+  if (Array.isArray(live) && Array.isArray(declared)) {
+    return declared.slice(0, live.length).map((d, i) => pruned(live[i], d));
+  }
+  return live;
+}
+
+interface Refreshed {
+  id: string;
+  inputs: Props;
+  outputs: Props;
+  diffs: string[];
+  changed: boolean;
+}
+
+/**
+ * `pulumi refresh`: reads every resource back, inputs as well as outputs (the provider's read result),
+ * and shows as drift what an `up` of the unchanged program would now change, as the engine's refresh
+ * step does. The next `up` then takes the drifted fields back.
+ */
 export async function refresh(options: EngineOptions): Promise<EngineResult> {
   const checkpoint = loadCheckpoint(options.statePath);
   const cluster = new Cluster(fs.readFileSync(options.kubeconfigPath, "utf8"));
   const deployment = new Deployment(options, false, priorMap(checkpoint), cluster, () => "127.0.0.1:0");
   const plan: PlanStep[] = [];
   const resources: CheckpointResource[] = [];
+
+  /** A Kubernetes object read back: its inputs are the live fields the program declared. */
+  const readKube = async (resource: CheckpointResource, k8s: KubeType): Promise<Refreshed | undefined> => {
+    let live: Props;
+    try {
+      live = (await deployment
+        .clusterOf(resource.provider)!
+        .read(k8s.apiVersion, k8s.kind, resource.id!)) as Props;
+    } catch (error) {
+      if (isNotFound(error)) return undefined;
+      throw new Error(describeKubeError(error), { cause: error });
+    }
+    const declared = normalizeInputs(k8s, reveal(resource.inputs ?? {}) as Props);
+    // As pulumi-kubernetes keeps them: a Secret's data is secret whatever the program marked.
+    const secrets = k8s.kind === "Secret" ? ["data", "stringData"] : [];
+    const inputs = markSecret(annotateSecrets(pruned(live, declared), resource.inputs) as Props, [
+      ...secretKeys(resource.inputs ?? {}),
+      ...secrets,
+    ]);
+    const diffs = diffPaths(manifestOf(k8s, declared), manifestOf(k8s, inputs));
+    return { id: resource.id!, inputs, outputs: live, diffs, changed: diffs.length > 0 };
+  };
+
+  /** A dynamic resource read back by its provider; the provider's diff against the last inputs decides drift. */
+  const readDynamic = async (resource: CheckpointResource): Promise<Refreshed | undefined> => {
+    const host = await deployment.dynamicHost();
+    const declared = resource.inputs ?? {};
+    const read = await host.read(resource.urn, resource.id!, declared, resource.outputs ?? {});
+    if (!read.id) return undefined;
+    const inputs = read.inputs ? (annotateSecrets(read.inputs, declared) as Props) : declared;
+    const diff = await host.diff(resource.urn, read.id, read.outputs, declared);
+    const visible = withoutProvider(declared);
+    const diffs = Object.keys(visible).filter((k) => diffPaths(visible[k], read.outputs[k]).length > 0);
+    const changed = diff.changes === "unknown" ? diffs.length > 0 : diff.changes === "some";
+    return { id: read.id, inputs, outputs: read.outputs, diffs: changed ? diffs : [], changed };
+  };
+
   try {
     for (const resource of checkpoint.deployment.resources) {
       const k8s = kubeType(resource.type);
@@ -605,25 +701,23 @@ export async function refresh(options: EngineOptions): Promise<EngineResult> {
       const step = (op: StepOp, diffs: string[]) =>
         plan.push({ op, urn: resource.urn, type: resource.type, name: nameOf(resource.urn), diffs });
       try {
-        let live: Props;
-        if (k8s) {
-          const id = resource.id!;
-          try {
-            live = (await cluster.read(k8s.apiVersion, k8s.kind, id)) as Props;
-          } catch (error) {
-            if (!isNotFound(error)) throw new Error(describeKubeError(error), { cause: error });
-            step("delete", []);
-            continue;
-          }
-        } else {
-          const host = await deployment.dynamicHost();
-          live = (await host.read(resource.urn, resource.id!, resource.outputs ?? {})).outputs;
+        const refreshed = k8s ? await readKube(resource, k8s) : await readDynamic(resource);
+        if (!refreshed) {
+          // Gone: the refresh drops it from the state.
+          step("delete", []);
+          continue;
         }
-        const declared = k8s ? manifestOf(k8s, resource.inputs ?? {}) : (resource.outputs ?? {});
-        const { __provider: _p, ...compared } = declared as Props;
-        const diffs = drifted(compared, live).filter((d) => d !== "apiVersion" && d !== "kind");
-        step(diffs.length > 0 ? "update" : "same", diffs);
-        resources.push({ ...resource, outputs: markSecret(live, secretKeys(resource.outputs ?? {})) });
+        const { id, inputs, outputs, diffs, changed } = refreshed;
+        step(
+          changed ? "update" : "same",
+          diffs.filter((d) => d !== "apiVersion" && d !== "kind"),
+        );
+        resources.push({
+          ...resource,
+          id,
+          inputs,
+          outputs: markSecret(outputs, secretKeys(resource.outputs ?? {})),
+        });
       } catch (error) {
         deployment.fail({ type: resource.type, name: nameOf(resource.urn) }, "read", error);
         resources.push(resource);

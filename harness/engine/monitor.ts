@@ -69,7 +69,7 @@ export function urnOf(stack: string, project: string, parentType: string, type: 
 }
 
 /** The qualified type in a URN (`parent$child`), for its children's URNs. */
-function qualifiedType(urn: string): string {
+export function qualifiedType(urn: string): string {
   return urn.split("::")[2] ?? "";
 }
 
