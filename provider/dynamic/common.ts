@@ -364,7 +364,16 @@ export function waiterProvider<I extends WaiterInputs, O, R>(
         if (rejectsCredentials(evaluation.message ?? "")) throw new Error(evaluation.message);
         return evaluation;
       });
-      const observed = e.result === undefined ? {} : def.outputs(e.result);
+      const result = (e.result ?? {}) as Record<string, unknown>;
+      // What an observation cannot see (timings are seen only while a rollout runs) keeps its last
+      // value: a refresh must not erase what the last wait learned.
+      const observed = Object.fromEntries(
+        Object.entries(
+          (e.result === undefined ? {} : def.outputs(e.result)) as Record<string, unknown>,
+        ).filter(
+          ([key]) => result[key] !== undefined || (props as Record<string, unknown>)[key] === undefined,
+        ),
+      );
       return { id, props: { ...props, ...observed, converged: e.state === "done", status: e.message } };
     },
     async delete(_id: string, props: I & O) {

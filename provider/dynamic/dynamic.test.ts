@@ -259,6 +259,15 @@ describe("a waiter declared from a schema", () => {
     assert.equal(read.props.converged, true);
     assert.equal(read.props.timings, null);
   });
+
+  it("keeps on read an output the observation cannot see, such as what the last wait learned", async () => {
+    const { inputs, provider } = await deserializedProbe();
+    const created = await provider.create(inputs);
+    const learned = { ...created.outs, count: 5, timings: { s: 42 } };
+    const read = await provider.read(created.id, learned);
+    assert.equal(read.props.count, 2, "what the observation reports replaces the old value");
+    assert.deepEqual(read.props.timings, { s: 42 }, "what it does not report stays");
+  });
 });
 
 describe("waiter progress outside the process", () => {
