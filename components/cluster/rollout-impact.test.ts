@@ -1,4 +1,5 @@
 import * as assert from "node:assert/strict";
+import * as net from "node:net";
 import {
   K,
   keyOf,
@@ -37,6 +38,35 @@ describe("rollout impact at preview, against the cluster", function () {
     await resetMocks(undefined, { preview: true });
     return valueOf(make(sim.kubeconfig).rolloutImpact);
   };
+
+  it("asks a cluster that does not answer once per preview, not once per pool and object", async () => {
+    let connections = 0;
+    const server = net.createServer((socket) => {
+      connections++;
+      socket.destroy();
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as net.AddressInfo;
+    const down = sim.kubeconfig.replace(/server: .*/, `server: https://127.0.0.1:${port}`);
+    try {
+      await resetMocks(undefined, { preview: true });
+      const impacts = await Promise.all(
+        ["a", "b", "c"].map((n) =>
+          valueOf(
+            new MachineConfig(`99-worker-${n}`, {
+              role: "worker",
+              files: [{ path: `/etc/${n}.conf`, contents: { text: n } }],
+              kubeconfig: down,
+            }).rolloutImpact,
+          ),
+        ),
+      );
+      assert.deepEqual(impacts, [undefined, undefined, undefined]);
+      assert.equal(connections, 1);
+    } finally {
+      server.close();
+    }
+  });
 
   it("a new file on the workers: a new render, 3 nodes drain and reboot one at a time", async () => {
     const impact = await preview(chrony);

@@ -18,6 +18,7 @@ import { PoolRollout } from "../../provider/dynamic";
 import { RolloutBaseline } from "../../provider/dynamic/rollout-baseline";
 import { ApiClient, createApiClient } from "../../provider/waiting/api";
 import { KINDS, KubeObject } from "../../provider/waiting/kinds";
+import { ApiError, describeApiError } from "../../provider/waiting/retry";
 
 /** The settings of a MachineConfigPool that pace or hold its rollouts. */
 export interface PoolSettings {
@@ -121,6 +122,28 @@ export async function clusterPoolImpact(
   return pending ? { ...impact, pending: true } : impact;
 }
 
+/** How long a preview waits to learn whether the cluster answers at all. */
+const REACHABILITY_TIMEOUT_MS = 10_000;
+const reachability = new Map<string, Promise<string | undefined>>();
+
+/**
+ * Why the cluster does not answer, asked once per kubeconfig and program run; undefined when it answers
+ * (with anything, an error status included). Without it every pool and node configuration of a preview
+ * would wait out its own request timeouts against a cluster that is down or behind a closed VPN.
+ */
+function unreachableBecause(kubeconfig: string): Promise<string | undefined> {
+  let verdict = reachability.get(kubeconfig);
+  if (verdict === undefined) {
+    const client = createApiClient(kubeconfig, { requestTimeoutMs: REACHABILITY_TIMEOUT_MS });
+    verdict = client.get(KINDS.machineConfiguration, "cluster").then(
+      () => undefined,
+      (e: ApiError) => (e.status === undefined ? describeApiError(e) : undefined),
+    );
+    reachability.set(kubeconfig, verdict);
+  }
+  return verdict;
+}
+
 /**
  * Logs and returns the impact at preview; undefined on `up` (the change may already be applied) and
  * without a kubeconfig. A cluster that cannot be read gives a warning, never a failed preview.
@@ -136,6 +159,14 @@ function previewImpact<T>(
   return pulumi
     .all([pulumi.unsecret(kubeconfig), pool, change])
     .apply(async ([config, poolName, declared]) => {
+      const down = await unreachableBecause(config);
+      if (down !== undefined) {
+        pulumi.log.warn(
+          `pool ${poolName}: rollout impact unknown: the cluster does not answer: ${down}`,
+          parent,
+        );
+        return undefined;
+      }
       try {
         const impact = await impactOf(config, poolName, declared as T);
         pulumi.log.info(
