@@ -109,10 +109,6 @@ export const PLATFORMS: Record<PlatformName, PlatformSpec> = {
   },
 };
 
-export function platformOf(type: string | undefined): PlatformName {
-  return type === "Azure" || type === "azure" ? "azure" : "aws";
-}
-
 /**
  * A private IP in the zone's subnet, derived from the machine name, skipping addresses in use, so names
  * are the same on every run.
