@@ -26,12 +26,16 @@ interface Sample {
   waiters: number;
   loadMs: number;
   evalMs: number;
+  /** CPU time of the evaluation (less sensitive than its wall time to other work on the machine). */
+  evalCpuMs: number;
   peakRssMb: number;
-  /** Size of one waiter's serialized provider, which every waiter resource carries in `__provider`. */
+  /** Size of the largest serialized provider a waiter resource carries in `__provider`. */
   providerKb: number;
 }
 
 const RAW = "raw";
+
+const cpuMs = (usage: NodeJS.CpuUsage) => (usage.user + usage.system) / 1000;
 
 /**
  * Evaluates the synthetic program with `pools` pools: `layout` is the installed layout's program
@@ -44,28 +48,23 @@ async function child(pools: number, layout: string | undefined): Promise<void> {
   const { loadProject } = require("../harness/project") as typeof import("../harness/project");
   const { render } = require("../harness/render") as typeof import("../harness/render");
   const { noFixtures } = require("../harness/fixtures") as typeof import("../harness/fixtures");
-  const library = programDir
-    ? path.join(path.dirname(require.resolve(PACKAGE_NAME, { paths: [programDir] })), "provider", "dynamic")
-    : "../provider/dynamic";
-  const { provider } = (require(library) as typeof import("../provider/dynamic/pool-rollout")).PoolRollout;
   const loadMs = performance.now() - loadStarted;
   const project = loadProject(programDir ?? path.join(__dirname, "eval-program"), "dev", [`pools=${pools}`]);
   const started = performance.now();
+  const cpu = process.cpuUsage();
   const rendering = await render(project, noFixtures("bench/eval-program/fixtures.yaml"));
   const evalMs = performance.now() - started;
+  const evalCpuMs = cpuMs(process.cpuUsage(cpu));
   if (rendering.errors.length > 0) throw new Error(rendering.errors.join("\n"));
-  const pulumi = require("@pulumi/pulumi") as typeof import("@pulumi/pulumi");
-  const serialized = await pulumi.runtime.serializeFunction(() => provider, {
-    allowSecrets: true,
-  });
   const sample: Sample = {
     pools,
     manifests: rendering.manifests.length,
     waiters: rendering.waiters.length,
     loadMs,
     evalMs,
+    evalCpuMs,
     peakRssMb: process.resourceUsage().maxRSS / 1024,
-    providerKb: serialized.text.length / 1024,
+    providerKb: Math.max(...rendering.waiters.map((w) => w.providerSize)) / 1024,
   };
   process.stdout.write(`${JSON.stringify(sample)}\n`);
 }
@@ -79,8 +78,10 @@ async function rawChild(pools: number): Promise<void> {
   const loadMs = performance.now() - loadStarted;
   const project = loadProject(path.join(__dirname, "eval-raw"), "dev", [`pools=${pools}`]);
   const started = performance.now();
+  const cpu = process.cpuUsage();
   const rendering = await render(project, noFixtures("bench/eval-raw/fixtures.yaml"));
   const evalMs = performance.now() - started;
+  const evalCpuMs = cpuMs(process.cpuUsage(cpu));
   if (rendering.errors.length > 0) throw new Error(rendering.errors.join("\n"));
   const sample: Sample = {
     pools,
@@ -88,6 +89,7 @@ async function rawChild(pools: number): Promise<void> {
     waiters: 0,
     loadMs,
     evalMs,
+    evalCpuMs,
     peakRssMb: process.resourceUsage().maxRSS / 1024,
     providerKb: 0,
   };
@@ -112,9 +114,9 @@ async function engineChild(pools: number, program: string): Promise<void> {
   process.env.OPENSHIFT_TOPOLOGY_PROGRESS_LOG = "0";
   const sim = await startSimulator({});
   const result = await preview({
-    project: loadProject(path.join(__dirname, program), "dev", [`pools=${pools}`]),
+    project: loadProject(path.resolve(__dirname, program), "dev", [`pools=${pools}`]),
     kubeconfigPath: sim.kubeconfigPath,
-    fixtures: noFixtures(`bench/${program}/fixtures.yaml`),
+    fixtures: noFixtures(`${path.basename(program)}/fixtures.yaml`),
   });
   await sim.stop();
   if (!result.ok) throw new Error(result.errors.join("\n"));

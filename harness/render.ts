@@ -40,6 +40,8 @@ export interface RenderedWaiter {
   name: string;
   /** Inputs without the kubeconfig and the serialized provider. */
   inputs: Record<string, unknown>;
+  /** Characters of the serialized provider it carries (in state, twice: inputs and outputs). */
+  providerSize: number;
 }
 
 export interface Rendering {
@@ -98,11 +100,12 @@ class RenderMocks implements HarnessMocks {
         manifest,
       });
     } else if (args.type.startsWith(DYNAMIC_TYPE_PREFIX)) {
-      const { kubeconfig: _k, [PROVIDER_KEY]: _p, ...inputs } = args.inputs;
+      const { kubeconfig: _k, [PROVIDER_KEY]: provider, ...inputs } = args.inputs;
       this.waiters.push({
         type: args.type.slice(DYNAMIC_TYPE_PREFIX.length),
         name: args.name,
         inputs: redact(inputs) as Record<string, unknown>,
+        providerSize: String(provider ?? "").length,
       });
     }
     return { id: `${args.name}-rendered`, state: args.inputs };

@@ -5,6 +5,11 @@ import * as path from "node:path";
 import * as pulumi from "@pulumi/pulumi";
 import * as ts from "typescript";
 import * as api from "../index";
+import { mocks, resetMocks, settle } from "./mocks";
+const requireFromString = require("require-from-string") as (
+  code: string,
+  filename: string,
+) => { handler(): pulumi.dynamic.ResourceProvider };
 
 /**
  * The package's public API is written out by name. These lists pin it: an export added or dropped shows
@@ -135,6 +140,13 @@ const SERIALIZED_REQUIRES: Record<string, string[]> = {
   "dist/provider/waiting/kinds.js": ["annotationsOf", "conditionOf", "field", "labelsOf"],
   "dist/primitives/stable-json.js": ["stableJson"],
   "dist/builders/rollout-impact/index.js": ["impactLine", "impactSincePrevious"],
+  // Each waiter's module, read by the provider its resources carry (see carriedProvider in schema.ts).
+  "dist/provider/dynamic/pool-rollout.js": ["poolRolloutProvider", "nodeConfigRemovalProvider"],
+  "dist/provider/dynamic/machineset.js": ["machineSetReadyProvider", "machineSetRemovalProvider"],
+  "dist/provider/dynamic/operator.js": ["operatorInstallProvider", "operatorRemovalProvider"],
+  "dist/provider/dynamic/windows-nodes-ready.js": ["windowsNodesReadyProvider"],
+  "dist/provider/dynamic/machine-autoscaler.js": ["machineAutoscalerReadyProvider"],
+  "dist/provider/dynamic/rollout-baseline.js": ["rolloutBaselineProvider"],
   // RsaPrivateKey lives with the Windows pool now; its providers deployed before read this module.
   "dist/provider/private-key/rsa-private-key.js": [
     "ALLOWED_RSA_BITS",
@@ -160,6 +172,47 @@ function paragraph(readme: string, start: string): string {
   assert.ok(at >= 0, `README has a paragraph starting ${start}`);
   const end = readme.indexOf("\n\n", at);
   return readme.slice(at, end < 0 ? undefined : end);
+}
+
+const PACKAGE = (JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")) as { name: string })
+  .name;
+
+/**
+ * The library compiled as the build compiles it (tsconfig.build.json's files, one module each) and laid
+ * out as an installed package in a temporary project whose other packages are this repository's: where
+ * Pulumi serializes what a provider reads from the package as a `require` of it.
+ */
+function installLibrary(): { project: string; root: string; dist: string; remove(): void } {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "public-api-"));
+  const modules = path.join(tmp, "node_modules");
+  const root = path.join(modules, ...PACKAGE.split("/"));
+  const config = ts.getParsedCommandLineOfConfigFile(
+    path.join(ROOT, "tsconfig.build.json"),
+    {},
+    {
+      ...ts.sys,
+      onUnRecoverableConfigFileDiagnostic: (d) => assert.fail(String(d.messageText)),
+    },
+  )!;
+  for (const file of config.fileNames) {
+    const { outputText } = ts.transpileModule(fs.readFileSync(file, "utf8"), {
+      compilerOptions: { ...config.options, sourceMap: false },
+    });
+    const out = path.join(root, "dist", path.relative(ROOT, file).replace(/\.ts$/, ".js"));
+    fs.mkdirSync(path.dirname(out), { recursive: true });
+    fs.writeFileSync(out, outputText);
+  }
+  fs.copyFileSync(path.join(ROOT, "package.json"), path.join(root, "package.json"));
+  for (const entry of fs.readdirSync(path.join(ROOT, "node_modules"))) {
+    if (entry === ".bin" || entry.startsWith(".") || PACKAGE.startsWith(`${entry}/`)) continue;
+    fs.symlinkSync(path.join(ROOT, "node_modules", entry), path.join(modules, entry));
+  }
+  return {
+    project: tmp,
+    root,
+    dist: path.join(root, "dist"),
+    remove: () => fs.rmSync(tmp, { recursive: true, force: true }),
+  };
 }
 
 describe("public API", () => {
@@ -222,28 +275,69 @@ describe("public API", () => {
     }
   });
 
-  it("serializes RsaPrivateKey's provider, installed, so that it requires node:crypto alone", async () => {
-    // Compiled as the build compiles it and laid out as an installed package, where Pulumi serializes a
-    // module the provider reads as a `require` of its path: the key's provider must read none.
-    const module = "components/windows-node-pool/rsa-private-key";
-    const { outputText } = ts.transpileModule(fs.readFileSync(path.join(ROOT, `${module}.ts`), "utf8"), {
-      compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022 },
-    });
-    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "public-api-"));
+  it("gives each waiter, installed, a provider to carry that requires its own module alone", async function () {
+    this.timeout(60_000);
+    // What every resource stores twice in state and the SDK analyses at each run: a few functions that
+    // find the whole provider through its module, not the provider with everything it reaches.
+    const installed = installLibrary();
     try {
-      const modules = path.join(tmp, "node_modules");
-      const file = path.join(modules, "@openshift-topology", "pulumi", "dist", `${module}.js`);
-      fs.mkdirSync(path.dirname(file), { recursive: true });
-      fs.writeFileSync(file, outputText);
-      fs.symlinkSync(path.join(ROOT, "node_modules", "@pulumi"), path.join(modules, "@pulumi"));
-      const { rsaPrivateKeyProvider } = require(file) as { rsaPrivateKeyProvider: object };
+      const library = require(installed.root) as typeof api;
+      const { RolloutBaseline } = require(
+        path.join(installed.dist, "provider/dynamic/rollout-baseline.js"),
+      ) as typeof import("../provider/dynamic/rollout-baseline");
+      await resetMocks();
+      const kubeconfig = "apiVersion: v1\nkind: Config\n";
+      const classes = Object.entries(library.waiters).filter(
+        ([, v]) => typeof v === "function" && "provider" in v,
+      );
+      const waiters = classes as Array<[string, new (name: string, args: object) => pulumi.Resource]>;
+      assert.ok(waiters.length >= 8, waiters.map(([n]) => n).join(", "));
+      for (const [name, Waiter] of waiters) new Waiter(name, { kubeconfig, pool: "worker" });
+      new RolloutBaseline("RolloutBaseline", { pool: "worker" });
+      await settle();
+      const carried = mocks.resources.filter((r) => r.type.startsWith("pulumi-nodejs:dynamic:"));
+      assert.equal(carried.length, waiters.length + 1);
+      const module = (kind: string) =>
+        Object.entries(SERIALIZED_REQUIRES).find(([, members]) =>
+          members.includes(`${kind[0].toLowerCase()}${kind.slice(1)}Provider`),
+        )?.[0];
+      for (const r of carried) {
+        const kind = r.type.slice("pulumi-nodejs:dynamic:".length);
+        const text = String(r.inputs.__provider);
+        const required = [...new Set([...text.matchAll(/require\("([^"]+)"\)/g)].map((m) => m[1]))];
+        assert.deepEqual(required, [`${PACKAGE}/${module(kind)}`], kind);
+        assert.ok(text.length < 3000, `${kind} carries ${text.length} characters`);
+        // Loaded as the dynamic-provider host loads it, from the program's directory: it finds the
+        // installed provider and answers for it.
+        const provider = requireFromString(text, path.join(installed.project, "index.js")).handler();
+        const { failures } = await provider.check!({}, { pool: "worker" });
+        assert.deepEqual(
+          failures?.filter((f) => f.property === "kubeconfig").length,
+          kind === "RolloutBaseline" ? 0 : 1,
+          kind,
+        );
+      }
+    } finally {
+      installed.remove();
+    }
+  });
+
+  it("serializes RsaPrivateKey's provider, installed, so that it requires node:crypto alone", async function () {
+    this.timeout(60_000);
+    // Installed, Pulumi serializes a module the provider reads as a `require` of its path: the key's
+    // provider must read none.
+    const installed = installLibrary();
+    try {
+      const { rsaPrivateKeyProvider } = require(
+        path.join(installed.dist, "components/windows-node-pool/rsa-private-key.js"),
+      ) as { rsaPrivateKeyProvider: object };
       const serialized = await pulumi.runtime.serializeFunction(() => rsaPrivateKeyProvider, {
         allowSecrets: true,
       });
       const required = [...serialized.text.matchAll(/require\("([^"]+)"\)/g)].map((m) => m[1]);
       assert.deepEqual([...new Set(required)], ["node:crypto"]);
     } finally {
-      fs.rmSync(tmp, { recursive: true, force: true });
+      installed.remove();
     }
   });
 });

@@ -1,6 +1,7 @@
 /**
  * Pulumi dynamic resources that wait until the cluster has converged, thin wrappers over `../waiting`,
- * each declared once as a schema (`./schema`). Each class carries its dynamic provider as `.provider`.
+ * each declared once as a schema (`./schema`). Each class has its dynamic provider at `.provider`; its
+ * resources carry a small one that finds it through the waiter's module.
  * The package exports this list as `waiters`: the waiter and removal-guard classes with their Args, and
  * what a program needs to declare a waiter of its own (test/public-api.test.ts pins the list).
  */

@@ -1,6 +1,7 @@
 import { observeAutoscalers, waitForAutoscalersReady } from "../waiting/autoscaling";
 import { machineApiId } from "./machineset";
-import { ArgsOf, defineWaiter, objectName, objectNames, output } from "./schema";
+import { ArgsOf, ProviderOf, defineWaiter, objectName, objectNames, output } from "./schema";
+import * as self from "./machine-autoscaler";
 
 /**
  * Waits until MachineAutoscalers are accepted by the machine-api (bounds annotated on their MachineSets,
@@ -9,6 +10,7 @@ import { ArgsOf, defineWaiter, objectName, objectNames, output } from "./schema"
  */
 export const MachineAutoscalerReady = defineWaiter({
   kind: "MachineAutoscalerReady",
+  locate: (): ProviderOf => self.machineAutoscalerReadyProvider,
   inputs: {
     /** Default `openshift-machine-api`. */
     namespace: objectName(),
@@ -22,3 +24,5 @@ export const MachineAutoscalerReady = defineWaiter({
 });
 export type MachineAutoscalerReady = InstanceType<typeof MachineAutoscalerReady>;
 export type MachineAutoscalerReadyArgs = ArgsOf<typeof MachineAutoscalerReady>;
+/** The whole provider, which the one each MachineAutoscalerReady carries finds by this name: keep it. */
+export const machineAutoscalerReadyProvider = MachineAutoscalerReady.provider;

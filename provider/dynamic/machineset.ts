@@ -4,7 +4,17 @@ import {
   waitForMachineSetsDeleted,
   waitForMachineSetsReady,
 } from "../waiting/waiters";
-import { ArgsOf, defineRemoval, defineWaiter, labelMap, objectName, objectNames, output } from "./schema";
+import {
+  ArgsOf,
+  ProviderOf,
+  defineRemoval,
+  defineWaiter,
+  labelMap,
+  objectName,
+  objectNames,
+  output,
+} from "./schema";
+import * as self from "./machineset";
 
 /** The inputs of a waiter on MachineSets, which name them in their namespace. */
 export const machineSetInputs = {
@@ -29,6 +39,7 @@ export function machineApiId<K extends string>(prefix: string, key: K) {
  */
 export const MachineSetReady = defineWaiter({
   kind: "MachineSetReady",
+  locate: (): ProviderOf => self.machineSetReadyProvider,
   inputs: {
     ...machineSetInputs,
     /** Labels each node must carry besides its MachineSet template's node labels. */
@@ -41,6 +52,8 @@ export const MachineSetReady = defineWaiter({
 });
 export type MachineSetReady = InstanceType<typeof MachineSetReady>;
 export type MachineSetReadyArgs = ArgsOf<typeof MachineSetReady>;
+/** The whole provider, which the one each MachineSetReady carries finds by this name: keep it. */
+export const machineSetReadyProvider = MachineSetReady.provider;
 
 /**
  * Holds the deletion of what it depends on (the pool) until MachineSets are gone with all their
@@ -51,6 +64,7 @@ export type MachineSetReadyArgs = ArgsOf<typeof MachineSetReady>;
  */
 export const MachineSetRemoval = defineRemoval({
   kind: "MachineSetRemoval",
+  locate: (): ProviderOf => self.machineSetRemovalProvider,
   // The MachineSets that must be gone, with their Machines and Nodes, before what this depends on is deleted.
   inputs: machineSetInputs,
   id: machineApiId("machineset-removal", "machineSets"),
@@ -60,3 +74,5 @@ export const MachineSetRemoval = defineRemoval({
 });
 export type MachineSetRemoval = InstanceType<typeof MachineSetRemoval>;
 export type MachineSetRemovalArgs = ArgsOf<typeof MachineSetRemoval>;
+/** The whole provider, which the one each MachineSetRemoval carries finds by this name: keep it. */
+export const machineSetRemovalProvider = MachineSetRemoval.provider;

@@ -1,5 +1,6 @@
 import { observeOperatorInstall, uninstallOperator, waitForOperatorInstall } from "../waiting/waiters";
-import { ArgsOf, defineRemoval, defineWaiter, objectName, output } from "./schema";
+import { ArgsOf, ProviderOf, defineRemoval, defineWaiter, objectName, output } from "./schema";
+import * as self from "./operator";
 
 /**
  * Waits until an OLM Subscription's installed CSV has Succeeded; fails with OLM's reason. Deleting it
@@ -8,6 +9,7 @@ import { ArgsOf, defineRemoval, defineWaiter, objectName, output } from "./schem
  */
 export const OperatorInstall = defineWaiter({
   kind: "OperatorInstall",
+  locate: (): ProviderOf => self.operatorInstallProvider,
   inputs: {
     /** Namespace of the Subscription. */
     namespace: objectName({ required: true }),
@@ -30,6 +32,8 @@ export const OperatorInstall = defineWaiter({
 });
 export type OperatorInstall = InstanceType<typeof OperatorInstall>;
 export type OperatorInstallArgs = ArgsOf<typeof OperatorInstall>;
+/** The whole provider, which the one each OperatorInstall carries finds by this name: keep it. */
+export const operatorInstallProvider = OperatorInstall.provider;
 
 /**
  * Uninstalls an operator when it is deleted, as OLM wants it done: the Subscription, then the CSVs it
@@ -39,6 +43,7 @@ export type OperatorInstallArgs = ArgsOf<typeof OperatorInstall>;
  */
 export const OperatorRemoval = defineRemoval({
   kind: "OperatorRemoval",
+  locate: (): ProviderOf => self.operatorRemovalProvider,
   inputs: {
     /** Namespace of the Subscription. */
     namespace: objectName({ required: true }),
@@ -51,3 +56,5 @@ export const OperatorRemoval = defineRemoval({
 });
 export type OperatorRemoval = InstanceType<typeof OperatorRemoval>;
 export type OperatorRemovalArgs = ArgsOf<typeof OperatorRemoval>;
+/** The whole provider, which the one each OperatorRemoval carries finds by this name: keep it. */
+export const operatorRemovalProvider = OperatorRemoval.provider;

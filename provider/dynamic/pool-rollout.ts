@@ -6,7 +6,17 @@ import {
   waitForPoolRollout,
 } from "../waiting/waiters";
 import type { NodeTimings } from "../waiting/machineconfignode";
-import { ArgsOf, defineRemoval, defineWaiter, objectName, objectNames, oneOf, output } from "./schema";
+import {
+  ArgsOf,
+  ProviderOf,
+  defineRemoval,
+  defineWaiter,
+  objectName,
+  objectNames,
+  oneOf,
+  output,
+} from "./schema";
+import * as self from "./pool-rollout";
 
 /**
  * Waits until a MachineConfigPool has rolled out the given MachineConfigs on every node: race-free
@@ -19,6 +29,7 @@ import { ArgsOf, defineRemoval, defineWaiter, objectName, objectNames, oneOf, ou
  */
 export const PoolRollout = defineWaiter({
   kind: "PoolRollout",
+  locate: (): ProviderOf => self.poolRolloutProvider,
   inputs: {
     /** The MachineConfigPool, e.g. `worker` or `infra`. */
     pool: objectName({ required: true }),
@@ -48,6 +59,8 @@ export const PoolRollout = defineWaiter({
 });
 export type PoolRollout = InstanceType<typeof PoolRollout>;
 export type PoolRolloutArgs = ArgsOf<typeof PoolRollout>;
+/** The whole provider, which the one each PoolRollout carries finds by this name: keep it. */
+export const poolRolloutProvider = PoolRollout.provider;
 
 /**
  * Makes removing a MachineConfig, KubeletConfig or ContainerRuntimeConfig wait until its pool has
@@ -58,6 +71,7 @@ export type PoolRolloutArgs = ArgsOf<typeof PoolRollout>;
  */
 export const NodeConfigRemoval = defineRemoval({
   kind: "NodeConfigRemoval",
+  locate: (): ProviderOf => self.nodeConfigRemovalProvider,
   inputs: {
     /** The pool the object configures. */
     pool: objectName({ required: true }),
@@ -71,3 +85,5 @@ export const NodeConfigRemoval = defineRemoval({
 });
 export type NodeConfigRemoval = InstanceType<typeof NodeConfigRemoval>;
 export type NodeConfigRemovalArgs = ArgsOf<typeof NodeConfigRemoval>;
+/** The whole provider, which the one each NodeConfigRemoval carries finds by this name: keep it. */
+export const nodeConfigRemovalProvider = NodeConfigRemoval.provider;

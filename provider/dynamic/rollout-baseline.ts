@@ -2,6 +2,8 @@ import { CustomResourceOptions, dynamic, Input, Output } from "@pulumi/pulumi";
 import { DeploymentRecord, impactLine, impactSincePrevious, PoolImpact } from "../../builders/rollout-impact";
 import type { NodeTimings } from "../waiting/machineconfignode";
 import { changedInputs, UNKNOWN } from "./common";
+import { carriedProvider } from "./schema";
+import * as self from "./rollout-baseline";
 
 /** What a baseline keeps between deployments; the cluster's answer and the impact are per preview. */
 const RECORDED = ["pool", "objects", "settings", "machineCount", "learnedTimings"];
@@ -58,11 +60,14 @@ export interface RolloutBaselineArgs {
  * The last deployed configuration of a component's pool, so that a preview without the cluster can
  * still say what the change does to the nodes (`impact`), against the previous deployment's inputs.
  */
+/** What each RolloutBaseline carries (see `carriedProvider`). */
+const carried = carriedProvider(rolloutBaselineProvider, () => self.rolloutBaselineProvider);
+
 export class RolloutBaseline extends dynamic.Resource {
   /** At preview, the impact of the change; null on a first deployment without a cluster. */
   declare public readonly impact: Output<PoolImpact | null | undefined>;
 
   constructor(name: string, args: RolloutBaselineArgs, opts?: CustomResourceOptions) {
-    super(rolloutBaselineProvider, name, { ...args, impact: undefined }, opts, undefined, "RolloutBaseline");
+    super(carried, name, { ...args, impact: undefined }, opts, undefined, "RolloutBaseline");
   }
 }

@@ -1,8 +1,10 @@
 /**
  * A waiter declared once: one schema (its inputs with their checks, its outputs, its id and the waiting
  * core's wait, observe or remove) from which both the dynamic provider and the resource class are
- * derived, with the resource's Args and output properties inferred from it. The provider is serialized
- * as `common.ts` says: the schema it captures holds plain functions and object literals only.
+ * derived, with the resource's Args and output properties inferred from it. Resources carry a small
+ * provider that finds this one through the waiter's module (`locate`); from sources, and for a waiter
+ * declared in a program, the whole provider is serialized, as `common.ts` says: the schema it captures
+ * holds plain functions and object literals only.
  */
 import { CustomResourceOptions, dynamic, Input, Output } from "@pulumi/pulumi";
 import type { Evaluation, ProgressListener } from "../waiting";
@@ -171,20 +173,55 @@ type ResourceClass<Args, Properties> = {
   readonly provider: dynamic.ResourceProvider;
 };
 
+/**
+ * The provider a resource carries in `__provider`. Pulumi serializes it with everything it reaches into
+ * every resource's inputs and outputs in state, and analyses it anew at each program run (the fixed cost
+ * of a program run). Each method here looks the whole provider up through `locate` when it runs; with
+ * the package installed, Pulumi writes the module `locate` reads as a `require` of it, so a waiter
+ * carries about 1 KB instead of 16 KB. Without `locate` (a waiter declared in a program) the whole
+ * provider is carried.
+ */
+export function carriedProvider(
+  provider: dynamic.ResourceProvider,
+  locate: (() => dynamic.ResourceProvider) | undefined,
+): dynamic.ResourceProvider {
+  if (!locate) return provider;
+  // Only the methods the provider has: the host treats a missing `read` or `delete` differently from one that fails.
+  return Object.fromEntries(
+    Object.keys(provider).map((method) => [
+      method,
+      (...args: unknown[]) =>
+        (locate() as unknown as Record<string, (...a: unknown[]) => unknown>)[method](...args),
+    ]),
+  ) as unknown as dynamic.ResourceProvider;
+}
+
 function resourceClass<Args, Properties>(
   kind: string,
   provider: dynamic.ResourceProvider,
+  locate: (() => dynamic.ResourceProvider) | undefined,
   props: (args: Args, opts: CustomResourceOptions | undefined) => Record<string, Input<unknown> | undefined>,
 ): ResourceClass<Args, Properties> {
+  const carried = carriedProvider(provider, locate);
   class WaiterResource extends dynamic.Resource {
     static readonly provider = provider;
     constructor(name: string, args: Args, opts?: CustomResourceOptions) {
       // The type token stays `pulumi-nodejs:dynamic:<kind>`: deployed stacks know the waiter by it.
-      super(provider, name, props(args, opts), waiterOptions(opts), undefined, kind);
+      super(carried, name, props(args, opts), waiterOptions(opts), undefined, kind);
     }
   }
   return WaiterResource as unknown as ResourceClass<Args, Properties>;
 }
+
+/**
+ * How the provider each resource carries finds the whole one where it runs: `() => self.<Kind>.provider`,
+ * `self` being the waiter's own module imported as a namespace (a `require` of the installed package
+ * once serialized). Deployed stacks require that module by path: keep it where it is.
+ */
+type Locate = () => ProviderOf;
+
+/** What `locate` returns (annotate it so: the class it reads is the one being declared). */
+export type ProviderOf = dynamic.ResourceProvider;
 
 /** A waiter: waits on create and update, reports its outputs, and on delete waits for nothing. */
 export interface WaiterSchema<In extends InputSpecs, Out extends OutputSpecs, R extends ResultFor<Out>> {
@@ -196,6 +233,7 @@ export interface WaiterSchema<In extends InputSpecs, Out extends OutputSpecs, R 
   outputs: Out;
   /** A stable id naming what is awaited. */
   id(inputs: InputValues<In>): string;
+  locate?: Locate;
   /**
    * The waiting core's wait, with the inputs (which carry the core's option names), the deadline and
    * the progress listener. Call the core function inside an arrow: a function value is serialized
@@ -229,7 +267,7 @@ export function defineWaiter<In extends InputSpecs, Out extends OutputSpecs, R e
     outputs: (result) => outputValues(schema.outputs, result as Record<string, unknown>),
   });
   const outputKeys = [...Object.keys(schema.outputs), "durationSeconds"];
-  return resourceClass(schema.kind, provider, (args: InputArgs<In> & WaiterArgs, opts) =>
+  return resourceClass(schema.kind, provider, schema.locate, (args: InputArgs<In> & WaiterArgs, opts) =>
     waiterProps(args, opts, ownInputs(schema.inputs, args), outputKeys),
   );
 }
@@ -240,6 +278,7 @@ export interface RemovalSchema<In extends InputSpecs, R> {
   /** Its own inputs (the kubeconfig and the delete's deadline are added). */
   inputs: In;
   id(inputs: InputValues<In>): string;
+  locate?: Locate;
   /** What `read` reports. */
   observe(options: InputValues<In> & RemovalInputs & { timeoutMs: number }): Promise<Evaluation<R>>;
   /** The wait on delete, called as `WaiterSchema.wait` is, with the delete's deadline. */
@@ -265,7 +304,7 @@ export function defineRemoval<In extends InputSpecs, R>(
     observe: (options) => schema.observe(options),
     remove: (options) => schema.remove(options),
   });
-  return resourceClass(schema.kind, provider, (args: InputArgs<In> & RemovalArgs, opts) =>
+  return resourceClass(schema.kind, provider, schema.locate, (args: InputArgs<In> & RemovalArgs, opts) =>
     removalProps(args, opts, ownInputs(schema.inputs, args)),
   );
 }

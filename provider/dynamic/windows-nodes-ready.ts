@@ -1,6 +1,7 @@
 import { observeWindowsNodes, waitForWindowsNodes } from "../waiting/waiters";
 import { machineApiId, machineSetInputs } from "./machineset";
-import { ArgsOf, defineWaiter, objectName, output } from "./schema";
+import { ArgsOf, ProviderOf, defineWaiter, objectName, output } from "./schema";
+import * as self from "./windows-nodes-ready";
 
 /**
  * Waits until the Machines of Windows MachineSets are Ready Windows nodes configured by WMCO at its
@@ -8,6 +9,7 @@ import { ArgsOf, defineWaiter, objectName, output } from "./schema";
  */
 export const WindowsNodesReady = defineWaiter({
   kind: "WindowsNodesReady",
+  locate: (): ProviderOf => self.windowsNodesReadyProvider,
   inputs: {
     // machineSets: the Windows MachineSets (template label `machine.openshift.io/os-id: Windows`).
     ...machineSetInputs,
@@ -27,3 +29,5 @@ export const WindowsNodesReady = defineWaiter({
 });
 export type WindowsNodesReady = InstanceType<typeof WindowsNodesReady>;
 export type WindowsNodesReadyArgs = ArgsOf<typeof WindowsNodesReady>;
+/** The whole provider, which the one each WindowsNodesReady carries finds by this name: keep it. */
+export const windowsNodesReadyProvider = WindowsNodesReady.provider;
