@@ -230,3 +230,43 @@ describe("startSimulator with @kubernetes/client-node", function () {
     assert.equal(fs.existsSync(path), false, "the temporary kubeconfig is removed");
   });
 });
+
+describe("startSimulator as an OpenShift from before MachineConfigNodes", function () {
+  let sim: Simulator;
+
+  before(async () => {
+    sim = await startSimulator({ speed: 1000, unserved: ["machineconfignodes"] });
+  });
+
+  after(() => sim?.stop());
+
+  it("leaves the resource out of discovery and its CRD out of the cluster, and answers 404 on its path", async () => {
+    const kc = new KubeConfig();
+    kc.loadFromFile(sim.kubeconfigPath);
+    const objects = kc.makeApiClient(CustomObjectsApi);
+    const group = "machineconfiguration.openshift.io";
+    await assert.rejects(
+      objects.listClusterCustomObject({ group, version: "v1", plural: "machineconfignodes" }),
+      (e: { code?: number }) => e.code === 404,
+    );
+    const pools = (await objects.listClusterCustomObject({
+      group,
+      version: "v1",
+      plural: "machineconfigpools",
+    })) as { items: unknown[] };
+    assert.equal(pools.items.length, 2);
+    const crds = (await objects.listClusterCustomObject({
+      group: "apiextensions.k8s.io",
+      version: "v1",
+      plural: "customresourcedefinitions",
+    })) as { items: Array<{ metadata: { name: string } }> };
+    const names = crds.items.map((c) => c.metadata.name);
+    assert.ok(names.includes(`machineconfigpools.${group}`), names.join(", "));
+    assert.ok(!names.includes(`machineconfignodes.${group}`), names.join(", "));
+    const discovery = (await objects.listClusterCustomObject({ group, version: "v1", plural: "" })) as {
+      resources: Array<{ name: string }>;
+    };
+    const served = discovery.resources.map((r) => r.name);
+    assert.ok(served.includes("machineconfigpools") && !served.includes("machineconfignodes"), served.join());
+  });
+});

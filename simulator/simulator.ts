@@ -24,6 +24,12 @@ export interface SimulatorOptions {
   kubeconfigPath?: string;
   /** Bearer token clients use (default: random). */
   token?: string;
+  /**
+   * Plurals of resources the cluster does not serve, as an OpenShift from before them (e.g.
+   * `machineconfignodes`): no CRD, 404 on their paths. Controllers may still keep such objects in the
+   * store, where no client can see them.
+   */
+  unserved?: readonly string[];
 }
 
 export interface Simulator {
@@ -69,7 +75,10 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const cluster = seedCluster(store, { platform, now: clock.now() });
   const crdDir = options.crdDir === undefined ? (findCrdDir() ?? false) : options.crdDir;
   const schemas = crdDir === false ? undefined : CrdSchemas.load(crdDir);
-  for (const crd of schemas?.definitions ?? []) store.create(established(crd, clock.now()));
+  const unserved = options.unserved ?? [];
+  for (const crd of schemas?.definitions ?? []) {
+    if (!unserved.includes(crd.plural)) store.create(established(crd, clock.now()));
+  }
   const controllers = startControllers({ store, clock, platform });
   let api: ApiServer;
   try {
@@ -80,6 +89,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       token: options.token,
       kubeconfigPath: options.kubeconfigPath,
       now: () => clock.now(),
+      unserved,
     });
   } catch (error) {
     controllers.stop();

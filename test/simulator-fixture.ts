@@ -2,7 +2,7 @@
  * Test helpers shared by the waiter tests: one simulator per suite at test speed, and the simulator's
  * own fixtures (MachineSets cloned from the installer's, the WMCO subscription) bound to it.
  */
-import { startSimulator, Simulator } from "../simulator/simulator";
+import { startSimulator, Simulator, SimulatorOptions } from "../simulator/simulator";
 import { K, machineSetFrom, Sim, subscribeWmco } from "../simulator/controllers/testing";
 import { keyOf } from "../simulator/controllers/util";
 import { KubeObject as StoreObject } from "../simulator/store/types";
@@ -15,8 +15,8 @@ export const DEADLINE_MS = 10_000;
 export { K, keyOf };
 export type { Simulator };
 
-export async function startTestSimulator(): Promise<Simulator> {
-  return startSimulator({ speed: SPEED });
+export async function startTestSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
+  return startSimulator({ speed: SPEED, ...options });
 }
 
 /** The simulator's test fixtures take its in-process harness; this is the same view of a running simulator. */

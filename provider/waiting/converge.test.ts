@@ -66,7 +66,7 @@ function obj(name: string, rv: string, phase: string): KubeObject {
 const event = (type: WatchEvent["type"], object: WatchEvent["object"]): WatchEvent => ({ type, object });
 
 function phaseIs(phase: string) {
-  return (view: { sources: Record<string, KubeObject[] | undefined> }) => {
+  return (view: { sources: Record<string, KubeObject[] | null | undefined> }) => {
     const o = view.sources.things?.[0];
     const current = (o?.status as { phase?: string } | undefined)?.phase;
     return current === phase
@@ -301,10 +301,11 @@ describe("reflector", () => {
   function session(client: ApiClient) {
     const stop = new AbortController();
     const failures: string[] = [];
+    const clock = fakeClock();
     const value: Session = {
       waiter: "things",
       client,
-      clock: fakeClock(),
+      clock,
       policy: steady,
       signal: stop.signal,
       remainingMs: () => 60_000,
@@ -314,7 +315,7 @@ describe("reflector", () => {
       },
       transient: () => undefined,
     };
-    return { session: value, failures };
+    return { session: value, failures, clock };
   }
 
   it("keeps a store of the source through added, modified and deleted objects, resuming from bookmarks", async () => {
@@ -332,6 +333,7 @@ describe("reflector", () => {
     const { session: s, failures } = session(client);
     const seen: string[] = [];
     await reflect(s, source, (store) => {
+      assert.ok(store, "a served source hands a store");
       const phases = [...store.values()].map(
         (o) => `${o.metadata.name}=${(o.status as { phase: string }).phase}`,
       );
@@ -356,6 +358,117 @@ describe("reflector", () => {
     const { session: s, failures } = session(client);
     await reflect(s, source, () => false);
     assert.deepEqual(failures, ["things: cannot watch machinesets in ns: HTTP 403 Forbidden: forbidden"]);
+  });
+  describe("a source older clusters do not serve (servedOrNull)", () => {
+    const optional = { ...source, servedOrNull: true };
+    const notFound = () => apiError("the server could not find the requested resource", { status: 404 });
+
+    /** Reflects `optional`, recording what each change handed over: its object names, or null. */
+    async function handed(s: Session) {
+      const seen: Array<string[] | null> = [];
+      await reflect(s, optional, (store) => {
+        seen.push(store && [...store.keys()]);
+        return store === null || store.has("b");
+      });
+      return seen;
+    }
+
+    it("hands null after a 404 on its list, with one request and no retry", async () => {
+      const { client, calls } = scriptedClient([notFound()], []);
+      const { session: s, failures, clock } = session(client);
+      assert.deepEqual(await handed(s), [null]);
+      assert.deepEqual(calls, ["list"]);
+      assert.equal(client.requests, 1);
+      assert.deepEqual(clock.slept, []);
+      assert.deepEqual(failures, []);
+    });
+
+    it("seeds the store and the watch from its one list when served", async () => {
+      const { client, calls } = scriptedClient(
+        [{ items: [obj("a", "4", "Pending")], resourceVersion: "4" }],
+        [async (h) => h.onEvent(event("ADDED", obj("b", "5", "Pending")))],
+      );
+      const { session: s, failures } = session(client);
+      assert.deepEqual(await handed(s), [["a"], ["a", "b"]]);
+      assert.deepEqual(calls, ["list", "watch@4"]);
+      assert.deepEqual(failures, []);
+    });
+
+    it("retries 500, 429 and refused connections on its list, as any source's", async () => {
+      const { client, calls } = scriptedClient(
+        [
+          apiError("internal error", { status: 500 }),
+          apiError("slow down", { status: 429, retryAfterMs: 1000 }),
+          apiError("connect ECONNREFUSED", { code: "ECONNREFUSED" }),
+          { items: [obj("b", "2", "Pending")], resourceVersion: "2" },
+        ],
+        [],
+      );
+      const { session: s, failures, clock } = session(client);
+      assert.deepEqual(await handed(s), [["b"]]);
+      assert.deepEqual(calls, ["list", "list", "list", "list"]);
+      assert.deepEqual(clock.slept, [100, 1000, 400]);
+      assert.deepEqual(failures, []);
+    });
+
+    it("re-lists after 410 Gone and hands null once the resource is no longer served", async () => {
+      const { client, calls } = scriptedClient(
+        [{ items: [obj("a", "3", "Pending")], resourceVersion: "3" }, notFound()],
+        [
+          async (h) =>
+            h.onEvent(
+              event("ERROR", { metadata: { name: "" }, code: 410, reason: "Expired", message: "too old" }),
+            ),
+        ],
+      );
+      const { session: s, failures } = session(client);
+      assert.deepEqual(await handed(s), [["a"], null]);
+      assert.deepEqual(calls, ["list", "watch@3", "list"]);
+      assert.deepEqual(failures, []);
+    });
+
+    it("hands null after a 404 on its watch (the resource went since the list)", async () => {
+      const { client, calls } = scriptedClient([{ items: [], resourceVersion: "7" }], [notFound()]);
+      const { session: s, failures } = session(client);
+      assert.deepEqual(await handed(s), [[], null]);
+      assert.deepEqual(calls, ["list", "watch@7"]);
+      assert.deepEqual(failures, []);
+    });
+
+    it('fails on 403: forbidden is not "not served"', async () => {
+      const { client } = scriptedClient([apiError("forbidden", { status: 403, reason: "Forbidden" })], []);
+      const { session: s, failures } = session(client);
+      assert.deepEqual(await handed(s), []);
+      assert.deepEqual(failures, ["things: cannot list machinesets in ns: HTTP 403 Forbidden: forbidden"]);
+    });
+
+    it("fails on 404 when the source does not say it may be unserved", async () => {
+      const { client } = scriptedClient([notFound()], []);
+      const { session: s, failures } = session(client);
+      await reflect(s, source, () => false);
+      assert.deepEqual(failures, [
+        "things: cannot list machinesets in ns: HTTP 404: the server could not find the requested resource",
+      ]);
+    });
+
+    it("shows as null in the view of a wait and of an observation, which then need nothing more", async () => {
+      for (const run of [converge, observe] as const) {
+        const { client, calls } = scriptedClient([notFound()], []);
+        const outcome = await run({
+          client,
+          waiter: "things",
+          sources: [optional],
+          evaluate: (view) =>
+            view.sources.things === null
+              ? { state: "done", message: "not served", result: "null" }
+              : { state: "waiting", message: "listing" },
+          timeoutMs: 5000,
+          retry: fast,
+        });
+        assert.equal(outcome.result, "null");
+        assert.deepEqual(calls, ["list"]);
+      }
+    });
   });
 });
 

@@ -2,16 +2,15 @@
  * The evaluation half of the waiting core: the stores the reflector (`reflector.ts`) keeps become a
  * view, and a pure predicate is evaluated on it after every change until it says done or failed; one
  * deadline bounds everything. The predicate asks for what else it needs (another source, a get, a
- * one-off list, a patch) instead of doing I/O, so it stays a pure function of what was observed. A get
- * that finds nothing watches that name until the object appears: nothing absent is taken as absent
- * for good.
+ * patch) instead of doing I/O, so it stays a pure function of what was observed. A get that finds
+ * nothing watches that name until the object appears: nothing absent is taken as absent for good.
  */
-import { ApiClient, Selectors } from "./api";
+import { ApiClient } from "./api";
 import { Clock, systemClock } from "./clock";
 import { KubeObject, ResourceKind } from "./kinds";
 import { ProgressListener, ProgressReporter, progressReporter, WaitState } from "./progress";
 import { reflect, retrying, Session, SourceSpec, Store } from "./reflector";
-import { ApiError, DEFAULT_RETRY, describeApiError, RetryPolicy } from "./retry";
+import { DEFAULT_RETRY, describeApiError, RetryPolicy } from "./retry";
 
 export type { SourceSpec } from "./reflector";
 
@@ -29,21 +28,19 @@ export type Need =
       namespace?: string;
       metadataOnly?: boolean;
     }
-  /**
-   * A one-off list; the view holds the items. With `servedOrNull`, a server that does not serve the
-   * resource (404) gives null instead of failing the wait: a probe for an API newer clusters have.
-   */
-  | { type: "list"; key: string; resource: ResourceKind; selectors: Selectors; servedOrNull?: boolean }
   /** A merge patch sent once per key; the view marks it done. Never sent by a read-only observation. */
   | { type: "patch"; key: string; resource: ResourceKind; name: string; namespace?: string; patch: unknown };
 
 type GetNeed = Extract<Need, { type: "get" }>;
 
 export interface View {
-  /** Objects of each listed source; absent until that source's first list has arrived. */
-  sources: Record<string, KubeObject[] | undefined>;
-  /** Results of `get` (object or null) and `list` (array) needs by key. */
-  fetched: Record<string, KubeObject | KubeObject[] | null | undefined>;
+  /**
+   * Objects of each listed source; absent until that source's first list has arrived, null when the
+   * cluster does not serve a `servedOrNull` source's resource.
+   */
+  sources: Record<string, KubeObject[] | null | undefined>;
+  /** Results of `get` needs (object or null) by key. */
+  fetched: Record<string, KubeObject | null | undefined>;
   /** Keys of patches that were applied. */
   patched: Record<string, true | undefined>;
   /** Milliseconds since the wait began. */
@@ -113,8 +110,8 @@ interface Run<R> {
   once: boolean;
   session: Session;
   started: number;
-  /** Each started source's store, undefined until its first list arrived. */
-  stores: Record<string, Store | undefined>;
+  /** Each started source's store, undefined until its first list arrived, null when not served. */
+  stores: Record<string, Store | null | undefined>;
   fetched: View["fetched"];
   patched: View["patched"];
   inFlight: Record<string, true | undefined>;
@@ -142,8 +139,8 @@ function progressOf<R>(run: Run<R>, evaluation: Evaluation<R>) {
 function view(run: Run<unknown>): View | undefined {
   const sources: View["sources"] = {};
   for (const [name, store] of Object.entries(run.stores)) {
-    if (!store) return undefined;
-    sources[name] = [...store.values()];
+    if (store === undefined) return undefined;
+    sources[name] = store && [...store.values()];
   }
   return {
     sources,
@@ -192,7 +189,7 @@ function satisfy<R>(run: Run<R>, need: Need): void {
   });
 }
 
-/** Sends what a get, list or patch need asks for, retrying, and records the answer in the run. */
+/** Sends what a get or patch need asks for, retrying, and records the answer in the run. */
 function request<R>(run: Run<R>, need: Exclude<Need, { type: "source" }>): Promise<unknown> {
   const { session, fetched, patched } = run;
   const { client } = session;
@@ -201,19 +198,6 @@ function request<R>(run: Run<R>, need: Exclude<Need, { type: "source" }>): Promi
       client.get(need.resource, need.name, need.namespace, s).then((o) => {
         fetched[need.key] = o ? kept(need, o) : null;
       }),
-    );
-  }
-  if (need.type === "list") {
-    return retrying(session, `list ${need.resource.plural}`, (s) =>
-      client.list(need.resource, need.selectors, s).then(
-        (l) => {
-          fetched[need.key] = l.items;
-        },
-        (e: ApiError) => {
-          if (!need.servedOrNull || e.status !== 404) throw e;
-          fetched[need.key] = null;
-        },
-      ),
     );
   }
   return retrying(session, `patch ${need.resource.kind} ${need.name}`, (s) =>
@@ -235,7 +219,7 @@ function kept(need: GetNeed, object: KubeObject): KubeObject {
 function follow<R>(run: Run<R>, need: GetNeed): void {
   const byName = { name: need.key, resource: need.resource, namespace: need.namespace };
   void reflect(run.session, { ...byName, fieldSelector: `metadata.name=${need.name}` }, (store) => {
-    const [object] = store.values();
+    const [object] = store?.values() ?? [];
     if (!object) return false;
     run.fetched[need.key] = kept(need, object);
     reevaluate(run);

@@ -159,8 +159,13 @@ describe("waiting core against the simulator", function () {
       const before = poolTarget(sim);
       const progress: ProgressEvent[] = [];
       sim.store.create(machineConfig("99-worker-race", { "/etc/race.conf": "one" }));
+      const sent: string[] = [];
+      const client = createApiClient(kubeconfig, {
+        onRequest: (_method, path) => sent.push(describeRequest(path)),
+      });
       // Started right after the create, while the pool still says Updated=True for the old render.
       const { result, requests } = await rollout({
+        client,
         pool: "worker",
         machineConfigs: ["99-worker-race"],
         progressIntervalMs: 0,
@@ -171,8 +176,13 @@ describe("waiting core against the simulator", function () {
       assert.deepEqual(currentConfigs(sim), [result.renderedConfig]);
       assert.equal(renderedFiles(sim, result.renderedConfig)["/etc/race.conf"], "one");
       assert.equal(result.updatedMachineCount, result.machineCount);
-      // Pool and MachineConfig reads, plus the MachineConfigNodes' probe, list and watch for the phases.
-      assert.ok(requests <= 7, `${requests} requests`);
+      // The pool's list and watch and the MachineConfig's read, plus the MachineConfigNodes' list and
+      // watch for the phases: one list both finds out that the cluster serves them and seeds the watch.
+      assert.ok(requests <= 5, `${requests} requests: ${sent.join("; ")}`);
+      assert.deepEqual(
+        sent.filter((r) => r.endsWith(" machineconfignodes")),
+        ["list machineconfignodes", "watch machineconfignodes"],
+      );
       assert.ok(progress.some((e) => /^pool worker: [0-2]\/3 updated -> rendered-worker-/.test(e.message)));
       // The MachineConfigNodes say which node is in which phase.
       assert.ok(
@@ -293,33 +303,40 @@ describe("waiting core against the simulator", function () {
       await rollout({ pool: "worker", deletedMachineConfigs: ["99-worker-degraded"] });
     });
 
-    it("falls back to the node annotations on a cluster that does not serve MachineConfigNodes", async () => {
-      const served = createApiClient(kubeconfig);
-      const notServed = (plural: string) =>
-        Object.assign(new Error(`the server does not serve ${plural}`), { status: 404, reason: "NotFound" });
-      // An OpenShift before MachineConfigNodes: their list and watch answer 404.
-      const client = Object.create(served) as typeof served;
-      client.list = (resource, selectors, signal) =>
-        resource.plural === "machineconfignodes"
-          ? Promise.reject(notServed(resource.plural))
-          : served.list(resource, selectors, signal);
-      const progress: ProgressEvent[] = [];
-      sim.store.create(machineConfig("99-worker-old-cluster", { "/etc/old.conf": "x" }));
-      const outcome = await waitForPoolRollout({
-        client,
-        pool: "worker",
-        machineConfigs: ["99-worker-old-cluster"],
-        timeoutMs: DEADLINE_MS,
-        progressIntervalMs: 0,
-        onProgress: (e) => progress.push(e),
-      });
-      assert.deepEqual(currentConfigs(sim), [outcome.result.renderedConfig]);
-      assert.ok(
-        progress.some((e) => /^pool worker: [0-2]\/3 updated -> rendered-worker-\w+$/.test(e.message)),
-      );
-      assert.ok(progress.every((e) => !e.message.includes("; ip-")));
-      sim.store.delete(keyOf(K.machineConfig, "99-worker-old-cluster"));
-      await rollout({ pool: "worker", deletedMachineConfigs: ["99-worker-old-cluster"] });
+    it("falls back to the node annotations on a cluster that does not serve MachineConfigNodes, asking once", async () => {
+      // An OpenShift before MachineConfigNodes: their paths answer 404.
+      const old = await startTestSimulator({ unserved: ["machineconfignodes"] });
+      try {
+        const sent: string[] = [];
+        const client = createApiClient(old.kubeconfig, {
+          onRequest: (_method, path) => sent.push(describeRequest(path)),
+        });
+        const progress: ProgressEvent[] = [];
+        old.store.create(machineConfig("99-worker-old-cluster", { "/etc/old.conf": "x" }));
+        const outcome = await waitForPoolRollout({
+          client,
+          pool: "worker",
+          machineConfigs: ["99-worker-old-cluster"],
+          timeoutMs: DEADLINE_MS,
+          progressIntervalMs: 0,
+          onProgress: (e) => progress.push(e),
+        });
+        assert.deepEqual(currentConfigs(old), [outcome.result.renderedConfig]);
+        assert.equal(outcome.result.learnedTimings, undefined);
+        assert.ok(
+          progress.some((e) => /^pool worker: [0-2]\/3 updated -> rendered-worker-\w+$/.test(e.message)),
+        );
+        assert.ok(progress.every((e) => !e.message.includes("; ip-")));
+        // The pool's list and watch and the MachineConfig's read, and the one list that answered 404:
+        // neither retried nor watched.
+        assert.deepEqual(
+          sent.filter((r) => r.endsWith(" machineconfignodes")),
+          ["list machineconfignodes"],
+        );
+        assert.ok(outcome.requests <= 4, `${outcome.requests} requests: ${sent.join("; ")}`);
+      } finally {
+        await old.stop();
+      }
     });
 
     it("fails naming the node, its MachineConfigNode phase and the condition's message", async () => {
@@ -359,8 +376,8 @@ describe("waiting core against the simulator", function () {
       assert.equal(renderedFiles(sim, result.renderedConfig)["/etc/late.conf"], "late");
       assert.deepEqual(currentConfigs(sim), [result.renderedConfig]);
       // The pool's list and watch, the read that found nothing, then a list and a watch of that name,
-      // and the MachineConfigNodes' probe, list and watch.
-      assert.ok(requests <= 8, `${requests} requests`);
+      // and the MachineConfigNodes' list and watch.
+      assert.ok(requests <= 7, `${requests} requests`);
       sim.store.delete(keyOf(K.machineConfig, "99-worker-late"));
       await rollout({ pool: "worker", deletedMachineConfigs: ["99-worker-late"] });
     });
@@ -403,7 +420,7 @@ describe("waiting core against the simulator", function () {
     it("survives the watches dropped mid-rollout, reconnecting each with one request", async () => {
       const outcome = await rolloutWith(() => sim.faults.dropWatches());
       // Pool and MachineConfigNodes watches each reconnect once.
-      assert.ok(outcome.requests <= 9, `${outcome.requests} requests`);
+      assert.ok(outcome.requests <= 7, `${outcome.requests} requests: ${outcome.sent.join("; ")}`);
     });
 
     it("re-lists after 410 Gone on resume", async () => {

@@ -3,7 +3,9 @@
  * objects in a store, then watch from the list's resourceVersion and apply every event to the store.
  * Watches resume from the last resourceVersion seen (events and bookmarks), re-list on 410 Gone, and
  * retry 429, 5xx and network failures with backoff. What the objects mean is not its business: it hands
- * the store to whoever asked after every change (see `converge.ts` for the evaluation half).
+ * the store to whoever asked after every change (see `converge.ts` for the evaluation half). A source
+ * whose resource only newer clusters serve says so itself (`servedOrNull`): one list both finds out and
+ * seeds the store, instead of a probe before it.
  */
 import { ApiClient, Selectors } from "./api";
 import { Clock } from "./clock";
@@ -14,6 +16,12 @@ export interface SourceSpec extends Selectors {
   /** How the predicate finds this source's objects in the view. */
   name: string;
   resource: ResourceKind;
+  /**
+   * The resource is one that older clusters do not serve: a 404 on its list or watch hands null
+   * instead of a store (once, without retrying) rather than failing the wait. Only 404 means that:
+   * 403 still fails, 410 still re-lists, 429, 5xx and network failures are still retried.
+   */
+  servedOrNull?: boolean;
 }
 
 /** A source's objects by `objectKey`. */
@@ -34,6 +42,10 @@ export interface Session {
   fail(message: string): void;
   /** The latest transient failure, or undefined once a request got through, for the timeout message. */
   transient(error: unknown): void;
+}
+
+function isNotServed(source: SourceSpec, error: unknown): boolean {
+  return source.servedOrNull === true && (error as ApiError | undefined)?.status === 404;
 }
 
 function isGone(error: ApiError): boolean {
@@ -69,12 +81,13 @@ const SHORT_WATCH_MS = 1000;
 
 /**
  * Lists and watches a source, handing its store to `changed` after the list and after every event
- * until `changed` returns true or the wait ends.
+ * until `changed` returns true or the wait ends; null, and nothing after it, when a `servedOrNull`
+ * source is not served.
  */
 export async function reflect(
   session: Session,
   source: SourceSpec,
-  changed: (store: Store) => boolean,
+  changed: (store: Store | null) => boolean,
 ): Promise<void> {
   const { client, clock, policy } = session;
   const what = `${source.resource.plural}${source.namespace ? ` in ${source.namespace}` : ""}`;
@@ -85,7 +98,13 @@ export async function reflect(
   let stopped = false;
   while (!ended()) {
     if (resourceVersion === "") {
-      const list = await retrying(session, `list ${what}`, (s) => client.list(source.resource, source, s));
+      const list = await retrying(session, `list ${what}`, (s) =>
+        client.list(source.resource, source, s).catch((e: unknown) => {
+          if (isNotServed(source, e)) return null;
+          throw e;
+        }),
+      );
+      if (list === null) changed(null);
       if (!list) return;
       store = new Map(list.items.map((o) => [objectKey(o), o]));
       resourceVersion = list.resourceVersion;
@@ -138,6 +157,11 @@ export async function reflect(
     } catch (e) {
       if (ended() || stopped) return;
       const error = e as ApiError;
+      // Served at the list, gone since (its CRD deleted): as good as a 404 on the list.
+      if (isNotServed(source, error)) {
+        changed(null);
+        return;
+      }
       if (isGone(error)) {
         resourceVersion = "";
         continue;

@@ -14,7 +14,6 @@ import {
   observe,
   Outcome,
   SourceSpec,
-  View,
   WaitOptions,
 } from "./converge";
 import { Condition, conditionOf, field, KINDS, KubeObject, labelsOf } from "./kinds";
@@ -55,13 +54,7 @@ export function clientOf(access: ClusterAccess): ApiClient {
   return createApiClient(access.kubeconfig);
 }
 
-function fetchedObject(view: View, key: string): KubeObject | null | undefined {
-  return view.fetched[key] as KubeObject | null | undefined;
-}
-
 // ---- pool rollout ----
-
-const MCN_PROBE = "machineconfignodes-served";
 
 export interface PoolRolloutOptions extends WaitOptions, ClusterAccess, PoolRolloutTarget {}
 
@@ -99,20 +92,19 @@ function poolRollout(options: PoolRolloutOptions): ConvergeOptions<PoolRolloutRe
       const renderedName = field<string>(pool, "spec", "configuration", "name") ?? "";
       const generated: Record<string, KubeObject | null | undefined> = {};
       for (const key of Object.keys(view.fetched)) {
-        if (key.startsWith("generated/"))
-          generated[key.slice("generated/".length)] = fetchedObject(view, key);
+        if (key.startsWith("generated/")) generated[key.slice("generated/".length)] = view.fetched[key];
       }
       const evaluation = evaluatePoolRollout(target, {
         pool,
         machineConfigs: Object.fromEntries(
-          (target.machineConfigs ?? []).map((m) => [m, fetchedObject(view, `mc/${m}`)]),
+          (target.machineConfigs ?? []).map((m) => [m, view.fetched[`mc/${m}`]]),
         ),
-        rendered: { [renderedName]: fetchedObject(view, `rendered/${renderedName}`) },
+        rendered: { [renderedName]: view.fetched[`rendered/${renderedName}`] },
         kubeletConfigs: view.sources.kubeletConfigs ?? [],
         containerRuntimeConfigs: view.sources.containerRuntimeConfigs ?? [],
         generated,
-        nodes: view.sources.nodes,
-        machineConfigNodes: view.fetched[MCN_PROBE] === null ? null : view.sources.machineConfigNodes,
+        nodes: view.sources.nodes ?? undefined,
+        machineConfigNodes: view.sources.machineConfigNodes,
         initialRenderDegraded: initial.renderDegraded,
       });
       for (const mcn of view.sources.machineConfigNodes ?? []) {
@@ -143,18 +135,9 @@ function poolRollout(options: PoolRolloutOptions): ConvergeOptions<PoolRolloutRe
         needs.push({ type: "source", source: { name: "nodes", resource: KINDS.node, labelSelector } });
       }
       if (evaluation.needs.machineConfigNodes) {
-        // Probed with a one-off list first: a watch of an API the cluster does not serve would fail the wait.
-        needs.push(
-          view.fetched[MCN_PROBE] === undefined
-            ? {
-                type: "list",
-                key: MCN_PROBE,
-                resource: KINDS.machineConfigNode,
-                selectors: {},
-                servedOrNull: true,
-              }
-            : { type: "source", source: { name: "machineConfigNodes", resource: KINDS.machineConfigNode } },
-        );
+        // Clusters before MachineConfigNodes answer their list with 404: the node annotations decide then.
+        const source = { name: "machineConfigNodes", resource: KINDS.machineConfigNode, servedOrNull: true };
+        needs.push({ type: "source", source });
       }
       return { ...evaluation, needs };
     },
@@ -473,7 +456,7 @@ function windowsNodes(options: WindowsNodesOptions): ConvergeOptions<WindowsResu
     ],
     evaluate(view) {
       const evaluation = evaluateWindowsNodes(target, {
-        privateKeySecret: fetchedObject(view, "secret"),
+        privateKeySecret: view.fetched.secret,
         machineSets: view.sources.machineSets ?? [],
         machines: view.sources.machines ?? [],
         nodes: view.sources.nodes ?? [],

@@ -356,8 +356,9 @@ const TABLE: Row[] = [
 export class ResourceRegistry {
   readonly all: ResourceType[];
 
-  constructor(schemas?: CrdSchemas) {
-    this.all = TABLE.map((row) => {
+  /** `unserved`: plurals left out, as on a cluster older than those resources. */
+  constructor(schemas?: CrdSchemas, unserved: readonly string[] = []) {
+    this.all = TABLE.filter((row) => !unserved.includes(row.plural)).map((row) => {
       const base: ResourceType = {
         ...row,
         listKind: `${row.kind}List`,

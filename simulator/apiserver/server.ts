@@ -31,6 +31,8 @@ export interface ApiServerOptions {
   bookmarkIntervalMs?: number;
   /** Source of "now" for ages in tables and managedFields times. */
   now?: () => Date;
+  /** Plurals of resources not served: their paths answer 404 and discovery leaves them out. */
+  unserved?: readonly string[];
 }
 
 const DEFAULT_MAX_BODY = 3 * 1024 * 1024;
@@ -58,7 +60,7 @@ export class ApiServer implements FaultTarget {
   private currentToken: string;
 
   private constructor(options: ApiServerOptions) {
-    this.registry = new ResourceRegistry(options.schemas);
+    this.registry = new ResourceRegistry(options.schemas, options.unserved);
     this.faults = new ServerFaults(this);
     this.currentToken = options.token ?? randomBytes(24).toString("base64url");
     this.maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
