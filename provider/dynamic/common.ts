@@ -12,6 +12,7 @@ import type { Evaluation, ProgressEvent, ProgressListener } from "../waiting";
 import {
   clusterServer,
   currentCredentials,
+  currentServer,
   explainRejectedCredentials,
   rejectsCredentials,
 } from "./credentials";
@@ -100,10 +101,7 @@ export function checkCommon(inputs: Record<string, unknown>): CheckFailure[] {
       });
     } else {
       try {
-        const { KubeConfig } = require("@kubernetes/client-node") as typeof import("@kubernetes/client-node");
-        const kc = new KubeConfig();
-        kc.loadFromString(kubeconfig);
-        if (!kc.getCurrentCluster())
+        if (currentServer(kubeconfig) === undefined)
           failures.push({
             property: "kubeconfig",
             reason: "kubeconfig has no current context with a cluster",

@@ -10,7 +10,8 @@ import {
   Simulator,
   startTestSimulator,
 } from "../../test/simulator-fixture";
-import { currentCredentials, STORED_SOURCE } from "./credentials";
+import { execFileSync } from "node:child_process";
+import { clusterServer, currentCredentials, currentServer, STORED_SOURCE } from "./credentials";
 import { MachineSetReady, MachineSetRemoval, PoolRollout } from "./index";
 
 function kubeconfig(server: string, token: string): string {
@@ -74,6 +75,53 @@ describe("waiter credentials", () => {
     const moved = await diff({ kubeconfig: kubeconfig("https://api.other:6443", "new"), pool: "worker" });
     assert.equal(moved.changes, true);
     assert.deepEqual(moved.replaces, []);
+  });
+
+  it("reads the current context's server as the Kubernetes client does, and says when there is none", async () => {
+    assert.equal(currentServer(kubeconfig(CLUSTER, "t")), CLUSTER);
+    assert.equal(
+      clusterServer(kubeconfig("https://API.example.com:6443/", "t")),
+      "https://api.example.com:6443/",
+    );
+    const json = JSON.stringify({
+      clusters: [{ name: "c", cluster: { server: CLUSTER } }],
+      contexts: [{ name: "x", context: { cluster: "c" } }],
+      "current-context": "x",
+    });
+    assert.equal(currentServer(json), CLUSTER);
+    // A current context naming a cluster that is not there, no current context, no cluster list at all.
+    assert.equal(currentServer(kubeconfig(CLUSTER, "t").replace("cluster: c,", "cluster: gone,")), undefined);
+    assert.equal(currentServer(kubeconfig(CLUSTER, "t").replace("current-context: x", "")), undefined);
+    assert.equal(currentServer("apiVersion: v1\nkind: Config\nclusters: none\n"), undefined);
+    assert.throws(() => currentServer("clusters: ["));
+    assert.throws(() => currentServer("just text"), /a YAML mapping is expected/);
+    const failures = async (text: string) =>
+      (await PoolRollout.provider.check!({}, { kubeconfig: text, pool: "worker" })).failures?.map(
+        (f) => f.reason,
+      );
+    assert.deepEqual(await failures(kubeconfig(CLUSTER, "t")), []);
+    assert.deepEqual(await failures(kubeconfig(CLUSTER, "t").replace("current-context: x", "")), [
+      "kubeconfig has no current context with a cluster",
+    ]);
+    assert.match((await failures("clusters: ["))![0], /^kubeconfig cannot be parsed: /);
+  });
+
+  it("checks and diffs a waiter without loading the Kubernetes client, as every preview does for every waiter", function () {
+    this.timeout(60_000);
+    // In a process of its own: this one has loaded the client long ago.
+    const script = `
+      const { PoolRollout } = require(${JSON.stringify(require.resolve("./pool-rollout"))});
+      const kc = ${JSON.stringify(kubeconfig(CLUSTER, "t"))};
+      (async () => {
+        const checked = await PoolRollout.provider.check({}, { kubeconfig: kc, pool: "worker" });
+        const diff = await PoolRollout.provider.diff("pool/worker", { kubeconfig: kc, pool: "worker" }, { kubeconfig: kc, pool: "infra" });
+        const client = Object.keys(require.cache).some((f) => f.includes("@kubernetes/client-node"));
+        process.stdout.write(JSON.stringify({ failures: checked.failures, changes: diff.changes, client }));
+      })();`;
+    const out = execFileSync(process.execPath, ["-r", "ts-node/register/transpile-only", "-e", script], {
+      encoding: "utf8",
+    });
+    assert.deepEqual(JSON.parse(out), { failures: [], changes: true, client: false });
   });
 
   describe("against the simulator", function () {
