@@ -3,6 +3,8 @@ import { InfraNodePool, MachineConfig } from "../../index";
 
 const config = new pulumi.Config();
 const pools = config.requireNumber("pools");
+// bench:eval also measures the components without their waiters.
+const wait = config.getBoolean("wait") ?? true;
 // Cluster facts and image given, so the evaluation measures the program itself, not fixture reads.
 const cluster = { infrastructureId: "cluster-zbwlg-cbgq7", platform: "aws" as const, region: "us-east-2" };
 
@@ -14,9 +16,11 @@ for (let i = 0; i < pools; i++) {
     replicas: 3,
     image: "ami-0c4d1f6a9e2b37c85",
     aws: { instanceType: "m6i.xlarge" },
+    wait,
   });
   new MachineConfig(`99-pool${i}-chrony`, {
     role: pool.role,
     files: [{ path: "/etc/chrony.conf", contents: { text: `pool 169.254.169.123 iburst # ${i}\n` } }],
+    wait,
   });
 }
