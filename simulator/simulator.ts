@@ -2,7 +2,7 @@
  * The local OpenShift simulator: an in-memory store seeded with a cluster, the controllers that make it
  * behave (machine-api, MCO, OLM, WMCO) and the HTTPS API server real clients talk to.
  */
-import { ApiServer, ServerFaults } from "./apiserver";
+import { ApiServer, RequestObserver, ServerFaults } from "./apiserver";
 import { createClock } from "./clock";
 import { seedCluster, SeededCluster } from "./cluster/seed";
 import { startControllers } from "./controllers";
@@ -44,6 +44,8 @@ export interface Simulator {
   cluster: SeededCluster;
   /** API-level faults, plus the cluster-level ones under their names (see `faults.names()`). */
   faults: ServerFaults;
+  /** Calls `observer` with every API request the server receives; returns the function that stops it. */
+  observeRequests(observer: RequestObserver): () => void;
   stop(): Promise<void>;
 }
 
@@ -134,6 +136,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     store,
     cluster,
     faults: api.faults,
+    observeRequests: (observer) => api.observeRequests(observer),
     async stop() {
       if (stopped) return;
       stopped = true;

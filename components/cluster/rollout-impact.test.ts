@@ -15,8 +15,12 @@ import {
   MachineConfig,
   MachineConfigPool,
 } from "../machine-configuration/machine-configuration";
-import { impactLine } from "../../builders/rollout-impact";
-import { clusterPoolImpact } from "./rollout-impact";
+import { impactLine, PoolImpact } from "../../builders/rollout-impact";
+import {
+  machineConfig as machineConfigManifest,
+  machineConfigPool,
+} from "../../builders/machineconfiguration";
+import { clusterPoolImpact, clusterRolloutImpact } from "./rollout-impact";
 import { InfraNodePool } from "../infra-node-pool/infra-node-pool";
 import { awsCloud } from "../../test/mocks";
 
@@ -174,6 +178,94 @@ describe("rollout impact at preview, against the cluster", function () {
     assert.deepEqual(
       [(await valueOf(mcp.rolloutImpact))?.newRender, (await valueOf(mcp.rolloutImpact))?.paused],
       [false, true],
+    );
+  });
+});
+
+describe("rollout impact at preview: the cluster read once per run, whatever the number of pools", function () {
+  this.timeout(30_000);
+  const POOLS = ["edge", "gpu", "storage", "batch"];
+  let sim: Simulator;
+  before(async () => {
+    sim = await startTestSimulator();
+    for (const pool of POOLS) sim.store.create({ ...machineConfigPool({ name: pool }) });
+  });
+  after(() => sim.stop());
+  afterEach(() => sim.faults.reset());
+
+  const chrony = (pool: string) => ({
+    name: `99-${pool}-chrony`,
+    role: pool,
+    files: [{ path: "/etc/chrony.conf", contents: { text: `pool ${pool}.example.com iburst\n` } }],
+  });
+
+  /** A preview of the first `n` pools, each with a MachineConfig: their impacts, the requests and warnings. */
+  async function preview(n: number) {
+    await resetMocks(awsCloud(), { preview: true });
+    const requests: string[] = [];
+    const warnings: string[] = [];
+    const stop = sim.observeRequests((method, url) => requests.push(`${method} ${url}`));
+    const warn = console.warn;
+    console.warn = (line: string) => warnings.push(line);
+    try {
+      const components = POOLS.slice(0, n).flatMap((pool) => [
+        new InfraNodePool(pool, {
+          role: pool,
+          zones: ["us-east-2a"],
+          kubeconfig: sim.kubeconfig,
+          maxUnavailable: 1,
+        }),
+        new MachineConfig(chrony(pool).name, { ...chrony(pool), kubeconfig: sim.kubeconfig }),
+      ]);
+      const impacts = await Promise.all(components.map((c) => valueOf(c.rolloutImpact)));
+      return { impacts, requests, warnings };
+    } finally {
+      console.warn = warn;
+      stop();
+    }
+  }
+
+  /** Each component's impact as it reads the cluster on its own, one reading per call. */
+  const readAlone = (pools: string[]): Promise<Array<PoolImpact | undefined>> =>
+    Promise.all(
+      pools.flatMap((pool) => [
+        clusterPoolImpact(sim.kubeconfig, pool, { maxUnavailable: 1, paused: false }),
+        clusterRolloutImpact(sim.kubeconfig, pool, machineConfigManifest(chrony(pool))),
+      ]),
+    );
+
+  it("1 and 4 pools with a MachineConfig each send the same few requests, and get what each reads alone", async () => {
+    const one = await preview(1);
+    const four = await preview(4);
+    assert.ok(one.requests.length <= 6, one.requests.join("\n"));
+    assert.deepEqual(four.requests.sort(), one.requests.sort());
+    assert.deepEqual(one.impacts, await readAlone(POOLS.slice(0, 1)));
+    assert.deepEqual(four.impacts, await readAlone(POOLS));
+    assert.deepEqual(
+      four.impacts.map((i) => [i?.pool, i?.newRender]),
+      POOLS.flatMap((pool) => [
+        [pool, false],
+        [pool, true],
+      ]),
+    );
+  });
+
+  it("a read that fails for a passing reason is retried: every component still gets its impact", async () => {
+    sim.faults.failNextRequests(2, 503, 0);
+    const { impacts, warnings } = await preview(2);
+    assert.deepEqual(warnings, []);
+    assert.deepEqual(impacts, await readAlone(POOLS.slice(0, 2)));
+  });
+
+  it("a cluster that keeps failing its reads gives each component a warning, not a failed preview", async () => {
+    sim.faults.failNextRequests(1000, 500, 0);
+    const { impacts, warnings } = await preview(2);
+    assert.deepEqual(impacts, [undefined, undefined, undefined, undefined]);
+    assert.deepEqual(
+      warnings.sort(),
+      ["edge", "edge", "gpu", "gpu"].map(
+        (pool) => `warning: [runtime] pool ${pool}: rollout impact unknown: injected fault: InternalError`,
+      ),
     );
   });
 });

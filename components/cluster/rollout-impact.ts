@@ -16,9 +16,8 @@ import {
 } from "../../builders/rollout-impact";
 import { PoolRollout } from "../../provider/dynamic";
 import { RolloutBaseline } from "../../provider/dynamic/rollout-baseline";
-import { ApiClient, createApiClient } from "../../provider/waiting/api";
 import { KINDS, KubeObject } from "../../provider/waiting/kinds";
-import { ApiError, describeApiError } from "../../provider/waiting/retry";
+import { ClusterSnapshot, CONFIG_KINDS, readCluster } from "./cluster-snapshot";
 
 /** The settings of a MachineConfigPool that pace or hold its rollouts. */
 export interface PoolSettings {
@@ -38,11 +37,8 @@ interface PoolState {
   nodeDisruptionPolicy: never;
 }
 
-async function readPool(client: ApiClient, pool: string): Promise<PoolState | undefined> {
-  const [mcp, mco] = await Promise.all([
-    client.get(KINDS.pool, pool),
-    client.get(KINDS.machineConfiguration, "cluster"),
-  ]);
+async function readPool(cluster: ClusterSnapshot, pool: string): Promise<PoolState | undefined> {
+  const [mcp, mco] = await Promise.all([cluster.pool(pool), cluster.machineConfiguration()]);
   if (!mcp) return undefined;
   return {
     mcp,
@@ -53,19 +49,19 @@ async function readPool(client: ApiClient, pool: string): Promise<PoolState | un
   };
 }
 
+/** What a change of type T does to a pool of the cluster. */
+type ImpactIn<T> = (cluster: ClusterSnapshot, pool: string, change: T) => Promise<PoolImpact | undefined>;
+
 /** The impact of applying `object` (a MachineConfig, KubeletConfig or ContainerRuntimeConfig) to `pool`. */
-export async function clusterRolloutImpact(
-  kubeconfig: string,
+async function rolloutImpactIn(
+  cluster: ClusterSnapshot,
   pool: string,
   object: ObjectLike,
 ): Promise<PoolImpact | undefined> {
-  const client = createApiClient(kubeconfig);
-  const state = await readPool(client, pool);
+  const state = await readPool(cluster, pool);
   if (!state) return undefined;
-  const kinds = [KINDS.machineConfig, KINDS.kubeletConfig, KINDS.containerRuntimeConfig];
-  const lists = await Promise.all(kinds.map((k) => client.list(k, {})));
-  const withKind = (items: KubeObject[], kind: string) => items.map((o) => ({ ...o, kind }) as ObjectLike);
-  const now = lists.flatMap((l, i) => withKind(l.items, kinds[i].kind));
+  const lists = await Promise.all(CONFIG_KINDS.map((k) => cluster.objects(k)));
+  const now = lists.flat() as ObjectLike[];
   const name = object.metadata?.name;
   const applied = [...now.filter((o) => !(o.kind === object.kind && o.metadata?.name === name)), object];
   return rolloutImpact({
@@ -86,34 +82,36 @@ export async function clusterRolloutImpact(
  * (`spec.configuration`). The node controller updates `maxUnavailable` of them at a time and none
  * while the pool is paused, so declaring those settings paces, holds or starts that rollout.
  */
-export async function clusterPoolImpact(
-  kubeconfig: string,
+async function poolImpactIn(
+  cluster: ClusterSnapshot,
   pool: string,
   settings: PoolSettings,
 ): Promise<PoolImpact | undefined> {
-  const client = createApiClient(kubeconfig);
-  const state = await readPool(client, pool);
+  const state = await readPool(cluster, pool);
   if (!state) return undefined;
   const machineCount = Number(state.status.machineCount ?? 0);
   const waiting = machineCount - Number(state.status.updatedMachineCount ?? machineCount);
   const target = state.spec.configuration?.name;
   const current = state.status.configuration?.name;
   const pending = waiting > 0 && target !== undefined && current !== undefined && target !== current;
-  const rendered = async (name: string | undefined): Promise<PoolConfigs> => {
-    const mc = name ? await client.get(KINDS.machineConfig, name) : undefined;
+  const rendered = (machineConfigs: KubeObject[], name: string): PoolConfigs => {
+    const mc = machineConfigs.find((m) => m.metadata.name === name);
     return {
       machineConfigs: mc ? [mc as unknown as PoolConfigs["machineConfigs"][number]] : [],
       kubeletConfigs: [],
       containerRuntimeConfigs: [],
     };
   };
+  const nothing: PoolConfigs = { machineConfigs: [], kubeletConfigs: [], containerRuntimeConfigs: [] };
   const [before, after] = pending
-    ? await Promise.all([rendered(current), rendered(target)])
-    : [{ machineConfigs: [], kubeletConfigs: [], containerRuntimeConfigs: [] }, undefined];
+    ? await cluster
+        .objects(KINDS.machineConfig)
+        .then((all) => [rendered(all, current), rendered(all, target)])
+    : [nothing, nothing];
   const impact = rolloutImpact({
     pool,
     before,
-    after: after ?? before,
+    after,
     machineCount: pending ? waiting : machineCount,
     maxUnavailable: settings.maxUnavailable,
     paused: settings.paused === true,
@@ -122,26 +120,32 @@ export async function clusterPoolImpact(
   return pending ? { ...impact, pending: true } : impact;
 }
 
-/** How long a preview waits to learn whether the cluster answers at all. */
-const REACHABILITY_TIMEOUT_MS = 10_000;
-const reachability = new Map<string, Promise<string | undefined>>();
+/** An impact from a reading of its own (a preview shares one reading among its components). */
+const readingAlone =
+  <T>(impactIn: ImpactIn<T>) =>
+  (kubeconfig: string, pool: string, change: T) =>
+    impactIn(readCluster(kubeconfig), pool, change);
 
+/** The impact of applying a MachineConfig, KubeletConfig or ContainerRuntimeConfig to a pool. */
+export const clusterRolloutImpact = readingAlone(rolloutImpactIn);
+/** The impact of a pool's own settings (see poolImpactIn). */
+export const clusterPoolImpact = readingAlone(poolImpactIn);
+
+/** No monitor: outside any program run. */
+const NO_RUN = {};
 /**
- * Why the cluster does not answer, asked once per kubeconfig and program run; undefined when it answers
- * (with anything, an error status included). Without it every pool and node configuration of a preview
- * would wait out its own request timeouts against a cluster that is down or behind a closed VPN.
+ * The cluster as this program run reads it, per kubeconfig. A run has its own monitor (the Automation
+ * API runs several programs in one process), so each run reads the cluster as it is now.
  */
-function unreachableBecause(kubeconfig: string): Promise<string | undefined> {
-  let verdict = reachability.get(kubeconfig);
-  if (verdict === undefined) {
-    const client = createApiClient(kubeconfig, { requestTimeoutMs: REACHABILITY_TIMEOUT_MS });
-    verdict = client.get(KINDS.machineConfiguration, "cluster").then(
-      () => undefined,
-      (e: ApiError) => (e.status === undefined ? describeApiError(e) : undefined),
-    );
-    reachability.set(kubeconfig, verdict);
-  }
-  return verdict;
+const snapshots = new WeakMap<object, Map<string, ClusterSnapshot>>();
+
+function clusterOfThisRun(kubeconfig: string): ClusterSnapshot {
+  const run = pulumi.runtime.getMonitor() ?? NO_RUN;
+  let ofRun = snapshots.get(run);
+  if (!ofRun) snapshots.set(run, (ofRun = new Map()));
+  let cluster = ofRun.get(kubeconfig);
+  if (!cluster) ofRun.set(kubeconfig, (cluster = readCluster(kubeconfig)));
+  return cluster;
 }
 
 /**
@@ -153,13 +157,16 @@ function previewImpact<T>(
   kubeconfig: pulumi.Output<string> | undefined,
   pool: pulumi.Input<string>,
   change: pulumi.Output<T>,
-  impactOf: (kubeconfig: string, pool: string, change: T) => Promise<PoolImpact | undefined>,
+  impactOf: ImpactIn<T>,
 ): pulumi.Output<PoolImpact | undefined> {
   if (!pulumi.runtime.isDryRun() || !kubeconfig) return pulumi.output(undefined);
   return pulumi
     .all([pulumi.unsecret(kubeconfig), pool, change])
     .apply(async ([config, poolName, declared]) => {
-      const down = await unreachableBecause(config);
+      // Asked once per kubeconfig and run: without it every pool and node configuration of a preview
+      // would wait out its own request timeouts against a cluster that is down or behind a closed VPN.
+      const cluster = clusterOfThisRun(config);
+      const down = await cluster.unreachableBecause();
       if (down !== undefined) {
         pulumi.log.warn(
           `pool ${poolName}: rollout impact unknown: the cluster does not answer: ${down}`,
@@ -168,7 +175,7 @@ function previewImpact<T>(
         return undefined;
       }
       try {
-        const impact = await impactOf(config, poolName, declared as T);
+        const impact = await impactOf(cluster, poolName, declared as T);
         pulumi.log.info(
           impact
             ? impactLine(impact)
@@ -190,7 +197,7 @@ export function previewRolloutImpact(
   pool: pulumi.Input<string>,
   object: pulumi.Output<ObjectLike>,
 ): pulumi.Output<PoolImpact | undefined> {
-  return previewImpact(parent, kubeconfig, pool, object, clusterRolloutImpact);
+  return previewImpact(parent, kubeconfig, pool, object, rolloutImpactIn);
 }
 
 /** At preview, the impact of a pool's declared `maxUnavailable` and `paused` (from its manifest). */
@@ -201,7 +208,7 @@ export function previewPoolImpact(
   manifest: pulumi.Output<ObjectLike>,
 ): pulumi.Output<PoolImpact | undefined> {
   const settings = manifest.apply(settingsOf);
-  return previewImpact(parent, kubeconfig, pool, settings, clusterPoolImpact);
+  return previewImpact(parent, kubeconfig, pool, settings, poolImpactIn);
 }
 
 /** What a component declares for its pool, and the waiter that sees the pool roll it out. */

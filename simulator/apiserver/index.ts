@@ -1,5 +1,5 @@
 export { ApiServer } from "./server";
-export type { ApiServerOptions } from "./server";
+export type { ApiServerOptions, RequestObserver } from "./server";
 export { ServerFaults } from "./faults";
 export type { ControlAnswer, ErrorCode, FaultHandler, ServerFaultsStatus } from "./faults";
 export { ResourceRegistry } from "./resources";

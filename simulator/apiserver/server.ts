@@ -15,6 +15,9 @@ import { Backend } from "./target";
 import { authenticated, fail, readBody, Request, Transport } from "./transport";
 import { Watches } from "./watch";
 
+/** Sees one API request: its method and path with its query. */
+export type RequestObserver = (method: string, url: string) => void;
+
 export interface ApiServerOptions {
   store: MemoryStore;
   /** CRDs that validate and prune custom resources; without them custom resources are stored as sent. */
@@ -58,6 +61,7 @@ export class ApiServer implements FaultTarget {
   private readonly ownsKubeconfig: boolean;
   private stopped = false;
   private currentToken: string;
+  private readonly requestObservers = new Set<RequestObserver>();
 
   private constructor(options: ApiServerOptions) {
     this.registry = new ResourceRegistry(options.schemas, options.unserved);
@@ -156,6 +160,15 @@ export class ApiServer implements FaultTarget {
     return this.watches.dropAll();
   }
 
+  /**
+   * Calls `observer` with every API request received (not control requests), as the API server's
+   * audit log records them, e.g. to count what a client sends. Returns the function that stops it.
+   */
+  observeRequests(observer: RequestObserver): () => void {
+    this.requestObservers.add(observer);
+    return () => this.requestObservers.delete(observer);
+  }
+
   async refuseConnections(ms: number): Promise<void> {
     const port = this.transport.port;
     this.dropWatches();
@@ -181,8 +194,10 @@ export class ApiServer implements FaultTarget {
     try {
       request.url = new URL(req.url ?? "/", "https://localhost");
       request.query = request.url.searchParams;
+      const api = !isControlPath(request.url.pathname);
+      if (api) for (const observe of this.requestObservers) observe(req.method ?? "GET", req.url ?? "/");
       if (!authenticated(req, this.token)) throw errors.unauthorized();
-      if (!isControlPath(request.url.pathname)) await injectFaults(this.faults);
+      if (api) await injectFaults(this.faults);
       request.body = await readBody(req, this.maxBody);
       await route(this.routes, request);
     } catch (error) {

@@ -1,0 +1,77 @@
+/**
+ * What a preview reads of a cluster to tell rollout impacts: the MachineConfiguration `cluster` (read
+ * first: it also says whether the cluster answers at all), and one list each of MachineConfigPools,
+ * MachineConfigs, KubeletConfigs and ContainerRuntimeConfigs. Each read is made on first use and kept,
+ * so that every pool and node configuration of a program shares them: a handful of requests over one
+ * client per preview, whatever the number of components, instead of a few per component.
+ */
+import { createApiClient } from "../../provider/waiting/api";
+import { KINDS, KubeObject, ResourceKind } from "../../provider/waiting/kinds";
+import { apiError, ApiError, describeApiError, withRetry } from "../../provider/waiting/retry";
+
+/** How long a preview waits to learn whether the cluster answers at all. */
+const REACHABILITY_TIMEOUT_MS = 10_000;
+/**
+ * How long a read that failed for a passing reason (429, 5xx, a dropped connection) is retried: one
+ * failed read now costs every component its answer, not just the one that sent it.
+ */
+const RETRY_MS = 5_000;
+
+/** The node configuration objects a pool renders, in the order a render merges them. */
+export const CONFIG_KINDS = [KINDS.machineConfig, KINDS.kubeletConfig, KINDS.containerRuntimeConfig];
+
+export interface ClusterSnapshot {
+  /** Why the cluster does not answer; undefined when it answers (with anything, an error status included). */
+  unreachableBecause(): Promise<string | undefined>;
+  machineConfiguration(): Promise<KubeObject | undefined>;
+  /** undefined when the cluster has no such pool. */
+  pool(name: string): Promise<KubeObject | undefined>;
+  /** Every object of one of CONFIG_KINDS, with its kind. */
+  objects(kind: ResourceKind): Promise<KubeObject[]>;
+}
+
+export function readCluster(kubeconfig: string): ClusterSnapshot {
+  const client = createApiClient(kubeconfig);
+  const reads = new Map<string, Promise<unknown>>();
+  const once = <T>(key: string, read: () => Promise<T>): Promise<T> => {
+    if (!reads.has(key)) reads.set(key, read());
+    return reads.get(key) as Promise<T>;
+  };
+  const retried = <T>(request: () => Promise<T>) => withRetry(request, { timeoutMs: RETRY_MS });
+  const configuration = () => client.get(KINDS.machineConfiguration, "cluster");
+  // The first read of the MachineConfiguration is the reachability probe, bounded on its own.
+  const probe = () =>
+    once("probe", () => {
+      const signal = AbortSignal.timeout(REACHABILITY_TIMEOUT_MS);
+      return client.get(KINDS.machineConfiguration, "cluster", undefined, signal).catch((e: ApiError) => {
+        throw signal.aborted
+          ? apiError(`no answer within ${REACHABILITY_TIMEOUT_MS} ms`, { code: "ETIMEDOUT" })
+          : e;
+      });
+    });
+  const list = (kind: ResourceKind) =>
+    once(kind.plural, async () => {
+      const { items } = await retried(() => client.list(kind, {}));
+      return items.map((o) => ({ ...o, kind: kind.kind }));
+    });
+  return {
+    unreachableBecause: () =>
+      once("reachability", () =>
+        probe().then(
+          () => undefined,
+          (e: ApiError) => (e.status === undefined ? describeApiError(e) : undefined),
+        ),
+      ),
+    machineConfiguration: () =>
+      once("machineConfiguration", () => {
+        let attempt: () => Promise<KubeObject | undefined> = probe;
+        return retried(() => {
+          const sent = attempt();
+          attempt = configuration;
+          return sent;
+        });
+      }),
+    pool: async (name) => (await list(KINDS.pool)).find((p) => p.metadata.name === name),
+    objects: list,
+  };
+}
