@@ -14,8 +14,8 @@
  * demo ratio <= 1.1.
  */
 import { execFile } from "node:child_process";
-import * as fs from "node:fs";
 import * as path from "node:path";
+import { copyProgram, installedDir, installPackage } from "../harness/installed";
 
 const SIZES = [5, 20, 50];
 const ROOT = path.resolve(__dirname, "..");
@@ -130,39 +130,16 @@ async function engineChild(pools: number, program: string): Promise<void> {
   );
 }
 
-const PACKAGE_NAME = (
-  JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")) as { name: string }
-).name;
-
 /**
- * Builds the package and lays it out under `.bench/` as `node_modules/<name>` next to a copy of the
- * synthetic program that imports it by name; its own dependencies resolve from this repository's
- * node_modules, as they would from the user's. Returns the program's directory.
+ * The library compiled and laid out under `.bench/` as `node_modules/<name>` next to a copy of the
+ * synthetic program that imports it by name (harness/installed.ts): as a user's project holds it.
+ * Returns the program's directory.
  */
-async function installedLayout(): Promise<string> {
-  await new Promise<void>((resolve, reject) =>
-    execFile("npm", ["run", "--silent", "build"], { cwd: ROOT }, (error, _out, stderr) =>
-      error ? reject(new Error(`npm run build failed: ${stderr || error.message}`)) : resolve(),
-    ),
-  );
-  const dir = path.join(ROOT, ".bench", "installed");
-  fs.rmSync(dir, { recursive: true, force: true });
-  const pkg = path.join(dir, "node_modules", ...PACKAGE_NAME.split("/"));
-  fs.mkdirSync(pkg, { recursive: true });
-  fs.cpSync(path.join(ROOT, "dist"), path.join(pkg, "dist"), { recursive: true });
-  fs.copyFileSync(path.join(ROOT, "package.json"), path.join(pkg, "package.json"));
-  const program = path.join(dir, "program");
-  fs.mkdirSync(program);
-  const source = path.join(__dirname, "eval-program");
-  fs.copyFileSync(path.join(source, "Pulumi.yaml"), path.join(program, "Pulumi.yaml"));
-  const index = fs.readFileSync(path.join(source, "index.ts"), "utf8");
-  if (!index.includes('"../../index"'))
-    throw new Error("bench/eval-program/index.ts no longer imports ../../index");
-  fs.writeFileSync(
-    path.join(program, "index.ts"),
-    index.replace('"../../index"', JSON.stringify(PACKAGE_NAME)),
-  );
-  return program;
+function installedLayout(): string {
+  const dir = installedDir("installed");
+  installPackage(dir);
+  copyProgram(path.join(__dirname, "eval-program"), path.join(dir, "program"), ["Pulumi.yaml", "index.ts"]);
+  return path.join(dir, "program");
 }
 
 function run(args: string[], env: NodeJS.ProcessEnv = {}): Promise<string> {
@@ -200,7 +177,7 @@ async function measure(programDir: string | undefined, ...flags: string[]): Prom
 }
 
 async function main(): Promise<number> {
-  const installed = await installedLayout();
+  const installed = installedLayout();
   const layouts: Array<[string, Sample[]]> = [
     [SOURCES, await measure(undefined)],
     ["installed", await measure(installed)],

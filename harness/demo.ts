@@ -2,6 +2,8 @@
  * `npm run demo`: the root example deployed to a local simulated OpenShift cluster by the deploy
  * harness, with live progress, a summary of nodes and pools, then a second revision (a changed
  * MachineConfig) and its rollout. Exits non-zero on any failure; the simulator is stopped either way.
+ * The example runs as a user's project holds it, with the library compiled and installed beside it
+ * (harness/installed.ts), not transpiled from this repository's sources at every program run.
  */
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -11,11 +13,22 @@ import { findCrdDir } from "../simulator/schema";
 import { startSimulator, Simulator } from "../simulator/simulator";
 import { criticalPathMs, DemoTopology } from "./critical-path";
 import { deploy, DeployEvent, DeployResult, formatPlan, preview } from "./deploy";
+import { copyProgram, installedDir, installPackage } from "./installed";
 import { loadProject } from "./project";
 import { render } from "./render";
 import { ProgressView } from "./view";
 
 const ROOT = path.resolve(__dirname, "..");
+
+/** The root project (Pulumi.yaml and the example it runs) with the library installed beside it. */
+function installedProject(): string {
+  const dir = installedDir("demo");
+  installPackage(dir);
+  const main = path.dirname(loadProject(ROOT).main);
+  const example = fs.readdirSync(main).map((f) => path.relative(ROOT, path.join(main, f)));
+  copyProgram(ROOT, dir, ["Pulumi.yaml", ...example.filter((f) => !f.endsWith(".md"))]);
+  return dir;
+}
 /** Fast enough for a minute's demo, slow enough to watch nodes roll (speed 2: a reboot takes 2 s). */
 const SPEED = Number(process.env.DEMO_SPEED ?? 2);
 /** The second revision: what `pulumi config set timeServer time.aws.com` would change. */
@@ -52,6 +65,7 @@ function waiterRow(waiter: string): { key: string; label: string } | undefined {
 }
 
 async function revision(
+  projectDir: string,
   sim: Simulator,
   view: ProgressView,
   title: string,
@@ -81,7 +95,7 @@ async function revision(
   };
   const env = { OPENSHIFT_TOPOLOGY_PROGRESS_FILE: progressFile };
   const options = {
-    project: loadProject(ROOT, "dev", overrides),
+    project: loadProject(projectDir, "dev", overrides),
     kubeconfigPath: sim.kubeconfigPath,
     statePath,
     env,
@@ -170,10 +184,9 @@ async function main(): Promise<number> {
   );
   // As `pulumi up` previews first, the program is rendered (no cluster) while the simulator starts: an
   // input error shows before anything is deployed, and module loading is not counted as deployment.
-  const [sim, preview] = await Promise.all([
-    startSimulator({ platform: "aws", speed: SPEED, crdDir: crds }),
-    render(loadProject(ROOT, "dev")),
-  ]);
+  const simulator = startSimulator({ platform: "aws", speed: SPEED, crdDir: crds });
+  const projectDir = installedProject();
+  const [sim, preview] = await Promise.all([simulator, render(loadProject(projectDir, "dev"))]);
   if (preview.errors.length > 0) {
     for (const error of preview.errors) view.log(`✗ ${error}`);
     await sim.stop();
@@ -202,7 +215,7 @@ async function main(): Promise<number> {
       },
     ];
     for (const step of steps) {
-      const result = await revision(sim, view, step.title, step.overrides, statePath);
+      const result = await revision(projectDir, sim, view, step.title, step.overrides, statePath);
       results.push({ title: step.title, result, critical: step.critical });
       const counts = Object.entries(result.counts)
         .map(([op, n]) => `${n} ${op}`)

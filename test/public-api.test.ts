@@ -3,8 +3,8 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import * as pulumi from "@pulumi/pulumi";
-import * as ts from "typescript";
 import * as api from "../index";
+import { installPackage, PACKAGE_NAME } from "../harness/installed";
 import { mocks, resetMocks, settle } from "./mocks";
 const requireFromString = require("require-from-string") as (
   code: string,
@@ -174,44 +174,15 @@ function paragraph(readme: string, start: string): string {
   return readme.slice(at, end < 0 ? undefined : end);
 }
 
-const PACKAGE = (JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")) as { name: string })
-  .name;
-
-/**
- * The library compiled as the build compiles it (tsconfig.build.json's files, one module each) and laid
- * out as an installed package in a temporary project whose other packages are this repository's: where
- * Pulumi serializes what a provider reads from the package as a `require` of it.
- */
+/** The library as an installed package in a temporary project, this repository's packages linked beside it. */
 function installLibrary(): { project: string; root: string; dist: string; remove(): void } {
-  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "public-api-"));
-  const modules = path.join(tmp, "node_modules");
-  const root = path.join(modules, ...PACKAGE.split("/"));
-  const config = ts.getParsedCommandLineOfConfigFile(
-    path.join(ROOT, "tsconfig.build.json"),
-    {},
-    {
-      ...ts.sys,
-      onUnRecoverableConfigFileDiagnostic: (d) => assert.fail(String(d.messageText)),
-    },
-  )!;
-  for (const file of config.fileNames) {
-    const { outputText } = ts.transpileModule(fs.readFileSync(file, "utf8"), {
-      compilerOptions: { ...config.options, sourceMap: false },
-    });
-    const out = path.join(root, "dist", path.relative(ROOT, file).replace(/\.ts$/, ".js"));
-    fs.mkdirSync(path.dirname(out), { recursive: true });
-    fs.writeFileSync(out, outputText);
-  }
-  fs.copyFileSync(path.join(ROOT, "package.json"), path.join(root, "package.json"));
-  for (const entry of fs.readdirSync(path.join(ROOT, "node_modules"))) {
-    if (entry === ".bin" || entry.startsWith(".") || PACKAGE.startsWith(`${entry}/`)) continue;
-    fs.symlinkSync(path.join(ROOT, "node_modules", entry), path.join(modules, entry));
-  }
+  const project = fs.mkdtempSync(path.join(os.tmpdir(), "public-api-"));
+  const root = installPackage(project, { linkDependencies: true });
   return {
-    project: tmp,
+    project,
     root,
     dist: path.join(root, "dist"),
-    remove: () => fs.rmSync(tmp, { recursive: true, force: true }),
+    remove: () => fs.rmSync(project, { recursive: true, force: true }),
   };
 }
 
@@ -305,7 +276,7 @@ describe("public API", () => {
         const kind = r.type.slice("pulumi-nodejs:dynamic:".length);
         const text = String(r.inputs.__provider);
         const required = [...new Set([...text.matchAll(/require\("([^"]+)"\)/g)].map((m) => m[1]))];
-        assert.deepEqual(required, [`${PACKAGE}/${module(kind)}`], kind);
+        assert.deepEqual(required, [`${PACKAGE_NAME}/${module(kind)}`], kind);
         assert.ok(text.length < 3000, `${kind} carries ${text.length} characters`);
         // Loaded as the dynamic-provider host loads it, from the program's directory: it finds the
         // installed provider and answers for it.
