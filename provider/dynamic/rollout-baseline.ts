@@ -56,12 +56,13 @@ export interface RolloutBaselineArgs {
   clusterImpact?: Input<PoolImpact | undefined>;
 }
 
+/** What each RolloutBaseline carries (see `carriedProvider`). */
+const carried = carriedProvider(rolloutBaselineProvider, () => self.rolloutBaselineProvider);
+
 /**
  * The last deployed configuration of a component's pool, so that a preview without the cluster can
  * still say what the change does to the nodes (`impact`), against the previous deployment's inputs.
  */
-/** What each RolloutBaseline carries (see `carriedProvider`). */
-const carried = carriedProvider(rolloutBaselineProvider, () => self.rolloutBaselineProvider);
 
 export class RolloutBaseline extends dynamic.Resource {
   /** At preview, the impact of the change; null on a first deployment without a cluster. */

@@ -174,16 +174,27 @@ type ResourceClass<Args, Properties> = {
 };
 
 /**
+ * How the provider each resource carries finds the whole one where it runs:
+ * `(): ProviderOf => self.<kind>Provider`, `self` being the waiter's own module imported as a namespace
+ * and `<kind>Provider` its export of the class's `.provider` (a `require` of the installed package once
+ * serialized). Deployed stacks require that module and name: keep them.
+ */
+type Locate = () => ProviderOf;
+
+/** What `locate` returns (annotate it so: the provider it reads is the one being declared). */
+export type ProviderOf = dynamic.ResourceProvider;
+
+/**
  * The provider a resource carries in `__provider`. Pulumi serializes it with everything it reaches into
  * every resource's inputs and outputs in state, and analyses it anew at each program run (the fixed cost
  * of a program run). Each method here looks the whole provider up through `locate` when it runs; with
  * the package installed, Pulumi writes the module `locate` reads as a `require` of it, so a waiter
- * carries about 1 KB instead of 16 KB. Without `locate` (a waiter declared in a program) the whole
+ * carries about 2 KB instead of 16 KB. Without `locate` (a waiter declared in a program) the whole
  * provider is carried.
  */
 export function carriedProvider(
   provider: dynamic.ResourceProvider,
-  locate: (() => dynamic.ResourceProvider) | undefined,
+  locate: Locate | undefined,
 ): dynamic.ResourceProvider {
   if (!locate) return provider;
   // Only the methods the provider has: the host treats a missing `read` or `delete` differently from one that fails.
@@ -199,7 +210,7 @@ export function carriedProvider(
 function resourceClass<Args, Properties>(
   kind: string,
   provider: dynamic.ResourceProvider,
-  locate: (() => dynamic.ResourceProvider) | undefined,
+  locate: Locate | undefined,
   props: (args: Args, opts: CustomResourceOptions | undefined) => Record<string, Input<unknown> | undefined>,
 ): ResourceClass<Args, Properties> {
   const carried = carriedProvider(provider, locate);
@@ -212,16 +223,6 @@ function resourceClass<Args, Properties>(
   }
   return WaiterResource as unknown as ResourceClass<Args, Properties>;
 }
-
-/**
- * How the provider each resource carries finds the whole one where it runs: `() => self.<Kind>.provider`,
- * `self` being the waiter's own module imported as a namespace (a `require` of the installed package
- * once serialized). Deployed stacks require that module by path: keep it where it is.
- */
-type Locate = () => ProviderOf;
-
-/** What `locate` returns (annotate it so: the class it reads is the one being declared). */
-export type ProviderOf = dynamic.ResourceProvider;
 
 /** A waiter: waits on create and update, reports its outputs, and on delete waits for nothing. */
 export interface WaiterSchema<In extends InputSpecs, Out extends OutputSpecs, R extends ResultFor<Out>> {
