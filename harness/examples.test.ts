@@ -2,88 +2,98 @@ import * as assert from "node:assert/strict";
 import * as path from "node:path";
 import { Simulator } from "../simulator/simulator";
 import { simulatorForSuite } from "../test/harness-simulator";
-import { CheckpointResource } from "./engine/checkpoint";
-import { deploy, DeployOptions, DeployResult, destroy, preview, refresh } from "./deploy";
-import { fieldManager, kubeType } from "./kube";
+import { changes, destroyLeavesNothing, missingObjects, refreshFindsDrift, revise } from "../test/stack-life";
+import { deploy, DeployOptions, preview } from "./deploy";
+import { installedProgram } from "./installed";
 import { loadProject } from "./project";
-import { reveal } from "./secrets";
 
 const EXAMPLES = path.resolve(__dirname, "..", "examples");
 
-/** The steps that change something, as `pulumi preview --diff` lists them. */
-const changes = (result: DeployResult) =>
-  result.plan.filter((s) => s.op !== "same" && s.op !== "read").map((s) => `${s.op} ${s.name}`);
-
-/** The Kubernetes objects the stack manages (not the ones it only reads). */
-const managed = (resources: CheckpointResource[]) =>
-  resources.filter((r) => kubeType(r.type) && !(r as { external?: boolean }).external);
-
-/** What of `resource` the cluster still has: the object, or for a patch the fields its manager applied. */
-function leftover(sim: Simulator, resource: CheckpointResource): string | undefined {
-  const type = kubeType(resource.type)!;
-  const { name, namespace } = (reveal(resource.inputs) as { metadata: { name: string; namespace?: string } })
-    .metadata;
-  const live = sim.store.get({ apiVersion: type.apiVersion, kind: type.kind, name, namespace });
-  if (!type.patch) return live ? `${type.kind} ${name}` : undefined;
-  const managers = (live?.metadata.managedFields ?? []) as Array<{ manager?: string }>;
-  return managers.some((m) => m.manager === fieldManager(resource.urn))
-    ? `fields of ${type.kind} ${name}`
-    : undefined;
+interface Life {
+  platform: "aws" | "azure";
+  /** The second revision's config and exactly what its preview plans. */
+  revision: { config: string[]; changes: string[] };
+  /** A change made by hand with kubectl after it, and what the refresh then finds (name to paths). */
+  drift: { kubectl: string[]; drifted: Record<string, string[]> };
 }
 
 /**
- * An example's whole life under the engine, on one simulator of its platform: preview, up, a refresh
- * without drift, a preview that plans nothing, and a destroy that leaves nothing of the stack.
+ * An example's whole life under the engine, on one simulator of its platform, the library installed
+ * beside it as in a user's project: preview, up, a second revision, a refresh without drift, drift made
+ * by hand, and a destroy that leaves nothing of the stack.
  */
-function lifecycle(example: string, platform: "aws" | "azure"): void {
+function lifecycle(example: string, life: Life): void {
   describe(`examples/${example} through the engine`, function () {
     this.timeout(240_000);
     let sim: Simulator;
     let dir: string;
-    const suite = simulatorForSuite(`harness-${example}-`, { speed: 500, platform });
+    const suite = simulatorForSuite(`harness-${example}-`, { speed: 500, platform: life.platform });
     before(() => ({ sim, dir } = suite));
 
-    it("previews, deploys, refreshes without drift, then previews no change and destroys leaving nothing", async () => {
-      const options = (): DeployOptions => ({
-        project: loadProject(path.join(EXAMPLES, example)),
+    it("previews, deploys, plans and deploys exactly its second revision, refreshes, finds drift made by hand, and destroys leaving nothing", async () => {
+      const program = installedProgram(path.join(EXAMPLES, example));
+      const options = (config: string[] = []): DeployOptions => ({
+        project: loadProject(program, "dev", config),
         kubeconfigPath: sim.kubeconfigPath,
         statePath: path.join(dir, "state.json"),
       });
       const planned = await preview(options());
       assert.deepEqual(planned.errors, []);
-
       const up = await deploy(options());
       assert.deepEqual(up.errors, []);
       assert.deepEqual(changes(up).sort(), changes(planned).sort(), "up did what the preview planned");
-      const objects = managed(up.state.deployment.resources);
-      assert.deepEqual(
-        objects.filter((r) => leftover(sim, r) === undefined).map((r) => r.urn),
-        [],
-        "every object the stack manages is in the cluster",
-      );
+      assert.deepEqual(missingObjects(sim, up), [], "every object the stack manages is in the cluster");
 
-      const refreshed = await refresh(options());
-      assert.deepEqual(refreshed.errors, []);
-      assert.deepEqual(changes(refreshed), []);
-      // After the inputs were read back (a Secret's stringData as data), the program still plans nothing.
-      const again = await preview(options());
-      assert.deepEqual(again.errors, []);
-      assert.deepEqual(changes(again), []);
+      const second = options(life.revision.config);
+      await revise(second, life.revision.changes);
+      await refreshFindsDrift(sim, second, life.drift.kubectl, life.drift.drifted);
 
-      const down = await destroy(options());
-      assert.deepEqual(down.errors, []);
-      assert.deepEqual(objects.map((r) => leftover(sim, r)).filter(Boolean), []);
+      await destroyLeavesNothing(sim, second);
       const windowsMachines = sim.store
         .list("machine.openshift.io/v1beta1", "Machine", { namespace: "openshift-machine-api" })
         .filter((m) => m.metadata.labels?.["machine.openshift.io/os-id"] === "Windows");
       assert.deepEqual(windowsMachines, []);
-      assert.deepEqual(
-        down.state.deployment.resources.filter((r) => r.custom && !r.type.startsWith("pulumi:providers:")),
-        [],
-      );
     });
   });
 }
 
-lifecycle("aws-infra-windows", "aws");
-lifecycle("azure-infra-windows", "azure");
+lifecycle("aws-infra-windows", {
+  platform: "aws",
+  // A new time server: the MachineConfig, the rollout that awaits it and its baseline; nothing else.
+  revision: {
+    config: ["timeServer=time.aws.com"],
+    changes: [
+      "update 99-infra-chrony",
+      "update 99-infra-chrony-rollout",
+      "update 99-infra-chrony-rollout-baseline",
+    ],
+  },
+  drift: {
+    kubectl: [
+      "patch",
+      "configmap",
+      "cluster-monitoring-config",
+      "-n",
+      "openshift-monitoring",
+      "--type=merge",
+      '-p={"data":{"config.yaml":"{}\\n"}}',
+    ],
+    drifted: { "infra-monitoring": ["data.config.yaml"] },
+  },
+});
+
+lifecycle("azure-infra-windows", {
+  platform: "azure",
+  // One more Windows machine: its MachineSet and the waiter for its nodes; the pools' rollouts stay.
+  revision: { config: ["windowsReplicas=3"], changes: ["update windows-1", "update windows-nodes-ready"] },
+  drift: {
+    kubectl: [
+      "patch",
+      "configs.imageregistry.operator.openshift.io",
+      "cluster",
+      "--type=merge",
+      '-p={"spec":{"nodeSelector":{"node-role.kubernetes.io/infra":"moved"}}}',
+    ],
+    drifted: { "infra-registry": ["spec.nodeSelector.node-role.kubernetes.io/infra"] },
+  },
+});

@@ -1,32 +1,17 @@
 import * as assert from "node:assert/strict";
-import { execFile } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { startSimulator, Simulator } from "../simulator/simulator";
 import { K, keyOf } from "../test/simulator-fixture";
-import { deploy, DeployOptions, DeployResult, destroy, preview, refresh, UNKNOWN } from "./deploy";
+import { changes, kubectl } from "../test/stack-life";
+import { deploy, DeployOptions, destroy, preview, refresh, UNKNOWN } from "./deploy";
+import { installedProgram } from "./installed";
 import { loadProject } from "./project";
 
 const INFRA_POOL = path.join(__dirname, "testdata", "infra-pool");
 const BROKEN_PROVIDER = path.join(__dirname, "testdata", "broken-provider");
 const MACHINE_SET = "cluster-zbwlg-cbgq7-infra-us-east-2a";
-
-/** The steps that change something, as `pulumi preview --diff` lists them. */
-function changes(result: DeployResult): string[] {
-  return result.plan.filter((s) => s.op !== "same" && s.op !== "read").map((s) => `${s.op} ${s.name}`);
-}
-
-function kubectl(kubeconfig: string, args: string[]): Promise<string> {
-  return new Promise((resolve, reject) =>
-    execFile(
-      "kubectl",
-      ["--kubeconfig", kubeconfig, ...args],
-      { timeout: 20_000 },
-      (error, stdout, stderr) => (error ? reject(new Error(stderr || error.message)) : resolve(stdout)),
-    ),
-  );
-}
 
 describe("preview, up, refresh, --replace and destroy through the engine", function () {
   this.timeout(120_000);
@@ -47,7 +32,7 @@ describe("preview, up, refresh, --replace and destroy through the engine", funct
   });
 
   const options = (config: string[] = [], extra: Partial<DeployOptions> = {}): DeployOptions => ({
-    project: loadProject(INFRA_POOL, "dev", config),
+    project: loadProject(installedProgram(INFRA_POOL), "dev", config),
     kubeconfigPath: sim.kubeconfigPath,
     statePath: path.join(dir, "state.json"),
     ...extra,

@@ -59,6 +59,11 @@ describe("rollout impact without a cluster: against the previous deployment's in
       (await provider.diff("id", deployed, { ...deployed, impact, clusterImpact: impact })).changes,
       false,
     );
+    // Nor what its waiter observed since (a refresh reading the pool's machines): it rides along with
+    // the next declared change.
+    const observed = { machineCount: 5, learnedTimings: { drainSeconds: 30, rebootSeconds: 90 } };
+    assert.equal((await provider.diff("id", deployed, { ...deployed, ...observed })).changes, false);
+    assert.equal((await provider.diff("id", deployed, { ...next, ...observed })).changes, true);
   });
 
   it("the timings its waiter learned in the last rollout replace the defaults, and say so", () => {

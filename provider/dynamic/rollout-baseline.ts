@@ -5,8 +5,13 @@ import { changedInputs, UNKNOWN } from "./common";
 import { carriedProvider } from "./schema";
 import * as self from "./rollout-baseline";
 
-/** What a baseline keeps between deployments; the cluster's answer and the impact are per preview. */
-const RECORDED = ["pool", "objects", "settings", "machineCount", "learnedTimings"];
+/**
+ * What the component declares, which alone makes a baseline change. It also keeps what its waiter last
+ * observed (the machine count and learned timings), which rides along with the next declared change: a
+ * `pulumi refresh` that reads a new machine count must not plan an update of its own. The cluster's
+ * answer and the impact are per preview.
+ */
+const DECLARED = ["pool", "objects", "settings"];
 
 /**
  * The provider of RolloutBaseline. A component cannot read its own previous state, but a provider's
@@ -29,7 +34,7 @@ export const rolloutBaselineProvider: dynamic.ResourceProvider = {
   },
   async diff(_id: string, olds: Record<string, unknown>, news: Record<string, unknown>) {
     return {
-      changes: changedInputs(olds, news, RECORDED).length > 0,
+      changes: changedInputs(olds, news, DECLARED).length > 0,
       replaces: [],
       deleteBeforeReplace: false,
     };

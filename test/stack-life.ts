@@ -1,0 +1,124 @@
+/**
+ * The steps of a program's life under the engine that every example and harness program goes through
+ * (issue #10): a revision whose preview plans exactly its changes and whose up does that plan, a
+ * refresh that finds nothing, drift made by hand that the next refresh finds, and a destroy that leaves
+ * nothing of the stack. Each end-to-end suite runs its program through them once, with the checks of
+ * its own subject in between, so that the simulator pays for one life per program.
+ */
+import * as assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import * as fs from "node:fs";
+import type { CheckpointResource } from "../harness/engine/checkpoint";
+import { deploy, DeployOptions, DeployResult, destroy, preview, refresh } from "../harness/deploy";
+import { fieldManager, kubeType } from "../harness/kube";
+import { reveal } from "../harness/secrets";
+import type { Simulator } from "../simulator/simulator";
+
+/** The steps that change something, as `pulumi preview --diff` lists them: `<op> <name>`. */
+export function changes(result: DeployResult): string[] {
+  return result.plan.filter((s) => s.op !== "same" && s.op !== "read").map((s) => `${s.op} ${s.name}`);
+}
+
+export function kubectl(kubeconfig: string, args: string[]): Promise<string> {
+  return new Promise((resolve, reject) =>
+    execFile(
+      "kubectl",
+      ["--kubeconfig", kubeconfig, ...args],
+      { timeout: 20_000 },
+      (error, stdout, stderr) => (error ? reject(new Error(stderr || error.message)) : resolve(stdout)),
+    ),
+  );
+}
+
+/** The Kubernetes objects a stack manages (not the ones it only reads). */
+export function managedObjects(resources: CheckpointResource[]): CheckpointResource[] {
+  return resources.filter((r) => kubeType(r.type) && !(r as { external?: boolean }).external);
+}
+
+/** What of `resource` the cluster has: the object, or for a patch the fields its manager applied. */
+export function inCluster(sim: Simulator, resource: CheckpointResource): string | undefined {
+  const type = kubeType(resource.type)!;
+  const { name, namespace } = (reveal(resource.inputs) as { metadata: { name: string; namespace?: string } })
+    .metadata;
+  const live = sim.store.get({ apiVersion: type.apiVersion, kind: type.kind, name, namespace });
+  if (!type.patch) return live ? `${type.kind} ${name}` : undefined;
+  const managers = (live?.metadata.managedFields ?? []) as Array<{ manager?: string }>;
+  return managers.some((m) => m.manager === fieldManager(resource.urn))
+    ? `fields of ${type.kind} ${name}`
+    : undefined;
+}
+
+/** The stack's objects that the cluster lacks: none after an up. */
+export function missingObjects(sim: Simulator, result: DeployResult): string[] {
+  return managedObjects(result.state.deployment.resources)
+    .filter((r) => inCluster(sim, r) === undefined)
+    .map((r) => r.urn);
+}
+
+/**
+ * A revision (`options` carries its config): its preview plans exactly `expected` (`<op> <name>`; a
+ * waiter whose awaited objects did not change must not be among them), and its up does that plan.
+ */
+export async function revise(options: DeployOptions, expected: string[]): Promise<DeployResult> {
+  const planned = await preview(options);
+  assert.deepEqual(planned.errors, []);
+  assert.deepEqual(changes(planned).sort(), [...expected].sort(), "the revision's preview");
+  const up = await deploy(options);
+  assert.deepEqual(up.errors, []);
+  assert.deepEqual(changes(up).sort(), changes(planned).sort(), "up did what the preview planned");
+  return up;
+}
+
+/**
+ * After an up: a refresh finds no drift and the next preview plans nothing; then `byHand` (kubectl
+ * arguments) changes the cluster, and the refresh after it finds exactly `drifted` (resource name to the
+ * drifted paths), which the next preview plans to undo.
+ */
+export async function refreshFindsDrift(
+  sim: Simulator,
+  options: DeployOptions,
+  byHand: string[],
+  drifted: Record<string, string[]>,
+): Promise<void> {
+  const clean = await refresh(options);
+  assert.deepEqual(clean.errors, []);
+  assert.deepEqual(changes(clean), [], "a refresh right after up finds no drift");
+  const same = await preview(options);
+  assert.deepEqual(same.errors, []);
+  assert.deepEqual(changes(same), [], "nothing to do after a refresh without drift");
+
+  await kubectl(sim.kubeconfigPath, byHand);
+  const found = await refresh(options);
+  assert.deepEqual(found.errors, []);
+  const changed = found.plan.filter((s) => s.op !== "same" && s.op !== "read");
+  assert.deepEqual(
+    Object.fromEntries(changed.map((s) => [s.name, s.diffs])),
+    drifted,
+    `the refresh after kubectl ${byHand.join(" ")}`,
+  );
+  const undo = await preview(options);
+  assert.deepEqual(undo.errors, []);
+  assert.deepEqual(
+    changes(undo).sort(),
+    Object.keys(drifted)
+      .map((name) => `update ${name}`)
+      .sort(),
+    "the next up undoes the drift",
+  );
+}
+
+/** `pulumi destroy` deletes every resource of the state and leaves no object of the stack in the cluster. */
+export async function destroyLeavesNothing(sim: Simulator, options: DeployOptions): Promise<DeployResult> {
+  const before = JSON.parse(fs.readFileSync(options.statePath!, "utf8")) as DeployResult["state"];
+  const objects = managedObjects(before.deployment.resources);
+  assert.ok(objects.length > 0, "the stack has objects to destroy");
+  const down = await destroy(options);
+  assert.deepEqual(down.errors, []);
+  assert.deepEqual(objects.map((r) => inCluster(sim, r)).filter(Boolean), [], "left in the cluster");
+  assert.deepEqual(
+    down.state.deployment.resources.filter((r) => r.custom && !r.type.startsWith("pulumi:providers:")),
+    [],
+    "left in the state",
+  );
+  return down;
+}
