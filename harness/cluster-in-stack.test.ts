@@ -3,13 +3,17 @@ import * as path from "node:path";
 import { Simulator } from "../simulator/simulator";
 import { simulatorForSuite } from "../test/harness-simulator";
 import { K, keyOf } from "../test/simulator-fixture";
-import { deploy, DeployOptions, DeployResult, destroy, preview, UNKNOWN } from "./deploy";
+import { destroyLeavesNothing, refreshFindsDrift, revise } from "../test/stack-life";
+import { deploy, DeployOptions, DeployResult, preview, UNKNOWN } from "./deploy";
+import { installedProgram } from "./installed";
 import { loadProject } from "./project";
 
 const CLUSTER_IN_STACK = path.join(__dirname, "testdata", "cluster-in-stack");
 /** The run's own kubeconfig names no reachable cluster: everything must go through the stack's provider. */
 const NOWHERE = path.join(__dirname, "render-kubeconfig.yaml");
-const MACHINE_SETS = ["cluster-zbwlg-cbgq7-infra-us-east-2a", "cluster-zbwlg-cbgq7-infra-us-east-2b"];
+const POOL_LABEL = "pools.operator.machineconfiguration.openshift.io/infra";
+const ZONES = ["us-east-2a", "us-east-2b"];
+const MACHINE_SETS = ZONES.map((zone) => `cluster-zbwlg-cbgq7-infra-${zone}`);
 
 const changes = (result: DeployResult) =>
   result.plan
@@ -23,8 +27,11 @@ describe("a stack that makes its cluster: kubeconfig and cluster facts unknown a
   const suite = simulatorForSuite("harness-cluster-in-stack-", { speed: 500 });
   before(() => ({ sim, dir } = suite));
 
-  const options = (): DeployOptions => ({
-    project: loadProject(CLUSTER_IN_STACK, "dev", [`kubeconfigFile=${sim.kubeconfigPath}`]),
+  const options = (config: string[] = []): DeployOptions => ({
+    project: loadProject(installedProgram(CLUSTER_IN_STACK), "dev", [
+      `kubeconfigFile=${sim.kubeconfigPath}`,
+      ...config,
+    ]),
     kubeconfigPath: NOWHERE,
     statePath: path.join(dir, "state.json"),
   });
@@ -62,7 +69,7 @@ describe("a stack that makes its cluster: kubeconfig and cluster facts unknown a
     assert.equal(sim.store.get(keyOf(K.pool, "infra")), undefined);
   });
 
-  it("then up converges on the cluster the stack made, plans nothing more, and destroy removes it all", async () => {
+  it("then up converges on the cluster the stack made, plans nothing more, takes a revision and drift, and destroy removes it all", async () => {
     const up = await deploy(options());
     assert.deepEqual(up.errors, []);
     assert.deepEqual(up.outputs.machineSets, MACHINE_SETS);
@@ -75,9 +82,19 @@ describe("a stack that makes its cluster: kubeconfig and cluster facts unknown a
     assert.deepEqual(again.errors, []);
     assert.deepEqual(changes(again), []);
 
-    const down = await destroy(options());
-    assert.deepEqual(down.errors, []);
-    for (const name of MACHINE_SETS)
+    // A third zone: its MachineSet, and the waiters that name the pool's MachineSets.
+    const third = options([`zones=${JSON.stringify([...ZONES, "us-east-2c"])}`]);
+    await revise(third, [
+      "create infra-us-east-2c",
+      "update infra-machines-ready",
+      "update infra-machines-removal",
+    ]);
+    await refreshFindsDrift(sim, third, ["label", "machineconfigpool", "infra", `${POOL_LABEL}-`], {
+      "infra-pool": [`metadata.labels.${POOL_LABEL}`],
+    });
+
+    await destroyLeavesNothing(sim, third);
+    for (const name of [...MACHINE_SETS, "cluster-zbwlg-cbgq7-infra-us-east-2c"])
       assert.equal(sim.store.get(keyOf(K.machineSet, name, "openshift-machine-api")), undefined);
     assert.equal(sim.store.get(keyOf(K.machineConfig, "99-infra-motd")), undefined);
     assert.equal(sim.store.get(keyOf(K.pool, "infra")), undefined);

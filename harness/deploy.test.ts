@@ -6,7 +6,9 @@ import * as path from "node:path";
 import { Simulator } from "../simulator/simulator";
 import { simulatorForSuite } from "../test/harness-simulator";
 import { K, keyOf } from "../test/simulator-fixture";
-import { deploy, DeployEvent } from "./deploy";
+import { destroyLeavesNothing, refreshFindsDrift, revise } from "../test/stack-life";
+import { deploy, DeployEvent, DeployOptions } from "./deploy";
+import { installedProgram } from "./installed";
 import { loadProject } from "./project";
 import { isSecret } from "./secrets";
 import { Checkpoint } from "./engine/checkpoint";
@@ -148,14 +150,16 @@ describe("deploy harness against the simulator", function () {
     assert.equal(sim.store.get(keyOf(K.pool, "infra")), undefined);
   });
 
-  it("fails with the waiter's message when the pool degrades, and the CLI exits non-zero", async () => {
-    const node = sim.cluster.workerNodes[0];
-    sim.faults.inject("degradeNode", { node, reason: "failed to write /etc/issue.d: read-only file system" });
-    const result = await deploy({
-      project: loadProject(WORKER_CONFIG),
+  it("fails with the waiter's message when the pool degrades and the CLI exits non-zero; once repaired, the stack goes through its whole life", async () => {
+    const program = installedProgram(WORKER_CONFIG);
+    const options = (config: string[] = []): DeployOptions => ({
+      project: loadProject(program, "dev", config),
       kubeconfigPath: sim.kubeconfigPath,
       statePath: path.join(dir, "worker.json"),
     });
+    const node = sim.cluster.workerNodes[0];
+    sim.faults.inject("degradeNode", { node, reason: "failed to write /etc/issue.d: read-only file system" });
+    const result = await deploy(options());
     assert.equal(result.ok, false);
     assert.equal(result.errors.length, 1, result.errors.join("\n"));
     assert.match(result.errors[0], /^PoolRollout 99-worker-banner-rollout: /);
@@ -166,7 +170,7 @@ describe("deploy harness against the simulator", function () {
     const cli = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
       execFile(
         process.execPath,
-        ["-r", "ts-node/register/transpile-only", path.join(__dirname, "deploy.ts"), WORKER_CONFIG],
+        ["-r", "ts-node/register/transpile-only", path.join(__dirname, "deploy.ts"), program],
         {
           cwd: path.resolve(__dirname, ".."),
           timeout: 45_000,
@@ -182,6 +186,24 @@ describe("deploy harness against the simulator", function () {
     });
     assert.equal(cli.code, 1, cli.stderr);
     assert.match(cli.stderr, /error: PoolRollout 99-worker-banner-rollout: .*read-only file system/);
+
+    // The node repaired, the next up finishes what the failed one started.
     sim.faults.inject("clearClusterFaults");
+    const repaired = await deploy(options());
+    assert.deepEqual(repaired.errors, []);
+    const revision = options(["banner=managed by Pulumi, second revision\n"]);
+    await revise(revision, [
+      "update 99-worker-banner",
+      "update 99-worker-banner-rollout",
+      "update 99-worker-banner-rollout-baseline",
+    ]);
+    // Someone takes the MachineConfig off the pool by hand: the worker pool renders without it.
+    await refreshFindsDrift(
+      sim,
+      revision,
+      ["label", "machineconfig", "99-worker-banner", "machineconfiguration.openshift.io/role-"],
+      { "99-worker-banner": ["metadata.labels.machineconfiguration.openshift.io/role"] },
+    );
+    await destroyLeavesNothing(sim, revision);
   });
 });

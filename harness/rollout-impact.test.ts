@@ -14,7 +14,9 @@ import { K, keyOf } from "../simulator/controllers/util";
 import { startSimulator, Simulator } from "../simulator/simulator";
 import { CRDS, requireReference, SEEDS } from "../test/reference";
 import { readSeed } from "../test/seeds";
-import { deploy } from "./deploy";
+import { destroyLeavesNothing, refreshFindsDrift, revise } from "../test/stack-life";
+import { deploy, DeployOptions } from "./deploy";
+import { installedProgram } from "./installed";
 import { loadProject } from "./project";
 
 const NODE_CHANGE = path.join(__dirname, "testdata", "node-change");
@@ -142,6 +144,17 @@ describe("rollout impact: prediction against what the simulator's nodes do", fun
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
+  /** The stack of one change: the program deploys MachineConfig `name` writing `text` to `file`. */
+  const stack = (name: string, file: string, text: string): DeployOptions => ({
+    project: loadProject(installedProgram(NODE_CHANGE), "dev", [
+      `name=${name}`,
+      `path=${file}`,
+      `text=${text}`,
+    ]),
+    kubeconfigPath: sim.kubeconfigPath,
+    statePath: path.join(dir, `${name}.json`),
+  });
+
   /** Predicts a new worker MachineConfig from the cluster's configs, deploys it, and returns both sides. */
   async function change(
     name: string,
@@ -172,11 +185,7 @@ describe("rollout impact: prediction against what the simulator's nodes do", fun
       nodeDisruptionPolicy: options.policy,
     });
     const watch = observe(sim, workers);
-    const result = await deploy({
-      project: loadProject(NODE_CHANGE, "dev", [`name=${name}`, `path=${file}`, `text=${text}`]),
-      kubeconfigPath: sim.kubeconfigPath,
-      statePath: path.join(dir, `${name}.json`),
-    });
+    const result = await deploy(stack(name, file, text));
     assert.deepEqual(result.errors, []);
     return { predicted, observed: watch.stop() };
   }
@@ -266,5 +275,22 @@ describe("rollout impact: prediction against what the simulator's nodes do", fun
     }
     for (const c of ["UPDATEDFILESANDOS", "CORDONEDNODE", "DRAINEDNODE", "REBOOTEDNODE", "UNCORDONEDNODE"])
       assert.ok(wideHead.includes(c), `-o wide lacks ${c}: ${wideHead.join(" ")}`);
+  });
+
+  it("the last change's stack: a second revision, a refresh, drift made by hand, and a destroy that rolls its file off", async () => {
+    const name = "99-worker-chrony-pool";
+    const revision = stack(name, "/etc/chrony.d/pool.conf", "pool time.example.com iburst\n");
+    await revise(revision, [`update ${name}`, `update ${name}-rollout`, `update ${name}-rollout-baseline`]);
+    await refreshFindsDrift(
+      sim,
+      revision,
+      ["label", "machineconfig", name, "machineconfiguration.openshift.io/role=infra", "--overwrite"],
+      { [name]: ["metadata.labels.machineconfiguration.openshift.io/role"] },
+    );
+    await destroyLeavesNothing(sim, revision);
+    const pool = sim.store.get(keyOf(K.pool, "worker"))!.status as {
+      configuration: { source: Array<{ name: string }> };
+    };
+    assert.ok(!pool.configuration.source.some((s) => s.name === name), "the pool's render no longer has it");
   });
 });
