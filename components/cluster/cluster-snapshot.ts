@@ -4,7 +4,13 @@
  * MachineConfigs, KubeletConfigs and ContainerRuntimeConfigs. Each read is made on first use and kept,
  * so that every pool and node configuration of a program shares them: a handful of requests over one
  * client per preview, whatever the number of components, instead of a few per component.
+ *
+ * The MachineConfigs listed are those a pool can render, the ones with a role label. Rendered configs
+ * carry no label (the MCO's render controller sets only an owner and annotations) and are the bulk of a
+ * long-lived cluster's MachineConfigs: each holds the whole merged Ignition config, often hundreds of
+ * KB, and clusters keep one per pool and change. The two a pending rollout compares are read by name.
  */
+import { ROLE_LABEL } from "../../primitives/openshift";
 import { createApiClient } from "../../provider/waiting/api";
 import { KINDS, KubeObject, ResourceKind } from "../../provider/waiting/kinds";
 import { apiError, ApiError, describeApiError, withRetry } from "../../provider/waiting/retry";
@@ -26,8 +32,10 @@ export interface ClusterSnapshot {
   machineConfiguration(): Promise<KubeObject | undefined>;
   /** undefined when the cluster has no such pool. */
   pool(name: string): Promise<KubeObject | undefined>;
-  /** Every object of one of CONFIG_KINDS, with its kind. */
+  /** The objects of one of CONFIG_KINDS a pool can render, with their kind (for MachineConfigs, those with a role label). */
   objects(kind: ResourceKind): Promise<KubeObject[]>;
+  /** A MachineConfig by name (a rendered one); undefined when there is none. */
+  machineConfig(name: string): Promise<KubeObject | undefined>;
 }
 
 export function readCluster(kubeconfig: string): ClusterSnapshot {
@@ -51,7 +59,8 @@ export function readCluster(kubeconfig: string): ClusterSnapshot {
     });
   const list = (kind: ResourceKind) =>
     once(kind.plural, async () => {
-      const { items } = await retried(() => client.list(kind, {}));
+      const selectors = kind === KINDS.machineConfig ? { labelSelector: ROLE_LABEL } : {};
+      const { items } = await retried(() => client.list(kind, selectors));
       return items.map((o) => ({ ...o, kind: kind.kind }));
     });
   return {
@@ -73,5 +82,10 @@ export function readCluster(kubeconfig: string): ClusterSnapshot {
       }),
     pool: async (name) => (await list(KINDS.pool)).find((p) => p.metadata.name === name),
     objects: list,
+    machineConfig: (name) =>
+      once(`machineConfig/${name}`, async () => {
+        const mc = await retried(() => client.get(KINDS.machineConfig, name));
+        return mc && { ...mc, kind: KINDS.machineConfig.kind };
+      }),
   };
 }

@@ -250,6 +250,51 @@ describe("rollout impact at preview: the cluster read once per run, whatever the
     );
   });
 
+  it("lists only the MachineConfigs a pool can render, not the large rendered ones a long-lived cluster keeps", async () => {
+    const listed: string[] = [];
+    const stop = sim.observeRequests((method, url) => {
+      if (method === "GET" && url.includes("/machineconfigs") && !url.includes("/machineconfigs/"))
+        listed.push(decodeURIComponent(url));
+    });
+    const withoutOld = await preview(2);
+    // Old renders, as the MCO writes them: an owner, annotations, no label, the whole merged config.
+    const big = "x".repeat(200_000);
+    for (let i = 0; i < 20; i++)
+      sim.store.create({
+        apiVersion: "machineconfiguration.openshift.io/v1",
+        kind: "MachineConfig",
+        metadata: {
+          name: `rendered-worker-old${i}`,
+          ownerReferences: [
+            {
+              apiVersion: "machineconfiguration.openshift.io/v1",
+              kind: "MachineConfigPool",
+              name: "worker",
+              uid: "u",
+            },
+          ],
+          annotations: { "machineconfiguration.openshift.io/generated-by-controller-version": "old" },
+        },
+        spec: {
+          config: {
+            ignition: { version: "3.4.0" },
+            storage: { files: [{ path: "/etc/big", contents: { source: `data:,${big}` } }] },
+          },
+        },
+      });
+    try {
+      const withOld = await preview(2);
+      assert.deepEqual(withOld.impacts, withoutOld.impacts);
+      assert.deepEqual(withOld.impacts, await readAlone(POOLS.slice(0, 2)));
+    } finally {
+      stop();
+      for (let i = 0; i < 20; i++) sim.store.delete(keyOf(K.machineConfig, `rendered-worker-old${i}`));
+    }
+    // Each preview's one reading and each impact read alone.
+    assert.equal(listed.length, 4);
+    for (const url of listed) assert.match(url, /\?labelSelector=machineconfiguration\.openshift\.io\/role$/);
+  });
+
   it("a read that fails for a passing reason is retried: every component still gets its impact", async () => {
     sim.faults.failNextRequests(2, 503, 0);
     const { impacts, warnings } = await preview(2);

@@ -16,7 +16,7 @@ import {
 } from "../../builders/rollout-impact";
 import { PoolRollout } from "../../provider/dynamic";
 import { RolloutBaseline } from "../../provider/dynamic/rollout-baseline";
-import { KINDS, KubeObject } from "../../provider/waiting/kinds";
+import type { KubeObject } from "../../provider/waiting/kinds";
 import { ClusterSnapshot, CONFIG_KINDS, readCluster } from "./cluster-snapshot";
 
 /** The settings of a MachineConfigPool that pace or hold its rollouts. */
@@ -94,8 +94,8 @@ async function poolImpactIn(
   const target = state.spec.configuration?.name;
   const current = state.status.configuration?.name;
   const pending = waiting > 0 && target !== undefined && current !== undefined && target !== current;
-  const rendered = (machineConfigs: KubeObject[], name: string): PoolConfigs => {
-    const mc = machineConfigs.find((m) => m.metadata.name === name);
+  const rendered = async (name: string): Promise<PoolConfigs> => {
+    const mc = await cluster.machineConfig(name);
     return {
       machineConfigs: mc ? [mc as unknown as PoolConfigs["machineConfigs"][number]] : [],
       kubeletConfigs: [],
@@ -104,9 +104,7 @@ async function poolImpactIn(
   };
   const nothing: PoolConfigs = { machineConfigs: [], kubeletConfigs: [], containerRuntimeConfigs: [] };
   const [before, after] = pending
-    ? await cluster
-        .objects(KINDS.machineConfig)
-        .then((all) => [rendered(all, current), rendered(all, target)])
+    ? await Promise.all([rendered(current), rendered(target)])
     : [nothing, nothing];
   const impact = rolloutImpact({
     pool,
