@@ -3,13 +3,16 @@ import * as path from "node:path";
 import { Simulator } from "../simulator/simulator";
 import { simulatorForSuite } from "../test/harness-simulator";
 import { K, keyOf } from "../test/simulator-fixture";
-import { deploy, DeployEvent } from "./deploy";
+import { destroyLeavesNothing, previewThenUp, refreshFindsDrift, revise } from "../test/stack-life";
+import { deploy, DeployEvent, DeployOptions } from "./deploy";
+import { installedProgram } from "./installed";
 import { loadProject } from "./project";
 
 const PROGRAM = path.join(__dirname, "testdata", "autoscaled-pool");
 const NS = "openshift-machine-api";
 const SETS = ["cluster-zbwlg-cbgq7-infra-us-east-2a", "cluster-zbwlg-cbgq7-infra-us-east-2b"];
 const MA = { apiVersion: "autoscaling.openshift.io/v1beta1", kind: "MachineAutoscaler" };
+const MAX_SIZE = "machine.openshift.io/cluster-api-autoscaler-node-group-max-size";
 const MHC = { apiVersion: "machine.openshift.io/v1beta1", kind: "MachineHealthCheck" };
 
 type Obj = { metadata: { annotations?: Record<string, string> }; spec?: any; status?: any };
@@ -32,7 +35,7 @@ function until(sim: Simulator, what: string, check: () => boolean): Promise<void
 }
 
 describe("an autoscaled pool with a health check through the deploy harness", function () {
-  this.timeout(60_000);
+  this.timeout(120_000);
   let sim: Simulator;
   let dir: string;
   const suite = simulatorForSuite("harness-autoscaling-", { speed: 500 });
@@ -41,25 +44,34 @@ describe("an autoscaled pool with a health check through the deploy harness", fu
   const set = (name: string) => sim.store.get(keyOf(K.machineSet, name, NS)) as Obj | undefined;
   const readyCount = (name: string) => set(name)?.status?.readyReplicas ?? 0;
 
-  it("converges, lets the autoscaler scale without fighting it, replaces a failed node, and destroys autoscalers first", async () => {
+  it("converges, lets the autoscaler scale without fighting it, replaces a failed node, raises the ceiling by a revision planned exactly, finds drift made by hand, and destroys autoscalers first", async () => {
     const statePath = path.join(dir, "autoscaled.json");
-    const up = (config: string[] = [], onEvent?: (e: DeployEvent) => void) =>
-      deploy({
-        project: loadProject(PROGRAM, "dev", config),
-        kubeconfigPath: sim.kubeconfigPath,
-        statePath,
-        onEvent,
-      });
+    const program = installedProgram(PROGRAM);
+    const options = (config: string[] = []): DeployOptions => ({
+      project: loadProject(program, "dev", config),
+      kubeconfigPath: sim.kubeconfigPath,
+      statePath,
+    });
+    const up = () => deploy(options());
 
-    const first = await up();
-    assert.deepEqual(first.errors, []);
+    await previewThenUp(sim, options(), [
+      "create autoscaler-cluster-autoscaler",
+      "create infra-autoscalers-ready",
+      "create infra-health-check",
+      "create infra-machines-ready",
+      "create infra-machines-removal",
+      "create infra-pool",
+      "create infra-pool-rollout",
+      "create infra-rollout-baseline",
+      "create infra-us-east-2a",
+      "create infra-us-east-2a-autoscaler",
+      "create infra-us-east-2b",
+      "create infra-us-east-2b-autoscaler",
+    ]);
     for (const name of SETS) {
       const ms = set(name)!;
       assert.equal(ms.spec.replicas, 1, "the pool minimum, spread over the zones");
-      assert.equal(
-        ms.metadata.annotations?.["machine.openshift.io/cluster-api-autoscaler-node-group-max-size"],
-        "2",
-      );
+      assert.equal(ms.metadata.annotations?.[MAX_SIZE], "2");
       assert.equal(readyCount(name), 1);
       const ma = sim.store.get(keyOf(MA, name, NS)) as Obj;
       assert.equal(ma.status.lastTargetRef.name, name);
@@ -99,9 +111,35 @@ describe("an autoscaled pool with a health check through the deploy harness", fu
     assert.deepEqual(third.errors, []);
     assert.equal(set(SETS[0])!.spec.replicas, 2);
 
+    // A higher ceiling: the MachineAutoscalers and the waiter for their bounds; the MachineSets, the
+    // health check and the pool's rollout stay.
+    const raised = options(["maxReplicas=6"]);
+    await revise(raised, [
+      "update infra-autoscalers-ready",
+      "update infra-us-east-2a-autoscaler",
+      "update infra-us-east-2b-autoscaler",
+    ]);
+    for (const name of SETS) {
+      const ms = set(name)!;
+      assert.equal(ms.metadata.annotations?.[MAX_SIZE], "3", "the new ceiling, spread over the zones");
+      assert.equal(ms.spec.replicas, 2, "the autoscaler's replicas stay");
+    }
+
+    await refreshFindsDrift(
+      sim,
+      raised,
+      [
+        "patch",
+        "clusterautoscaler",
+        "default",
+        "--type=merge",
+        '-p={"spec":{"scaleDown":{"unneededTime":"10m"}}}',
+      ],
+      { "autoscaler-cluster-autoscaler": ["spec.scaleDown.unneededTime"] },
+    );
+
     const events: DeployEvent[] = [];
-    const down = await up(["pool=false"], (e) => events.push(e));
-    assert.deepEqual(down.errors, []);
+    await destroyLeavesNothing(sim, { ...raised, onEvent: (e) => events.push(e) });
     const deleted = (kind: string) =>
       events
         .map((e, i) => ({ e, i }))

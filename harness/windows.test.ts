@@ -3,7 +3,9 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { Simulator } from "../simulator/simulator";
 import { simulatorForSuite } from "../test/harness-simulator";
-import { deploy } from "./deploy";
+import { destroyLeavesNothing, previewThenUp, refreshFindsDrift, revise } from "../test/stack-life";
+import { DeployOptions } from "./deploy";
+import { installedProgram } from "./installed";
 import { loadProject } from "./project";
 
 const WINDOWS_POOL = path.join(__dirname, "testdata", "windows-pool");
@@ -24,14 +26,28 @@ describe("a Windows pool end to end on the simulator", function () {
       (m) => m.metadata.labels?.["machine.openshift.io/os-id"] === "Windows",
     );
 
-  it("converges with only the pinned CSV installed, and destroy leaves no Windows machine and no CSV", async () => {
+  it("converges with only the pinned CSV installed, scales by a revision planned exactly, finds drift made by hand, and destroy leaves no Windows machine and no CSV", async () => {
     const statePath = path.join(dir, "state.json");
-    const up = await deploy({
-      project: loadProject(WINDOWS_POOL),
+    const program = installedProgram(WINDOWS_POOL);
+    const options = (config: string[] = []): DeployOptions => ({
+      project: loadProject(program, "dev", config),
       kubeconfigPath: sim.kubeconfigPath,
       statePath,
     });
-    assert.deepEqual(up.errors, []);
+    const up = await previewThenUp(sim, options(), [
+      "create windows-machines-removal",
+      "create windows-nodes-ready",
+      // The key's generator and the Secret that carries it: a dynamic resource and a Kubernetes object.
+      "create windows-private-key",
+      "create windows-private-key",
+      "create windows-runtime-class",
+      "create windows-us-east-2a",
+      "create windows-wmco-install",
+      "create windows-wmco-namespace",
+      "create windows-wmco-operator-group",
+      "create windows-wmco-removal",
+      "create windows-wmco-subscription",
+    ]);
     assert.equal(up.outputs.installedCSV, PINNED);
     const nodes = up.outputs.configuredNodes as string[];
     assert.equal(nodes.length, 1);
@@ -43,9 +59,12 @@ describe("a Windows pool end to end on the simulator", function () {
     const encoded = Object.values((keySecret as unknown as { data: Record<string, string> }).data)[0];
     const pem = Buffer.from(encoded, "base64").toString("utf8");
     assert.match(pem, /PRIVATE KEY/);
-    const checkpoint = fs.readFileSync(statePath, "utf8");
-    assert.ok(!checkpoint.includes(encoded), "the Secret's data is encrypted in the checkpoint");
-    assert.ok(!checkpoint.includes(pem.split("\n")[1]), "the private key is encrypted in the checkpoint");
+    const keyStaysSecret = () => {
+      const checkpoint = fs.readFileSync(statePath, "utf8");
+      assert.ok(!checkpoint.includes(encoded), "the Secret's data is encrypted in the checkpoint");
+      assert.ok(!checkpoint.includes(pem.split("\n")[1]), "the private key is encrypted in the checkpoint");
+    };
+    keyStaysSecret();
 
     // Manual approval: the pinned CSV's plan was approved, the upgrade plan OLM queued after it was not.
     const plans = list("operators.coreos.com/v1alpha1", "InstallPlan", WMCO_NS);
@@ -59,14 +78,33 @@ describe("a Windows pool end to end on the simulator", function () {
       [PINNED],
     );
 
-    const down = await deploy({
-      project: loadProject(WINDOWS_POOL, "dev", ["windows=false"]),
-      kubeconfigPath: sim.kubeconfigPath,
-      statePath,
-    });
-    assert.deepEqual(down.errors, []);
+    // A second machine: its MachineSet and the waiter for its nodes; the operator's install stays.
+    const second = options(["replicas=2"]);
+    const scaled = await revise(second, ["update windows-nodes-ready", "update windows-us-east-2a"]);
+    const scaledNodes = scaled.outputs.configuredNodes as string[];
+    assert.equal(scaledNodes.length, 2);
+    assert.ok(scaledNodes.includes(nodes[0]), "the first machine stays");
+
+    // The RuntimeClass pointed by hand at another Windows build.
+    await refreshFindsDrift(
+      sim,
+      second,
+      [
+        "patch",
+        "runtimeclass",
+        "windows-2022",
+        "--type=merge",
+        '-p={"scheduling":{"nodeSelector":{"node.kubernetes.io/windows-build":"10.0.17763"}}}',
+      ],
+      { "windows-runtime-class": ["scheduling.nodeSelector.node.kubernetes.io/windows-build"] },
+    );
+    // Refreshes read the Secret back from the cluster: what they write keeps it encrypted.
+    keyStaysSecret();
+
+    await destroyLeavesNothing(sim, second);
     assert.deepEqual(windowsMachines(), [], "Windows machines are gone");
-    assert.equal(sim.store.get({ apiVersion: "v1", kind: "Node", name: nodes[0] }), undefined);
+    for (const name of scaledNodes)
+      assert.equal(sim.store.get({ apiVersion: "v1", kind: "Node", name }), undefined);
     assert.deepEqual(
       list("operators.coreos.com/v1alpha1", "ClusterServiceVersion", WMCO_NS),
       [],

@@ -56,6 +56,25 @@ export function missingObjects(sim: Simulator, result: DeployResult): string[] {
 }
 
 /**
+ * The first revision: its preview plans exactly `expected` (`<op> <name>`) when given, and its up does
+ * what the preview planned and leaves every object the stack manages in the cluster.
+ */
+export async function previewThenUp(
+  sim: Simulator,
+  options: DeployOptions,
+  expected?: string[],
+): Promise<DeployResult> {
+  const planned = await preview(options);
+  assert.deepEqual(planned.errors, []);
+  if (expected) assert.deepEqual(changes(planned).sort(), [...expected].sort(), "the first preview");
+  const up = await deploy(options);
+  assert.deepEqual(up.errors, []);
+  assert.deepEqual(changes(up).sort(), changes(planned).sort(), "up did what the preview planned");
+  assert.deepEqual(missingObjects(sim, up), [], "every object the stack manages is in the cluster");
+  return up;
+}
+
+/**
  * A revision (`options` carries its config): its preview plans exactly `expected` (`<op> <name>`; a
  * waiter whose awaited objects did not change must not be among them), and its up does that plan.
  */

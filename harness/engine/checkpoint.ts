@@ -25,6 +25,8 @@ export interface CheckpointResource {
   dependencies?: string[];
   propertyDependencies?: Record<string, string[]>;
   additionalSecretOutputs?: string[];
+  /** Property paths the program's `ignoreChanges` names: a refresh shows no drift there (as ResourceV3). */
+  ignoreChanges?: string[];
 }
 
 export interface Checkpoint {

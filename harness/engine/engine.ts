@@ -80,7 +80,6 @@ const SKIPPED = "not deployed: an earlier resource failed";
 
 const short = (type: string) => type.split(":").pop()!;
 
-/** Property paths where `news` differs from `olds` (objects descended into, lists and leaves compared whole). */
 /** `target` with the values `source` has at `paths` (dotted), absent where `source` has none. */
 function withPaths(target: Props, source: Props, paths: string[]): Props {
   if (paths.length === 0) return target;
@@ -229,6 +228,7 @@ class Deployment implements Host {
       dependencies: r.dependencies,
       propertyDependencies: r.propertyDependencies,
       ...(r.additionalSecretOutputs.length > 0 ? { additionalSecretOutputs: r.additionalSecretOutputs } : {}),
+      ...(r.ignoreChanges.length > 0 ? { ignoreChanges: r.ignoreChanges } : {}),
       ...(external ? { external: true } : {}),
     } as CheckpointResource);
     return marked;
@@ -672,7 +672,10 @@ export async function refresh(options: EngineOptions): Promise<EngineResult> {
       ...secretKeys(resource.inputs ?? {}),
       ...secrets,
     ]);
-    const diffs = diffPaths(manifestOf(k8s, declared), manifestOf(k8s, inputs));
+    // As the engine's refresh diffs: what the program lets another actor own (its ignoreChanges) is no
+    // drift, though the state takes what was read.
+    const wanted = withPaths(inputs, declared, resource.ignoreChanges ?? []);
+    const diffs = diffPaths(manifestOf(k8s, declared), manifestOf(k8s, wanted));
     return { id: resource.id!, inputs, outputs: live, diffs, changed: diffs.length > 0 };
   };
 

@@ -5,20 +5,17 @@ const config = new pulumi.Config();
 // Tests run the simulator fast; a wait that has not converged in a minute never will.
 const waitTimeouts = { create: "60s", update: "60s", delete: "60s" };
 
-/** `pool=false` declares nothing, as a destroy. */
-if (config.getBoolean("pool") !== false) {
-  const autoscaler = new ClusterAutoscaler("autoscaler", {
-    spec: { balanceSimilarNodeGroups: true, scaleDown: { enabled: true, unneededTime: "5m" } },
-  });
-  new InfraNodePool(
-    "infra",
-    {
-      zones: ["us-east-2a", "us-east-2b"],
-      autoscaling: { minReplicas: 2, maxReplicas: 4 },
-      // One machine of the pool may be remediated at a time (40% of 2 would allow none).
-      healthCheck: { maxUnhealthy: 1 },
-      waitTimeouts,
-    },
-    { dependsOn: [autoscaler] },
-  );
-}
+const autoscaler = new ClusterAutoscaler("autoscaler", {
+  spec: { balanceSimilarNodeGroups: true, scaleDown: { enabled: true, unneededTime: "5m" } },
+});
+new InfraNodePool(
+  "infra",
+  {
+    zones: ["us-east-2a", "us-east-2b"],
+    autoscaling: { minReplicas: 2, maxReplicas: config.getNumber("maxReplicas") ?? 4 },
+    // One machine of the pool may be remediated at a time (40% of 2 would allow none).
+    healthCheck: { maxUnhealthy: 1 },
+    waitTimeouts,
+  },
+  { dependsOn: [autoscaler] },
+);

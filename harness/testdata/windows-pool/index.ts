@@ -5,14 +5,12 @@ const config = new pulumi.Config();
 // Tests run the simulator fast; a wait that has not converged in a minute never will.
 const waitTimeouts = { create: "60s", update: "60s", delete: "60s" };
 
-if (config.getBoolean("windows") !== false) {
-  const windows = new WindowsNodePool("windows", {
-    zones: ["us-east-2a"],
-    replicas: 1,
-    image: "ami-0a2b3c4d5e6f70812",
-    operator: { installPlanApproval: "Manual", startingCSV: "windows-machine-config-operator.v10.16.1" },
-    waitTimeouts,
-  });
-  exports.configuredNodes = windows.configuredNodes;
-  exports.installedCSV = windows.operator!.installedCSV;
-}
+const windows = new WindowsNodePool("windows", {
+  zones: ["us-east-2a"],
+  replicas: config.getNumber("replicas") ?? 1,
+  image: "ami-0a2b3c4d5e6f70812",
+  operator: { installPlanApproval: "Manual", startingCSV: "windows-machine-config-operator.v10.16.1" },
+  waitTimeouts,
+});
+export const configuredNodes = windows.configuredNodes;
+export const installedCSV = windows.operator!.installedCSV;

@@ -1,0 +1,11 @@
+import * as k8s from "@pulumi/kubernetes";
+
+// `replicas` is another actor's once created (as an autoscaled MachineSet's): never diffed again.
+new k8s.core.v1.ConfigMap(
+  "scaled",
+  {
+    metadata: { name: "scaled", namespace: "default" },
+    data: { replicas: "1", size: "small" },
+  },
+  { ignoreChanges: ["data.replicas"] },
+);
