@@ -23,7 +23,7 @@ function key(e: DeployEvent): string {
 }
 
 describe("deploy harness against the simulator", function () {
-  this.timeout(55_000);
+  this.timeout(120_000);
   let sim: Simulator;
   let dir: string;
   const suite = simulatorForSuite("harness-test-", { speed: SPEED });
