@@ -32,7 +32,13 @@ export const DELAYS = {
 export type Delays = typeof DELAYS;
 
 export interface ControllerContext {
-  store: Store;
+  /** For reads and watches; writes go through `writer`, so that they are recorded under a manager. */
+  store: Pick<Store, "get" | "list" | "subscribe">;
+  /**
+   * The store as the field manager `manager` writes it (the name a real controller's requests carry,
+   * its binary's user agent unless it sets one).
+   */
+  writer(manager: string): Store;
   clock: Clock;
   platform: PlatformName;
   faults: ClusterFaults;
