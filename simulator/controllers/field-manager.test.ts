@@ -114,20 +114,20 @@ describe("controllers' writes in managedFields", () => {
     sim.controllers.machineFaults.pendingPods(1);
     assert.equal(replicas(), 2);
     const scaled = sim.get(K.machineSet, name, NS);
-    assert.deepEqual(entryOf(scaled, "cluster-autoscaler")?.fieldsV1, { "f:spec": { "f:replicas": {} } });
+    const autoscaler = entryOf(scaled, "cluster-autoscaler");
+    assert.deepEqual(autoscaler?.fieldsV1, { "f:spec": { "f:replicas": {} } });
+    // kube-apiserver names an Update's manager with its apiVersion and time.
+    const manager = `"cluster-autoscaler" using machine.openshift.io/v1beta1 at ${autoscaler.time}`;
     assert.equal(entryOf(scaled, "pulumi-kubernetes")?.fieldsV1["f:spec"]?.["f:replicas"], undefined);
 
     const conflict = await applyReplicas(1);
     assert.equal(conflict.status, 409, conflict.text);
     const body = conflict.json() as { message: string; details: { causes: unknown[] } };
-    assert.equal(
-      body.message,
-      'Apply failed with 1 conflict: conflict with "cluster-autoscaler" using machine.openshift.io/v1beta1: .spec.replicas',
-    );
+    assert.equal(body.message, `Apply failed with 1 conflict: conflict with ${manager}: .spec.replicas`);
     assert.deepEqual(body.details.causes, [
       {
         reason: "FieldManagerConflict",
-        message: 'conflict with "cluster-autoscaler" using machine.openshift.io/v1beta1',
+        message: `conflict with ${manager}`,
         field: ".spec.replicas",
       },
     ]);
