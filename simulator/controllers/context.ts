@@ -36,9 +36,10 @@ export interface ControllerContext {
   store: Pick<Store, "get" | "list" | "subscribe">;
   /**
    * The store as the field manager `manager` writes it (the name a real controller's requests carry,
-   * its binary's user agent unless it sets one).
+   * its binary's user agent unless it sets one); `via: "scale"` records its writes as made through
+   * the scale subresource.
    */
-  writer(manager: string): Store;
+  writer(manager: string, via?: "scale"): Store;
   clock: Clock;
   platform: PlatformName;
   faults: ClusterFaults;

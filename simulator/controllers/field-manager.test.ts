@@ -114,10 +114,10 @@ describe("controllers' writes in managedFields", () => {
     sim.controllers.machineFaults.pendingPods(1);
     assert.equal(replicas(), 2);
     const scaled = sim.get(K.machineSet, name, NS);
-    const autoscaler = entryOf(scaled, "cluster-autoscaler");
+    const autoscaler = entryOf(scaled, "cluster-autoscaler", "scale");
     assert.deepEqual(autoscaler?.fieldsV1, { "f:spec": { "f:replicas": {} } });
-    // kube-apiserver names an Update's manager with its apiVersion and time.
-    const manager = `"cluster-autoscaler" using machine.openshift.io/v1beta1 at ${autoscaler.time}`;
+    // kube-apiserver names an Update's manager with its subresource, apiVersion and time.
+    const manager = `"cluster-autoscaler" with subresource "scale" using machine.openshift.io/v1beta1 at ${autoscaler.time}`;
     assert.equal(entryOf(scaled, "pulumi-kubernetes")?.fieldsV1["f:spec"]?.["f:replicas"], undefined);
 
     const conflict = await applyReplicas(1);
@@ -137,13 +137,13 @@ describe("controllers' writes in managedFields", () => {
     assert.equal(same.status, 200, same.text);
     const shared = sim.get(K.machineSet, name, NS);
     assert.ok(entryOf(shared, "pulumi-kubernetes")?.fieldsV1["f:spec"]["f:replicas"]);
-    assert.ok(entryOf(shared, "cluster-autoscaler")?.fieldsV1["f:spec"]["f:replicas"]);
+    assert.ok(entryOf(shared, "cluster-autoscaler", "scale")?.fieldsV1["f:spec"]["f:replicas"]);
 
     const forced = await applyReplicas(1, true);
     assert.equal(forced.status, 200, forced.text);
     assert.equal(replicas(), 1);
     const taken = sim.get(K.machineSet, name, NS);
     assert.ok(entryOf(taken, "pulumi-kubernetes")?.fieldsV1["f:spec"]["f:replicas"]);
-    assert.equal(entryOf(taken, "cluster-autoscaler"), undefined);
+    assert.equal(entryOf(taken, "cluster-autoscaler", "scale"), undefined);
   });
 });

@@ -14,15 +14,18 @@ export interface FieldOwnership {
   now(): Date;
 }
 
-/** `store` with every create and update recorded in managedFields under `manager`. */
-export function managedStore(store: Store, manager: string, ownership: FieldOwnership): Store {
+/**
+ * `store` with every create and update recorded in managedFields under `manager`; `via: "scale"` for a
+ * writer that changes replicas through the scale subresource, as the cluster autoscaler does.
+ */
+export function managedStore(store: Store, manager: string, ownership: FieldOwnership, via?: "scale"): Store {
   function track(old: KubeObject | undefined, next: KubeObject, subresource?: "status"): void {
     trackUpdate(old, next, {
       manager,
       types: ownership.types(next.apiVersion, next.kind),
       // The store keeps `.status` out of main writes, so they never own it.
       scope: subresource === "status" ? "status" : "main",
-      subresource,
+      subresource: subresource ?? via,
       now: ownership.now(),
     });
   }

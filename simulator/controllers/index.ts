@@ -74,7 +74,7 @@ export function startControllers(options: StartControllersOptions): RunningContr
   };
   const ctx = {
     store: options.store,
-    writer: (manager: string) => managedStore(options.store, manager, ownership),
+    writer: (manager: string, via?: "scale") => managedStore(options.store, manager, ownership, via),
     clock,
     platform: options.platform,
     faults,

@@ -37,9 +37,10 @@ interface Group {
 export function startMachineAutoscaler(ctx: ControllerContext): StopFn {
   const { clock } = ctx;
   // cluster-autoscaler-operator's machine-autoscaler-controller writes under its binary's user agent;
-  // the cluster autoscaler scales node groups under its own.
+  // the cluster autoscaler scales node groups under its own, through their scale subresource (its
+  // clusterapi provider's SetSize).
   const store = ctx.writer("cluster-autoscaler-operator");
-  const autoscaler = ctx.writer("cluster-autoscaler");
+  const autoscaler = ctx.writer("cluster-autoscaler", "scale");
   const queue = new WorkQueue("machine-autoscaler", clock, (key) => sync(key));
 
   function targetKey(ma: KubeObject) {
