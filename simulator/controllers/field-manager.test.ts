@@ -99,6 +99,40 @@ describe("controllers' writes in managedFields", () => {
     assert.ok(entryOf(machine, "machine-controller-manager")?.fieldsV1["f:metadata"]["f:finalizers"]);
   });
 
+  it("has the operators own what they defaulted in the IngressController and registry Config they made", async () => {
+    const applyReplicasTo = (path: string, apiVersion: string, kind: string, meta: object, value: number) =>
+      api.request("PATCH", `${path}?fieldManager=pulumi-kubernetes`, {
+        contentType: "application/apply-patch+yaml",
+        body: { apiVersion, kind, metadata: meta, spec: { replicas: value } },
+      });
+    const ingress = sim.get(K.ingressController, "default", "openshift-ingress-operator");
+    const registry = sim.get(K.imageRegistry, "cluster");
+    for (const [object, manager, path] of [
+      [
+        ingress,
+        "ingress-operator",
+        "/apis/operator.openshift.io/v1/namespaces/openshift-ingress-operator/ingresscontrollers/default",
+      ],
+      [
+        registry,
+        "cluster-image-registry-operator",
+        "/apis/imageregistry.operator.openshift.io/v1/configs/cluster",
+      ],
+    ] as const) {
+      const entry = entryOf(object, manager);
+      assert.ok(entry?.fieldsV1["f:spec"]["f:replicas"], JSON.stringify(entries(object)));
+      const meta = { name: object!.metadata.name, namespace: object!.metadata.namespace };
+      const other = await applyReplicasTo(path, object!.apiVersion, object!.kind, meta, 3);
+      assert.equal(other.status, 409, other.text);
+      assert.equal(
+        other.json().message,
+        `Apply failed with 1 conflict: conflict with "${manager}" using ${object!.apiVersion} at ${entry.time}: .spec.replicas`,
+      );
+      const same = await applyReplicasTo(path, object!.apiVersion, object!.kind, meta, 2);
+      assert.equal(same.status, 200, same.text);
+    }
+  });
+
   it("makes a server-side apply of another value for a field a controller changed a 409 naming it; the same value is shared, force takes it over", async () => {
     const applied = await applyReplicas(1);
     assert.equal(applied.status, 200, applied.text);
