@@ -119,6 +119,26 @@ describe("preview, up, refresh, --replace and destroy through the engine", funct
     assert.equal(role, "infra");
   });
 
+  it("takes a pool's replicas back from the cluster autoscaler that scaled it once autoscaling is removed and another size declared", async () => {
+    const autoscaled = await deploy(options(["autoscale=true"]));
+    assert.deepEqual(autoscaled.errors, []);
+    sim.faults.inject("pendingPods", { nodes: 1 });
+    const scaled = sim.store.get(keyOf(K.machineSet, MACHINE_SET, "openshift-machine-api"))!;
+    assert.equal((scaled.spec as { replicas: number }).replicas, 2);
+    // The autoscaler's update made it the owner of the replicas, as on OpenShift.
+    const managers = (scaled.metadata.managedFields ?? []) as Array<{ manager: string }>;
+    assert.ok(
+      managers.some((e) => e.manager === "cluster-autoscaler"),
+      JSON.stringify(managers),
+    );
+
+    // Without autoscaling the stack owns the replicas again: a size other than the autoscaler's is applied.
+    const fixed = await deploy(options(["replicas=3"]));
+    assert.deepEqual(fixed.errors, []);
+    const back = sim.store.get(keyOf(K.machineSet, MACHINE_SET, "openshift-machine-api"))!;
+    assert.equal((back.spec as { replicas: number }).replicas, 3);
+  });
+
   it("fails a deployment whose dynamic provider breaks once serialized, naming the resource and the host's error", async () => {
     const statePath = path.join(dir, "broken.json");
     const result = await deploy({

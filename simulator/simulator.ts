@@ -81,7 +81,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   for (const crd of schemas?.definitions ?? []) {
     if (!unserved.includes(crd.plural)) store.create(established(crd, clock.now()));
   }
-  const controllers = startControllers({ store, clock, platform });
+  const controllers = startControllers({ store, clock, platform, schemas });
   let api: ApiServer;
   try {
     api = await ApiServer.start({

@@ -45,6 +45,22 @@ export function manifestArgs(
   return { apiVersion, kind, ...rest };
 }
 
+/**
+ * pulumi-kubernetes' annotation that makes its server-side apply force: fields another manager (a
+ * controller, or someone with kubectl) set to other values are taken back instead of failing with a
+ * 409 conflict. For objects, or fields, only the stack may decide.
+ */
+export const PATCH_FORCE = { "pulumi.com/patchForce": "true" } as const;
+
+/** The manifest with `annotations` added to its own. */
+export function withAnnotations<T extends { metadata: Record<string, unknown> }>(
+  manifest: T,
+  annotations: Record<string, string>,
+): T {
+  const own = manifest.metadata.annotations as Record<string, string> | undefined;
+  return { ...manifest, metadata: { ...manifest.metadata, annotations: { ...own, ...annotations } } };
+}
+
 const PATH_LIKE = /^(~|\.{1,2}[\\/]|\/|[A-Za-z]:\\)|\.(ya?ml|json|conf|kubeconfig)$|(^|[\\/])(kube)?config$/;
 
 /**

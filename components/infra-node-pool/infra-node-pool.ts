@@ -14,7 +14,7 @@ import { AzureImage } from "../../builders/machineset";
 import { Taint } from "../../builders/validation";
 import { ClusterFacts, resolveClusterFacts, workerImage } from "../cluster/facts";
 import { contentHash, MachineSetReady, PoolRollout } from "../../provider/dynamic";
-import { kubeOptions, manifestArgs } from "../cluster/kube";
+import { kubeOptions, manifestArgs, PATCH_FORCE, withAnnotations } from "../cluster/kube";
 import { reportRolloutImpact } from "../cluster/rollout-impact";
 import type { PoolImpact } from "../../builders/rollout-impact";
 import { waiting } from "../cluster/wait";
@@ -218,7 +218,6 @@ export class InfraNodePool extends pulumi.ComponentResource {
     kopts: pulumi.CustomResourceOptions,
   ): void {
     const options = { ...kopts, dependsOn: after };
-    const owned = { "pulumi.com/patchForce": "true" };
     if (args.router) {
       const replicas = typeof args.router === "object" ? args.router.replicas : undefined;
       new k8s.apiextensions.CustomResourcePatch(
@@ -229,7 +228,7 @@ export class InfraNodePool extends pulumi.ComponentResource {
           pulumi.all([placement, replicas]).apply(([p, r]) =>
             withAnnotations(
               checked(() => within("router", () => ingressControllerPlacementPatch(p, r))),
-              owned,
+              PATCH_FORCE,
             ),
           ),
           ["metadata", "spec"],
@@ -243,7 +242,7 @@ export class InfraNodePool extends pulumi.ComponentResource {
         manifestArgs(
           "imageregistry.operator.openshift.io/v1",
           "Config",
-          placement.apply((p) => withAnnotations(imageRegistryPlacementPatch(p), owned)),
+          placement.apply((p) => withAnnotations(imageRegistryPlacementPatch(p), PATCH_FORCE)),
           ["metadata", "spec"],
         ),
         options,
@@ -254,7 +253,7 @@ export class InfraNodePool extends pulumi.ComponentResource {
       const manifest = pulumi.all([placement, extra]).apply(([p, e]) =>
         withAnnotations(
           checked(() => within("monitoring", () => monitoringConfigMapPatch(p, e))),
-          owned,
+          PATCH_FORCE,
         ),
       );
       new k8s.core.v1.ConfigMapPatch(
@@ -314,11 +313,4 @@ function defaultTaints(role: string): Taint[] {
     { key: `node-role.kubernetes.io/${role}`, value: "reserved", effect: "NoSchedule" },
     { key: `node-role.kubernetes.io/${role}`, value: "reserved", effect: "NoExecute" },
   ];
-}
-
-function withAnnotations<T extends { metadata: Record<string, unknown> }>(
-  manifest: T,
-  annotations: Record<string, string>,
-): T {
-  return { ...manifest, metadata: { ...manifest.metadata, annotations } };
 }

@@ -20,7 +20,7 @@ import { healthCheckManifest } from "./health-check";
 import { Taint } from "../../builders/validation";
 import { contentHash, MachineSetRemoval } from "../../provider/dynamic";
 import { ClusterFacts, ClusterFactsArgs, MachineImage } from "../cluster/facts";
-import { manifestArgs } from "../cluster/kube";
+import { manifestArgs, PATCH_FORCE, withAnnotations } from "../cluster/kube";
 import { WaitArgs, Waiting } from "../cluster/wait";
 import { within } from "../../builders/errors";
 import { checked, checkedAsKnown, inputPropertyError } from "../errors";
@@ -178,6 +178,7 @@ export function declareMachineSets(
   const platformOptions = facts.apply((f) =>
     pulumi.output((args as Record<string, pulumi.Input<object> | undefined>)[f.platform]),
   );
+  const autoscaled = args.autoscaling !== undefined;
   const resolved = pulumi
     .all([
       facts,
@@ -207,8 +208,13 @@ export function declareMachineSets(
         [f.platform]: cloud.options,
       } as unknown as MachineSetPoolSpec;
       const manifests = checked(() => machineSetsInZones(options.adjust ? options.adjust(spec) : spec));
-      // Named by zone, or by the region for a MachineSet without one.
-      return manifests.map((manifest, i) => ({ key: cloud.zones[i].zone || f.region, manifest }));
+      // Named by zone, or by the region for a MachineSet without one. Without autoscaling the stack
+      // owns the replicas: forced, so that it takes them back from a cluster autoscaler that scaled the
+      // set while it was autoscaled (whose update made it their owner) instead of failing on a conflict.
+      return manifests.map((manifest, i) => ({
+        key: cloud.zones[i].zone || f.region,
+        manifest: autoscaled ? manifest : withAnnotations(manifest, PATCH_FORCE),
+      }));
     });
   const guardFor = (names: pulumi.Input<string[]>) =>
     // Pulumi deletes in reverse dependency order: the MachineSets, then this guard (which waits until
@@ -228,7 +234,7 @@ export function declareMachineSets(
       ...options.kubeOptions,
       dependsOn: guard ? [guard] : options.dependsOn,
       // The autoscaler owns replicas once the set exists: never diffed, never applied again.
-      ...(args.autoscaling !== undefined ? { ignoreChanges: ["spec.replicas"] } : {}),
+      ...(autoscaled ? { ignoreChanges: ["spec.replicas"] } : {}),
     });
   let resources: pulumi.Output<k8s.apiextensions.CustomResource[]>;
   if (zones.listed) {

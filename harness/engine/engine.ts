@@ -397,7 +397,8 @@ class Deployment implements Host {
       );
       object = withPaths(object as unknown as Props, live as Props, ignored) as unknown as typeof object;
     }
-    const force = type.patch && object.metadata?.annotations?.[PATCH_FORCE_ANNOTATION] === "true";
+    // As pulumi-kubernetes, for every resource it applies server-side, not only the Patch ones.
+    const force = object.metadata?.annotations?.[PATCH_FORCE_ANNOTATION] === "true";
     try {
       const live = await cluster.apply(object, fieldManager(r.urn), force);
       const { name, namespace } = live.metadata ?? {};

@@ -48,7 +48,7 @@ export function apply(
         kind: target.resource.plural,
         causes: error.conflicts.map((c) => ({
           reason: "FieldManagerConflict",
-          message: `conflict with "${c.manager}"${c.apiVersion ? ` using ${c.apiVersion}` : ""}`,
+          message: `conflict with ${c.manager}`,
           field: c.field,
         })),
       });

@@ -299,21 +299,35 @@ export function describePath(path: string): string {
 }
 
 export interface Conflict {
+  /** The conflicting manager as kube-apiserver prints it (`"m" using v1 at <time>` for an Update). */
   manager: string;
-  apiVersion: string;
   field: string;
+}
+
+/** As kube-apiserver's printManager: subresource, and for updates the apiVersion and time. */
+function printManager(owner: Ownership): string {
+  let printed = JSON.stringify(owner.manager);
+  if (owner.subresource) printed += ` with subresource ${JSON.stringify(owner.subresource)}`;
+  if (owner.operation === "Update")
+    printed += ` using ${owner.apiVersion}${owner.time ? ` at ${owner.time}` : ""}`;
+  return printed;
 }
 
 export class ApplyConflictError extends Error {
   constructor(readonly conflicts: Conflict[]) {
-    const lines = conflicts.map(
-      (c) => `conflict with "${c.manager}"${c.apiVersion ? ` using ${c.apiVersion}` : ""}: ${c.field}`,
-    );
-    super(
-      conflicts.length === 1
-        ? `Apply failed with 1 conflict: ${lines[0]}`
-        : `Apply failed with ${conflicts.length} conflicts: ${lines.join("\n")}`,
-    );
+    super(ApplyConflictError.message(conflicts));
+  }
+
+  /** kube-apiserver's wording: one conflict inline, several grouped by manager (sorted). */
+  private static message(conflicts: Conflict[]): string {
+    if (conflicts.length === 1)
+      return `Apply failed with 1 conflict: conflict with ${conflicts[0].manager}: ${conflicts[0].field}`;
+    const byManager = new Map<string, string[]>();
+    for (const c of conflicts) byManager.set(c.manager, [...(byManager.get(c.manager) ?? []), c.field]);
+    const lines = [...byManager.keys()]
+      .sort()
+      .flatMap((m) => [`conflicts with ${m}:`, ...byManager.get(m)!.map((f) => `- ${f}`)]);
+    return `Apply failed with ${conflicts.length} conflicts: ${lines.join("\n")}`;
   }
 }
 
@@ -351,7 +365,7 @@ export function serverSideApply(
         const wanted = nodeAt(applied, tokens);
         const leaf = !tokens[tokens.length - 1].startsWith("k:");
         if (current.found && leaf && !jsonEqual(current.value, wanted.value)) {
-          conflicts.push({ manager: owner.manager, apiVersion: owner.apiVersion, field: describePath(path) });
+          conflicts.push({ manager: printManager(owner), field: describePath(path) });
         }
       }
     }

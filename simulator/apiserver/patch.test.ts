@@ -1,6 +1,12 @@
 import * as assert from "node:assert/strict";
 import { KubeObject } from "../store";
-import { builtinListTypes, fieldSet, serverSideApply, trackUpdate } from "./managed-fields";
+import {
+  ApplyConflictError,
+  builtinListTypes,
+  fieldSet,
+  serverSideApply,
+  trackUpdate,
+} from "./managed-fields";
 import { jsonPatch, mergePatch, PatchError, strategicMergePatch } from "./patch";
 
 describe("patches", () => {
@@ -159,5 +165,52 @@ describe("managed fields", () => {
       ["two", '{"f:metadata":{"f:labels":{"f:b":{}}}}'],
       ["editor", '{"f:spec":{"f:providerID":{}}}'],
     ]);
+  });
+
+  it("words conflicts as kube-apiserver: an applier by name, an updater with apiVersion, time and subresource", () => {
+    let live = apply(undefined, node({ podCIDR: "10.0.0.0/24", providerID: "x" }, { a: "1" }), "one");
+    const edited = structuredClone(live);
+    (edited.spec as Record<string, unknown>).providerID = "y";
+    edited.metadata.labels = { a: "2" };
+    trackUpdate(live, edited, { manager: "ctl", types: builtinListTypes, scope: "main", now });
+    live = edited;
+    const withStatus = { ...structuredClone(live), status: { phase: "Running" } };
+    trackUpdate(live, withStatus, {
+      manager: "kubelet",
+      types: builtinListTypes,
+      scope: "status",
+      subresource: "status",
+      now,
+    });
+    live = withStatus;
+    const conflict = (applied: KubeObject) => {
+      try {
+        serverSideApply(live, applied, {
+          manager: "two",
+          force: false,
+          types: builtinListTypes,
+          scope: "all",
+          now,
+        });
+      } catch (error) {
+        if (error instanceof ApplyConflictError) return error.message;
+        throw error;
+      }
+      assert.fail("no conflict");
+    };
+    assert.equal(
+      conflict(node({ podCIDR: "10.0.1.0/24" })),
+      'Apply failed with 1 conflict: conflict with "one": .spec.podCIDR',
+    );
+    assert.equal(
+      conflict({ ...node({ providerID: "z" }, { a: "3" }), status: { phase: "Failed" } }),
+      [
+        'Apply failed with 3 conflicts: conflicts with "ctl" using v1 at 2026-01-01T00:00:00Z:',
+        "- .metadata.labels.a",
+        "- .spec.providerID",
+        'conflicts with "kubelet" with subresource "status" using v1 at 2026-01-01T00:00:00Z:',
+        "- .status.phase",
+      ].join("\n"),
+    );
   });
 });

@@ -73,8 +73,13 @@ export function checkResourceVersion(target: Target, existing: KubeObject, resou
 
 /** How lists merge for managedFields: built-in strategies, or the CRD schema's list types. */
 export function listTypes(backend: Backend, target: Target): ListTypes {
-  if (target.resource.builtin) return builtinListTypes;
-  return schemaListTypes(backend.schemas?.schemaFor(apiVersion(target), target.resource.kind));
+  return listTypesOf(target.resource, apiVersion(target), backend.schemas);
+}
+
+/** How lists of a resource merge: built-in strategies, or its CRD schema's list types. */
+export function listTypesOf(resource: ResourceType, version: string, schemas?: CrdSchemas): ListTypes {
+  if (resource.builtin) return builtinListTypes;
+  return schemaListTypes(schemas?.schemaFor(version, resource.kind));
 }
 
 /** Which part of the object a write through this target may own. */

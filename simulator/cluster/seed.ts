@@ -24,6 +24,8 @@ import {
   RELEASE_VERSION,
   RELEASE_VERSION_ANNOTATION,
 } from "../controllers/machineconfig";
+import { schemaListTypes } from "../apiserver/managed-fields";
+import { managedStore } from "../controllers/field-manager";
 import { ensureMachineConfigNode } from "../controllers/machine-config-node";
 import { CONTROL_PLANE_TOPOLOGY, computePoolStatus } from "../controllers/mco-pools";
 import { K, timestamp, controllerRef, hexHash, keyOf, uniqueName } from "../controllers/util";
@@ -308,7 +310,11 @@ export function seedCluster(store: Store, options: SeedOptions): SeededCluster {
     metadata: { name: "cluster" },
     spec: { logLevel: "Normal", managementState: "Managed", operatorLogLevel: "Normal" },
   });
-  store.create({
+  // The operators that made these objects own the spec they defaulted, as on a cluster: a stack that
+  // applies other values must force. Lists are atomic here, as without a schema; these specs have none.
+  const operator = (manager: string) =>
+    managedStore(store, manager, { types: () => schemaListTypes(undefined), now: () => now });
+  operator("ingress-operator").create({
     apiVersion: "operator.openshift.io/v1",
     kind: "IngressController",
     metadata: {
@@ -337,7 +343,7 @@ export function seedCluster(store: Store, options: SeedOptions): SeededCluster {
       conditions: [{ type: "Available", status: "True", reason: "", lastTransitionTime: ts }],
     },
   });
-  store.create({
+  operator("cluster-image-registry-operator").create({
     apiVersion: "imageregistry.operator.openshift.io/v1",
     kind: "Config",
     metadata: { name: "cluster", finalizers: ["imageregistry.operator.openshift.io/finalizer"] },

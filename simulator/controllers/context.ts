@@ -32,7 +32,14 @@ export const DELAYS = {
 export type Delays = typeof DELAYS;
 
 export interface ControllerContext {
-  store: Store;
+  /** For reads and watches; writes go through `writer`, so that they are recorded under a manager. */
+  store: Pick<Store, "get" | "list" | "subscribe">;
+  /**
+   * The store as the field manager `manager` writes it (the name a real controller's requests carry,
+   * its binary's user agent unless it sets one); `via: "scale"` records its writes as made through
+   * the scale subresource.
+   */
+  writer(manager: string, via?: "scale"): Store;
   clock: Clock;
   platform: PlatformName;
   faults: ClusterFaults;

@@ -5,7 +5,12 @@
 import { Clock } from "../clock";
 import { PlatformName } from "../cluster/platforms";
 import { Store } from "../store/types";
+import { builtinListTypes } from "../apiserver/managed-fields";
+import { ResourceRegistry } from "../apiserver/resources";
+import { listTypesOf } from "../apiserver/target";
+import { CrdSchemas } from "../schema";
 import { DELAYS, Delays, StopFn } from "./context";
+import { managedStore } from "./field-manager";
 import { ClusterFaults } from "./faults";
 import { startKubeletConfigController } from "./kubelet-config-controller";
 import { startMachineApi } from "./machine-api";
@@ -28,6 +33,8 @@ export interface StartControllersOptions {
   store: Store;
   clock: Clock;
   platform: PlatformName;
+  /** CRD schemas, for the list types of custom resources in controllers' managedFields. */
+  schemas?: CrdSchemas;
   /** Overrides of the simulated durations (ms at speed 1). */
   delays?: Partial<Delays>;
 }
@@ -57,8 +64,17 @@ export function startControllers(options: StartControllersOptions): RunningContr
   const clock = options.clock.fork();
   const faults = new ClusterFaults(options.store);
   const machineFaults = new MachineFaults(options.store, () => clock.now());
+  const registry = new ResourceRegistry(options.schemas);
+  const ownership = {
+    types: (apiVersion: string, kind: string) => {
+      const resource = registry.byKind(apiVersion, kind);
+      return resource ? listTypesOf(resource, apiVersion, options.schemas) : builtinListTypes;
+    },
+    now: () => clock.now(),
+  };
   const ctx = {
     store: options.store,
+    writer: (manager: string, via?: "scale") => managedStore(options.store, manager, ownership, via),
     clock,
     platform: options.platform,
     faults,

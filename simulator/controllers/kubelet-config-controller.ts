@@ -160,7 +160,8 @@ const GENERATORS: GeneratorKind[] = [
 ];
 
 export function startKubeletConfigController(ctx: ControllerContext): StopFn {
-  const { store, clock } = ctx;
+  const { clock } = ctx;
+  const store = ctx.writer("machine-config-controller");
   const queue = new WorkQueue("kubelet-config-controller", clock, (key) => {
     const [index, name] = key.split("/");
     sync(GENERATORS[Number(index)], name);

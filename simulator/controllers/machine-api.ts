@@ -74,6 +74,11 @@ function providerSpecProblem(machine: KubeObject, platform: PlatformSpec): strin
 
 export function startMachineApi(ctx: ControllerContext): StopFn {
   const { store, clock, delays } = ctx;
+  // The processes of machine-api-operator's controllers pod, each writing under its binary's name.
+  const machineSets = ctx.writer("machineset-controller");
+  const machineController = ctx.writer("machine-controller-manager");
+  const nodelink = ctx.writer("nodelink-controller");
+  const kubelet = ctx.writer("kubelet");
   const queue = new WorkQueue("machine-api", clock, (key) => {
     const [kind, namespace, name] = key.split("/");
     if (kind === "ms") syncMachineSet(namespace, name);
@@ -103,7 +108,7 @@ export function startMachineApi(ctx: ControllerContext): StopFn {
     const selector = field<LabelSelector>(ms, "spec", "selector") ?? {};
     const templateLabels = field<Record<string, string>>(ms, "spec", "template", "metadata", "labels") ?? {};
     if (!selectorMatches(selector, templateLabels)) {
-      store.mutate(
+      machineSets.mutate(
         keyOf(K.machineSet, name, namespace),
         (o) => {
           o.status = {
@@ -124,7 +129,7 @@ export function startMachineApi(ctx: ControllerContext): StopFn {
       if (hasController && !isControlledBy(m, ms)) continue;
       if (!hasController) {
         // Adopt orphans whose labels match, as the ReplicaSet pattern does.
-        store.mutate(keyOf(K.machine, m.metadata.name, namespace), (o) => {
+        machineSets.mutate(keyOf(K.machine, m.metadata.name, namespace), (o) => {
           o.metadata.ownerReferences = [...(o.metadata.ownerReferences ?? []), controllerRef(ms)];
         });
       }
@@ -141,7 +146,7 @@ export function startMachineApi(ctx: ControllerContext): StopFn {
             issued.has(n) || !!store.get(keyOf(K.machine, n, namespace)) || !!store.get(keyOf(K.node, n)),
         );
         issued.add(machineName);
-        const created = store.create({
+        const created = machineSets.create({
           apiVersion: K.machine.apiVersion,
           kind: K.machine.kind,
           metadata: {
@@ -165,7 +170,7 @@ export function startMachineApi(ctx: ControllerContext): StopFn {
       const victims = [...owned]
         .sort((a, b) => deletePriority(b) - deletePriority(a) || (a.metadata.name < b.metadata.name ? 1 : -1))
         .slice(0, owned.length - want);
-      for (const v of victims) store.delete(keyOf(K.machine, v.metadata.name, namespace));
+      for (const v of victims) machineSets.delete(keyOf(K.machine, v.metadata.name, namespace));
       owned = owned.filter((m) => !victims.includes(m));
     }
     let fullyLabeled = 0;
@@ -175,7 +180,7 @@ export function startMachineApi(ctx: ControllerContext): StopFn {
       const nodeName = field<string>(m, "status", "nodeRef", "name");
       if (nodeName && nodeReady(store.get(keyOf(K.node, nodeName)))) ready++;
     }
-    store.mutate(
+    machineSets.mutate(
       keyOf(K.machineSet, name, namespace),
       (o) => {
         const status = obj(o.status);
@@ -196,7 +201,7 @@ export function startMachineApi(ctx: ControllerContext): StopFn {
   }
 
   function setStatus(key: ReturnType<typeof keyOf>, change: (status: Json) => void): void {
-    store.mutate(
+    machineController.mutate(
       key,
       (o) => {
         const status = obj(o.status);
@@ -215,7 +220,7 @@ export function startMachineApi(ctx: ControllerContext): StopFn {
     const qkey = `m/${namespace}/${name}`;
     if (machine.metadata.deletionTimestamp) return deleteMachine(machine, qkey);
     if (!(machine.metadata.finalizers ?? []).includes(MACHINE_FINALIZER)) {
-      store.mutate(key, (o) => {
+      machineController.mutate(key, (o) => {
         o.metadata.finalizers = [...(o.metadata.finalizers ?? []), MACHINE_FINALIZER];
       });
       return;
@@ -247,7 +252,7 @@ export function startMachineApi(ctx: ControllerContext): StopFn {
           (field<Array<{ address: string }>>(m, "status", "addresses") ?? []).some((a) => a.address === ip),
         );
       provisionMachine(provisioned, infraId(), ipTaken, clock.now());
-      store.mutate(key, (o) => {
+      machineController.mutate(key, (o) => {
         o.metadata.labels = provisioned.metadata.labels;
         o.metadata.annotations = provisioned.metadata.annotations;
         o.spec = provisioned.spec;
@@ -262,7 +267,7 @@ export function startMachineApi(ctx: ControllerContext): StopFn {
       const node = nodeByProviderId(field<string>(machine, "spec", "providerID"));
       if (node) {
         if (node.metadata.annotations?.[NODE_MACHINE_ANNOTATION] !== `${namespace}/${name}`) {
-          store.mutate(keyOf(K.node, node.metadata.name), (n) => {
+          nodelink.mutate(keyOf(K.node, node.metadata.name), (n) => {
             n.metadata.annotations = {
               ...(n.metadata.annotations ?? {}),
               [NODE_MACHINE_ANNOTATION]: `${namespace}/${name}`,
@@ -270,12 +275,12 @@ export function startMachineApi(ctx: ControllerContext): StopFn {
           });
         }
         if (phase !== "Running" || field(machine, "status", "nodeRef", "uid") !== node.metadata.uid) {
-          store.mutate(key, (o) => linkNode(o, node, clock.now()), { subresource: "status" });
+          machineController.mutate(key, (o) => linkNode(o, node, clock.now()), { subresource: "status" });
         }
         return;
       }
       if (phase === "Provisioned" && !isWindowsMachine(machine) && steps.ready(qkey, "boot", delays.boot)) {
-        store.create(buildNode(machine, { os: "linux" }, clock.now()));
+        kubelet.create(buildNode(machine, { os: "linux" }, clock.now()));
       }
     }
   }
@@ -290,14 +295,14 @@ export function startMachineApi(ctx: ControllerContext): StopFn {
     if (node) {
       // Drain: cordon first, let the pods go, only then remove the node and the instance.
       if (field(node, "spec", "unschedulable") !== true) {
-        store.mutate(keyOf(K.node, node.metadata.name), (n) => cordon(n, true, clock.now()));
+        machineController.mutate(keyOf(K.node, node.metadata.name), (n) => cordon(n, true, clock.now()));
         return;
       }
       if (!steps.ready(qkey, "drain", delays.drain)) return;
-      store.delete(keyOf(K.node, node.metadata.name));
+      machineController.delete(keyOf(K.node, node.metadata.name));
     }
     steps.forget(qkey);
-    store.mutate(key, (o) => {
+    machineController.mutate(key, (o) => {
       o.metadata.finalizers = (o.metadata.finalizers ?? []).filter((f) => f !== MACHINE_FINALIZER);
     });
   }

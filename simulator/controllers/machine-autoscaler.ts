@@ -35,7 +35,12 @@ interface Group {
 }
 
 export function startMachineAutoscaler(ctx: ControllerContext): StopFn {
-  const { store, clock } = ctx;
+  const { clock } = ctx;
+  // cluster-autoscaler-operator's machine-autoscaler-controller writes under its binary's user agent;
+  // the cluster autoscaler scales node groups under its own, through their scale subresource (its
+  // clusterapi provider's SetSize).
+  const store = ctx.writer("cluster-autoscaler-operator");
+  const autoscaler = ctx.writer("cluster-autoscaler", "scale");
   const queue = new WorkQueue("machine-autoscaler", clock, (key) => sync(key));
 
   function targetKey(ma: KubeObject) {
@@ -134,7 +139,7 @@ export function startMachineAutoscaler(ctx: ControllerContext): StopFn {
       );
     }
     for (const g of changed) {
-      store.mutate(keyOf(K.machineSet, g.set.metadata.name, MACHINE_API_NAMESPACE), (o) => {
+      autoscaler.mutate(keyOf(K.machineSet, g.set.metadata.name, MACHINE_API_NAMESPACE), (o) => {
         o.spec = { ...obj(o.spec), replicas: g.replicas };
       });
     }

@@ -29,7 +29,8 @@ import { Condition, K, isKind, keyOf, timestamp } from "./util";
 type Stage = "start" | "drain" | "apply" | "reboot" | "reload" | "finish";
 
 export function startMachineConfigDaemon(ctx: ControllerContext): StopFn {
-  const { store, clock, delays, faults } = ctx;
+  const { clock, delays, faults } = ctx;
+  const store = ctx.writer("machine-config-daemon");
   const queue = new WorkQueue("machine-config-daemon", clock, sync);
   const steps = new Stepper(queue, clock);
   const progress = new Map<string, { target: string; stage: Stage; cordoned: boolean }>();

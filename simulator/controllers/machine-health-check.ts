@@ -43,7 +43,9 @@ interface Verdict {
 }
 
 export function startMachineHealthCheck(ctx: ControllerContext): StopFn {
-  const { store, clock } = ctx;
+  const { clock } = ctx;
+  // The binary of machine-api-operator's cmd/machine-healthcheck, whose user agent names its writes.
+  const store = ctx.writer("machine-healthcheck");
   const queue = new WorkQueue("machine-health-check", clock, (key) => sync(key));
 
   function verdict(mhc: KubeObject, machine: KubeObject, now: number): Verdict {

@@ -47,7 +47,8 @@ function updateOrder(a: KubeObject, b: KubeObject): number {
 }
 
 export function startNodeController(ctx: ControllerContext): StopFn {
-  const { store, clock } = ctx;
+  const { clock } = ctx;
+  const store = ctx.writer("machine-config-controller");
   const queue = new WorkQueue("node-controller", clock, sync);
 
   function sync(poolName: string): void {

@@ -98,7 +98,11 @@ function withoutTimes(status: Json): Json {
 }
 
 export function startOlm(ctx: ControllerContext): StopFn {
-  const { store, clock, delays, faults } = ctx;
+  const { clock, delays, faults } = ctx;
+  // Two processes, as on a cluster: catalog-operator resolves Subscriptions and executes InstallPlans
+  // (creating the CSVs); olm-operator drives CSVs and OperatorGroups.
+  const store = ctx.writer("catalog");
+  const olm = ctx.writer("olm");
   const queue = new WorkQueue("olm", clock, (key) => {
     const [kind, namespace, name] = key.split("/");
     if (kind === "ns") syncSubscriptions(namespace);
@@ -427,7 +431,7 @@ export function startOlm(ctx: ControllerContext): StopFn {
   }
 
   function setCsvPhase(csv: KubeObject, step: CsvPhaseStep): void {
-    store.mutate(
+    olm.mutate(
       keyOf(K.csv, csv.metadata.name, csv.metadata.namespace),
       (o) => {
         const status = obj(o.status);
@@ -519,7 +523,7 @@ export function startOlm(ctx: ControllerContext): StopFn {
     const targets = targetNamespaces(og);
     const namespaces = targets.length > 0 ? targets : [""];
     if (!jsonEqual(field(og, "status", "namespaces"), namespaces)) {
-      store.mutate(key, (o) => (o.status = { ...obj(o.status), namespaces, lastUpdated: now() }), {
+      olm.mutate(key, (o) => (o.status = { ...obj(o.status), namespaces, lastUpdated: now() }), {
         subresource: "status",
       });
     }

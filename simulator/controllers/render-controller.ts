@@ -39,7 +39,8 @@ function pendingSubControllers(ctx: ControllerContext, pool: KubeObject): boolea
 }
 
 export function startRenderController(ctx: ControllerContext): StopFn {
-  const { store, clock, delays } = ctx;
+  const { clock, delays } = ctx;
+  const store = ctx.writer("machine-config-controller");
   const queue = new WorkQueue("render-controller", clock, sync);
   const seenGeneration = new Map<string, number>();
   /** Pool generations already warned about, so a bad selector is one Event, not one per sync. */

@@ -70,7 +70,8 @@ function userData(publicKey: string): string {
 }
 
 export function startWmco(ctx: ControllerContext): StopFn {
-  const { store, clock, delays } = ctx;
+  const { clock, delays } = ctx;
+  const store = ctx.writer("windows-machine-config-operator");
   const queue = new WorkQueue("wmco", clock, sync);
   const steps = new Stepper(queue, clock);
   const reported = new Set<string>();

@@ -1,18 +1,28 @@
 import * as pulumi from "@pulumi/pulumi";
-import { InfraNodePool, MachineConfig } from "../../../index";
+import { ClusterAutoscaler, InfraNodePool, MachineConfig } from "../../../index";
 
 const config = new pulumi.Config();
 // Tests run the simulator fast; a wait that has not converged in a minute never will.
 const waitTimeouts = { create: "60s", update: "60s", delete: "60s" };
 
-/** The pool and a MachineConfig for it; `infra=false` declares nothing, as a destroy. */
+/**
+ * The pool and a MachineConfig for it; `infra=false` declares nothing, as a destroy. `autoscale=true`
+ * lets the cluster autoscaler run the pool between 1 and 2 machines; `replicas` sets its size otherwise.
+ */
 function infraPool() {
-  const infra = new InfraNodePool("infra", {
-    zones: ["us-east-2a"],
-    replicas: 1,
-    wait: config.getBoolean("wait") ?? true,
-    waitTimeouts,
-  });
+  const autoscale = config.getBoolean("autoscale") === true;
+  const autoscaler = autoscale ? new ClusterAutoscaler("autoscaler", { spec: {} }) : undefined;
+  const infra = new InfraNodePool(
+    "infra",
+    {
+      zones: ["us-east-2a"],
+      replicas: config.getNumber("replicas") ?? 1,
+      ...(autoscale ? { autoscaling: { minReplicas: 1, maxReplicas: 2 } } : {}),
+      wait: config.getBoolean("wait") ?? true,
+      waitTimeouts,
+    },
+    autoscaler ? { dependsOn: [autoscaler] } : {},
+  );
   if (config.getBoolean("motd") !== false) {
     new MachineConfig("99-infra-motd", {
       role: infra.role,
