@@ -6,6 +6,7 @@ import { simulatorForSuite } from "../test/harness-simulator";
 import { K } from "../test/simulator-fixture";
 import { deploy, DeployResult } from "./deploy";
 import { DYNAMIC_TYPE_PREFIX } from "./dynamic";
+import { installedProgram } from "./installed";
 import { loadProject } from "./project";
 import { nameOf } from "./engine/checkpoint";
 import { isSecret } from "./secrets";
@@ -45,7 +46,7 @@ describe("deploy harness: credentials renewed between runs", function () {
     const statePath = path.join(dir, "state.json");
     const run = (config: string[]) =>
       deploy({
-        project: loadProject(INFRA_POOL, "dev", config),
+        project: loadProject(installedProgram(INFRA_POOL), "dev", config),
         kubeconfigPath: sim.kubeconfigPath,
         statePath,
       });

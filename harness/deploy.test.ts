@@ -129,7 +129,7 @@ describe("deploy harness against the simulator", function () {
     const statePath = path.join(dir, "destroy.json");
     const revision = (config: string[]) =>
       deploy({
-        project: loadProject(INFRA_POOL, "dev", config),
+        project: loadProject(installedProgram(INFRA_POOL), "dev", config),
         kubeconfigPath: sim.kubeconfigPath,
         statePath,
       });
