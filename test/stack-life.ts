@@ -6,12 +6,12 @@
  * its own subject in between, so that the simulator pays for one life per program.
  */
 import * as assert from "node:assert/strict";
-import { execFile } from "node:child_process";
 import * as fs from "node:fs";
 import type { CheckpointResource } from "../harness/engine/checkpoint";
 import { deploy, DeployOptions, DeployResult, destroy, preview, refresh } from "../harness/deploy";
 import { fieldManager, kubeType } from "../harness/kube";
 import { reveal } from "../harness/secrets";
+import { kubectl as runKubectl } from "../simulator/apiserver/kubectl";
 import type { Simulator } from "../simulator/simulator";
 
 /** The steps that change something, as `pulumi preview --diff` lists them: `<op> <name>`. */
@@ -19,15 +19,11 @@ export function changes(result: DeployResult): string[] {
   return result.plan.filter((s) => s.op !== "same" && s.op !== "read").map((s) => `${s.op} ${s.name}`);
 }
 
-export function kubectl(kubeconfig: string, args: string[]): Promise<string> {
-  return new Promise((resolve, reject) =>
-    execFile(
-      "kubectl",
-      ["--kubeconfig", kubeconfig, ...args],
-      { timeout: 20_000 },
-      (error, stdout, stderr) => (error ? reject(new Error(stderr || error.message)) : resolve(stdout)),
-    ),
-  );
+/** kubectl against the cluster of `kubeconfig` (a file); its stdout, or a failure with its stderr. */
+export async function kubectl(kubeconfig: string, args: string[]): Promise<string> {
+  const { code, stdout, stderr } = await runKubectl(kubeconfig, args);
+  if (code !== 0) throw new Error(stderr || `kubectl ${args.join(" ")} exited ${code}`);
+  return stdout;
 }
 
 /** The Kubernetes objects a stack manages (not the ones it only reads). */
