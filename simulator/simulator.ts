@@ -2,7 +2,7 @@
  * The local OpenShift simulator: an in-memory store seeded with a cluster, the controllers that make it
  * behave (machine-api, MCO, OLM, WMCO) and the HTTPS API server real clients talk to.
  */
-import { ApiServer, RequestObserver, ServerFaults } from "./apiserver";
+import { ApiServer, Protocol, RequestObserver, ServerFaults } from "./apiserver";
 import { createClock } from "./clock";
 import { seedCluster, SeededCluster } from "./cluster/seed";
 import { startControllers } from "./controllers";
@@ -30,6 +30,8 @@ export interface SimulatorOptions {
    * store, where no client can see them.
    */
   unserved?: readonly string[];
+  /** `http` serves the API without TLS, as `kubectl proxy` / `oc proxy` (default `https`). */
+  protocol?: Protocol;
 }
 
 export interface Simulator {
@@ -92,6 +94,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       kubeconfigPath: options.kubeconfigPath,
       now: () => clock.now(),
       unserved,
+      protocol: options.protocol,
     });
   } catch (error) {
     controllers.stop();

@@ -87,6 +87,10 @@ function connectionFor(kubeconfig: string): Connection {
   kc.loadFromString(kubeconfig);
   const cluster = kc.getCurrentCluster();
   if (!cluster) throw new Error("the kubeconfig has no current cluster");
+  // client-node refuses an http:// server unless TLS verification is off, though no TLS is involved
+  // there: a `kubectl proxy` or `oc proxy` kubeconfig names one and kubectl accepts it as it is.
+  if (cluster.server.startsWith("http:"))
+    kc.clusters = kc.clusters.map((c) => (c.name === cluster.name ? { ...c, skipTLSVerify: true } : c));
   return {
     server: new URL(cluster.server),
     options: async () => {
@@ -175,8 +179,16 @@ export function createApiClient(kubeconfig: string, clientOptions: ApiClientOpti
           ...headers,
           ...(body !== undefined ? { "Content-Length": String(Buffer.byteLength(body)) } : {}),
         },
-        signal,
       });
+      // Not the request's own `signal` option: over plain HTTP, Node emits the AbortError it raises on
+      // a response stream nobody listens to any more, which kills the process. Destroyed without an
+      // error, the request and its response just close, and whoever aborted knows why.
+      const abort = () => {
+        req.destroy();
+        reject(apiError("aborted", { code: "ABORTED" }));
+      };
+      signal?.addEventListener("abort", abort, { once: true });
+      req.on("close", () => signal?.removeEventListener("abort", abort));
       req.on("error", (e: NodeJS.ErrnoException) => reject(networkError(e)));
       req.on("response", resolve);
       if (watch) {

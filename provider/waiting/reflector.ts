@@ -2,7 +2,8 @@
  * The list/watch/cache half of the waiting core, as client-go's reflector: list a source, keep its
  * objects in a store, then watch from the list's resourceVersion and apply every event to the store.
  * Watches resume from the last resourceVersion seen (events and bookmarks), re-list on 410 Gone, and
- * retry 429, 5xx and network failures with backoff. What the objects mean is not its business: it hands
+ * retry 429, 5xx and network failures with backoff. Each watch is bounded and watched for silence, so a
+ * connection that died without a word (half-open behind a load balancer) is replaced within minutes. What the objects mean is not its business: it hands
  * the store to whoever asked after every change (see `converge.ts` for the evaluation half). A source
  * whose resource only newer clusters serve says so itself (`servedOrNull`): one list both finds out and
  * seeds the store, instead of a probe before it.
@@ -42,6 +43,28 @@ export interface Session {
   fail(message: string): void;
   /** The latest transient failure, or undefined once a request got through, for the timeout message. */
   transient(error: unknown): void;
+  /** Jitter of watch timeouts and backoff, 0..1 (Math.random unless a test fixes it). */
+  random?: () => number;
+}
+
+/**
+ * Watch timeouts are random in [5, 10) minutes, as client-go's `Reflector.watch` picks them
+ * (`minWatchTimeout * (rand.Float64() + 1.0)`, `defaultMinWatchTimeout`): short enough that a watch the
+ * server forgot is replaced, spread so that many clients do not re-watch at once. Never the wait's
+ * whole deadline.
+ */
+export const MIN_WATCH_TIMEOUT_MS = 5 * 60_000;
+
+/**
+ * A watch that asks for bookmarks (`allowWatchBookmarks`) hears from kube-apiserver about once a
+ * minute even when nothing changes (the cacher's bookmark frequency); one silent for this long is
+ * taken as dead and replaced, resuming from the last resourceVersion seen.
+ */
+export const WATCH_IDLE_MS = 150_000;
+
+/** The watch's timeoutSeconds: what the server is asked for, and when the client gives up on it. */
+export function watchTimeoutSeconds(random: () => number = Math.random): number {
+  return Math.floor((MIN_WATCH_TIMEOUT_MS / 1000) * (1 + random()));
 }
 
 function isNotServed(source: SourceSpec, error: unknown): boolean {
@@ -90,6 +113,7 @@ export async function reflect(
   changed: (store: Store | null) => boolean,
 ): Promise<void> {
   const { client, clock, policy } = session;
+  const random = session.random ?? Math.random;
   const what = `${source.resource.plural}${source.namespace ? ` in ${source.namespace}` : ""}`;
   const ended = () => session.signal.aborted;
   let resourceVersion = "";
@@ -115,18 +139,32 @@ export async function reflect(
     // Set by an ERROR event, which arrives inside a healthy HTTP response.
     let streamError: ApiError | undefined;
     let events = 0;
+    // Set when the client ends a watch that outlived its timeout or went silent: resumed, not retried.
+    let replaced = false;
+    const replace = () => {
+      replaced = true;
+      current.abort();
+    };
     const opened = clock.now();
+    const timeoutSeconds = watchTimeoutSeconds(random);
+    // The server should end the watch at timeoutSeconds; a connection that no longer reaches it
+    // never does, so the client ends it then, as client-go's request timeout does.
+    const cancelBound = clock.after(timeoutSeconds * 1000, replace);
+    let cancelIdle = clock.after(WATCH_IDLE_MS, replace);
+    const heard = () => {
+      cancelIdle();
+      cancelIdle = clock.after(WATCH_IDLE_MS, replace);
+    };
+    let failure: unknown;
     try {
       await client.watch(
         source.resource,
-        { ...source, resourceVersion, timeoutSeconds: Math.max(1, Math.ceil(session.remainingMs() / 1000)) },
+        { ...source, resourceVersion, timeoutSeconds },
         {
           onOpen: () => session.transient(undefined),
           onEvent: (event) => {
-            if (ended() || stopped || streamError) return;
-            // Backoff restarts once a watch delivers, not when it opens: a server may accept every watch
-            // and close it at once.
-            if (events++ === 0) attempt = 0;
+            if (ended() || stopped || streamError || replaced) return;
+            heard();
             if (event.type === "ERROR") {
               const status = event.object;
               streamError = Object.assign(new Error(status.message ?? "watch error"), {
@@ -136,6 +174,9 @@ export async function reflect(
               current.abort();
               return;
             }
+            // Backoff restarts once a watch delivers, not when it opens (a server may accept every
+            // watch and close it at once) nor after a list (under a 410 storm every list succeeds).
+            if (events++ === 0) attempt = 0;
             const rv = event.object?.metadata?.resourceVersion;
             if (rv) resourceVersion = rv;
             if (event.type === "BOOKMARK") return;
@@ -149,28 +190,34 @@ export async function reflect(
         },
         signal,
       );
-      if (ended() || stopped) return;
-      if (streamError) throw streamError;
+    } catch (e) {
+      failure = e;
+    } finally {
+      cancelBound();
+      cancelIdle();
+    }
+    if (ended() || stopped) return;
+    if (replaced) continue;
+    const error = (streamError ?? failure) as ApiError | undefined;
+    if (!error) {
       // A server that closes every watch at once must not turn this loop into a busy one.
       if (events === 0 && clock.now() - opened < SHORT_WATCH_MS)
-        await clock.sleep(retryDelay(undefined, attempt++, policy), session.signal);
-    } catch (e) {
-      if (ended() || stopped) return;
-      const error = e as ApiError;
-      // Served at the list, gone since (its CRD deleted): as good as a 404 on the list.
-      if (isNotServed(source, error)) {
-        changed(null);
-        return;
-      }
-      if (isGone(error)) {
-        resourceVersion = "";
-        continue;
-      }
-      if (!isRetryable(error)) {
-        return session.fail(`${session.waiter}: cannot watch ${what}: ${describeApiError(error)}`);
-      }
-      session.transient(error);
-      await clock.sleep(retryDelay(error, attempt++, policy), session.signal);
+        await clock.sleep(retryDelay(undefined, attempt++, policy, random), session.signal);
+      continue;
     }
+    // Served at the list, gone since (its CRD deleted): as good as a 404 on the list.
+    if (isNotServed(source, error)) {
+      changed(null);
+      return;
+    }
+    if (!isGone(error) && !isRetryable(error)) {
+      return session.fail(`${session.waiter}: cannot watch ${what}: ${describeApiError(error)}`);
+    }
+    // After a 410 the source is listed again, after a pause that grows while the server keeps
+    // answering 410, as client-go's `Reflector.Run` lists again only through its backoff manager: a
+    // persistent 410 costs a few requests a minute, not hundreds a second.
+    if (isGone(error)) resourceVersion = "";
+    session.transient(error);
+    await clock.sleep(retryDelay(error, attempt++, policy, random), session.signal);
   }
 }

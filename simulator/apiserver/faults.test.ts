@@ -60,6 +60,52 @@ describe("API server fault injection", function () {
     );
   });
 
+  it("resets the connection of every open watch", async () => {
+    const first = await openWatch();
+    assert.equal(t.server.faults.resetWatches(), 1);
+    assert.ok((await first.ended) instanceof Error, "the client sees the connection fail, not end");
+    assert.equal(t.server.faults.resetWatches(), 0);
+  });
+
+  it("answers every resuming watch with 410 during a 410 storm, until reset", async () => {
+    const rv = t.store.resourceVersion;
+    t.server.faults.startGoneStorm();
+    for (let i = 0; i < 3; i++) {
+      const expired = await openWatch({ resourceVersion: rv });
+      await expired.ended;
+      assert.deepEqual(
+        expired.events.map((e) => [e.type, e.object.code]),
+        [["ERROR", 410]],
+      );
+    }
+    assert.equal(t.server.faults.status().goneStorm, true);
+    t.server.faults.reset();
+    const resumed = await openWatch({ resourceVersion: rv });
+    resumed.controller.abort();
+    assert.equal(t.server.faults.status().goneStorm, false);
+    assert.ok(!resumed.events.some((e) => e.type === "ERROR"));
+  });
+
+  it("leaves the next watches open and silent: no event, no bookmark, as behind a half-open connection", async () => {
+    t.server.faults.silenceNextWatches(1);
+    const silent = await openWatch({ allowWatchBookmarks: "true" });
+    assert.equal(t.server.faults.status().pendingSilentWatches, 0);
+    const heard = await openWatch({ allowWatchBookmarks: "true" });
+    t.store.create({
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      metadata: { name: "unheard", namespace: "default" },
+    });
+    // Bookmarks come every second: the ordinary watch's bookmark after the change proves time passed.
+    for (let i = 0; i < 300 && !heard.events.some((e) => e.type === "BOOKMARK"); i++)
+      await new Promise((r) => setTimeout(r, 10));
+    const types = heard.events.map((e) => e.type);
+    assert.ok(types.includes("ADDED") && types.includes("BOOKMARK"), types.join(" "));
+    assert.deepEqual(silent.events, []);
+    assert.equal(t.server.faults.dropWatches(), 2, "the silent watch is still open");
+    await silent.ended;
+  });
+
   for (const code of [429, 500, 503] as const) {
     it(`answers the next requests with ${code}`, async () => {
       t.server.faults.failNextRequests(2, code, 3);

@@ -11,6 +11,8 @@ export type FaultHandler = (params: Record<string, unknown>) => unknown;
 export interface FaultTarget {
   /** Ends every open watch stream; returns how many were open. */
   dropWatches(): number;
+  /** Resets the connection of every open watch stream; returns how many were open. */
+  resetWatches(): number;
   /** Stops accepting connections (and drops open ones) for `ms` real milliseconds, then listens again on the same port. */
   refuseConnections(ms: number): Promise<void>;
   /** Replaces the bearer token (the old one is rejected with 401); returns the new token and kubeconfig. */
@@ -30,6 +32,9 @@ export interface ServerFaultsStatus {
   pendingErrors: number;
   errorCode: ErrorCode;
   pendingWatchExpiries: number;
+  /** Every watch that resumes from a resourceVersion gets 410 until `reset`. */
+  goneStorm: boolean;
+  pendingSilentWatches: number;
   refusing: boolean;
   clusterFaults: string[];
 }
@@ -40,6 +45,8 @@ export class ServerFaults {
   private errorCode: ErrorCode = 503;
   private retryAfter = 1;
   private watchExpiries = 0;
+  private goneStorm = false;
+  private silentWatches = 0;
   private refusing = false;
   private readonly handlers = new Map<string, FaultHandler>();
 
@@ -50,9 +57,32 @@ export class ServerFaults {
     return this.target.dropWatches();
   }
 
+  /** Resets the connection of every open watch; clients see ECONNRESET and must re-watch. */
+  resetWatches(): number {
+    return this.target.resetWatches();
+  }
+
   /** The next `count` watches that resume from a resourceVersion get `410 Expired`. */
   expireNextWatchResume(count = 1): void {
     this.watchExpiries += count;
+  }
+
+  /**
+   * Every watch that resumes from a resourceVersion gets `410 Expired` until `reset`, as from an API
+   * server whose watch cache cannot serve the version the client lists at (a 410 storm): whoever
+   * re-lists at once on 410 loops. The 410 arrives as an ERROR event in a 200 stream, as kube-apiserver
+   * sends it (the watch cache's `newErrWatcher`).
+   */
+  startGoneStorm(): void {
+    this.goneStorm = true;
+  }
+
+  /**
+   * The next `count` watches are accepted and then hear nothing: no event, no bookmark, no end, as
+   * behind a half-open connection (a load balancer that dropped the flow without a reset).
+   */
+  silenceNextWatches(count = 1): void {
+    this.silentWatches += count;
   }
 
   /** The next `count` API requests are answered with `code` (429 carries `Retry-After`). */
@@ -104,11 +134,13 @@ export class ServerFaults {
     return handler(params);
   }
 
-  /** Clears latency, pending errors and pending watch expiries. */
+  /** Clears latency, pending errors, pending watch expiries, a 410 storm and pending silent watches. */
   reset(): void {
     this.latency = 0;
     this.errorsLeft = 0;
     this.watchExpiries = 0;
+    this.goneStorm = false;
+    this.silentWatches = 0;
   }
 
   names(): string[] {
@@ -121,6 +153,8 @@ export class ServerFaults {
       pendingErrors: this.errorsLeft,
       errorCode: this.errorCode,
       pendingWatchExpiries: this.watchExpiries,
+      goneStorm: this.goneStorm,
+      pendingSilentWatches: this.silentWatches,
       refusing: this.refusing,
       clusterFaults: [...this.handlers.keys()],
     };
@@ -138,16 +172,24 @@ export class ServerFaults {
     return { code: this.errorCode, retryAfterSeconds: this.retryAfter };
   }
 
-  /** For the server: consumes one pending watch expiry, if any. */
+  /** For the server: consumes one pending watch expiry, if any; always true during a 410 storm. */
   takeWatchExpiry(): boolean {
+    if (this.goneStorm) return true;
     if (this.watchExpiries <= 0) return false;
     this.watchExpiries--;
     return true;
   }
 
+  /** For the server: consumes one pending silent watch, if any. */
+  takeSilentWatch(): boolean {
+    if (this.silentWatches <= 0) return false;
+    this.silentWatches--;
+    return true;
+  }
+
   /**
    * Handles a control request body: `{"fault": "<name>", ...params}`. Built-in names: `dropWatches`,
-   * `expireWatch` (`count`), `errors` (`count`, `code`, `retryAfterSeconds`), `latency` (`ms`),
+   * `resetWatches`, `expireWatch` (`count`), `goneStorm`, `silentWatch` (`count`), `errors` (`count`, `code`, `retryAfterSeconds`), `latency` (`ms`),
    * `refuseConnections` (`seconds`), `rotateToken`, `reset`, `status`; any other name goes to a
    * registered handler.
    */
@@ -163,8 +205,16 @@ export class ServerFaults {
     switch (name) {
       case "dropWatches":
         return { body: { dropped: this.dropWatches() } };
+      case "resetWatches":
+        return { body: { reset: this.resetWatches() } };
       case "expireWatch":
         this.expireNextWatchResume(num("count", 1));
+        return { body: this.status() };
+      case "goneStorm":
+        this.startGoneStorm();
+        return { body: this.status() };
+      case "silentWatch":
+        this.silenceNextWatches(num("count", 1));
         return { body: this.status() };
       case "errors": {
         const code = num("code", 503);
@@ -205,7 +255,10 @@ export class ServerFaults {
 
 const BUILTIN_FAULTS = [
   "dropWatches",
+  "resetWatches",
   "expireWatch",
+  "goneStorm",
+  "silentWatch",
   "errors",
   "latency",
   "refuseConnections",

@@ -12,7 +12,7 @@ import { ResourceRegistry } from "./resources";
 import { route, Routes } from "./routing";
 import { errors } from "./status";
 import { Backend } from "./target";
-import { authenticated, fail, readBody, Request, Transport } from "./transport";
+import { authenticated, fail, Protocol, readBody, Request, Transport } from "./transport";
 import { Watches } from "./watch";
 
 /** Sees one API request: its method and path with its query. */
@@ -36,6 +36,11 @@ export interface ApiServerOptions {
   now?: () => Date;
   /** Plurals of resources not served: their paths answer 404 and discovery leaves them out. */
   unserved?: readonly string[];
+  /**
+   * `http` serves the API without TLS, as `kubectl proxy` and `oc proxy` do on loopback (default
+   * `https`); the kubeconfig then names an `http://` server and no CA.
+   */
+  protocol?: Protocol;
 }
 
 const DEFAULT_MAX_BODY = 3 * 1024 * 1024;
@@ -77,10 +82,8 @@ export class ApiServer implements FaultTarget {
       schemas: options.schemas,
       now: options.now ?? (() => new Date()),
     };
-    this.watches = new Watches(backend, options.bookmarkIntervalMs ?? 1000, () =>
-      this.faults.takeWatchExpiry(),
-    );
-    this.transport = new Transport((req, res) => this.handle(req, res));
+    this.watches = new Watches(backend, options.bookmarkIntervalMs ?? 1000, this.faults);
+    this.transport = new Transport((req, res) => this.handle(req, res), options.protocol);
     this.caCert = this.transport.caCert;
     this.routes = {
       backend,
@@ -119,7 +122,7 @@ export class ApiServer implements FaultTarget {
   }
 
   get url(): string {
-    return `https://${this.transport.address}`;
+    return `${this.transport.protocol}://${this.transport.address}`;
   }
 
   /** A kubeconfig for this server: its CA, URL and token. */
@@ -132,7 +135,9 @@ export class ApiServer implements FaultTarget {
           name: "openshift-simulator",
           cluster: {
             server: this.url,
-            "certificate-authority-data": Buffer.from(this.caCert).toString("base64"),
+            ...(this.caCert
+              ? { "certificate-authority-data": Buffer.from(this.caCert).toString("base64") }
+              : {}),
           },
         },
       ],
@@ -158,6 +163,10 @@ export class ApiServer implements FaultTarget {
 
   dropWatches(): number {
     return this.watches.dropAll();
+  }
+
+  resetWatches(): number {
+    return this.watches.resetAll();
   }
 
   /**

@@ -1,6 +1,7 @@
 /**
- * Transport: HTTPS on loopback with a self-signed CA, bearer-token authentication, request bodies and
- * answers (JSON or plain text, errors as Status objects). Knows nothing of resources.
+ * Transport: HTTPS on loopback with a self-signed CA (or plain HTTP, as `kubectl proxy` and `oc proxy`
+ * serve the API), bearer-token authentication, request bodies and answers (JSON or plain text, errors as
+ * Status objects). Knows nothing of resources.
  */
 import { randomUUID, timingSafeEqual } from "node:crypto";
 import * as http from "node:http";
@@ -23,23 +24,34 @@ export interface Request {
   headers: Record<string, string>;
 }
 
-/** An HTTPS listener that can be closed and reopened on the same port, cutting open connections. */
+export type Protocol = "https" | "http";
+
+/** A listener that can be closed and reopened on the same port, cutting open connections. */
 export class Transport {
-  /** PEM of the CA that signed the serving certificate. */
+  /** PEM of the CA that signed the serving certificate; empty over plain HTTP. */
   readonly caCert: string;
-  private readonly server: https.Server;
+  private readonly server: http.Server;
   private readonly sockets = new Set<Socket>();
   private boundPort = 0;
 
-  constructor(handle: (req: http.IncomingMessage, res: http.ServerResponse) => Promise<void>) {
-    const certs = generateServingCertificates();
-    this.caCert = certs.caCert;
-    this.server = https.createServer({ cert: certs.cert, key: certs.key }, (req, res) => {
+  constructor(
+    handle: (req: http.IncomingMessage, res: http.ServerResponse) => Promise<void>,
+    readonly protocol: Protocol = "https",
+  ) {
+    const answer = (req: http.IncomingMessage, res: http.ServerResponse) => {
       handle(req, res).catch((error) => {
         console.error("simulator apiserver: failed to answer:", error);
         res.destroy();
       });
-    });
+    };
+    if (protocol === "https") {
+      const certs = generateServingCertificates();
+      this.caCert = certs.caCert;
+      this.server = https.createServer({ cert: certs.cert, key: certs.key }, answer);
+    } else {
+      this.caCert = "";
+      this.server = http.createServer(answer);
+    }
     this.server.on("connection", (socket: Socket) => {
       this.sockets.add(socket);
       socket.on("close", () => this.sockets.delete(socket));

@@ -15,25 +15,39 @@ const MAX_WATCH_SECONDS = 1800;
 
 interface Watcher {
   close(): void;
+  /** Cuts the connection under the stream, as a reset from a load balancer in between. */
+  reset(): void;
+}
+
+/** The faults a watch consults as it opens (see `ServerFaults`). */
+export interface WatchFaults {
+  /** Whether this watch, resuming from a resourceVersion, gets 410 Expired. */
+  takeWatchExpiry(): boolean;
+  /** Whether this watch is accepted and then never hears anything (a half-open connection). */
+  takeSilentWatch(): boolean;
 }
 
 /** The open watch streams of a server. */
 export class Watches {
   private readonly open = new Set<Watcher>();
 
-  /**
-   * @param expireResume whether the next watch that resumes from a resourceVersion gets 410 (a fault).
-   */
   constructor(
     private readonly backend: Backend,
     private readonly bookmarkIntervalMs: number,
-    private readonly expireResume: () => boolean,
+    private readonly faults: WatchFaults,
   ) {}
 
   /** Ends every open watch stream; returns how many were open. */
   dropAll(): number {
     const open = [...this.open];
     for (const w of open) w.close();
+    return open.length;
+  }
+
+  /** Resets the connection of every open watch stream; returns how many were open. */
+  resetAll(): number {
+    const open = [...this.open];
+    for (const w of open) w.reset();
     return open.length;
   }
 
@@ -67,6 +81,10 @@ export class Watches {
       ...request.headers,
     });
     res.flushHeaders();
+    if (this.faults.takeSilentWatch()) {
+      this.track(request, () => undefined);
+      return;
+    }
 
     const write = (type: string, object: unknown): void => {
       if (res.destroyed || res.writableEnded) return;
@@ -112,7 +130,7 @@ export class Watches {
     };
 
     if (resume) {
-      if (this.expireResume())
+      if (this.faults.takeWatchExpiry())
         return expire(`too old resource version: ${fromVersion} (${store.resourceVersion})`);
       let replay;
       try {
@@ -146,15 +164,6 @@ export class Watches {
 
     const unsubscribe = store.subscribe((event) => deliver(event.type, event.object));
     const timers: NodeJS.Timeout[] = [];
-    const watcher: Watcher = {
-      close: () => {
-        unsubscribe();
-        for (const t of timers) clearTimeout(t);
-        this.open.delete(watcher);
-        if (!res.writableEnded) res.end();
-      },
-    };
-    this.open.add(watcher);
     if (bookmarks) {
       const interval = setInterval(
         () => write("BOOKMARK", { kind, apiVersion, metadata: { resourceVersion: store.resourceVersion } }),
@@ -162,7 +171,34 @@ export class Watches {
       );
       timers.push(interval);
     }
+    const watcher = this.track(request, () => {
+      unsubscribe();
+      for (const t of timers) clearTimeout(t);
+    });
     timers.push(setTimeout(() => watcher.close(), Math.min(timeoutSeconds, MAX_WATCH_SECONDS) * 1000));
+  }
+
+  /**
+   * Keeps an open stream until it is closed (by the client, the timeout or a fault). A silent watch
+   * (`stop` does nothing) has neither events, bookmarks nor a timeout: behind a half-open connection,
+   * whatever the server sends or closes never reaches the client.
+   */
+  private track(request: Request, stop: () => void): Watcher {
+    const { req, res } = request;
+    const watcher: Watcher = {
+      close: () => {
+        stop();
+        this.open.delete(watcher);
+        if (!res.writableEnded) res.end();
+      },
+      reset: () => {
+        stop();
+        this.open.delete(watcher);
+        req.socket.destroy();
+      },
+    };
+    this.open.add(watcher);
     res.on("close", () => watcher.close());
+    return watcher;
   }
 }
