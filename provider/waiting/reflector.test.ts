@@ -1,0 +1,263 @@
+/**
+ * The watch's own decisions, against client-go's reflector (kubernetes/client-go, tools/cache/reflector.go):
+ * `Reflector.watch` bounds each watch at `minWatchTimeout * (rand.Float64() + 1.0)` and asks for
+ * bookmarks; `Reflector.Run` lists again only through its backoff manager (`wait.BackoffUntil` with
+ * `NewExponentialBackoffManager`), so a 410 (`isExpiredError`) that keeps coming does not loop.
+ */
+import { strict as assert } from "node:assert";
+import { ApiClient, ListResult, Selectors, WatchEvent, WatchHandlers } from "./api";
+import { KINDS, KubeObject } from "./kinds";
+import {
+  MIN_WATCH_TIMEOUT_MS,
+  reflect,
+  Session,
+  Store,
+  WATCH_IDLE_MS,
+  watchTimeoutSeconds,
+} from "./reflector";
+import { fakeClock, FakeClock } from "../../test/fake-clock";
+
+const steady = { initialMs: 100, maxMs: 5000, factor: 2, jitter: 0 };
+const source = { name: "things", resource: KINDS.machineSet, namespace: "ns" };
+
+interface OpenWatch {
+  rv: string;
+  timeoutSeconds?: number;
+  handlers: WatchHandlers;
+  /** Ends the watch as the server would (the response ends). */
+  end(): void;
+  aborted: boolean;
+}
+
+/**
+ * A client whose lists answer `list()` and whose watches stay open until the test ends them or the
+ * reflector aborts them; `onWatch` scripts each watch as it opens.
+ */
+function client(list: () => ListResult, onWatch: (w: OpenWatch) => void) {
+  const calls: string[] = [];
+  const watches: OpenWatch[] = [];
+  let requests = 0;
+  const api: ApiClient = {
+    get requests() {
+      return requests;
+    },
+    async list() {
+      requests++;
+      calls.push("list");
+      // As a real request, the answer comes in a later turn of the event loop.
+      await tick();
+      return list();
+    },
+    get: async () => undefined,
+    mergePatch: async () => ({ metadata: { name: "x" } }),
+    delete: async () => true,
+    async watch(
+      _resource,
+      selectors: Selectors & { resourceVersion: string; timeoutSeconds?: number },
+      handlers,
+      signal,
+    ) {
+      requests++;
+      calls.push(`watch@${selectors.resourceVersion}`);
+      await tick();
+      await new Promise<void>((resolve) => {
+        const w: OpenWatch = {
+          rv: selectors.resourceVersion,
+          timeoutSeconds: selectors.timeoutSeconds,
+          handlers,
+          end: resolve,
+          aborted: false,
+        };
+        watches.push(w);
+        signal?.addEventListener("abort", () => {
+          w.aborted = true;
+          resolve();
+        });
+        handlers.onOpen?.();
+        onWatch(w);
+      });
+    },
+  };
+  return { api, calls, watches };
+}
+
+const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+/** Lets the reflector reach its next await (the fake clock only moves when told). */
+async function settle(): Promise<void> {
+  for (let i = 0; i < 10; i++) await tick();
+}
+
+function obj(name: string, rv: string, phase: string): KubeObject {
+  return { metadata: { name, resourceVersion: rv }, status: { phase } };
+}
+const event = (type: WatchEvent["type"], object: WatchEvent["object"]): WatchEvent => ({ type, object });
+const gone = () =>
+  event("ERROR", {
+    metadata: { name: "" },
+    code: 410,
+    reason: "Expired",
+    message: "too old resource version",
+  });
+const running = (store: Store | null) =>
+  (store?.get("a")?.status as { phase?: string } | undefined)?.phase === "Running";
+
+function session(api: ApiClient, clock: FakeClock, random = () => 0) {
+  const stop = new AbortController();
+  const failures: string[] = [];
+  const value: Session = {
+    waiter: "things",
+    client: api,
+    clock,
+    policy: steady,
+    signal: stop.signal,
+    remainingMs: () => 30 * 60_000,
+    fail: (message) => {
+      failures.push(message);
+      stop.abort();
+    },
+    transient: () => undefined,
+    random,
+  };
+  return { session: value, failures, stop };
+}
+
+describe("reflector watches (client-go's Reflector.watch and Reflector.Run)", () => {
+  it("asks each watch for 5 to 10 minutes, jittered, never the wait's whole deadline", () => {
+    assert.equal(MIN_WATCH_TIMEOUT_MS, 300_000);
+    assert.equal(
+      watchTimeoutSeconds(() => 0),
+      300,
+    );
+    assert.equal(
+      watchTimeoutSeconds(() => 0.5),
+      450,
+    );
+    assert.equal(
+      watchTimeoutSeconds(() => 0.9999),
+      599,
+    );
+  });
+
+  it("replaces a watch that stays open and silent, resuming from the last resourceVersion", async () => {
+    const clock = fakeClock();
+    const { api, calls, watches } = client(
+      () => ({ items: [obj("a", "5", "Pending")], resourceVersion: "5" }),
+      (w) => {
+        // The second watch hears what the first, silent one never delivered.
+        if (watches.length === 2) w.handlers.onEvent(event("MODIFIED", obj("a", "6", "Running")));
+      },
+    );
+    const { session: s, failures } = session(api, clock);
+    const done = reflect(s, source, running);
+    await settle();
+    assert.equal(watches.length, 1);
+    assert.equal(watches[0].timeoutSeconds, 300);
+    clock.advance(WATCH_IDLE_MS - 1);
+    await settle();
+    assert.equal(watches.length, 1, "silent for less than the idle time: kept");
+    clock.advance(1);
+    await done;
+    assert.ok(watches[0].aborted);
+    assert.deepEqual(calls, ["list", "watch@5", "watch@5"]);
+    assert.equal(clock.now(), WATCH_IDLE_MS);
+    assert.deepEqual(failures, []);
+  });
+
+  it("counts bookmarks as signs of life: silence is measured from the last one", async () => {
+    const clock = fakeClock();
+    const { api, watches } = client(
+      () => ({ items: [obj("a", "5", "Pending")], resourceVersion: "5" }),
+      () => undefined,
+    );
+    const { session: s, stop } = session(api, clock);
+    void reflect(s, source, running);
+    await settle();
+    clock.advance(WATCH_IDLE_MS - 1000);
+    watches[0].handlers.onEvent(event("BOOKMARK", { metadata: { name: "", resourceVersion: "8" } }));
+    clock.advance(WATCH_IDLE_MS - 1);
+    await settle();
+    assert.equal(watches.length, 1);
+    clock.advance(1);
+    await settle();
+    assert.equal(watches.length, 2);
+    assert.equal(watches[1].rv, "8");
+    stop.abort();
+  });
+
+  it("ends a watch at its timeout even while bookmarks keep coming, as the server should have", async () => {
+    const clock = fakeClock();
+    const { api, watches } = client(
+      () => ({ items: [obj("a", "5", "Pending")], resourceVersion: "5" }),
+      () => undefined,
+    );
+    const { session: s, stop } = session(api, clock, () => 0.5);
+    void reflect(s, source, running);
+    await settle();
+    assert.equal(watches[0].timeoutSeconds, 450);
+    for (let t = 60; t < 450; t += 60) {
+      clock.advance(60_000);
+      watches[0].handlers.onEvent(event("BOOKMARK", { metadata: { name: "", resourceVersion: String(t) } }));
+    }
+    clock.advance(449_999 - clock.now());
+    await settle();
+    assert.equal(watches.length, 1);
+    clock.advance(1);
+    await settle();
+    assert.equal(watches.length, 2);
+    assert.ok(watches[0].aborted);
+    assert.equal(watches[1].rv, "420");
+    stop.abort();
+  });
+
+  it("re-lists under a persistent 410 with exponential, capped pauses, and resets once a watch delivers", async () => {
+    const clock = fakeClock();
+    let storm = true;
+    let lists = 0;
+    const { api, calls } = client(
+      () => ({
+        items: [obj("a", String(++lists), storm ? "Pending" : "Running")],
+        resourceVersion: String(lists),
+      }),
+      (w) => {
+        if (storm) return w.handlers.onEvent(gone());
+        w.handlers.onEvent(event("BOOKMARK", { metadata: { name: "", resourceVersion: "99" } }));
+        w.end();
+      },
+    );
+    const { session: s, stop } = session(api, clock);
+    void reflect(s, source, () => false);
+    // A minute of 410 storm: pauses double from 100 ms up to the 5 s cap.
+    while (clock.now() < 60_000) await tick();
+    assert.deepEqual(clock.slept.slice(0, 8), [100, 200, 400, 800, 1600, 3200, 5000, 5000]);
+    const requests = calls.length;
+    // 6.3 s to reach the cap, then one list and one watch per 5 s: 2 * (7 + 11) or so, not thousands.
+    assert.ok(
+      requests <= 2 * (7 + Math.ceil((60_000 - 6300) / 5000)) + 2,
+      `${requests} requests in a minute`,
+    );
+    storm = false;
+    while (calls.length < requests + 4) await tick();
+    const paused = clock.slept.length;
+    storm = true;
+    while (clock.slept.length < paused + 1) await tick();
+    assert.equal(clock.slept[paused], 100, "a watch delivered since the storm: the backoff started over");
+    stop.abort();
+  });
+
+  it("pauses before re-listing after a single 410, then resumes from the new list", async () => {
+    const clock = fakeClock();
+    let lists = 0;
+    const { api, calls } = client(
+      () => ({ items: [obj("a", String(++lists), "Pending")], resourceVersion: String(lists * 10) }),
+      (w) => {
+        if (w.rv === "10") return w.handlers.onEvent(gone());
+        w.handlers.onEvent(event("MODIFIED", obj("a", "21", "Running")));
+      },
+    );
+    const { session: s } = session(api, clock);
+    await reflect(s, source, running);
+    assert.deepEqual(calls, ["list", "watch@10", "list", "watch@20"]);
+    assert.deepEqual(clock.slept, [100]);
+  });
+});
