@@ -3,6 +3,7 @@
  * labels) and, for deletion, when they are gone together with their Machines and those Machines' Nodes.
  */
 import { MACHINE_LABELS } from "../../primitives/openshift";
+import { equalitySelectorQuery } from "../../primitives/selectors";
 import { conditionOf, field, KubeObject, labelsOf } from "./kinds";
 import { WaitState } from "./progress";
 
@@ -51,6 +52,30 @@ export function machinesOf(machineSet: string, machines: KubeObject[]): KubeObje
       (m.metadata.ownerReferences ?? []).some((o) => o.kind === "MachineSet" && o.name === machineSet) ||
       labelsOf(m)[MACHINESET_LABEL] === machineSet,
   );
+}
+
+/**
+ * The label selector of these MachineSets' Machines: the machine-api's MachineSet controller creates
+ * each Machine with its template's labels, which its selector must match and which carry this label
+ * (machine-api-operator, pkg/controller/machineset/controller.go, `getNewMachine`).
+ */
+export function machinesSelector(machineSets: string[]): string {
+  return `${MACHINESET_LABEL} in (${[...machineSets].sort().join(",")})`;
+}
+
+/**
+ * The label selector of these MachineSets' nodes: the labels every one of them must carry (the node
+ * labels common to all their templates, which the machine-api's nodelink controller puts on each
+ * node, and the target's). undefined when there are none, and then every node is listed.
+ */
+export function nodesSelector(target: MachineSetTarget, machineSets: KubeObject[]): string | undefined {
+  const templates = machineSets
+    .filter((m) => target.machineSets.includes(m.metadata.name))
+    .map((m) => field<Record<string, string>>(m, "spec", "template", "spec", "metadata", "labels") ?? {});
+  const [first = {}, ...others] = templates;
+  const common = Object.entries(first).filter(([k, v]) => others.every((labels) => labels[k] === v));
+  const labels = { ...Object.fromEntries(common), ...target.nodeLabels };
+  return equalitySelectorQuery({ matchLabels: Object.fromEntries(Object.entries(labels).sort()) });
 }
 
 export function nodeOf(machine: KubeObject, nodes: KubeObject[]): KubeObject | undefined {

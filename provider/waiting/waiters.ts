@@ -22,6 +22,8 @@ import {
   MachineSetTarget,
   evaluateMachineSetsDeleted,
   evaluateMachineSetsReady,
+  machinesSelector,
+  nodesSelector,
 } from "./machineset";
 import { evaluateOperatorInstall, OperatorResult, OperatorTarget } from "./operator";
 import { evaluatePoolRollout, generatedKey, PoolRolloutResult, PoolRolloutTarget } from "./pool";
@@ -222,12 +224,25 @@ export interface MachineSetOptions extends WaitOptions, ClusterAccess {
   nodeLabels?: Record<string, string>;
 }
 
-function machineSetSources(namespace: string): SourceSpec[] {
+/**
+ * Only the pool's objects are listed and watched, so that a large cluster costs a wait what a small
+ * one does: the MachineSet by name (field selectors on custom resources know only the name and the
+ * namespace) and the Machines by their MachineSet label. Nodes are asked for once the MachineSets are
+ * seen (`poolNodes`).
+ */
+function machineSetSources(target: MachineSetTarget): SourceSpec[] {
+  const { namespace, machineSets } = target;
+  const byName = machineSets.length === 1 ? { fieldSelector: `metadata.name=${machineSets[0]}` } : {};
   return [
-    { name: "machineSets", resource: KINDS.machineSet, namespace },
-    { name: "machines", resource: KINDS.machine, namespace },
-    { name: "nodes", resource: KINDS.node },
+    { name: "machineSets", resource: KINDS.machineSet, namespace, ...byName },
+    { name: "machines", resource: KINDS.machine, namespace, labelSelector: machinesSelector(machineSets) },
   ];
+}
+
+/** The nodes source, selected by the labels the MachineSets' nodes all carry (`nodesSelector`). */
+function poolNodes(target: MachineSetTarget, machineSets: KubeObject[]): Need {
+  const labelSelector = nodesSelector(target, machineSets);
+  return { type: "source", source: { name: "nodes", resource: KINDS.node, labelSelector } };
 }
 
 function machineSetTarget(options: MachineSetOptions): MachineSetTarget {
@@ -244,13 +259,18 @@ function machineSetsReady(options: MachineSetOptions): ConvergeOptions<MachineSe
     ...options,
     client: clientOf(options),
     waiter: `MachineSets ${target.namespace}/${target.machineSets.join(",")}`,
-    sources: machineSetSources(target.namespace),
-    evaluate: (view) =>
-      evaluateMachineSetsReady(target, {
-        machineSets: view.sources.machineSets ?? [],
+    sources: machineSetSources(target),
+    evaluate(view) {
+      const machineSets = view.sources.machineSets ?? [];
+      const evaluation = evaluateMachineSetsReady(target, {
+        machineSets,
         machines: view.sources.machines ?? [],
         nodes: view.sources.nodes ?? [],
-      }),
+      });
+      // The nodes' labels are known once every MachineSet is: until then it is waited for anyway.
+      const seen = target.machineSets.every((name) => machineSets.some((m) => m.metadata.name === name));
+      return { ...evaluation, needs: seen ? [poolNodes(target, machineSets)] : [] };
+    },
   };
 }
 
@@ -274,7 +294,7 @@ export function waitForMachineSetsDeleted(options: MachineSetOptions): Promise<O
     ...options,
     client: clientOf(options),
     waiter: `deletion of MachineSets ${target.namespace}/${target.machineSets.join(",")}`,
-    sources: machineSetSources(target.namespace),
+    sources: machineSetSources(target),
     evaluate(view) {
       const machines = view.sources.machines ?? [];
       for (const m of machines) {
@@ -283,12 +303,17 @@ export function waitForMachineSetsDeleted(options: MachineSetOptions): Promise<O
         const node = field<string>(m, "status", "nodeRef", "name");
         if (set && target.machineSets.includes(set) && node) knownNodes[node] = set;
       }
-      return evaluateMachineSetsDeleted(target, {
+      const evaluation = evaluateMachineSetsDeleted(target, {
         machineSets: view.sources.machineSets ?? [],
         machines,
         nodes: view.sources.nodes ?? [],
         knownNodes,
       });
+      // Selected by the labels of the MachineSets still there at the first look (those already gone
+      // leave only the target's labels to select by); nothing is gone before the nodes are listed.
+      if (view.sources.nodes !== undefined) return evaluation;
+      const needs = [poolNodes(target, view.sources.machineSets ?? [])];
+      return { state: "waiting", message: `${evaluation.message} (listing nodes)`, needs };
     },
   });
 }
@@ -451,7 +476,12 @@ function windowsNodes(options: WindowsNodesOptions): ConvergeOptions<WindowsResu
     waiter: `Windows nodes of ${target.namespace}/${target.machineSets.join(",")}`,
     sources: [
       { name: "machineSets", resource: KINDS.machineSet, namespace: target.namespace },
-      { name: "machines", resource: KINDS.machine, namespace: target.namespace },
+      {
+        name: "machines",
+        resource: KINDS.machine,
+        namespace: target.namespace,
+        labelSelector: machinesSelector(target.machineSets),
+      },
       { name: "nodes", resource: KINDS.node, labelSelector: "kubernetes.io/os=windows" },
     ],
     evaluate(view) {

@@ -1,0 +1,232 @@
+/**
+ * The waiting core against the simulator over both transports a kubeconfig may name (https, and plain
+ * http as behind `kubectl proxy` / `oc proxy`), under each watch fault: every wait converges, and no
+ * path throws outside the promise the wait returns. Lists and watches ask only for the pool's objects.
+ * The watch's decisions follow client-go's reflector (kubernetes/client-go, tools/cache/reflector.go:
+ * `Reflector.watch`, `Reflector.Run`, `isExpiredError`); the selectors follow kube-apiserver's
+ * (a label selector on any list or watch, field selectors on custom resources limited to
+ * metadata.name and metadata.namespace).
+ */
+import { strict as assert } from "node:assert";
+import { ApiClient, ListResult } from "./api";
+import { createApiClient, waitForMachineSetsReady } from "./index";
+import { WATCH_IDLE_MS } from "./reflector";
+import { createMachineSet, K, keyOf, Simulator, startTestSimulator } from "../../test/simulator-fixture";
+import { fakeClock, FakeClock } from "../../test/fake-clock";
+
+const NS = "openshift-machine-api";
+
+/** What escaped every promise during the suite: must stay empty. */
+const escaped: unknown[] = [];
+const record = (error: unknown) => escaped.push(error);
+
+function sentQueries(client: ApiClient & { sent: string[] }) {
+  return client.sent.map((path) => {
+    const url = new URL(path, "http://api");
+    const kind = url.pathname.split("/").filter(Boolean).pop();
+    const verb = url.searchParams.get("watch") === "true" ? "watch" : "list";
+    const selectors = ["labelSelector", "fieldSelector"]
+      .map((k) => url.searchParams.get(k))
+      .filter(Boolean)
+      .join(" ");
+    return { verb, kind, selectors, timeoutSeconds: url.searchParams.get("timeoutSeconds") };
+  });
+}
+
+/** A client that records the paths it sent and the size of every list answer. */
+function recordingClient(sim: Simulator) {
+  const sent: string[] = [];
+  const lists: Array<{ kind: string; objects: number; bytes: number }> = [];
+  const inner = createApiClient(sim.kubeconfig, { onRequest: (_m, path) => sent.push(path) });
+  const client: ApiClient & { sent: string[]; lists: typeof lists } = {
+    sent,
+    lists,
+    get requests() {
+      return inner.requests;
+    },
+    async list(resource, selectors, signal): Promise<ListResult> {
+      const answer = await inner.list(resource, selectors, signal);
+      lists.push({
+        kind: resource.plural,
+        objects: answer.items.length,
+        bytes: JSON.stringify(answer).length,
+      });
+      return answer;
+    },
+    get: (...args) => inner.get(...args),
+    mergePatch: (...args) => inner.mergePatch(...args),
+    delete: (...args) => inner.delete(...args),
+    watch: (...args) => inner.watch(...args),
+  };
+  return client;
+}
+
+function addForeignNodes(sim: Simulator, count: number): void {
+  for (let i = 0; i < count; i++) {
+    sim.store.create({
+      apiVersion: "v1",
+      kind: "Node",
+      metadata: {
+        name: `other-${i}`,
+        labels: { "node-role.kubernetes.io/worker": "", "kubernetes.io/os": "linux" },
+      },
+      status: { conditions: [{ type: "Ready", status: "True" }] },
+    });
+  }
+}
+
+before(() => {
+  process.on("unhandledRejection", record);
+  process.on("uncaughtException", record);
+});
+after(() => {
+  process.off("unhandledRejection", record);
+  process.off("uncaughtException", record);
+});
+
+for (const protocol of ["https", "http"] as const) {
+  describe(`waiting over ${protocol}: each watch fault converges, nothing escapes`, function () {
+    let sim: Simulator;
+    let n = 0;
+    before(async () => {
+      sim = await startTestSimulator({ protocol });
+    });
+    afterEach(() => {
+      sim.faults.reset();
+      assert.deepEqual(escaped, [], "an error escaped the wait's promise");
+    });
+    after(() => sim?.stop());
+
+    /** Scales a new pool of one MachineSet to `replicas` and waits for it, the fault set up by `inject`. */
+    async function poolWith(
+      inject: (client: ReturnType<typeof recordingClient>) => void,
+      options: { clock?: FakeClock; timeoutMs?: number; replicas?: number } = {},
+    ) {
+      const name = `infra-${protocol}-${++n}`;
+      const client = recordingClient(sim);
+      createMachineSet(sim, name, {
+        replicas: options.replicas ?? 1,
+        nodeLabels: { [`node-role.kubernetes.io/${name}`]: "" },
+      });
+      inject(client);
+      const outcome = await waitForMachineSetsReady({
+        client,
+        machineSets: [name],
+        timeoutMs: options.timeoutMs ?? 10_000,
+        clock: options.clock,
+      });
+      assert.equal(outcome.result.readyMachineCount, options.replicas ?? 1);
+      return { outcome, client, name };
+    }
+
+    /** Applies `fault` to the open watches once the waiter's three are open (polled: not a timed assertion). */
+    function onceWatching(client: { sent: string[] }, fault: () => number): void {
+      const tryNow = () => {
+        const watches = client.sent.filter((p) => p.includes("watch=true")).length;
+        if (watches >= 3 && fault() > 0) return;
+        setTimeout(tryNow, 5);
+      };
+      tryNow();
+    }
+
+    it("an ordinary 410 ERROR event on resume: re-lists after a pause", async () => {
+      const clock = fakeClock();
+      const { client } = await poolWith(() => sim.faults.expireNextWatchResume(1), { clock });
+      const queries = sentQueries(client);
+      const expired = queries.findIndex((q) => q.verb === "watch");
+      assert.ok(
+        queries.slice(expired + 1).some((q) => q.verb === "list" && q.kind === queries[expired].kind),
+        "the expired source was listed again",
+      );
+      assert.ok(clock.slept.length >= 1);
+    });
+
+    it("a 410 storm: converges through re-lists that back off", async () => {
+      const { client } = await poolWith(() => sim.faults.startGoneStorm());
+      assert.ok(sentQueries(client).filter((q) => q.verb === "list").length > 3);
+    });
+
+    it("silent watches (half-open): the wait returns once silence is noticed, not at its deadline", async () => {
+      const clock = fakeClock();
+      const thirtyMinutes = 30 * 60_000;
+      const { outcome } = await poolWith(
+        (client) => {
+          sim.faults.silenceNextWatches(3);
+          // Once the three watches are open and silent and the cluster converged, time passes
+          // (polled: the silenced watches change nothing in the store).
+          const advance = () => {
+            const name = `infra-${protocol}-${n}`;
+            const set = sim.store.get(keyOf(K.machineSet, name, NS));
+            const ready = (set?.status as { readyReplicas?: number } | undefined)?.readyReplicas === 1;
+            if (sim.faults.status().pendingSilentWatches > 0 || !ready || client.sent.length < 5)
+              return void setTimeout(advance, 5);
+            clock.advance(WATCH_IDLE_MS);
+          };
+          void advance();
+        },
+        { clock, timeoutMs: thirtyMinutes },
+      );
+      assert.equal(outcome.elapsedMs, WATCH_IDLE_MS);
+    });
+
+    it("every watch connection reset", async () => {
+      let reset = 0;
+      await poolWith((client) =>
+        onceWatching(client, () => {
+          reset = sim.faults.resetWatches();
+          return reset;
+        }),
+      );
+      assert.ok(reset > 0);
+    });
+
+    it("the server closing every watch at once", async () => {
+      let dropped = 0;
+      await poolWith((client) =>
+        onceWatching(client, () => {
+          dropped = sim.faults.dropWatches();
+          return dropped;
+        }),
+      );
+      assert.ok(dropped > 0);
+    });
+
+    for (const code of [429, 503] as const) {
+      it(`a burst of ${code}`, async () => {
+        const clock = fakeClock();
+        await poolWith(() => sim.faults.failNextRequests(3, code, 1), { clock });
+        assert.equal(sim.faults.status().pendingErrors, 0);
+        assert.ok(clock.slept.filter((ms) => ms >= 1000).length >= 3);
+      });
+    }
+
+    if (protocol === "https") {
+      it("asks only for the pool's objects: a 1,000-node cluster costs a wait what a small one does", async () => {
+        addForeignNodes(sim, 1000 - sim.store.list("v1", "Node").length);
+        const { client, name } = await poolWith(() => undefined, { replicas: 3 });
+        assert.equal(sim.store.list("v1", "Node").length, 1003);
+        assert.deepEqual(
+          sentQueries(client)
+            .filter((q) => q.verb === "list")
+            .map((q) => `${q.kind}: ${q.selectors}`),
+          [
+            `machinesets: metadata.name=${name}`,
+            `machines: machine.openshift.io/cluster-api-machineset in (${name})`,
+            `nodes: node-role.kubernetes.io/${name}=`,
+          ],
+        );
+        for (const q of sentQueries(client).filter((w) => w.verb === "watch")) {
+          assert.notEqual(q.selectors, "", `${q.kind} watched unselected`);
+          const seconds = Number(q.timeoutSeconds);
+          assert.ok(seconds >= 300 && seconds < 600, `watch of ${seconds}s`);
+        }
+        const nodes = client.lists.find((l) => l.kind === "nodes");
+        assert.equal(nodes?.objects, 3);
+        assert.deepEqual(
+          client.lists.map((l) => l.objects),
+          [1, 3, 3],
+        );
+      });
+    }
+  });
+}
