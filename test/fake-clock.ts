@@ -10,6 +10,8 @@ export interface FakeClock extends Clock {
   advance(ms: number): void;
   /** Every pause the code under test asked for, in order, in milliseconds. */
   readonly slept: number[];
+  /** Timers set and neither fired nor cancelled: what would keep a real process alive. */
+  readonly pending: number;
 }
 
 export function fakeClock(): FakeClock {
@@ -34,6 +36,9 @@ export function fakeClock(): FakeClock {
 
   return {
     slept,
+    get pending() {
+      return timers.size;
+    },
     advance,
     now: () => time,
     after(ms, callback) {

@@ -7,6 +7,7 @@
 import { strict as assert } from "node:assert";
 import { ApiClient, ListResult, Selectors, WatchEvent, WatchHandlers } from "./api";
 import { KINDS, KubeObject } from "./kinds";
+import { apiError, describeApiError } from "./retry";
 import {
   MIN_WATCH_TIMEOUT_MS,
   reflect,
@@ -60,7 +61,7 @@ function client(list: () => ListResult, onWatch: (w: OpenWatch) => void) {
       requests++;
       calls.push(`watch@${selectors.resourceVersion}`);
       await tick();
-      await new Promise<void>((resolve) => {
+      await new Promise<void>((resolve, reject) => {
         const w: OpenWatch = {
           rv: selectors.resourceVersion,
           timeoutSeconds: selectors.timeoutSeconds,
@@ -71,7 +72,8 @@ function client(list: () => ListResult, onWatch: (w: OpenWatch) => void) {
         watches.push(w);
         signal?.addEventListener("abort", () => {
           w.aborted = true;
-          resolve();
+          // As the real client does when a watch is aborted before its response arrived.
+          reject(apiError("aborted", { code: "ABORTED" }));
         });
         handlers.onOpen?.();
         onWatch(w);
@@ -105,6 +107,7 @@ const running = (store: Store | null) =>
 function session(api: ApiClient, clock: FakeClock, random = () => 0) {
   const stop = new AbortController();
   const failures: string[] = [];
+  const transients: unknown[] = [];
   const value: Session = {
     waiter: "things",
     client: api,
@@ -116,10 +119,10 @@ function session(api: ApiClient, clock: FakeClock, random = () => 0) {
       failures.push(message);
       stop.abort();
     },
-    transient: () => undefined,
+    transient: (error) => transients.push(error),
     random,
   };
-  return { session: value, failures, stop };
+  return { session: value, failures, stop, transients };
 }
 
 describe("reflector watches (client-go's Reflector.watch and Reflector.Run)", () => {
@@ -161,6 +164,7 @@ describe("reflector watches (client-go's Reflector.watch and Reflector.Run)", ()
     assert.ok(watches[0].aborted);
     assert.deepEqual(calls, ["list", "watch@5", "watch@5"]);
     assert.equal(clock.now(), WATCH_IDLE_MS);
+    assert.deepEqual(clock.slept, [], "a replaced watch is not a failure: no backoff");
     assert.deepEqual(failures, []);
   });
 
@@ -225,12 +229,14 @@ describe("reflector watches (client-go's Reflector.watch and Reflector.Run)", ()
         w.end();
       },
     );
-    const { session: s, stop } = session(api, clock);
+    const { session: s, stop, transients } = session(api, clock);
     void reflect(s, source, () => false);
     // A minute of 410 storm: pauses double from 100 ms up to the 5 s cap.
     while (clock.now() < 60_000) await tick();
     assert.deepEqual(clock.slept.slice(0, 8), [100, 200, 400, 800, 1600, 3200, 5000, 5000]);
     const requests = calls.length;
+    // Should the deadline pass now, its message names the 410 (converge's "last API error").
+    assert.match(describeApiError(transients[transients.length - 1]), /^HTTP 410 Expired/);
     // 6.3 s to reach the cap, then one list and one watch per 5 s: 2 * (7 + 11) or so, not thousands.
     assert.ok(
       requests <= 2 * (7 + Math.ceil((60_000 - 6300) / 5000)) + 2,
@@ -259,5 +265,7 @@ describe("reflector watches (client-go's Reflector.watch and Reflector.Run)", ()
     await reflect(s, source, running);
     assert.deepEqual(calls, ["list", "watch@10", "list", "watch@20"]);
     assert.deepEqual(clock.slept, [100]);
+    // The idle and timeout timers of both watches were cancelled: nothing keeps a process alive.
+    assert.equal(clock.pending, 0);
   });
 });
