@@ -235,7 +235,7 @@ async function largeCluster(): Promise<void> {
       sim.store.create({
         apiVersion: "v1",
         kind: "Node",
-        metadata: { name: `other-${i}`, labels: { "node-role.kubernetes.io/worker": "" } },
+        metadata: { name: `other-${i}`, labels: { "node-role.kubernetes.io/other": "" } },
         status: { conditions: [{ type: "Ready", status: "True" }] },
       });
     }

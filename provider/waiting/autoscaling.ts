@@ -4,9 +4,16 @@
  * MachineSet has at least its minimum of Ready machines.
  */
 import { AUTOSCALER_ANNOTATIONS } from "../../primitives/openshift";
-import { converge, ConvergeOptions, Evaluation, observe, Outcome, WaitOptions } from "./converge";
+import { converge, ConvergeOptions, Evaluation, Need, observe, Outcome, WaitOptions } from "./converge";
 import { field, KINDS, KubeObject, ResourceKind } from "./kinds";
-import { isNodeReady, machineFailure, machinesOf, nodeOf } from "./machineset";
+import {
+  isNodeReady,
+  machineFailure,
+  machinesOf,
+  machinesSelector,
+  nodeOf,
+  nodesSelector,
+} from "./machineset";
 import { ClusterAccess, clientOf, MACHINE_API_NAMESPACE } from "./waiters";
 
 export const MACHINE_AUTOSCALER_KIND: ResourceKind = {
@@ -117,6 +124,34 @@ export interface AutoscalerOptions extends WaitOptions, ClusterAccess {
   namespace?: string;
 }
 
+/**
+ * Only the target MachineSets' Machines and nodes are listed (`machinesSelector`, `nodesSelector`),
+ * once every autoscaler and its MachineSet is seen: a large cluster costs the wait what a small one does.
+ */
+function poolSources(target: AutoscalerTarget, autoscalers: KubeObject[], machineSets: KubeObject[]): Need[] {
+  const targets = target.autoscalers.map((name) => {
+    const ma = autoscalers.find((m) => m.metadata.name === name);
+    return ma && field<string>(ma, "spec", "scaleTargetRef", "name");
+  });
+  const names = targets.filter((name): name is string => !!name);
+  const seen = names.filter((name) => machineSets.some((m) => m.metadata.name === name));
+  if (names.length < targets.length || seen.length < names.length) return [];
+  const { namespace } = target;
+  const nodes = nodesSelector({ namespace, machineSets: names }, machineSets);
+  return [
+    {
+      type: "source",
+      source: {
+        name: "machines",
+        resource: KINDS.machine,
+        namespace,
+        labelSelector: machinesSelector(names),
+      },
+    },
+    { type: "source", source: { name: "nodes", resource: KINDS.node, labelSelector: nodes } },
+  ];
+}
+
 function autoscalersReady(options: AutoscalerOptions): ConvergeOptions<AutoscalerResult> {
   const target = { namespace: options.namespace ?? MACHINE_API_NAMESPACE, autoscalers: options.autoscalers };
   return {
@@ -126,16 +161,18 @@ function autoscalersReady(options: AutoscalerOptions): ConvergeOptions<Autoscale
     sources: [
       { name: "autoscalers", resource: MACHINE_AUTOSCALER_KIND, namespace: target.namespace },
       { name: "machineSets", resource: KINDS.machineSet, namespace: target.namespace },
-      { name: "machines", resource: KINDS.machine, namespace: target.namespace },
-      { name: "nodes", resource: KINDS.node },
     ],
-    evaluate: (view) =>
-      evaluateAutoscalersReady(target, {
-        autoscalers: view.sources.autoscalers ?? [],
-        machineSets: view.sources.machineSets ?? [],
+    evaluate(view) {
+      const autoscalers = view.sources.autoscalers ?? [];
+      const machineSets = view.sources.machineSets ?? [];
+      const evaluation = evaluateAutoscalersReady(target, {
+        autoscalers,
+        machineSets,
         machines: view.sources.machines ?? [],
         nodes: view.sources.nodes ?? [],
-      }),
+      });
+      return { ...evaluation, needs: poolSources(target, autoscalers, machineSets) };
+    },
   };
 }
 

@@ -9,7 +9,7 @@
  */
 import { strict as assert } from "node:assert";
 import { ApiClient, ListResult } from "./api";
-import { createApiClient, waitForMachineSetsReady } from "./index";
+import { createApiClient, waitForAutoscalersReady, waitForMachineSetsReady } from "./index";
 import { WATCH_IDLE_MS } from "./reflector";
 import { createMachineSet, K, keyOf, Simulator, startTestSimulator } from "../../test/simulator-fixture";
 import { fakeClock, FakeClock } from "../../test/fake-clock";
@@ -68,7 +68,7 @@ function addForeignNodes(sim: Simulator, count: number): void {
       kind: "Node",
       metadata: {
         name: `other-${i}`,
-        labels: { "node-role.kubernetes.io/worker": "", "kubernetes.io/os": "linux" },
+        labels: { "node-role.kubernetes.io/other": "", "kubernetes.io/os": "linux" },
       },
       status: { conditions: [{ type: "Ready", status: "True" }] },
     });
@@ -192,9 +192,14 @@ for (const protocol of ["https", "http"] as const) {
 
     if (protocol === "https") {
       it("asks only for the pool's objects: a 1,000-node cluster costs a wait what a small one does", async () => {
+        // The pool first, then the rest of the cluster (the simulator's controllers are slow to bring
+        // up machines among 1,000 nodes); then the waits, which find the pool ready, are measured.
+        const { name } = await poolWith(() => undefined, { replicas: 3 });
         addForeignNodes(sim, 1000 - sim.store.list("v1", "Node").length);
-        const { client, name } = await poolWith(() => undefined, { replicas: 3 });
-        assert.equal(sim.store.list("v1", "Node").length, 1003);
+        assert.equal(sim.store.list("v1", "Node").length, 1000);
+        const client = recordingClient(sim);
+        const again = await waitForMachineSetsReady({ client, machineSets: [name], timeoutMs: 10_000 });
+        assert.equal(again.result.readyMachineCount, 3);
         assert.deepEqual(
           sentQueries(client)
             .filter((q) => q.verb === "list")
@@ -215,6 +220,37 @@ for (const protocol of ["https", "http"] as const) {
         assert.deepEqual(
           client.lists.map((l) => l.objects),
           [1, 3, 3],
+        );
+
+        // The autoscaler wait too: its MachineSet's Machines and nodes only, once it knows the target.
+        sim.store.create({
+          apiVersion: "autoscaling.openshift.io/v1beta1",
+          kind: "MachineAutoscaler",
+          metadata: { name, namespace: NS },
+          spec: {
+            minReplicas: 3,
+            maxReplicas: 5,
+            scaleTargetRef: { apiVersion: "machine.openshift.io/v1beta1", kind: "MachineSet", name },
+          },
+        });
+        const scaler = recordingClient(sim);
+        const ready = await waitForAutoscalersReady({
+          client: scaler,
+          autoscalers: [name],
+          timeoutMs: 10_000,
+        });
+        assert.equal(ready.result.readyMachineCount, 3);
+        const selected = sentQueries(scaler).filter((q) => q.kind === "machines" || q.kind === "nodes");
+        assert.deepEqual(
+          [...new Set(selected.map((q) => `${q.kind}: ${q.selectors}`))],
+          [
+            `machines: machine.openshift.io/cluster-api-machineset in (${name})`,
+            `nodes: node-role.kubernetes.io/${name}=`,
+          ],
+        );
+        assert.deepEqual(
+          scaler.lists.filter((l) => l.kind === "machines" || l.kind === "nodes").map((l) => l.objects),
+          [3, 3],
         );
       });
     }
