@@ -1,13 +1,14 @@
 /**
- * `npm run sim [-- --platform aws|azure --speed N --port N --crds DIR|none]`: runs the simulator until
- * Ctrl-C and explains how to point kubectl and Pulumi at it. Without CRDs (`--crds`, `OPENSHIFT_CRDS_DIR`
+ * `npm run sim [-- --platform aws|azure --speed N --port N --crds DIR|none --protocol https|http]`: runs
+ * the simulator until Ctrl-C and explains how to point kubectl and Pulumi at it. Without CRDs (`--crds`, `OPENSHIFT_CRDS_DIR`
  * or `../shared/crds`) custom resources are served unvalidated, as a plain clone has none.
  */
 import * as path from "node:path";
 import { CRD_HINT, findCrdDir } from "./schema";
 import { startSimulator, SimulatorOptions } from "./simulator";
 
-const USAGE = "usage: npm run sim -- [--platform aws|azure] [--speed N] [--port N] [--crds DIR|none]";
+const USAGE =
+  "usage: npm run sim -- [--platform aws|azure] [--speed N] [--port N] [--crds DIR|none] [--protocol https|http]";
 
 function parseArgs(argv: string[]): SimulatorOptions {
   const options: SimulatorOptions = {};
@@ -39,6 +40,12 @@ function parseArgs(argv: string[]): SimulatorOptions {
         break;
       case "--crds":
         options.crdDir = value === "none" ? false : path.resolve(value);
+        break;
+      case "--protocol":
+        // http serves the API as `kubectl proxy` and `oc proxy` do, without TLS.
+        if (value !== "https" && value !== "http")
+          throw new Error(`--protocol must be https or http, got ${value}`);
+        options.protocol = value;
         break;
       default:
         throw new Error(`unknown option ${name}\n${USAGE}`);
