@@ -75,27 +75,24 @@ function addForeignNodes(sim: Simulator, count: number): void {
   }
 }
 
-before(() => {
-  process.on("unhandledRejection", record);
-  process.on("uncaughtException", record);
-});
-after(() => {
-  process.off("unhandledRejection", record);
-  process.off("uncaughtException", record);
-});
-
 for (const protocol of ["https", "http"] as const) {
   describe(`waiting over ${protocol}: each watch fault converges, nothing escapes`, function () {
     let sim: Simulator;
     let n = 0;
     before(async () => {
+      process.on("unhandledRejection", record);
+      process.on("uncaughtException", record);
       sim = await startTestSimulator({ protocol });
     });
     afterEach(() => {
       sim.faults.reset();
       assert.deepEqual(escaped, [], "an error escaped the wait's promise");
     });
-    after(() => sim?.stop());
+    after(async () => {
+      await sim?.stop();
+      process.off("unhandledRejection", record);
+      process.off("uncaughtException", record);
+    });
 
     /** Scales a new pool of one MachineSet to `replicas` and waits for it, the fault set up by `inject`. */
     async function poolWith(
