@@ -33,3 +33,12 @@ export const AUTOSCALER_ANNOTATIONS = {
   minSize: "machine.openshift.io/cluster-api-autoscaler-node-group-min-size",
   maxSize: "machine.openshift.io/cluster-api-autoscaler-node-group-max-size",
 } as const;
+
+/**
+ * OLM's component label on what it installs for an operator (decorators `ComponentLabelKey`): the
+ * Operator's name `<package>.<namespace>`, cut to the 63 characters a label name may have; a '.', '-' or
+ * '_' the cut leaves at the end would make the key invalid, so it goes too.
+ */
+export function operatorComponentLabel(pkg: string, namespace: string): string {
+  return `operators.coreos.com/${`${pkg}.${namespace}`.slice(0, 63).replace(/[-._]+$/, "")}`;
+}

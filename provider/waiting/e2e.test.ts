@@ -10,6 +10,7 @@ import {
   waitForMachineSetsReady,
   uninstallOperator,
   waitForOperatorInstall,
+  observeOperatorInstall,
   waitForPoolRollout,
   waitForWindowsNodes,
 } from "./index";
@@ -28,6 +29,7 @@ import {
 } from "../../test/simulator-fixture";
 import { startTestServer, TestServer } from "../../simulator/apiserver/testing";
 import { FakeClock, fakeClock } from "../../test/fake-clock";
+import { PERSISTENCE_MS } from "./persistence";
 
 const CURRENT = "machineconfiguration.openshift.io/currentConfig";
 const NS = "openshift-machine-api";
@@ -67,6 +69,26 @@ async function expectWaitError(promise: Promise<unknown>, kind: string, pattern:
     assert.match(e.message, pattern);
     return true;
   });
+}
+
+/**
+ * Wait options under which a failure the controllers retry lasts: the wait runs on a clock of its own,
+ * which jumps past PERSISTENCE_MS once the wait reports `pattern` as a failure it is timing (OLM and the
+ * machine-config daemon would keep failing meanwhile). The deadline is far enough not to come first.
+ */
+function persisting(pattern: RegExp) {
+  const clock = fakeClock();
+  let jumped = false;
+  return {
+    clock,
+    timeoutMs: 6 * PERSISTENCE_MS,
+    progressIntervalMs: 0,
+    onProgress: (e: ProgressEvent) => {
+      if (jumped || !pattern.test(e.message) || !/final after/.test(e.message)) return;
+      jumped = true;
+      setImmediate(() => clock.advance(PERSISTENCE_MS));
+    },
+  };
 }
 
 /** The `cloud-private-key` Secret WMCO needs before it configures any Windows node. */
@@ -621,7 +643,7 @@ describe("waiting core against the simulator", function () {
       );
     });
 
-    it("fails on ResolutionFailed with OLM's message", async () => {
+    it("fails on ResolutionFailed with OLM's message once it persists", async () => {
       sim.store.create({ apiVersion: "v1", kind: "Namespace", metadata: { name: "no-group" } });
       sim.store.create({
         apiVersion: "operators.coreos.com/v1alpha1",
@@ -639,10 +661,10 @@ describe("waiting core against the simulator", function () {
           kubeconfig,
           namespace: "no-group",
           subscription: "wmco",
-          timeoutMs: DEADLINE_MS,
+          ...persisting(/ResolutionFailed/),
         }),
         "failed",
-        /operator no-group\/wmco: ResolutionFailed: expected 1 OperatorGroup in the namespace, found 0/,
+        /operator no-group\/wmco: ResolutionFailed: expected 1 OperatorGroup in the namespace, found 0 \(persisted 5m0s/,
       );
     });
 
@@ -665,7 +687,7 @@ describe("waiting core against the simulator", function () {
       }
     });
 
-    it("fails naming the reason when the installed CSV fails", async () => {
+    it("fails naming the reason when the installed CSV fails and OLM's re-checks keep it Failed", async () => {
       sim.faults.inject("failCsv", {
         namespace: WMCO_NS,
         name: pinned,
@@ -678,10 +700,10 @@ describe("waiting core against the simulator", function () {
           namespace: WMCO_NS,
           subscription: "windows-machine-config-operator",
           startingCSV: pinned,
-          timeoutMs: DEADLINE_MS,
+          ...persisting(/ClusterServiceVersion/),
         }),
         "failed",
-        /ClusterServiceVersion windows-machine-config-operator.v10.16.1 failed \(InstallComponentFailed\): install strategy failed/,
+        /ClusterServiceVersion windows-machine-config-operator.v10.16.1 failed \(InstallComponentFailed\): install strategy failed.* \(persisted 5m0s/,
       );
     });
 
@@ -936,5 +958,107 @@ describe("waiting core: every other wait for an object that does not exist yet m
       () => createWindowsMachineSet(sim, "late-win", 1),
     );
     assert.equal(result.configuredCount, 1);
+  });
+});
+
+describe("waiting core: an operator's life as OLM runs it", function () {
+  this.timeout(30_000);
+  const pinned = "windows-machine-config-operator.v10.16.1";
+  const head = "windows-machine-config-operator.v10.17.0";
+  const sub = "windows-machine-config-operator";
+  let sim: Simulator;
+  const plans = () => sim.store.list(K.installPlan.apiVersion, K.installPlan.kind, { namespace: WMCO_NS });
+  const approvedPlans = () =>
+    plans()
+      .filter((p) => (p.spec as { approved: boolean }).approved)
+      .map((p) => (p.spec as { clusterServiceVersionNames: string[] }).clusterServiceVersionNames.join(","))
+      .sort();
+  before(async () => {
+    sim = await startTestSimulator();
+  });
+  after(() => sim.stop());
+
+  it("moving a pinned CSV under Manual approval approves only the new pin's InstallPlan and finishes when it succeeds; observing approves nothing", async () => {
+    const kubeconfig = sim.kubeconfig;
+    subscribeToWmco(sim, { approval: "Manual", startingCSV: pinned });
+    const first = await waitForOperatorInstall({
+      kubeconfig,
+      namespace: WMCO_NS,
+      subscription: sub,
+      startingCSV: pinned,
+      timeoutMs: DEADLINE_MS,
+    });
+    assert.equal(first.result.installedCSV, pinned);
+    // catalog/operator.go syncResolvingNamespace offers the channel head in a plan of its own.
+    await storeUntil(sim, "the upgrade InstallPlan", () =>
+      plans().some((p) =>
+        (p.spec as { clusterServiceVersionNames: string[] }).clusterServiceVersionNames.includes(head),
+      ),
+    );
+    // A read-only observation (what `pulumi refresh` runs) sends no approval, though the pin moved.
+    const observed = await observeOperatorInstall({
+      kubeconfig,
+      namespace: WMCO_NS,
+      subscription: sub,
+      startingCSV: head,
+      timeoutMs: DEADLINE_MS,
+    });
+    assert.equal(observed.state, "waiting");
+    assert.match(
+      observed.message,
+      /approving InstallPlan install-\w+ for windows-machine-config-operator.v10.17.0/,
+    );
+    assert.deepEqual(approvedPlans(), [pinned]);
+    const moved = await waitForOperatorInstall({
+      kubeconfig,
+      namespace: WMCO_NS,
+      subscription: sub,
+      startingCSV: head,
+      timeoutMs: DEADLINE_MS,
+    });
+    assert.deepEqual(moved.result, {
+      installedCSV: head,
+      phase: "Succeeded",
+      approvedInstallPlan: moved.result.approvedInstallPlan,
+    });
+    assert.deepEqual(approvedPlans(), [pinned, head]);
+  });
+
+  it("uninstalling after the Subscription went finds the operator's CSV by OLM's label and reports gone only once it is", async () => {
+    const csvKey = keyOf(K.csv, head, WMCO_NS);
+    assert.ok(sim.store.get(csvKey), "the CSV of the first test runs");
+    // A CSV of another operator in the namespace stays.
+    sim.store.create({
+      apiVersion: "operators.coreos.com/v1alpha1",
+      kind: "ClusterServiceVersion",
+      metadata: { name: "other.v1.0.0", namespace: WMCO_NS, labels: { "operators.coreos.com/other.x": "" } },
+      spec: { displayName: "Other", version: "1.0.0" },
+    });
+    // Something holds the operator's CSV a while, as a finalizer does.
+    sim.store.mutate(csvKey, (c) => (c.metadata.finalizers = ["example.com/hold"]));
+    // A retried destroy: the Subscription went in the first attempt.
+    sim.store.delete(keyOf(K.subscription, sub, WMCO_NS));
+    const seen: string[] = [];
+    const { result } = await uninstallOperator({
+      kubeconfig: sim.kubeconfig,
+      namespace: WMCO_NS,
+      subscription: sub,
+      timeoutMs: DEADLINE_MS,
+      progressIntervalMs: 0,
+      onProgress: (e) => {
+        seen.push(e.message);
+        if (
+          /waiting for ClusterServiceVersion windows-machine-config-operator.v10.17.0 to go/.test(e.message)
+        )
+          setImmediate(() => sim.store.mutate(csvKey, (c) => (c.metadata.finalizers = [])));
+      },
+    });
+    assert.deepEqual(result.csvs, [head]);
+    assert.ok(
+      seen.some((m) => m.includes(`waiting for ClusterServiceVersion ${head} to go`)),
+      seen.join("\n"),
+    );
+    assert.equal(sim.store.get(csvKey), undefined);
+    assert.ok(sim.store.get(keyOf(K.csv, "other.v1.0.0", WMCO_NS)), "another operator's CSV is left alone");
   });
 });

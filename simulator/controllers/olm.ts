@@ -5,6 +5,7 @@
  * wording so waiters can be written against the real thing.
  */
 import { Json, field, jsonEqual, obj } from "../../primitives/objects";
+import { operatorComponentLabel } from "../../primitives/openshift";
 import { BundleEntry, CATALOGS, InstallModeType, lookupBundle, successorOf } from "../cluster/catalog";
 import { KubeObject } from "../store/types";
 import { ControllerContext, StopFn } from "./context";
@@ -55,15 +56,6 @@ function installModeOf(og: KubeObject): { mode: InstallModeType; count: number }
   if (targets.length === 0) return { mode: "AllNamespaces", count: 0 };
   if (targets.length > 1) return { mode: "MultiNamespace", count: targets.length };
   return { mode: targets[0] === og.metadata.namespace ? "OwnNamespace" : "SingleNamespace", count: 1 };
-}
-
-/**
- * OLM's component label (decorators `ComponentLabelKey`): the Operator's name `<package>.<namespace>`,
- * cut to the 63 characters a label name may have; a '.', '-' or '_' the cut leaves at the end would make
- * the key invalid, so it goes too.
- */
-function packageLabel(pkg: string, namespace: string): string {
-  return `operators.coreos.com/${`${pkg}.${namespace}`.slice(0, 63).replace(/[-._]+$/, "")}`;
 }
 
 function reference(o: KubeObject): Json {
@@ -188,7 +180,7 @@ export function startOlm(ctx: ControllerContext): StopFn {
       metadata: {
         name,
         namespace,
-        labels: { [packageLabel(pkg, namespace)]: "" },
+        labels: { [operatorComponentLabel(pkg, namespace)]: "" },
         ownerReferences: [
           {
             apiVersion: SUB_API,
@@ -407,7 +399,7 @@ export function startOlm(ctx: ControllerContext): StopFn {
       metadata: {
         name: entry.name,
         namespace,
-        labels: { [packageLabel(pkg, namespace)]: "", "olm.managed": "true" },
+        labels: { [operatorComponentLabel(pkg, namespace)]: "", "olm.managed": "true" },
         annotations: {
           "olm.operatorNamespace": namespace,
           "operators.operatorframework.io/builder": "operator-sdk-v1.33.0",
