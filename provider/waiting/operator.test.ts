@@ -378,19 +378,30 @@ describe("operator predicate", () => {
       );
       missing(0);
       assert.equal(missing(PERSISTENCE_MS).state, "failed");
-      // Without a health list, the message says whether it is targeted.
-      const byMessage = (message: string) =>
-        overTime(
-          obs({
-            subscription: subscription({ conditions: [condition("CatalogSourcesUnhealthy", message)] }),
+      // No catalog source at all: OLM lists none and keeps its own message.
+      const none = overTime(
+        obs({
+          subscription: subscription({
+            catalogHealth: [],
+            conditions: [
+              condition(
+                "CatalogSourcesUnhealthy",
+                "dependency resolution requires at least one catalogsource",
+              ),
+            ],
           }),
-        );
-      const targeted = byMessage("targeted catalogsource openshift-marketplace/redhat-operators missing");
-      targeted(0);
-      assert.equal(targeted(PERSISTENCE_MS).state, "failed");
-      const untargeted = byMessage("all available catalogsources are healthy");
-      untargeted(0);
-      assert.equal(untargeted(PERSISTENCE_MS).state, "waiting");
+        }),
+      );
+      none(0);
+      assert.equal(none(PERSISTENCE_MS).state, "failed");
+      const unlisted = overTime(
+        obs({ subscription: subscription({ conditions: [condition("CatalogSourcesUnhealthy", "")] }) }),
+      );
+      unlisted(0);
+      assert.match(
+        unlisted(PERSISTENCE_MS).message,
+        /catalog source openshift-marketplace\/redhat-operators: Reason/,
+      );
     });
 
     it("a Failed CSV, which OLM re-checks, fails once it persists, naming its reason", () => {

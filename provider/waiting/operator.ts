@@ -79,17 +79,20 @@ export function approvablePlan(
 
 /**
  * Whether CatalogSourcesUnhealthy is about this Subscription's own catalog source. OLM raises it when ANY
- * catalog source in scope is unhealthy, and says "targeted" only for the Subscription's own
- * (catalog/subscription/state.go, catalogHealthState.UpdateHealth): the per-source health it lists
- * decides, its message only when it lists none.
+ * catalog source in scope is unhealthy, lists each one's health, and names the Subscription's own in the
+ * message only when that one is at fault, keeping the old message otherwise
+ * (catalog/subscription/state.go, catalogHealthState.UpdateHealth): the list decides, and a source
+ * missing from it (or no list: no sources at all) is at fault.
  */
-function ownCatalogUnhealthy(sub: KubeObject, message: string): boolean {
+function ownCatalogUnhealthy(sub: KubeObject): boolean {
   const source = field<string>(sub, "spec", "source");
   const sourceNamespace = field<string>(sub, "spec", "sourceNamespace");
-  const health = field<
-    Array<{ catalogSourceRef?: { name?: string; namespace?: string }; healthy?: boolean }>
-  >(sub, "status", "catalogHealth");
-  if (!health || health.length === 0) return message.startsWith("targeted catalogsource");
+  const health =
+    field<Array<{ catalogSourceRef?: { name?: string; namespace?: string }; healthy?: boolean }>>(
+      sub,
+      "status",
+      "catalogHealth",
+    ) ?? [];
   const own = health.find(
     (h) => h.catalogSourceRef?.name === source && h.catalogSourceRef?.namespace === sourceNamespace,
   );
@@ -115,7 +118,7 @@ function problemsOf(sub: KubeObject, csvs: KubeObject[]): { mine: Problem[]; oth
   const unhealthy = conditionOf(sub, "CatalogSourcesUnhealthy");
   if (unhealthy?.status === "True") {
     const message = unhealthy.message ?? "";
-    if (ownCatalogUnhealthy(sub, message)) {
+    if (ownCatalogUnhealthy(sub)) {
       const source = `${field<string>(sub, "spec", "sourceNamespace") ?? ""}/${field<string>(sub, "spec", "source") ?? ""}`;
       mine.push({
         key: "CatalogSourcesUnhealthy",
