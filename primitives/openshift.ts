@@ -18,6 +18,9 @@ export const CURRENT_CONFIG = "machineconfiguration.openshift.io/currentConfig";
 export const DESIRED_CONFIG = "machineconfiguration.openshift.io/desiredConfig";
 export const MCD_STATE = "machineconfiguration.openshift.io/state";
 export const MCD_REASON = "machineconfiguration.openshift.io/reason";
+/** The drain the daemon asks of the drain controller, and the last one that controller completed. */
+export const DESIRED_DRAIN = "machineconfiguration.openshift.io/desiredDrain";
+export const LAST_APPLIED_DRAIN = "machineconfiguration.openshift.io/lastAppliedDrain";
 
 /** machine-api label keys, as the installer writes them. */
 export const MACHINE_LABELS = {

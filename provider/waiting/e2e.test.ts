@@ -32,6 +32,7 @@ import { FakeClock, fakeClock } from "../../test/fake-clock";
 import { PERSISTENCE_MS } from "./persistence";
 
 const CURRENT = "machineconfiguration.openshift.io/currentConfig";
+const DESIRED = "machineconfiguration.openshift.io/desiredConfig";
 const NS = "openshift-machine-api";
 const WMCO_NS = "openshift-windows-machine-config-operator";
 
@@ -305,25 +306,96 @@ describe("waiting core against the simulator", function () {
       assert.deepEqual(currentConfigs(sim), [removed.result!.renderedConfig]);
     });
 
-    it("fails within the wait, naming the degraded node and its reason", async () => {
-      const [node] = sim.cluster.workerNodes;
-      sim.store.create(machineConfig("99-worker-degraded", { "/etc/degraded.conf": "x" }));
+    /** Creates a MachineConfig and resolves with the first worker node the MCO hands its render. */
+    async function handedTarget(name: string): Promise<string> {
+      const before = poolTarget(sim);
+      sim.store.create(machineConfig(name, { [`/etc/${name}.conf`]: "x" }));
+      return storeUntil(sim, "a node handed the new target", () => {
+        const target = poolTarget(sim);
+        if (target === before) return undefined;
+        return workerNodes(sim).find((n) => n.metadata.annotations?.[DESIRED] === target)?.metadata.name;
+      });
+    }
+
+    it("fails naming the degraded node and its reason once the failure on the target persists", async () => {
+      const node = await handedTarget("99-worker-degraded");
       sim.faults.inject("degradeNode", {
         node,
         reason: "failed to drain node: PodDisruptionBudget blocks eviction",
       });
       await expectWaitError(
-        rollout({ pool: "worker", machineConfigs: ["99-worker-degraded"] }),
+        rollout({ pool: "worker", machineConfigs: ["99-worker-degraded"], ...persisting(/degraded: node/) }),
         "failed",
         new RegExp(
           // From the node's annotations, or its MachineConfigNode if the wait saw it first.
-          `pool worker is degraded rolling out rendered-worker-\\w+: node ${node} \\((Node)?Degraded\\): failed to drain node: PodDisruptionBudget blocks eviction`,
+          `pool worker is degraded rolling out rendered-worker-\\w+: node ${node} \\((Node)?Degraded\\): failed to drain node: PodDisruptionBudget blocks eviction \\(persisted 5m0s`,
         ),
       );
       sim.faults.inject("clearClusterFaults");
       sim.store.delete(keyOf(K.machineConfig, "99-worker-degraded"));
       await rollout({ pool: "worker", deletedMachineConfigs: ["99-worker-degraded"] });
     });
+
+    it("does not fail on a failure the daemon gets past: the node recovers and the rollout completes", async () => {
+      const node = await handedTarget("99-worker-retried");
+      sim.faults.inject("degradeNode", {
+        node,
+        reason: "failed to drain node: PodDisruptionBudget blocks eviction",
+      });
+      const seen: string[] = [];
+      const { result } = await rollout({
+        pool: "worker",
+        machineConfigs: ["99-worker-retried"],
+        progressIntervalMs: 0,
+        onProgress: (e) => {
+          if (
+            seen.length === 0 &&
+            /degraded: node .* \(for 0m0s; retried, final after 5m0s\)/.test(e.message)
+          ) {
+            seen.push(e.message);
+            // The PodDisruptionBudget allows the eviction at the daemon's next try.
+            setImmediate(() => sim.faults.inject("clearClusterFaults"));
+          }
+        },
+      });
+      assert.equal(seen.length, 1, "the wait saw the node degraded on the target");
+      assert.deepEqual(currentConfigs(sim), [result.renderedConfig]);
+      sim.store.delete(keyOf(K.machineConfig, "99-worker-retried"));
+      await rollout({ pool: "worker", deletedMachineConfigs: ["99-worker-retried"] });
+    });
+
+    for (const [kind, errorName, plural] of [
+      ["KubeletConfig", "KubeletConfig", "kubeletConfigs"],
+      ["ContainerRuntimeConfig", "containerRuntimeConfig", "containerRuntimeConfigs"],
+    ] as const) {
+      it(`fails as soon as the MCO reports that a ${kind}'s pool does not exist`, async () => {
+        // kubelet_config_controller.go syncKubeletConfig / container_runtime_config_controller.go
+        // syncContainerRuntimeConfig: "does not match any MachineConfigPools" through syncStatusOnly.
+        sim.store.create({
+          apiVersion: "machineconfiguration.openshift.io/v1",
+          kind,
+          metadata: { name: "misspelled" },
+          spec: {
+            machineConfigPoolSelector: {
+              matchLabels: { "pools.operator.machineconfiguration.openshift.io/infar": "" },
+            },
+            ...(kind === "KubeletConfig"
+              ? { kubeletConfig: { maxPods: 300 } }
+              : { containerRuntimeConfig: { pidsLimit: 4096 } }),
+          },
+        });
+        await expectWaitError(
+          rollout({ pool: "infar", [plural]: ["misspelled"] }),
+          "failed",
+          new RegExp(
+            `^pool infar: ${kind} misspelled failed: Error: ${errorName} misspelled does not match any MachineConfigPools$`,
+          ),
+        );
+        sim.store.delete(
+          keyOf(kind === "KubeletConfig" ? K.kubeletConfig : K.containerRuntimeConfig, "misspelled"),
+        );
+      });
+    }
 
     it("falls back to the node annotations on a cluster that does not serve MachineConfigNodes, asking once", async () => {
       // An OpenShift before MachineConfigNodes: their paths answer 404.
@@ -363,10 +435,11 @@ describe("waiting core against the simulator", function () {
 
     it("fails naming the node, its MachineConfigNode phase and the condition's message", async () => {
       sim.store.create(machineConfig("99-worker-usr", { "/usr/bin/tool": "#!/bin/sh" }));
+      // The daemon retries the writes (daemon.go handleErr), failing alike each time.
       await expectWaitError(
-        rollout({ pool: "worker", machineConfigs: ["99-worker-usr"] }),
+        rollout({ pool: "worker", machineConfigs: ["99-worker-usr"], ...persisting(/degraded: node/) }),
         "failed",
-        /pool worker is degraded rolling out rendered-worker-\w+: node ip-\S+ \(UpdateExecuted\): Error updating the Files on disk as a part of the in progress phase: failed to create directory "\/usr\/bin": mkdir \/usr\/bin: read-only file system$/,
+        /pool worker is degraded rolling out rendered-worker-\w+: node ip-\S+ \(UpdateExecuted\): Error updating the Files on disk as a part of the in progress phase: failed to create directory "\/usr\/bin": mkdir \/usr\/bin: read-only file system \(persisted 5m0s, past the 5m0s allowed for retries\)$/,
       );
       sim.store.delete(keyOf(K.machineConfig, "99-worker-usr"));
       await rollout({ pool: "worker", deletedMachineConfigs: ["99-worker-usr"] });

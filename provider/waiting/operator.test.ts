@@ -487,9 +487,12 @@ describe("operator predicate", () => {
       "A (for 1m0s; retried, final after 5m0s)",
       "B (for 1m1s; retried, final after 5m0s)",
     ]);
-    assert.equal(judged.persisted, undefined);
+    assert.deepEqual(judged.persisted, []);
     const both = judgePersistence(problems, { a: 0, b: 0 }, PERSISTENCE_MS + 90_500);
-    assert.equal(both.persisted, "A (persisted 6m30s, past the 5m0s allowed for retries)");
+    assert.deepEqual(both.persisted, [
+      "A (persisted 6m30s, past the 5m0s allowed for retries)",
+      "B (persisted 6m30s, past the 5m0s allowed for retries)",
+    ]);
     assert.equal(both.recheckMs, undefined);
     assert.equal(PERSISTENCE_MS, 300_000);
   });

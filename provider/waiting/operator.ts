@@ -204,7 +204,7 @@ export function evaluateOperatorInstall(
       result: { installedCSV: installed, phase },
       problems,
     };
-  if (judged.persisted) return failed(judged.persisted, problems);
+  if (judged.persisted.length > 0) return failed(judged.persisted.join("; "), problems);
 
   const waiting = (message: string, done: number, extra: Partial<OperatorEvaluation> = {}) => {
     const notes = [...judged.pending, ...others];

@@ -19,8 +19,8 @@ export interface Problem {
 export type Sightings = Record<string, number>;
 
 export interface Persistence {
-  /** The first problem seen for PERSISTENCE_MS, in its message the time it lasted. */
-  persisted?: string;
+  /** The problems seen for PERSISTENCE_MS, each with the time it lasted. */
+  persisted: string[];
   /** Each problem not yet final, with how long it has lasted. */
   pending: string[];
   /** Milliseconds until the earliest pending problem becomes final. */
@@ -33,11 +33,13 @@ function minutes(ms: number): string {
 
 /** Which of `problems` (first seen at `since`, or now when unseen) have persisted at `nowMs`. */
 export function judgePersistence(problems: Problem[], since: Sightings, nowMs: number): Persistence {
-  const out: Persistence = { pending: [] };
+  const out: Persistence = { persisted: [], pending: [] };
   for (const p of problems) {
     const lasted = nowMs - (since[p.key] ?? nowMs);
     if (lasted >= PERSISTENCE_MS) {
-      out.persisted ??= `${p.message} (persisted ${minutes(lasted)}, past the ${minutes(PERSISTENCE_MS)} allowed for retries)`;
+      out.persisted.push(
+        `${p.message} (persisted ${minutes(lasted)}, past the ${minutes(PERSISTENCE_MS)} allowed for retries)`,
+      );
       continue;
     }
     out.pending.push(

@@ -78,6 +78,7 @@ function poolRollout(options: PoolRolloutOptions): ConvergeOptions<PoolRolloutRe
   const initial: { seen: boolean; renderDegraded?: Condition } = { seen: false };
   // Each node's steps as last seen in this rollout: its conditions are reset once it is updated.
   const timings: Record<string, NodeTimings> = {};
+  const since: Sightings = {};
 
   return {
     ...options,
@@ -95,7 +96,7 @@ function poolRollout(options: PoolRolloutOptions): ConvergeOptions<PoolRolloutRe
       for (const key of Object.keys(view.fetched)) {
         if (key.startsWith("generated/")) generated[key.slice("generated/".length)] = view.fetched[key];
       }
-      const evaluation = evaluatePoolRollout(target, {
+      const { problems, recheckMs, ...evaluation } = evaluatePoolRollout(target, {
         pool,
         machineConfigs: Object.fromEntries(
           (target.machineConfigs ?? []).map((m) => [m, view.fetched[`mc/${m}`]]),
@@ -107,7 +108,10 @@ function poolRollout(options: PoolRolloutOptions): ConvergeOptions<PoolRolloutRe
         nodes: view.sources.nodes ?? undefined,
         machineConfigNodes: view.sources.machineConfigNodes,
         initialRenderDegraded: initial.renderDegraded,
+        since,
+        nowMs: view.elapsedMs,
       });
+      recordSightings(since, problems ?? [], view.elapsedMs);
       for (const mcn of view.sources.machineConfigNodes ?? []) {
         const seen = observedNodeTimings(mcn);
         if (poolOfMachineConfigNode(mcn) === options.pool && Object.keys(seen).length > 0)
@@ -135,6 +139,7 @@ function poolRollout(options: PoolRolloutOptions): ConvergeOptions<PoolRolloutRe
         const labelSelector = equalitySelectorQuery(field<LabelSelector>(pool, "spec", "nodeSelector"));
         needs.push({ type: "source", source: { name: "nodes", resource: KINDS.node, labelSelector } });
       }
+      if (recheckMs !== undefined) needs.push({ type: "recheck", afterMs: recheckMs });
       if (evaluation.needs.machineConfigNodes) {
         // Clusters before MachineConfigNodes answer their list with 404: the node annotations decide then.
         const source = { name: "machineConfigNodes", resource: KINDS.machineConfigNode, servedOrNull: true };
