@@ -216,4 +216,28 @@ describe("Windows nodes predicate", () => {
     assert.equal(done.state, "done");
     assert.equal(done.result?.version, "10.17.0");
   });
+
+  it("takes a node WMCO still has cordoned as not configured, whatever its annotations say", () => {
+    // windows-machine-config-operator nodeconfig.go Configure: uncordon is the last step.
+    const version = {
+      "windowsmachineconfig.openshift.io/version": "10.17.0",
+      "windowsmachineconfig.openshift.io/desired-version": "10.17.0",
+    };
+    const cordoned = { ...node("w2", true, windows, version), spec: { unschedulable: true } };
+    const e = evaluateWindowsNodes(target, obs({ nodes: [node("w1", true, windows, version), cordoned] }));
+    assert.equal(e.state, "waiting");
+    assert.equal(e.done, 1);
+    assert.match(e.message, /node w2 cordoned until WMCO finishes configuring it/);
+    const starting = { ...node("w2", true, windows, {}), spec: { unschedulable: true } };
+    const early = evaluateWindowsNodes(
+      target,
+      obs({ nodes: [node("w1", true, windows, version), starting] }),
+    );
+    assert.match(early.message, /node w2 not configured yet/);
+    const uncordoned = { ...cordoned, spec: { unschedulable: false } };
+    assert.equal(
+      evaluateWindowsNodes(target, obs({ nodes: [node("w1", true, windows, version), uncordoned] })).state,
+      "done",
+    );
+  });
 });
