@@ -423,9 +423,9 @@ describe("operator predicate", () => {
       assert.equal(at(failedCsv, 120_000 + PERSISTENCE_MS - 1).state, "waiting");
       const failed = at(failedCsv, 120_000 + PERSISTENCE_MS);
       assert.equal(failed.state, "failed");
-      assert.match(
+      assert.equal(
         failed.message,
-        /ClusterServiceVersion wmco.v10.17.0 failed \(InstallCheckFailed\): deployment not available \(persisted 5m0s/,
+        "operator ns/wmco: ClusterServiceVersion wmco.v10.17.0 failed (InstallCheckFailed): deployment not available (persisted 5m0s, past the 5m0s allowed for retries)",
       );
       // The upgrade's CSV failing counts as well.
       const upgrade = subscription(
@@ -468,6 +468,125 @@ describe("operator predicate", () => {
       );
       assert.equal(e.state, "done");
     });
+  });
+
+  it("reports its steps while resolving, planning and installing", () => {
+    const automatic = { namespace: "ns", subscription: "wmco" };
+    const none = evaluateOperatorInstall(automatic, obs({}));
+    assert.deepEqual(
+      [none.state, none.message, none.done, none.total],
+      ["waiting", "operator ns/wmco: the Subscription does not exist yet", 0, 3],
+    );
+    const resolving = evaluateOperatorInstall(
+      automatic,
+      obs({ subscription: subscription({}, "Automatic") }),
+    );
+    assert.deepEqual(
+      [resolving.message, resolving.done, resolving.total, resolving.result],
+      ["operator ns/wmco: resolving", 0, 3, undefined],
+    );
+    const known = evaluateOperatorInstall(
+      automatic,
+      obs({ subscription: subscription({ state: "UpgradePending", currentCSV: PIN }, "Automatic") }),
+    );
+    assert.equal(known.message, "operator ns/wmco: resolving (UpgradePending), CSV wmco.v10.17.0");
+    const planned = evaluateOperatorInstall(
+      automatic,
+      obs({
+        subscription: subscription({ installPlanRef: { name: "install-1" }, currentCSV: PIN }, "Automatic"),
+      }),
+    );
+    assert.deepEqual(
+      [planned.message, planned.done],
+      ["operator ns/wmco: InstallPlan install-1 pending, CSV wmco.v10.17.0", 1],
+    );
+    const executing = evaluateOperatorInstall(
+      automatic,
+      obs({
+        subscription: subscription({ installPlanRef: { name: "install-1" } }),
+        installPlans: [plan("install-1", [PIN], "wmco", true, "Installing")],
+      }),
+    );
+    assert.equal(executing.message, "operator ns/wmco: InstallPlan install-1 Installing");
+    const installing = evaluateOperatorInstall(
+      automatic,
+      obs({
+        subscription: subscription({ installedCSV: PIN, currentCSV: PIN }, "Automatic"),
+        csvs: [csv(PIN, "Installing")],
+      }),
+    );
+    assert.deepEqual([installing.done, installing.total], [2, 3]);
+    const done = evaluateOperatorInstall(
+      automatic,
+      obs({
+        subscription: subscription({ installedCSV: PIN, currentCSV: PIN }, "Automatic"),
+        csvs: [csv(PIN, "Succeeded")],
+      }),
+    );
+    assert.deepEqual(
+      [done.message, done.done, done.total],
+      ["operator ns/wmco: wmco.v10.17.0 Succeeded", 3, 3],
+    );
+  });
+
+  it("approves no plan of a Subscription of the same name but another uid, nor one without CSV names", () => {
+    const sub = subscription({});
+    const recreated = plan("install-old", [PIN]);
+    recreated.metadata.ownerReferences![0].uid = "uid-of-a-deleted-subscription";
+    const bare = plan("install-bare", []);
+    delete (bare.spec as Record<string, unknown>).clusterServiceVersionNames;
+    assert.equal(approvablePlan(sub, [recreated, bare], PIN), undefined);
+    const noUid = plan("install-nouid", [PIN]);
+    delete noUid.metadata.ownerReferences![0].uid;
+    assert.equal(approvablePlan(sub, [noUid], PIN)?.metadata.name, "install-nouid");
+  });
+
+  it("under Manual approval without a pin, an installed operator's pending upgrade is not a reason to fail", () => {
+    const e = evaluateOperatorInstall(
+      { namespace: "ns", subscription: "wmco" },
+      obs({
+        subscription: subscription({
+          installedCSV: PIN,
+          currentCSV: NEXT,
+          installPlanRef: { name: "install-2" },
+        }),
+        installPlans: [plan("install-2", [NEXT])],
+        csvs: [csv(PIN, "Installing")],
+      }),
+    );
+    assert.equal(e.state, "waiting");
+    assert.equal(e.message, "operator ns/wmco: wmco.v10.17.0 Installing");
+  });
+
+  it("names a failed InstallPlan by its condition's reason, or its Installed condition, when it has no message", () => {
+    const byReason = evaluateOperatorInstall(
+      target,
+      obs({
+        subscription: subscription({
+          conditions: [
+            { type: "InstallPlanFailed", status: "True", reason: "InstallPlanFailed", message: "" },
+          ],
+        }),
+      }),
+    );
+    assert.equal(byReason.message, "operator ns/wmco: InstallPlanFailed: InstallPlanFailed");
+    const failedPlan = plan("install-1", [PIN], "wmco", true, "Failed");
+    (failedPlan.status as Record<string, unknown>).conditions = [
+      { type: "Installed", status: "False", message: "no operator group" },
+    ];
+    const byInstalled = evaluateOperatorInstall(
+      target,
+      obs({
+        subscription: subscription({ installPlanRef: { name: "install-1" } }),
+        installPlans: [failedPlan],
+      }),
+    );
+    assert.equal(byInstalled.message, "operator ns/wmco: InstallPlan install-1 failed: no operator group");
+    const notFailed = evaluateOperatorInstall(
+      target,
+      obs({ subscription: subscription({ conditions: [{ type: "InstallPlanFailed", status: "False" }] }) }),
+    );
+    assert.equal(notFailed.state, "waiting");
   });
 
   it("judges persistence from the first sighting without a break", () => {
