@@ -274,6 +274,91 @@ describe("pool rollout predicate", () => {
     assert.equal(at(2 * PERSISTENCE_MS).state, "waiting");
   });
 
+  it("counts anything the daemon changes on the node as progress: state, reason, current config, drain, readiness", () => {
+    const p = pool({ source: ["99-worker-chrony"], updated: 1, degraded: 1 });
+    const base = node("worker-a", "Degraded", "rendered-worker-new", "failed to drain node");
+    const withAnnotations = (n: KubeObject, a: Record<string, string>): KubeObject => ({
+      ...n,
+      metadata: { ...n.metadata, annotations: { ...n.metadata.annotations, ...a } },
+    });
+    const steps: KubeObject[] = [base];
+    const next = (change: (n: KubeObject) => KubeObject) => steps.push(change(steps[steps.length - 1]));
+    next((n) => withAnnotations(n, { "machineconfiguration.openshift.io/reason": "failed to write /etc/x" }));
+    next((n) => withAnnotations(n, { "machineconfiguration.openshift.io/state": "Unreconcilable" }));
+    next((n) =>
+      withAnnotations(n, { "machineconfiguration.openshift.io/desiredDrain": "drain-rendered-worker-new" }),
+    );
+    next((n) =>
+      withAnnotations(n, {
+        "machineconfiguration.openshift.io/lastAppliedDrain": "drain-rendered-worker-new",
+      }),
+    );
+    next((n) => ({ ...n, status: { conditions: [{ type: "Ready", status: "Unknown" }] } }));
+    next((n) =>
+      withAnnotations(n, { "machineconfiguration.openshift.io/currentConfig": "rendered-worker-mid" }),
+    );
+    const since: Sightings = {};
+    const at = (n: KubeObject, nowMs: number) => {
+      const e = evaluatePoolRollout(
+        ours,
+        observation({ pool: p, machineConfigs: created, nodes: [n], since, nowMs }),
+      );
+      recordSightings(since, e.problems ?? [], nowMs);
+      return e.state;
+    };
+    const minute = 60_000;
+    steps.forEach((n, i) => {
+      // Had the change not counted, the node would have stood still for five minutes by then.
+      assert.equal(at(n, 4 * minute * i), "waiting", `step ${i}`);
+      assert.equal(at(n, 4 * minute * i + minute), "waiting", `step ${i} a minute later`);
+    });
+    const last = steps[steps.length - 1];
+    assert.equal(at(last, 4 * minute * (steps.length - 1) + PERSISTENCE_MS), "failed");
+  });
+
+  it("counts any change of a MachineConfigNode's conditions or versions as progress", () => {
+    const p = pool({ source: ["99-worker-chrony"], updated: 1, degraded: 1 });
+    const base = mcn("ip-10-0-1-2", "rendered-worker-old", "rendered-worker-new", {
+      NodeDegraded: ["True", "failed to drain"],
+      UpdatePrepared: ["Unknown", "preparing"],
+    });
+    const conditionsOf = (m: KubeObject) =>
+      (m.status as { conditions: Array<Record<string, string>> }).conditions;
+    const change = (m: KubeObject, edit: (status: Record<string, unknown>) => void): KubeObject => {
+      const copy = structuredClone(m);
+      edit(copy.status as Record<string, unknown>);
+      return copy;
+    };
+    const steps: KubeObject[] = [base];
+    const next = (edit: (status: Record<string, unknown>) => void) =>
+      steps.push(change(steps[steps.length - 1], edit));
+    next((st) => ((st.conditions as Array<Record<string, string>>)[0].message = "failed to write"));
+    next((st) => ((st.conditions as Array<Record<string, string>>)[1].status = "True"));
+    next((st) => ((st.conditions as Array<Record<string, string>>)[1].reason = "UpdatePrepared"));
+    next((st) => ((st.conditions as Array<Record<string, string>>)[1].type = "UpdateExecuted"));
+    next((st) => (st.configVersion = { current: "rendered-worker-mid", desired: "rendered-worker-new" }));
+    assert.equal(conditionsOf(steps[steps.length - 1])[1].type, "UpdateExecuted");
+    const since: Sightings = {};
+    const at = (m: KubeObject, nowMs: number) => {
+      const e = evaluatePoolRollout(
+        ours,
+        observation({ pool: p, machineConfigs: created, machineConfigNodes: [m], since, nowMs }),
+      );
+      recordSightings(since, e.problems ?? [], nowMs);
+      return e;
+    };
+    const minute = 60_000;
+    steps.forEach((m, i) => {
+      assert.equal(at(m, 4 * minute * i).state, "waiting", `step ${i}`);
+      assert.equal(at(m, 4 * minute * i + minute).state, "waiting", `step ${i} a minute later`);
+    });
+    const failed = at(steps[steps.length - 1], 4 * minute * (steps.length - 1) + PERSISTENCE_MS);
+    assert.equal(
+      failed.message,
+      "pool worker is degraded rolling out rendered-worker-new: node ip-10-0-1-2 (NodeDegraded): failed to write (persisted 5m0s, past the 5m0s allowed for retries)",
+    );
+  });
+
   it("a node just handed the target keeps its old Degraded state while its daemon works: each step it takes starts the count again", () => {
     // update.go update(): the daemon sets Working only over a state that is not Degraded or
     // Unreconcilable, so the old reason stays until the update is Done.
