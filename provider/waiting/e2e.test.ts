@@ -1097,6 +1097,38 @@ describe("waiting core: an operator's life as OLM runs it", function () {
     assert.deepEqual(approvedPlans(), [pinned, head]);
   });
 
+  it("a read-only observation reports a failure OLM retries as pending, without waiting for it to persist", async () => {
+    sim.store.create({ apiVersion: "v1", kind: "Namespace", metadata: { name: "no-group" } });
+    sim.store.create({
+      apiVersion: "operators.coreos.com/v1alpha1",
+      kind: "Subscription",
+      metadata: { name: "wmco", namespace: "no-group" },
+      spec: {
+        channel: "stable",
+        name: sub,
+        source: "redhat-operators",
+        sourceNamespace: "openshift-marketplace",
+      },
+    });
+    await storeUntil(
+      sim,
+      "ResolutionFailed",
+      () =>
+        (
+          (sim.store.get(keyOf(K.subscription, "wmco", "no-group"))?.status as { conditions?: unknown[] })
+            ?.conditions ?? []
+        ).length > 0,
+    );
+    const observed = await observeOperatorInstall({
+      kubeconfig: sim.kubeconfig,
+      namespace: "no-group",
+      subscription: "wmco",
+      timeoutMs: DEADLINE_MS,
+    });
+    assert.equal(observed.state, "waiting");
+    assert.match(observed.message, /ResolutionFailed: .* \(for 0m0s; retried, final after 5m0s\)/);
+  });
+
   it("uninstalling after the Subscription went finds the operator's CSV by OLM's label and reports gone only once it is", async () => {
     const csvKey = keyOf(K.csv, head, WMCO_NS);
     assert.ok(sim.store.get(csvKey), "the CSV of the first test runs");

@@ -316,6 +316,24 @@ describe("pool rollout predicate", () => {
     assert.equal(at(last, 4 * minute * (steps.length - 1) + PERSISTENCE_MS), "failed");
   });
 
+  it("names every MachineConfigNode degraded on the target, in name order, with or without a message", () => {
+    const p = pool({ source: ["99-worker-chrony"], updated: 1, degraded: 2 });
+    const silent = mcn("ip-10-0-1-9", "rendered-worker-old", "rendered-worker-new", {
+      NodeDegraded: ["True"],
+    });
+    const loud = mcn("ip-10-0-1-1", "rendered-worker-old", "rendered-worker-new", {
+      NodeDegraded: ["True", "disk full"],
+    });
+    const at = overTime(
+      observation({ pool: p, machineConfigs: created, machineConfigNodes: [silent, loud] }),
+    );
+    at(0);
+    assert.equal(
+      at(PERSISTENCE_MS).message,
+      "pool worker is degraded rolling out rendered-worker-new: node ip-10-0-1-1 (NodeDegraded): disk full (persisted 5m0s, past the 5m0s allowed for retries); node ip-10-0-1-9 (NodeDegraded): no reason given (persisted 5m0s, past the 5m0s allowed for retries)",
+    );
+  });
+
   it("counts any change of a MachineConfigNode's conditions or versions as progress", () => {
     const p = pool({ source: ["99-worker-chrony"], updated: 1, degraded: 1 });
     const base = mcn("ip-10-0-1-2", "rendered-worker-old", "rendered-worker-new", {
