@@ -92,6 +92,22 @@ function persisting(pattern: RegExp) {
   };
 }
 
+/** A Subscription `no-group/wmco` in a namespace without an OperatorGroup, which OLM cannot resolve. */
+function subscribeWithoutOperatorGroup(sim: Simulator): void {
+  sim.store.create({ apiVersion: "v1", kind: "Namespace", metadata: { name: "no-group" } });
+  sim.store.create({
+    apiVersion: "operators.coreos.com/v1alpha1",
+    kind: "Subscription",
+    metadata: { name: "wmco", namespace: "no-group" },
+    spec: {
+      channel: "stable",
+      name: "windows-machine-config-operator",
+      source: "redhat-operators",
+      sourceNamespace: "openshift-marketplace",
+    },
+  });
+}
+
 /** The `cloud-private-key` Secret WMCO needs before it configures any Windows node. */
 function createPrivateKeySecret(sim: Simulator): void {
   sim.store.create({
@@ -717,18 +733,7 @@ describe("waiting core against the simulator", function () {
     });
 
     it("fails on ResolutionFailed with OLM's message once it persists", async () => {
-      sim.store.create({ apiVersion: "v1", kind: "Namespace", metadata: { name: "no-group" } });
-      sim.store.create({
-        apiVersion: "operators.coreos.com/v1alpha1",
-        kind: "Subscription",
-        metadata: { name: "wmco", namespace: "no-group" },
-        spec: {
-          channel: "stable",
-          name: "windows-machine-config-operator",
-          source: "redhat-operators",
-          sourceNamespace: "openshift-marketplace",
-        },
-      });
+      subscribeWithoutOperatorGroup(sim);
       await expectWaitError(
         waitForOperatorInstall({
           kubeconfig,
@@ -1098,18 +1103,7 @@ describe("waiting core: an operator's life as OLM runs it", function () {
   });
 
   it("a read-only observation reports a failure OLM retries as pending, without waiting for it to persist", async () => {
-    sim.store.create({ apiVersion: "v1", kind: "Namespace", metadata: { name: "no-group" } });
-    sim.store.create({
-      apiVersion: "operators.coreos.com/v1alpha1",
-      kind: "Subscription",
-      metadata: { name: "wmco", namespace: "no-group" },
-      spec: {
-        channel: "stable",
-        name: sub,
-        source: "redhat-operators",
-        sourceNamespace: "openshift-marketplace",
-      },
-    });
+    subscribeWithoutOperatorGroup(sim);
     await storeUntil(
       sim,
       "ResolutionFailed",

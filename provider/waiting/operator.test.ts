@@ -537,7 +537,7 @@ describe("operator predicate", () => {
     delete (bare.spec as Record<string, unknown>).clusterServiceVersionNames;
     assert.equal(approvablePlan(sub, [recreated, bare], PIN), undefined);
     const noUid = plan("install-nouid", [PIN]);
-    delete noUid.metadata.ownerReferences![0].uid;
+    noUid.metadata.ownerReferences = [{ ...noUid.metadata.ownerReferences![0], uid: "" }];
     assert.equal(approvablePlan(sub, [noUid], PIN)?.metadata.name, "install-nouid");
   });
 
