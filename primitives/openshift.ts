@@ -18,6 +18,9 @@ export const CURRENT_CONFIG = "machineconfiguration.openshift.io/currentConfig";
 export const DESIRED_CONFIG = "machineconfiguration.openshift.io/desiredConfig";
 export const MCD_STATE = "machineconfiguration.openshift.io/state";
 export const MCD_REASON = "machineconfiguration.openshift.io/reason";
+/** The drain the daemon asks of the drain controller, and the last one that controller completed. */
+export const DESIRED_DRAIN = "machineconfiguration.openshift.io/desiredDrain";
+export const LAST_APPLIED_DRAIN = "machineconfiguration.openshift.io/lastAppliedDrain";
 
 /** machine-api label keys, as the installer writes them. */
 export const MACHINE_LABELS = {
@@ -33,3 +36,12 @@ export const AUTOSCALER_ANNOTATIONS = {
   minSize: "machine.openshift.io/cluster-api-autoscaler-node-group-min-size",
   maxSize: "machine.openshift.io/cluster-api-autoscaler-node-group-max-size",
 } as const;
+
+/**
+ * OLM's component label on what it installs for an operator (decorators `ComponentLabelKey`): the
+ * Operator's name `<package>.<namespace>`, cut to the 63 characters a label name may have; a '.', '-' or
+ * '_' the cut leaves at the end would make the key invalid, so it goes too.
+ */
+export function operatorComponentLabel(pkg: string, namespace: string): string {
+  return `operators.coreos.com/${`${pkg}.${namespace}`.slice(0, 63).replace(/[-._]+$/, "")}`;
+}

@@ -1,5 +1,6 @@
 import * as assert from "node:assert/strict";
 import * as net from "node:net";
+import * as pulumi from "@pulumi/pulumi";
 import {
   K,
   keyOf,
@@ -143,6 +144,37 @@ describe("rollout impact at preview, against the cluster", function () {
     );
     const held = await clusterPoolImpact(sim.kubeconfig, "worker", { paused: true });
     assert.deepEqual([held?.pending, held?.paused], [true, true]);
+  });
+
+  it("warns on a node configuration whose pool is neither in the cluster nor declared in the program", async () => {
+    const warnings: string[] = [];
+    const original = pulumi.log.warn;
+    Object.assign(pulumi.log, { warn: (message: string) => warnings.push(message) });
+    try {
+      await resetMocks(undefined, { preview: true });
+      const misspelled = new KubeletConfig("infar-pods", {
+        pool: "infar",
+        kubeletConfig: { maxPods: 300 },
+        kubeconfig: sim.kubeconfig,
+      });
+      assert.equal(await valueOf(misspelled.rolloutImpact), undefined);
+      assert.deepEqual(warnings, [
+        "pool infar: neither in the cluster nor declared in this program (by an InfraNodePool or MachineConfigPool): KubeletConfig infar-pods selects no pool unless something else creates it; check the pool's name",
+      ]);
+      // The same pool declared in the program (after the object, as programs may): no warning.
+      warnings.length = 0;
+      await resetMocks(undefined, { preview: true });
+      const declared = new KubeletConfig("gpu-pods", {
+        pool: "gpu",
+        kubeletConfig: { maxPods: 300 },
+        kubeconfig: sim.kubeconfig,
+      });
+      new MachineConfigPool("gpu", { kubeconfig: sim.kubeconfig });
+      assert.equal(await valueOf(declared.rolloutImpact), undefined);
+      assert.deepEqual(warnings, []);
+    } finally {
+      Object.assign(pulumi.log, { warn: original });
+    }
   });
 
   it("pool components report their pool: not in the cluster yet, then no new render", async () => {

@@ -137,6 +137,20 @@ const NO_RUN = {};
  */
 const snapshots = new WeakMap<object, Map<string, ClusterSnapshot>>();
 
+/**
+ * The pools this program run declares (an InfraNodePool or MachineConfigPool component), known when a
+ * node configuration's preview asks: the cluster is read first, by when the program has constructed its
+ * components.
+ */
+const declaredPools = new WeakMap<object, Set<string>>();
+
+function poolsOfThisRun(): Set<string> {
+  const run = pulumi.runtime.getMonitor() ?? NO_RUN;
+  let pools = declaredPools.get(run);
+  if (!pools) declaredPools.set(run, (pools = new Set()));
+  return pools;
+}
+
 function clusterOfThisRun(kubeconfig: string): ClusterSnapshot {
   const run = pulumi.runtime.getMonitor() ?? NO_RUN;
   let ofRun = snapshots.get(run);
@@ -156,11 +170,13 @@ function previewImpact<T>(
   pool: pulumi.Input<string>,
   change: pulumi.Output<T>,
   impactOf: ImpactIn<T>,
+  /** Names the node configuration object, which waits for its pool; absent for the pool itself. */
+  waitsForPool?: pulumi.Output<string>,
 ): pulumi.Output<PoolImpact | undefined> {
   if (!pulumi.runtime.isDryRun() || !kubeconfig) return pulumi.output(undefined);
   return pulumi
-    .all([pulumi.unsecret(kubeconfig), pool, change])
-    .apply(async ([config, poolName, declared]) => {
+    .all([pulumi.unsecret(kubeconfig), pool, change, waitsForPool])
+    .apply(async ([config, poolName, declared, waiter]) => {
       // Asked once per kubeconfig and run: without it every pool and node configuration of a preview
       // would wait out its own request timeouts against a cluster that is down or behind a closed VPN.
       const cluster = clusterOfThisRun(config);
@@ -174,6 +190,14 @@ function previewImpact<T>(
       }
       try {
         const impact = await impactOf(cluster, poolName, declared as T);
+        if (!impact && waiter && !poolsOfThisRun().has(poolName)) {
+          // The MCO would answer "does not match any MachineConfigPools", and `up` fail on it.
+          pulumi.log.warn(
+            `pool ${poolName}: neither in the cluster nor declared in this program (by an InfraNodePool or MachineConfigPool): ${waiter} selects no pool unless something else creates it; check the pool's name`,
+            parent,
+          );
+          return undefined;
+        }
         pulumi.log.info(
           impact
             ? impactLine(impact)
@@ -194,8 +218,10 @@ export function previewRolloutImpact(
   kubeconfig: pulumi.Output<string> | undefined,
   pool: pulumi.Input<string>,
   object: pulumi.Output<ObjectLike>,
+  kind?: string,
 ): pulumi.Output<PoolImpact | undefined> {
-  return previewImpact(parent, kubeconfig, pool, object, rolloutImpactIn);
+  const waiter = object.apply((o) => `${o.kind ?? kind ?? "object"} ${o.metadata?.name ?? ""}`.trim());
+  return previewImpact(parent, kubeconfig, pool, object, rolloutImpactIn, waiter);
 }
 
 /** At preview, the impact of a pool's declared `maxUnavailable` and `paused` (from its manifest). */
@@ -232,9 +258,13 @@ export function reportRolloutImpact(
 ): pulumi.Output<PoolImpact | undefined> {
   const { kubeconfig, pool, kind, manifest, rollout } = declared;
   const ownSettings = kind === "MachineConfigPool";
+  if (ownSettings) {
+    const declaredIn = poolsOfThisRun();
+    pulumi.output(pool).apply((p) => declaredIn.add(p));
+  }
   const fromCluster = ownSettings
     ? previewPoolImpact(parent, kubeconfig, pool, manifest)
-    : previewRolloutImpact(parent, kubeconfig, pool, manifest);
+    : previewRolloutImpact(parent, kubeconfig, pool, manifest, kind);
   const baseline = new RolloutBaseline(
     `${name}-rollout-baseline`,
     {

@@ -29,7 +29,12 @@ export type Need =
       metadataOnly?: boolean;
     }
   /** A merge patch sent once per key; the view marks it done. Never sent by a read-only observation. */
-  | { type: "patch"; key: string; resource: ResourceKind; name: string; namespace?: string; patch: unknown };
+  | { type: "patch"; key: string; resource: ResourceKind; name: string; namespace?: string; patch: unknown }
+  /**
+   * Evaluate again after this long even if nothing changes: a failure that is final only once it has
+   * lasted (persistence.ts) must be judged when that time comes. Ignored by a read-only observation.
+   */
+  | { type: "recheck"; afterMs: number };
 
 type GetNeed = Extract<Need, { type: "get" }>;
 
@@ -115,6 +120,8 @@ interface Run<R> {
   fetched: View["fetched"];
   patched: View["patched"];
   inFlight: Record<string, true | undefined>;
+  /** Cancels the pending recheck timer. */
+  cancelRecheck?: () => void;
   reporter: ProgressReporter;
   last: Evaluation<R>;
   finish(error: WaitError | undefined, evaluation: Evaluation<R>): void;
@@ -168,7 +175,9 @@ function reevaluate<R>(run: Run<R>): void {
     return run.finish(waitError("failed", waiter, evaluation.message, evaluation.message), evaluation);
   }
   // Predicates ask only for what they lack, so an observation is complete when nothing is asked.
-  const pending = (evaluation.needs ?? []).filter((n) => !(run.once && n.type === "patch"));
+  const pending = (evaluation.needs ?? []).filter(
+    (n) => !(run.once && (n.type === "patch" || n.type === "recheck")),
+  );
   if (run.once && pending.length === 0) return run.finish(undefined, evaluation);
   for (const need of pending) satisfy(run, need);
   run.reporter.report(progressOf(run, evaluation));
@@ -177,6 +186,12 @@ function reevaluate<R>(run: Run<R>): void {
 function satisfy<R>(run: Run<R>, need: Need): void {
   if (need.type === "source") {
     if (!(need.source.name in run.stores)) startSource(run, need.source);
+    return;
+  }
+  if (need.type === "recheck") {
+    // One timer, for the latest evaluation's ask: an earlier ask is superseded.
+    run.cancelRecheck?.();
+    run.cancelRecheck = run.session.clock.after(need.afterMs, () => reevaluate(run));
     return;
   }
   if (run.inFlight[need.key]) return;
@@ -190,7 +205,7 @@ function satisfy<R>(run: Run<R>, need: Need): void {
 }
 
 /** Sends what a get or patch need asks for, retrying, and records the answer in the run. */
-function request<R>(run: Run<R>, need: Exclude<Need, { type: "source" }>): Promise<unknown> {
+function request<R>(run: Run<R>, need: Exclude<Need, { type: "source" | "recheck" }>): Promise<unknown> {
   const { session, fetched, patched } = run;
   const { client } = session;
   if (need.type === "get") {
@@ -279,6 +294,7 @@ function runWait<R>(
         if (stop.signal.aborted) return;
         stop.abort();
         timing.cancelDeadline?.();
+        run.cancelRecheck?.();
         if (timing.onAbort) options.signal?.removeEventListener("abort", timing.onAbort);
         run.reporter.finish(progressOf(run, evaluation));
         if (error) return reject(error);

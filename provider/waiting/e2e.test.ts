@@ -10,6 +10,7 @@ import {
   waitForMachineSetsReady,
   uninstallOperator,
   waitForOperatorInstall,
+  observeOperatorInstall,
   waitForPoolRollout,
   waitForWindowsNodes,
 } from "./index";
@@ -28,8 +29,10 @@ import {
 } from "../../test/simulator-fixture";
 import { startTestServer, TestServer } from "../../simulator/apiserver/testing";
 import { FakeClock, fakeClock } from "../../test/fake-clock";
+import { PERSISTENCE_MS } from "./persistence";
 
 const CURRENT = "machineconfiguration.openshift.io/currentConfig";
+const DESIRED = "machineconfiguration.openshift.io/desiredConfig";
 const NS = "openshift-machine-api";
 const WMCO_NS = "openshift-windows-machine-config-operator";
 
@@ -66,6 +69,42 @@ async function expectWaitError(promise: Promise<unknown>, kind: string, pattern:
     assert.equal(e.kind, kind, e.message);
     assert.match(e.message, pattern);
     return true;
+  });
+}
+
+/**
+ * Wait options under which a failure the controllers retry lasts: the wait runs on a clock of its own,
+ * which jumps past PERSISTENCE_MS once the wait reports `pattern` as a failure it is timing (OLM and the
+ * machine-config daemon would keep failing meanwhile). The deadline is far enough not to come first.
+ */
+function persisting(pattern: RegExp) {
+  const clock = fakeClock();
+  let jumped = false;
+  return {
+    clock,
+    timeoutMs: 6 * PERSISTENCE_MS,
+    progressIntervalMs: 0,
+    onProgress: (e: ProgressEvent) => {
+      if (jumped || !pattern.test(e.message) || !/final after/.test(e.message)) return;
+      jumped = true;
+      setImmediate(() => clock.advance(PERSISTENCE_MS));
+    },
+  };
+}
+
+/** A Subscription `no-group/wmco` in a namespace without an OperatorGroup, which OLM cannot resolve. */
+function subscribeWithoutOperatorGroup(sim: Simulator): void {
+  sim.store.create({ apiVersion: "v1", kind: "Namespace", metadata: { name: "no-group" } });
+  sim.store.create({
+    apiVersion: "operators.coreos.com/v1alpha1",
+    kind: "Subscription",
+    metadata: { name: "wmco", namespace: "no-group" },
+    spec: {
+      channel: "stable",
+      name: "windows-machine-config-operator",
+      source: "redhat-operators",
+      sourceNamespace: "openshift-marketplace",
+    },
   });
 }
 
@@ -283,25 +322,96 @@ describe("waiting core against the simulator", function () {
       assert.deepEqual(currentConfigs(sim), [removed.result!.renderedConfig]);
     });
 
-    it("fails within the wait, naming the degraded node and its reason", async () => {
-      const [node] = sim.cluster.workerNodes;
-      sim.store.create(machineConfig("99-worker-degraded", { "/etc/degraded.conf": "x" }));
+    /** Creates a MachineConfig and resolves with the first worker node the MCO hands its render. */
+    async function handedTarget(name: string): Promise<string> {
+      const before = poolTarget(sim);
+      sim.store.create(machineConfig(name, { [`/etc/${name}.conf`]: "x" }));
+      return storeUntil(sim, "a node handed the new target", () => {
+        const target = poolTarget(sim);
+        if (target === before) return undefined;
+        return workerNodes(sim).find((n) => n.metadata.annotations?.[DESIRED] === target)?.metadata.name;
+      });
+    }
+
+    it("fails naming the degraded node and its reason once the failure on the target persists", async () => {
+      const node = await handedTarget("99-worker-degraded");
       sim.faults.inject("degradeNode", {
         node,
         reason: "failed to drain node: PodDisruptionBudget blocks eviction",
       });
       await expectWaitError(
-        rollout({ pool: "worker", machineConfigs: ["99-worker-degraded"] }),
+        rollout({ pool: "worker", machineConfigs: ["99-worker-degraded"], ...persisting(/degraded: node/) }),
         "failed",
         new RegExp(
           // From the node's annotations, or its MachineConfigNode if the wait saw it first.
-          `pool worker is degraded rolling out rendered-worker-\\w+: node ${node} \\((Node)?Degraded\\): failed to drain node: PodDisruptionBudget blocks eviction`,
+          `pool worker is degraded rolling out rendered-worker-\\w+: node ${node} \\((Node)?Degraded\\): failed to drain node: PodDisruptionBudget blocks eviction \\(persisted 5m0s`,
         ),
       );
       sim.faults.inject("clearClusterFaults");
       sim.store.delete(keyOf(K.machineConfig, "99-worker-degraded"));
       await rollout({ pool: "worker", deletedMachineConfigs: ["99-worker-degraded"] });
     });
+
+    it("does not fail on a failure the daemon gets past: the node recovers and the rollout completes", async () => {
+      const node = await handedTarget("99-worker-retried");
+      sim.faults.inject("degradeNode", {
+        node,
+        reason: "failed to drain node: PodDisruptionBudget blocks eviction",
+      });
+      const seen: string[] = [];
+      const { result } = await rollout({
+        pool: "worker",
+        machineConfigs: ["99-worker-retried"],
+        progressIntervalMs: 0,
+        onProgress: (e) => {
+          if (
+            seen.length === 0 &&
+            /degraded: node .* \(for 0m0s; retried, final after 5m0s\)/.test(e.message)
+          ) {
+            seen.push(e.message);
+            // The PodDisruptionBudget allows the eviction at the daemon's next try.
+            setImmediate(() => sim.faults.inject("clearClusterFaults"));
+          }
+        },
+      });
+      assert.equal(seen.length, 1, "the wait saw the node degraded on the target");
+      assert.deepEqual(currentConfigs(sim), [result.renderedConfig]);
+      sim.store.delete(keyOf(K.machineConfig, "99-worker-retried"));
+      await rollout({ pool: "worker", deletedMachineConfigs: ["99-worker-retried"] });
+    });
+
+    for (const [kind, errorName, plural] of [
+      ["KubeletConfig", "KubeletConfig", "kubeletConfigs"],
+      ["ContainerRuntimeConfig", "containerRuntimeConfig", "containerRuntimeConfigs"],
+    ] as const) {
+      it(`fails as soon as the MCO reports that a ${kind}'s pool does not exist`, async () => {
+        // kubelet_config_controller.go syncKubeletConfig / container_runtime_config_controller.go
+        // syncContainerRuntimeConfig: "does not match any MachineConfigPools" through syncStatusOnly.
+        sim.store.create({
+          apiVersion: "machineconfiguration.openshift.io/v1",
+          kind,
+          metadata: { name: "misspelled" },
+          spec: {
+            machineConfigPoolSelector: {
+              matchLabels: { "pools.operator.machineconfiguration.openshift.io/infar": "" },
+            },
+            ...(kind === "KubeletConfig"
+              ? { kubeletConfig: { maxPods: 300 } }
+              : { containerRuntimeConfig: { pidsLimit: 4096 } }),
+          },
+        });
+        await expectWaitError(
+          rollout({ pool: "infar", [plural]: ["misspelled"] }),
+          "failed",
+          new RegExp(
+            `^pool infar: ${kind} misspelled failed: Error: ${errorName} misspelled does not match any MachineConfigPools$`,
+          ),
+        );
+        sim.store.delete(
+          keyOf(kind === "KubeletConfig" ? K.kubeletConfig : K.containerRuntimeConfig, "misspelled"),
+        );
+      });
+    }
 
     it("falls back to the node annotations on a cluster that does not serve MachineConfigNodes, asking once", async () => {
       // An OpenShift before MachineConfigNodes: their paths answer 404.
@@ -341,10 +451,11 @@ describe("waiting core against the simulator", function () {
 
     it("fails naming the node, its MachineConfigNode phase and the condition's message", async () => {
       sim.store.create(machineConfig("99-worker-usr", { "/usr/bin/tool": "#!/bin/sh" }));
+      // The daemon retries the writes (daemon.go handleErr), failing alike each time.
       await expectWaitError(
-        rollout({ pool: "worker", machineConfigs: ["99-worker-usr"] }),
+        rollout({ pool: "worker", machineConfigs: ["99-worker-usr"], ...persisting(/degraded: node/) }),
         "failed",
-        /pool worker is degraded rolling out rendered-worker-\w+: node ip-\S+ \(UpdateExecuted\): Error updating the Files on disk as a part of the in progress phase: failed to create directory "\/usr\/bin": mkdir \/usr\/bin: read-only file system$/,
+        /pool worker is degraded rolling out rendered-worker-\w+: node ip-\S+ \(UpdateExecuted\): Error updating the Files on disk as a part of the in progress phase: failed to create directory "\/usr\/bin": mkdir \/usr\/bin: read-only file system \(persisted 5m0s, past the 5m0s allowed for retries\)$/,
       );
       sim.store.delete(keyOf(K.machineConfig, "99-worker-usr"));
       await rollout({ pool: "worker", deletedMachineConfigs: ["99-worker-usr"] });
@@ -621,28 +732,17 @@ describe("waiting core against the simulator", function () {
       );
     });
 
-    it("fails on ResolutionFailed with OLM's message", async () => {
-      sim.store.create({ apiVersion: "v1", kind: "Namespace", metadata: { name: "no-group" } });
-      sim.store.create({
-        apiVersion: "operators.coreos.com/v1alpha1",
-        kind: "Subscription",
-        metadata: { name: "wmco", namespace: "no-group" },
-        spec: {
-          channel: "stable",
-          name: "windows-machine-config-operator",
-          source: "redhat-operators",
-          sourceNamespace: "openshift-marketplace",
-        },
-      });
+    it("fails on ResolutionFailed with OLM's message once it persists", async () => {
+      subscribeWithoutOperatorGroup(sim);
       await expectWaitError(
         waitForOperatorInstall({
           kubeconfig,
           namespace: "no-group",
           subscription: "wmco",
-          timeoutMs: DEADLINE_MS,
+          ...persisting(/ResolutionFailed/),
         }),
         "failed",
-        /operator no-group\/wmco: ResolutionFailed: expected 1 OperatorGroup in the namespace, found 0/,
+        /operator no-group\/wmco: ResolutionFailed: expected 1 OperatorGroup in the namespace, found 0 \(persisted 5m0s/,
       );
     });
 
@@ -665,7 +765,7 @@ describe("waiting core against the simulator", function () {
       }
     });
 
-    it("fails naming the reason when the installed CSV fails", async () => {
+    it("fails naming the reason when the installed CSV fails and OLM's re-checks keep it Failed", async () => {
       sim.faults.inject("failCsv", {
         namespace: WMCO_NS,
         name: pinned,
@@ -678,10 +778,10 @@ describe("waiting core against the simulator", function () {
           namespace: WMCO_NS,
           subscription: "windows-machine-config-operator",
           startingCSV: pinned,
-          timeoutMs: DEADLINE_MS,
+          ...persisting(/ClusterServiceVersion/),
         }),
         "failed",
-        /ClusterServiceVersion windows-machine-config-operator.v10.16.1 failed \(InstallComponentFailed\): install strategy failed/,
+        /ClusterServiceVersion windows-machine-config-operator.v10.16.1 failed \(InstallComponentFailed\): install strategy failed.* \(persisted 5m0s/,
       );
     });
 
@@ -936,5 +1036,128 @@ describe("waiting core: every other wait for an object that does not exist yet m
       () => createWindowsMachineSet(sim, "late-win", 1),
     );
     assert.equal(result.configuredCount, 1);
+  });
+});
+
+describe("waiting core: an operator's life as OLM runs it", function () {
+  this.timeout(30_000);
+  const pinned = "windows-machine-config-operator.v10.16.1";
+  const head = "windows-machine-config-operator.v10.17.0";
+  const sub = "windows-machine-config-operator";
+  let sim: Simulator;
+  const plans = () => sim.store.list(K.installPlan.apiVersion, K.installPlan.kind, { namespace: WMCO_NS });
+  const approvedPlans = () =>
+    plans()
+      .filter((p) => (p.spec as { approved: boolean }).approved)
+      .map((p) => (p.spec as { clusterServiceVersionNames: string[] }).clusterServiceVersionNames.join(","))
+      .sort();
+  before(async () => {
+    sim = await startTestSimulator();
+  });
+  after(() => sim.stop());
+
+  it("moving a pinned CSV under Manual approval approves only the new pin's InstallPlan and finishes when it succeeds; observing approves nothing", async () => {
+    const kubeconfig = sim.kubeconfig;
+    subscribeToWmco(sim, { approval: "Manual", startingCSV: pinned });
+    const first = await waitForOperatorInstall({
+      kubeconfig,
+      namespace: WMCO_NS,
+      subscription: sub,
+      startingCSV: pinned,
+      timeoutMs: DEADLINE_MS,
+    });
+    assert.equal(first.result.installedCSV, pinned);
+    // catalog/operator.go syncResolvingNamespace offers the channel head in a plan of its own.
+    await storeUntil(sim, "the upgrade InstallPlan", () =>
+      plans().some((p) =>
+        (p.spec as { clusterServiceVersionNames: string[] }).clusterServiceVersionNames.includes(head),
+      ),
+    );
+    // A read-only observation (what `pulumi refresh` runs) sends no approval, though the pin moved.
+    const observed = await observeOperatorInstall({
+      kubeconfig,
+      namespace: WMCO_NS,
+      subscription: sub,
+      startingCSV: head,
+      timeoutMs: DEADLINE_MS,
+    });
+    assert.equal(observed.state, "waiting");
+    assert.match(
+      observed.message,
+      /approving InstallPlan install-\w+ for windows-machine-config-operator.v10.17.0/,
+    );
+    assert.deepEqual(approvedPlans(), [pinned]);
+    const moved = await waitForOperatorInstall({
+      kubeconfig,
+      namespace: WMCO_NS,
+      subscription: sub,
+      startingCSV: head,
+      timeoutMs: DEADLINE_MS,
+    });
+    assert.deepEqual(moved.result, {
+      installedCSV: head,
+      phase: "Succeeded",
+      approvedInstallPlan: moved.result.approvedInstallPlan,
+    });
+    assert.deepEqual(approvedPlans(), [pinned, head]);
+  });
+
+  it("a read-only observation reports a failure OLM retries as pending, without waiting for it to persist", async () => {
+    subscribeWithoutOperatorGroup(sim);
+    await storeUntil(
+      sim,
+      "ResolutionFailed",
+      () =>
+        (
+          (sim.store.get(keyOf(K.subscription, "wmco", "no-group"))?.status as { conditions?: unknown[] })
+            ?.conditions ?? []
+        ).length > 0,
+    );
+    const observed = await observeOperatorInstall({
+      kubeconfig: sim.kubeconfig,
+      namespace: "no-group",
+      subscription: "wmco",
+      timeoutMs: DEADLINE_MS,
+    });
+    assert.equal(observed.state, "waiting");
+    assert.match(observed.message, /ResolutionFailed: .* \(for 0m0s; retried, final after 5m0s\)/);
+  });
+
+  it("uninstalling after the Subscription went finds the operator's CSV by OLM's label and reports gone only once it is", async () => {
+    const csvKey = keyOf(K.csv, head, WMCO_NS);
+    assert.ok(sim.store.get(csvKey), "the CSV of the first test runs");
+    // A CSV of another operator in the namespace stays.
+    sim.store.create({
+      apiVersion: "operators.coreos.com/v1alpha1",
+      kind: "ClusterServiceVersion",
+      metadata: { name: "other.v1.0.0", namespace: WMCO_NS, labels: { "operators.coreos.com/other.x": "" } },
+      spec: { displayName: "Other", version: "1.0.0" },
+    });
+    // Something holds the operator's CSV a while, as a finalizer does.
+    sim.store.mutate(csvKey, (c) => (c.metadata.finalizers = ["example.com/hold"]));
+    // A retried destroy: the Subscription went in the first attempt.
+    sim.store.delete(keyOf(K.subscription, sub, WMCO_NS));
+    const seen: string[] = [];
+    const { result } = await uninstallOperator({
+      kubeconfig: sim.kubeconfig,
+      namespace: WMCO_NS,
+      subscription: sub,
+      timeoutMs: DEADLINE_MS,
+      progressIntervalMs: 0,
+      onProgress: (e) => {
+        seen.push(e.message);
+        if (
+          /waiting for ClusterServiceVersion windows-machine-config-operator.v10.17.0 to go/.test(e.message)
+        )
+          setImmediate(() => sim.store.mutate(csvKey, (c) => (c.metadata.finalizers = [])));
+      },
+    });
+    assert.deepEqual(result.csvs, [head]);
+    assert.ok(
+      seen.some((m) => m.includes(`waiting for ClusterServiceVersion ${head} to go`)),
+      seen.join("\n"),
+    );
+    assert.equal(sim.store.get(csvKey), undefined);
+    assert.ok(sim.store.get(keyOf(K.csv, "other.v1.0.0", WMCO_NS)), "another operator's CSV is left alone");
   });
 });

@@ -4,6 +4,7 @@
  * without them fall back to the daemon's node annotations (pool.ts).
  */
 import { Condition, field, KubeObject } from "./kinds";
+import { Problem } from "./persistence";
 
 const conditionsOf = (mcn: KubeObject) => field<Condition[]>(mcn, "status", "conditions") ?? [];
 const statusOf = (mcn: KubeObject, type: string) => conditionsOf(mcn).find((c) => c.type === type)?.status;
@@ -44,23 +45,33 @@ export function describeNodePhases(mcns: KubeObject[], target: string): string {
 }
 
 /**
- * Degraded nodes that stop the rollout of `target` (failing the target, or degraded at rest), each as
- * `node <name> (<condition type of its phase>): <that condition's message>`.
+ * Nodes degraded while they are handed `target` (`spec.configVersion.desired`, which the node controller
+ * sets: node_controller.go updateCandidateNode), each as `node <name> (<condition type of its phase>):
+ * <that condition's message>`. The daemon retries (persistence.ts): the key changes with anything the
+ * daemon reports, so a failure persists only while the node's conditions stand still, and a NodeDegraded
+ * left from an older config restarts the count as soon as the daemon reports on the target.
  */
-export function failingMachineConfigNodes(mcns: KubeObject[], target: string): string[] {
+export function failingMachineConfigNodes(mcns: KubeObject[], target: string): Problem[] {
   return mcns
-    .filter((m) => {
-      if (statusOf(m, "NodeDegraded") !== "True") return false;
-      const desired = field<string>(m, "spec", "configVersion", "desired");
-      return desired === target || field(m, "status", "configVersion", "current") === desired;
-    })
+    .filter(
+      (m) =>
+        statusOf(m, "NodeDegraded") === "True" &&
+        field<string>(m, "spec", "configVersion", "desired") === target,
+    )
+    .sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1))
     .map((m) => {
       const conditions = conditionsOf(m);
       const phase =
         conditions.find((c) => c.status === "Unknown") ?? conditions.find((c) => c.type === "NodeDegraded");
-      return `node ${m.metadata.name} (${phase?.type ?? "NodeDegraded"}): ${phase?.message || "no reason given"}`;
-    })
-    .sort();
+      const reported = JSON.stringify([
+        field(m, "status", "configVersion"),
+        conditions.map((c) => [c.type, c.status, c.reason, c.message]),
+      ]);
+      return {
+        key: `node/${m.metadata.name}@${target}:${reported}`,
+        message: `node ${m.metadata.name} (${phase?.type ?? "NodeDegraded"}): ${phase?.message || "no reason given"}`,
+      };
+    });
 }
 
 /** Seconds one node spent in the disruptive steps of its update, as far as its conditions tell. */

@@ -1,10 +1,15 @@
 /**
- * When an operator is installed through OLM: the Subscription names an installed CSV and that CSV has
- * succeeded (`state: AtLatestKnown` alone proves nothing). With Manual approval and a pinned
- * startingCSV, exactly the InstallPlan that the Subscription owns and that installs that CSV is
- * approved; no other plan is ever touched.
+ * When an operator is installed through OLM: the Subscription's `installedCSV`, found by that name, has
+ * succeeded and no upgrade is in flight (`state: AtLatestKnown` alone proves nothing). With Manual
+ * approval and a pinned startingCSV, the installed CSV must be the pinned one, and exactly the InstallPlan
+ * that the Subscription owns and that installs it is approved; no other plan is ever touched.
+ *
+ * What OLM retries is not final (persistence.ts): ResolutionFailed, CatalogSourcesUnhealthy and a Failed
+ * CSV fail the wait only when they concern this operator and persist. A failed InstallPlan is final: OLM
+ * does not execute a plan again.
  */
 import { conditionOf, field, KubeObject } from "./kinds";
+import { judgePersistence, Problem, Sightings } from "./persistence";
 import { WaitState } from "./progress";
 
 export interface OperatorTarget {
@@ -18,6 +23,10 @@ export interface OperatorObservation {
   subscription: KubeObject | undefined;
   installPlans: KubeObject[];
   csvs: KubeObject[];
+  /** When this wait began to see each problem (see persistence.ts); none seen before when absent. */
+  since?: Sightings;
+  /** Now, on the clock of `since`. */
+  nowMs?: number;
 }
 
 export interface OperatorResult {
@@ -35,9 +44,12 @@ export interface OperatorEvaluation {
   result?: OperatorResult;
   /** The InstallPlan to approve now. */
   approve?: string;
+  /** Failures OLM retries, seen now: the waiter records them to judge their persistence. */
+  problems: Problem[];
+  /** Evaluate again after this long, when a problem may have persisted. */
+  recheckMs?: number;
 }
 
-const FAILING_CONDITIONS = ["ResolutionFailed", "InstallPlanFailed", "CatalogSourcesUnhealthy"];
 const STEPS = 3;
 
 function ownedBy(plan: KubeObject, subscription: KubeObject): boolean {
@@ -49,6 +61,8 @@ function ownedBy(plan: KubeObject, subscription: KubeObject): boolean {
   );
 }
 
+const csvNamesOf = (plan: KubeObject) => field<string[]>(plan, "spec", "clusterServiceVersionNames") ?? [];
+
 /** The one InstallPlan this wait may approve: owned by the Subscription and installing the pinned CSV. */
 export function approvablePlan(
   subscription: KubeObject,
@@ -58,9 +72,79 @@ export function approvablePlan(
   return plans.find(
     (p) =>
       ownedBy(p, subscription) &&
-      (field<string[]>(p, "spec", "clusterServiceVersionNames") ?? []).includes(startingCSV) &&
+      csvNamesOf(p).includes(startingCSV) &&
       field(p, "spec", "approved") !== true,
   );
+}
+
+/**
+ * Whether CatalogSourcesUnhealthy is about this Subscription's own catalog source. OLM raises it when ANY
+ * catalog source in scope is unhealthy, lists each one's health, and names the Subscription's own in the
+ * message only when that one is at fault, keeping the old message otherwise
+ * (catalog/subscription/state.go, catalogHealthState.UpdateHealth): the list decides, and a source
+ * missing from it (or no list: no sources at all) is at fault.
+ */
+function ownCatalogUnhealthy(sub: KubeObject): boolean {
+  const source = field<string>(sub, "spec", "source");
+  const sourceNamespace = field<string>(sub, "spec", "sourceNamespace");
+  const health =
+    field<Array<{ catalogSourceRef?: { name?: string; namespace?: string }; healthy?: boolean }>>(
+      sub,
+      "status",
+      "catalogHealth",
+    ) ?? [];
+  const own = health.find(
+    (h) => h.catalogSourceRef?.name === source && h.catalogSourceRef?.namespace === sourceNamespace,
+  );
+  return own?.healthy !== true;
+}
+
+/**
+ * Whether ResolutionFailed stops this operator. OLM resolves a namespace at once and sets the same
+ * condition on each of its Subscriptions (catalog/operator.go, syncResolvingNamespace): an error that
+ * prevented resolution stops them all, while unsatisfiable constraints name the Subscriptions, packages
+ * and catalogs involved, and concern this one only when they name it.
+ */
+function resolutionConcerns(sub: KubeObject, reason: string | undefined, message: string): boolean {
+  if (reason !== "ConstraintsNotSatisfiable") return true;
+  const names = [sub.metadata.name, field<string>(sub, "spec", "name"), field<string>(sub, "spec", "source")];
+  return names.some((n) => !!n && message.includes(n));
+}
+
+/** The failures OLM retries that concern this operator now, and those seen that concern other operators. */
+function problemsOf(sub: KubeObject, csvs: KubeObject[]): { mine: Problem[]; others: string[] } {
+  const mine: Problem[] = [];
+  const others: string[] = [];
+  const unhealthy = conditionOf(sub, "CatalogSourcesUnhealthy");
+  if (unhealthy?.status === "True") {
+    const message = unhealthy.message ?? "";
+    if (ownCatalogUnhealthy(sub)) {
+      const source = `${field<string>(sub, "spec", "sourceNamespace") ?? ""}/${field<string>(sub, "spec", "source") ?? ""}`;
+      mine.push({
+        key: "CatalogSourcesUnhealthy",
+        message: `CatalogSourcesUnhealthy: catalog source ${source}: ${message || unhealthy.reason || "unhealthy"}`,
+      });
+    } else others.push("another catalog source is unhealthy");
+  }
+  const resolution = conditionOf(sub, "ResolutionFailed");
+  if (resolution?.status === "True") {
+    const message = resolution.message ?? resolution.reason ?? "no message";
+    if (resolutionConcerns(sub, resolution.reason, message))
+      mine.push({ key: "ResolutionFailed", message: `ResolutionFailed: ${message}` });
+    else others.push(`resolution failed for another Subscription: ${message}`);
+  }
+  const names = [field<string>(sub, "status", "installedCSV"), field<string>(sub, "status", "currentCSV")];
+  for (const name of new Set(names)) {
+    const csv = name ? csvs.find((c) => c.metadata.name === name) : undefined;
+    if (csv && field(csv, "status", "phase") === "Failed") {
+      const reason = field<string>(csv, "status", "reason");
+      mine.push({
+        key: `csv/${name}`,
+        message: `ClusterServiceVersion ${name} failed${reason ? ` (${reason})` : ""}: ${field<string>(csv, "status", "message") ?? "no message"}`,
+      });
+    }
+  }
+  return { mine, others };
 }
 
 export function evaluateOperatorInstall(
@@ -75,90 +159,93 @@ export function evaluateOperatorInstall(
       message: `${label}: the Subscription does not exist yet`,
       done: 0,
       total: STEPS,
+      problems: [],
     };
-  for (const type of FAILING_CONDITIONS) {
-    const c = conditionOf(sub, type);
-    if (c?.status === "True") {
-      return { state: "failed", message: `${label}: ${type}: ${c.message ?? c.reason ?? "no message"}` };
-    }
-  }
-  const installed = field<string>(sub, "status", "installedCSV");
-  const current = field<string>(sub, "status", "currentCSV");
-  for (const name of [installed, current]) {
-    const csv = name ? obs.csvs.find((c) => c.metadata.name === name) : undefined;
-    if (csv && field(csv, "status", "phase") === "Failed") {
-      const reason = field<string>(csv, "status", "reason");
-      return {
-        state: "failed",
-        message: `${label}: ClusterServiceVersion ${name} failed${reason ? ` (${reason})` : ""}: ${field<string>(csv, "status", "message") ?? "no message"}`,
-      };
-    }
-  }
+  const failed = (message: string, problems: Problem[] = []): OperatorEvaluation => ({
+    state: "failed",
+    message: `${label}: ${message}`,
+    problems,
+  });
+
+  // OLM does not execute a failed InstallPlan again (catalog/operator.go, syncInstallPlans).
+  const planFailed = conditionOf(sub, "InstallPlanFailed");
+  if (planFailed?.status === "True")
+    return failed(`InstallPlanFailed: ${planFailed.message || planFailed.reason || "no message"}`);
   const planName = field<string>(sub, "status", "installPlanRef", "name");
   const plan = planName ? obs.installPlans.find((p) => p.metadata.name === planName) : undefined;
   if (plan && field(plan, "status", "phase") === "Failed") {
-    return {
-      state: "failed",
-      message: `${label}: InstallPlan ${planName} failed: ${field<string>(plan, "status", "message") ?? conditionOf(plan, "Installed")?.message ?? "no message"}`,
-    };
-  }
-
-  if (installed) {
-    const csv = obs.csvs.find((c) => c.metadata.name === installed);
-    const phase = field<string>(csv, "status", "phase") ?? "";
-    const result = { installedCSV: installed, phase };
-    if (phase === "Succeeded")
-      return {
-        state: "done",
-        message: `${label}: ${installed} Succeeded`,
-        done: STEPS,
-        total: STEPS,
-        result,
-      };
-    return {
-      state: "waiting",
-      message: `${label}: ${installed} ${phase || "not created yet"}`,
-      done: 2,
-      total: STEPS,
-      result,
-    };
-  }
-
-  const manual = field(sub, "spec", "installPlanApproval") === "Manual";
-  const pending = obs.installPlans.filter((p) => ownedBy(p, sub) && field(p, "spec", "approved") !== true);
-  if (manual && pending.length > 0) {
-    if (!target.startingCSV) {
-      return {
-        state: "failed",
-        message: `${label}: installPlanApproval is Manual and no startingCSV is pinned, so nothing may be approved automatically; approve InstallPlan ${pending.map((p) => p.metadata.name).join(", ")} yourself or pin startingCSV`,
-      };
-    }
-    const approvable = approvablePlan(sub, obs.installPlans, target.startingCSV);
-    if (approvable) {
-      return {
-        state: "waiting",
-        message: `${label}: approving InstallPlan ${approvable.metadata.name} for ${target.startingCSV}`,
-        done: 1,
-        total: STEPS,
-        approve: approvable.metadata.name,
-      };
-    }
-    const offered = pending.map(
-      (p) =>
-        `${p.metadata.name} (${(field<string[]>(p, "spec", "clusterServiceVersionNames") ?? []).join(", ")})`,
+    return failed(
+      `InstallPlan ${planName} failed: ${field<string>(plan, "status", "message") ?? conditionOf(plan, "Installed")?.message ?? "no message"}`,
     );
-    return {
-      state: "waiting",
-      message: `${label}: waiting for an InstallPlan for ${target.startingCSV}; not approving ${offered.join(", ")}`,
-      done: 1,
-      total: STEPS,
-    };
   }
-  const state = field<string>(sub, "status", "state");
-  return {
-    state: "waiting",
-    message: `${label}: ${planName ? `InstallPlan ${planName} ${field<string>(plan, "status", "phase") ?? "pending"}` : `resolving${state ? ` (${state})` : ""}`}${current ? `, CSV ${current}` : ""}`,
-    done: planName ? 1 : 0,
-    total: STEPS,
+
+  const { mine: problems, others } = problemsOf(sub, obs.csvs);
+  const judged = judgePersistence(problems, obs.since ?? {}, obs.nowMs ?? 0);
+  const installed = field<string>(sub, "status", "installedCSV");
+  const current = field<string>(sub, "status", "currentCSV");
+  const manual = field(sub, "spec", "installPlanApproval") === "Manual";
+  const pinned = manual ? target.startingCSV : undefined;
+  const phase = field<string>(
+    obs.csvs.find((c) => c.metadata.name === installed),
+    "status",
+    "phase",
+  );
+  // An upgrade is in flight while currentCSV is ahead of installedCSV (state UpgradePending), unless its
+  // plan waits for a person's approval, which this wait gives only to the pinned CSV.
+  const upgradePlanApproved = plan ? field(plan, "spec", "approved") === true : !manual;
+  const upgrading = !!installed && !!current && current !== installed && upgradePlanApproved;
+  const installedWanted = pinned ? installed === pinned : !upgrading;
+  if (installed && phase === "Succeeded" && installedWanted)
+    return {
+      state: "done",
+      message: `${label}: ${installed} Succeeded`,
+      done: STEPS,
+      total: STEPS,
+      result: { installedCSV: installed, phase },
+      problems,
+    };
+  if (judged.persisted.length > 0) return failed(judged.persisted.join("; "), problems);
+
+  const waiting = (message: string, done: number, extra: Partial<OperatorEvaluation> = {}) => {
+    const notes = [...judged.pending, ...others];
+    return {
+      state: "waiting" as const,
+      message: `${label}: ${message}${notes.length > 0 ? `; ${notes.join("; ")}` : ""}`,
+      done,
+      total: STEPS,
+      problems,
+      ...(judged.recheckMs !== undefined ? { recheckMs: judged.recheckMs } : {}),
+      ...(installed ? { result: { installedCSV: installed, phase: phase ?? "" } } : {}),
+      ...extra,
+    };
   };
+
+  const pending = obs.installPlans.filter((p) => ownedBy(p, sub) && field(p, "spec", "approved") !== true);
+  if (manual && !target.startingCSV && !installed && pending.length > 0) {
+    return failed(
+      `installPlanApproval is Manual and no startingCSV is pinned, so nothing may be approved automatically; approve InstallPlan ${pending.map((p) => p.metadata.name).join(", ")} yourself or pin startingCSV`,
+      problems,
+    );
+  }
+  if (pinned && installed !== pinned) {
+    const approvable = approvablePlan(sub, obs.installPlans, pinned);
+    if (approvable)
+      return waiting(`approving InstallPlan ${approvable.metadata.name} for ${pinned}`, 1, {
+        approve: approvable.metadata.name,
+      });
+    if (current !== pinned) {
+      const offered = pending.map((p) => `${p.metadata.name} (${csvNamesOf(p).join(", ")})`);
+      return waiting(
+        `waiting for an InstallPlan for ${pinned}${installed ? ` (installed: ${installed})` : ""}${offered.length > 0 ? `; not approving ${offered.join(", ")}` : ""}`,
+        1,
+      );
+    }
+  }
+  if (upgrading) return waiting(`upgrade from ${installed} to ${current} in flight`, 2);
+  if (installed) return waiting(`${installed} ${phase || "not created yet"}`, 2);
+  const state = field<string>(sub, "status", "state");
+  return waiting(
+    `${planName ? `InstallPlan ${planName} ${field<string>(plan, "status", "phase") ?? "pending"}` : `resolving${state ? ` (${state})` : ""}`}${current ? `, CSV ${current}` : ""}`,
+    planName ? 1 : 0,
+  );
 }

@@ -2,6 +2,7 @@ import { strict as assert } from "node:assert";
 import { KubeObject } from "./kinds";
 import { meanNodeTimings, observedNodeTimings } from "./machineconfignode";
 import { evaluatePoolRollout, missingFromRender, PoolObservation, PoolRolloutTarget } from "./pool";
+import { PERSISTENCE_MS, recordSightings, Sightings } from "./persistence";
 
 interface PoolShape {
   source?: string[];
@@ -88,6 +89,16 @@ function node(name: string, state: string, desired: string, reason = ""): KubeOb
 }
 
 const ours: PoolRolloutTarget = { pool: "worker", machineConfigs: ["99-worker-chrony"] };
+
+/** Evaluates one observation as the waiter does at successive times: sightings recorded after each. */
+function overTime(o: PoolObservation, target = ours) {
+  const since: Sightings = {};
+  return (nowMs: number) => {
+    const e = evaluatePoolRollout(target, { ...o, since, nowMs });
+    recordSightings(since, e.problems ?? [], nowMs);
+    return e;
+  };
+}
 const created = { "99-worker-chrony": mc("99-worker-chrony", 1) };
 
 describe("pool rollout predicate", () => {
@@ -165,7 +176,7 @@ describe("pool rollout predicate", () => {
     assert.equal(third.state, "done");
   });
 
-  it("fails on nodes degraded on the target, naming each node and its reason", () => {
+  it("fails on nodes degraded on the target once the daemon's retries leave them so, naming each node and its reason", () => {
     const p = pool({
       source: ["99-worker-chrony"],
       updated: 1,
@@ -180,32 +191,241 @@ describe("pool rollout predicate", () => {
       node("worker-a", "Unreconcilable", "rendered-worker-new", "ignition kargs section contains changes"),
       node("worker-c", "Done", "rendered-worker-new"),
     ];
-    const e = evaluatePoolRollout(ours, observation({ pool: p, machineConfigs: created, nodes }));
+    const at = overTime(observation({ pool: p, machineConfigs: created, nodes }));
+    const first = at(0);
+    assert.equal(first.state, "waiting");
+    assert.equal(first.recheckMs, PERSISTENCE_MS);
+    assert.equal(
+      first.message,
+      "pool worker: 1/3 updated -> rendered-worker-new; degraded: node worker-a (Unreconcilable): ignition kargs section contains changes (for 0m0s; retried, final after 5m0s); node worker-b (Degraded): failed to write /usr/x: read-only file system (for 0m0s; retried, final after 5m0s)",
+    );
+    assert.equal(at(PERSISTENCE_MS - 1).state, "waiting");
+    const e = at(PERSISTENCE_MS);
     assert.equal(e.state, "failed");
     assert.equal(
       e.message,
-      "pool worker is degraded rolling out rendered-worker-new: node worker-a (Unreconcilable): ignition kargs section contains changes; node worker-b (Degraded): failed to write /usr/x: read-only file system",
+      "pool worker is degraded rolling out rendered-worker-new: node worker-a (Unreconcilable): ignition kargs section contains changes (persisted 5m0s, past the 5m0s allowed for retries); node worker-b (Degraded): failed to write /usr/x: read-only file system (persisted 5m0s, past the 5m0s allowed for retries)",
     );
   });
 
-  it("fails on a node degraded at rest, which holds the rollout", () => {
-    const p = pool({
-      source: ["99-worker-chrony"],
-      updated: 0,
-      degraded: 1,
-      statusName: "rendered-worker-old",
-    });
+  it("fails on nodes degraded at rest only when they use up maxUnavailable, so that no node is handed the target", () => {
+    // node_controller.go getAllCandidateMachines: no capacity while unavailable >= maxUnavailable.
+    const atRest = (maxUnavailable?: number | string) => {
+      const p = pool({
+        source: ["99-worker-chrony"],
+        updated: 0,
+        degraded: 1,
+        statusName: "rendered-worker-old",
+      });
+      if (maxUnavailable !== undefined) (p.spec as Record<string, unknown>).maxUnavailable = maxUnavailable;
+      return p;
+    };
     const drifted = node("worker-a", "Degraded", "rendered-worker-old", 'content mismatch for file "/etc/x"');
-    const e = evaluatePoolRollout(ours, observation({ pool: p, machineConfigs: created, nodes: [drifted] }));
-    assert.equal(e.state, "failed");
-    assert.match(e.message, /node worker-a \(Degraded\): content mismatch for file "\/etc\/x"/);
+    drifted.metadata.annotations!["machineconfiguration.openshift.io/currentConfig"] = "rendered-worker-old";
+    const others = [
+      node("worker-b", "Done", "rendered-worker-old"),
+      node("worker-c", "Done", "rendered-worker-old"),
+    ];
+    const nodes = [drifted, ...others];
+    const held = evaluatePoolRollout(ours, observation({ pool: atRest(), machineConfigs: created, nodes }));
+    assert.equal(held.state, "failed");
+    assert.equal(
+      held.message,
+      'pool worker cannot roll out rendered-worker-new: degraded at rest, node worker-a (Degraded): content mismatch for file "/etc/x" uses up maxUnavailable, so the MCO updates no node until they are repaired',
+    );
+    assert.equal(
+      evaluatePoolRollout(ours, observation({ pool: atRest("1"), machineConfigs: created, nodes })).state,
+      "failed",
+    );
+    assert.equal(
+      evaluatePoolRollout(ours, observation({ pool: atRest("bogus"), machineConfigs: created, nodes })).state,
+      "failed",
+    );
+    // Room for another node: the MCO hands it the target, and the drifted node may be fixed by it.
+    for (const room of [2, "67%"]) {
+      const at = overTime(observation({ pool: atRest(room), machineConfigs: created, nodes }));
+      assert.equal(at(0).state, "waiting");
+      assert.equal(at(2 * PERSISTENCE_MS).state, "waiting", String(room));
+    }
+    assert.equal(
+      evaluatePoolRollout(ours, observation({ pool: atRest("66%"), machineConfigs: created, nodes })).state,
+      "failed",
+    );
+    // A pool without a node selector manages no node.
+    const unselected = atRest();
+    delete (unselected.spec as Record<string, unknown>).nodeSelector;
+    assert.equal(
+      evaluatePoolRollout(ours, observation({ pool: unselected, machineConfigs: created, nodes })).state,
+      "waiting",
+    );
+    const two = [drifted, { ...drifted, metadata: { ...drifted.metadata, name: "worker-b" } }, others[1]];
+    const both = evaluatePoolRollout(
+      ours,
+      observation({ pool: atRest(2), machineConfigs: created, nodes: two }),
+    );
+    assert.match(both.message, /node worker-a .*; node worker-b .* use up maxUnavailable/);
   });
 
   it("keeps waiting while the only degraded node is still failing an older config", () => {
     const p = pool({ source: ["99-worker-chrony"], updated: 1, degraded: 1 });
     const nodes = [node("worker-a", "Degraded", "rendered-worker-broken", "drift")];
-    const e = evaluatePoolRollout(ours, observation({ pool: p, machineConfigs: created, nodes }));
-    assert.equal(e.state, "waiting");
+    const at = overTime(observation({ pool: p, machineConfigs: created, nodes }));
+    assert.equal(at(0).state, "waiting");
+    assert.equal(at(2 * PERSISTENCE_MS).state, "waiting");
+  });
+
+  it("counts anything the daemon changes on the node as progress: state, reason, current config, drain, readiness", () => {
+    const p = pool({ source: ["99-worker-chrony"], updated: 1, degraded: 1 });
+    const base = node("worker-a", "Degraded", "rendered-worker-new", "failed to drain node");
+    const withAnnotations = (n: KubeObject, a: Record<string, string>): KubeObject => ({
+      ...n,
+      metadata: { ...n.metadata, annotations: { ...n.metadata.annotations, ...a } },
+    });
+    const steps: KubeObject[] = [base];
+    const next = (change: (n: KubeObject) => KubeObject) => steps.push(change(steps[steps.length - 1]));
+    next((n) => withAnnotations(n, { "machineconfiguration.openshift.io/reason": "failed to write /etc/x" }));
+    next((n) => withAnnotations(n, { "machineconfiguration.openshift.io/state": "Unreconcilable" }));
+    next((n) =>
+      withAnnotations(n, { "machineconfiguration.openshift.io/desiredDrain": "drain-rendered-worker-new" }),
+    );
+    next((n) =>
+      withAnnotations(n, {
+        "machineconfiguration.openshift.io/lastAppliedDrain": "drain-rendered-worker-new",
+      }),
+    );
+    next((n) => ({ ...n, status: { conditions: [{ type: "Ready", status: "Unknown" }] } }));
+    next((n) =>
+      withAnnotations(n, { "machineconfiguration.openshift.io/currentConfig": "rendered-worker-mid" }),
+    );
+    const since: Sightings = {};
+    const at = (n: KubeObject, nowMs: number) => {
+      const e = evaluatePoolRollout(
+        ours,
+        observation({ pool: p, machineConfigs: created, nodes: [n], since, nowMs }),
+      );
+      recordSightings(since, e.problems ?? [], nowMs);
+      return e.state;
+    };
+    const minute = 60_000;
+    steps.forEach((n, i) => {
+      // Had the change not counted, the node would have stood still for five minutes by then.
+      assert.equal(at(n, 4 * minute * i), "waiting", `step ${i}`);
+      assert.equal(at(n, 4 * minute * i + minute), "waiting", `step ${i} a minute later`);
+    });
+    const last = steps[steps.length - 1];
+    assert.equal(at(last, 4 * minute * (steps.length - 1) + PERSISTENCE_MS), "failed");
+  });
+
+  it("names every MachineConfigNode degraded on the target, in name order, with or without a message", () => {
+    const p = pool({ source: ["99-worker-chrony"], updated: 1, degraded: 2 });
+    const silent = mcn("ip-10-0-1-9", "rendered-worker-old", "rendered-worker-new", {
+      NodeDegraded: ["True"],
+    });
+    const loud = mcn("ip-10-0-1-1", "rendered-worker-old", "rendered-worker-new", {
+      NodeDegraded: ["True", "disk full"],
+    });
+    const at = overTime(
+      observation({ pool: p, machineConfigs: created, machineConfigNodes: [silent, loud] }),
+    );
+    at(0);
+    assert.equal(
+      at(PERSISTENCE_MS).message,
+      "pool worker is degraded rolling out rendered-worker-new: node ip-10-0-1-1 (NodeDegraded): disk full (persisted 5m0s, past the 5m0s allowed for retries); node ip-10-0-1-9 (NodeDegraded): no reason given (persisted 5m0s, past the 5m0s allowed for retries)",
+    );
+  });
+
+  it("counts any change of a MachineConfigNode's conditions or versions as progress", () => {
+    const p = pool({ source: ["99-worker-chrony"], updated: 1, degraded: 1 });
+    const base = mcn("ip-10-0-1-2", "rendered-worker-old", "rendered-worker-new", {
+      NodeDegraded: ["True", "failed to drain"],
+      UpdatePrepared: ["Unknown", "preparing"],
+    });
+    const conditionsOf = (m: KubeObject) =>
+      (m.status as { conditions: Array<Record<string, string>> }).conditions;
+    const change = (m: KubeObject, edit: (status: Record<string, unknown>) => void): KubeObject => {
+      const copy = structuredClone(m);
+      edit(copy.status as Record<string, unknown>);
+      return copy;
+    };
+    const steps: KubeObject[] = [base];
+    const next = (edit: (status: Record<string, unknown>) => void) =>
+      steps.push(change(steps[steps.length - 1], edit));
+    next((st) => ((st.conditions as Array<Record<string, string>>)[0].message = "failed to write"));
+    next((st) => ((st.conditions as Array<Record<string, string>>)[1].status = "True"));
+    next((st) => ((st.conditions as Array<Record<string, string>>)[1].reason = "UpdatePrepared"));
+    next((st) => ((st.conditions as Array<Record<string, string>>)[1].type = "UpdateExecuted"));
+    next((st) => (st.configVersion = { current: "rendered-worker-mid", desired: "rendered-worker-new" }));
+    assert.equal(conditionsOf(steps[steps.length - 1])[1].type, "UpdateExecuted");
+    const since: Sightings = {};
+    const at = (m: KubeObject, nowMs: number) => {
+      const e = evaluatePoolRollout(
+        ours,
+        observation({ pool: p, machineConfigs: created, machineConfigNodes: [m], since, nowMs }),
+      );
+      recordSightings(since, e.problems ?? [], nowMs);
+      return e;
+    };
+    const minute = 60_000;
+    steps.forEach((m, i) => {
+      assert.equal(at(m, 4 * minute * i).state, "waiting", `step ${i}`);
+      assert.equal(at(m, 4 * minute * i + minute).state, "waiting", `step ${i} a minute later`);
+    });
+    const failed = at(steps[steps.length - 1], 4 * minute * (steps.length - 1) + PERSISTENCE_MS);
+    assert.equal(
+      failed.message,
+      "pool worker is degraded rolling out rendered-worker-new: node ip-10-0-1-2 (NodeDegraded): failed to write (persisted 5m0s, past the 5m0s allowed for retries)",
+    );
+  });
+
+  it("a node just handed the target keeps its old Degraded state while its daemon works: each step it takes starts the count again", () => {
+    // update.go update(): the daemon sets Working only over a state that is not Degraded or
+    // Unreconcilable, so the old reason stays until the update is Done.
+    const p = pool({ source: ["99-worker-chrony"], updated: 1, degraded: 1 });
+    const stale = node(
+      "worker-a",
+      "Degraded",
+      "rendered-worker-new",
+      "failed to drain node: PDB blocks eviction",
+    );
+    const step = (annotations: Record<string, string>, ready = "True"): KubeObject => ({
+      ...stale,
+      metadata: { ...stale.metadata, annotations: { ...stale.metadata.annotations, ...annotations } },
+      status: { conditions: [{ type: "Ready", status: ready }] },
+    });
+    const since: Sightings = {};
+    const at = (n: KubeObject, nowMs: number) => {
+      const e = evaluatePoolRollout(
+        ours,
+        observation({ pool: p, machineConfigs: created, nodes: [n], since, nowMs }),
+      );
+      recordSightings(since, e.problems ?? [], nowMs);
+      return e;
+    };
+    const minute = 60_000;
+    assert.equal(at(stale, 0).state, "waiting");
+    const draining = step({ "machineconfiguration.openshift.io/desiredDrain": "drain-rendered-worker-new" });
+    assert.equal(at(draining, 4 * minute).state, "waiting");
+    const drained = step({
+      "machineconfiguration.openshift.io/desiredDrain": "drain-rendered-worker-new",
+      "machineconfiguration.openshift.io/lastAppliedDrain": "drain-rendered-worker-new",
+    });
+    assert.equal(at(drained, 8 * minute).state, "waiting");
+    const rebooting = { ...drained, status: { conditions: [{ type: "Ready", status: "Unknown" }] } };
+    assert.equal(at(rebooting, 12 * minute).state, "waiting");
+    assert.equal(at(drained, 16 * minute).state, "waiting");
+    assert.equal(
+      at(step({ "machineconfiguration.openshift.io/currentConfig": "rendered-worker-new" }), 20 * minute)
+        .state,
+      "waiting",
+    );
+    // A daemon that stops making progress on the target, though: its failure is final.
+    assert.equal(at(drained, 21 * minute).state, "waiting");
+    const stuck = at(drained, 21 * minute + PERSISTENCE_MS);
+    assert.equal(stuck.state, "failed");
+    assert.match(
+      stuck.message,
+      /node worker-a \(Degraded\): failed to drain node: PDB blocks eviction \(persisted 5m0s/,
+    );
   });
 
   it("fails on a render failure, unless it predates the wait unchanged", () => {
@@ -296,6 +516,170 @@ describe("pool rollout predicate", () => {
     );
     assert.equal(e.state, "done");
   });
+});
+
+describe("pool rollout predicate: KubeletConfigs and ContainerRuntimeConfigs the MCO rejects", () => {
+  const kc = (
+    name: string,
+    generation: number,
+    observed: number | undefined,
+    conditions: unknown[],
+  ): KubeObject => ({
+    metadata: { name, generation },
+    status: { observedGeneration: observed, conditions },
+  });
+  const success = [
+    { type: "Accepted", status: "True", message: "Success" },
+    { type: "Success", status: "True", message: "Success" },
+  ];
+  const noPool = (kind: string, name: string) => [
+    {
+      type: "Accepted",
+      status: "False",
+      message: `Error: ${kind} ${name} does not match any MachineConfigPools`,
+    },
+    {
+      type: "Failure",
+      status: "True",
+      message: `Error: ${kind} ${name} does not match any MachineConfigPools`,
+    },
+  ];
+
+  it("fails as soon as the MCO reports that a KubeletConfig's pool does not exist, though the pool does not", () => {
+    // kubelet_config_controller.go syncKubeletConfig: len(mcpPools) == 0 -> syncStatusOnly(cfg, err).
+    const target = { pool: "infar", kubeletConfigs: ["max-pods"] };
+    const e = evaluatePoolRollout(
+      target,
+      observation({ kubeletConfigs: [kc("max-pods", 1, 1, noPool("KubeletConfig", "max-pods"))] }),
+    );
+    assert.equal(e.state, "failed");
+    assert.equal(
+      e.message,
+      "pool infar: KubeletConfig max-pods failed: Error: KubeletConfig max-pods does not match any MachineConfigPools",
+    );
+    // Not yet processed: the pool may still come.
+    const fresh = evaluatePoolRollout(
+      target,
+      observation({ kubeletConfigs: [kc("max-pods", 1, undefined, [])] }),
+    );
+    assert.equal(fresh.state, "waiting");
+    assert.match(fresh.message, /the MachineConfigPool does not exist yet/);
+  });
+
+  it("fails likewise for a ContainerRuntimeConfig", () => {
+    // container_runtime_config_controller.go syncContainerRuntimeConfig.
+    const e = evaluatePoolRollout(
+      { pool: "infar", containerRuntimeConfigs: ["pids"] },
+      observation({ containerRuntimeConfigs: [kc("pids", 2, 2, noPool("containerRuntimeConfig", "pids"))] }),
+    );
+    assert.equal(e.state, "failed");
+    assert.match(
+      e.message,
+      /ContainerRuntimeConfig pids failed: Error: containerRuntimeConfig pids does not match any MachineConfigPools/,
+    );
+  });
+
+  it("takes neither a Failure nor a Success of an earlier generation as the current one's", () => {
+    const target = { pool: "worker", kubeletConfigs: ["max-pods"] };
+    const p = pool({ source: ["99-worker-generated-kubelet"] });
+    const oldFailure = evaluatePoolRollout(
+      target,
+      observation({ pool: p, kubeletConfigs: [kc("max-pods", 3, 2, noPool("KubeletConfig", "max-pods"))] }),
+    );
+    assert.equal(oldFailure.state, "waiting");
+    assert.match(oldFailure.message, /waiting for the MCO to process KubeletConfig max-pods/);
+    const oldSuccess = evaluatePoolRollout(
+      target,
+      observation({ pool: p, kubeletConfigs: [kc("max-pods", 3, 2, success)] }),
+    );
+    assert.equal(oldSuccess.state, "waiting");
+    assert.match(oldSuccess.message, /waiting for the MCO to process KubeletConfig max-pods/);
+    // The last outcome counts: a Success after a Failure.
+    const recovered = evaluatePoolRollout(
+      target,
+      observation({
+        pool: p,
+        kubeletConfigs: [kc("max-pods", 3, 3, [...noPool("KubeletConfig", "max-pods"), ...success])],
+      }),
+    );
+    assert.deepEqual(
+      recovered.needs.generated?.map((g) => g.generation),
+      [3],
+    );
+    const unknownFailure = evaluatePoolRollout(
+      target,
+      observation({ pool: p, kubeletConfigs: [kc("max-pods", 1, 1, [{ type: "Failure", status: "True" }])] }),
+    );
+    assert.equal(unknownFailure.message, "pool worker: KubeletConfig max-pods failed: no reason given");
+  });
+});
+
+describe("pool rollout predicate: a MachineConfig changed in place", () => {
+  const changedTo = (spec: Record<string, unknown>): KubeObject => ({
+    metadata: {
+      name: "99-worker-chrony",
+      generation: 2,
+      labels: { "machineconfiguration.openshift.io/role": "worker" },
+    },
+    spec,
+  });
+  const render = (spec: Record<string, unknown>): KubeObject => ({
+    metadata: { name: "rendered-worker-new" },
+    spec,
+  });
+  const p = pool({ source: ["99-worker-chrony"] });
+  const unit = { name: "chronyd.service", enabled: true, contents: "[Unit]" };
+  const key = "ssh-ed25519 AAAA core@example";
+  const cases: Array<[string, Record<string, unknown>, RegExp]> = [
+    [
+      "a systemd unit",
+      { config: { systemd: { units: [unit] } } },
+      /lacks systemd unit chronyd.service of 99-worker-chrony/,
+    ],
+    [
+      "a unit's drop-in",
+      {
+        config: {
+          systemd: {
+            units: [{ name: "crio.service", dropins: [{ name: "10-x.conf", contents: "[Service]" }] }],
+          },
+        },
+      },
+      /lacks systemd unit crio.service/,
+    ],
+    ["an extension", { extensions: ["usbguard"] }, /lacks extension usbguard of 99-worker-chrony/],
+    [
+      "an SSH key",
+      { config: { passwd: { users: [{ name: "core", sshAuthorizedKeys: [key] }] } } },
+      /lacks an SSH key of user core from 99-worker-chrony/,
+    ],
+    ["kernelType", { kernelType: "realtime" }, /lacks kernelType realtime of 99-worker-chrony/],
+    ["FIPS", { fips: true }, /lacks fips of 99-worker-chrony/],
+    [
+      "the OS image",
+      { osImageURL: "quay.io/example/os@sha256:1" },
+      /lacks the osImageURL of 99-worker-chrony/,
+    ],
+    ["a kernel argument", { kernelArguments: ["nosmt"] }, /lacks kernel argument nosmt of 99-worker-chrony/],
+  ];
+  for (const [what, spec, missing] of cases) {
+    it(`waits for the render to carry ${what}, then is done`, () => {
+      const machineConfigs = { "99-worker-chrony": changedTo(spec) };
+      const ask = evaluatePoolRollout(ours, observation({ pool: p, machineConfigs }));
+      assert.equal(ask.needs.rendered, "rendered-worker-new");
+      const stale = evaluatePoolRollout(
+        ours,
+        observation({ pool: p, machineConfigs, rendered: { "rendered-worker-new": render({}) } }),
+      );
+      assert.equal(stale.state, "waiting");
+      assert.match(stale.message, missing);
+      const done = evaluatePoolRollout(
+        ours,
+        observation({ pool: p, machineConfigs, rendered: { "rendered-worker-new": render(spec) } }),
+      );
+      assert.equal(done.state, "done");
+    });
+  }
 });
 
 describe("missingFromRender", () => {
@@ -421,11 +805,12 @@ describe("pool rollout predicate with MachineConfigNodes", () => {
     );
     const p = pool({ source: ["99-worker-chrony"], updated: 1, degraded: 1 });
     const nodes = [node("worker-b", "Degraded", "rendered-worker-new", "failed to write /usr/x")];
-    const f = evaluatePoolRollout(
-      ours,
-      observation({ pool: p, machineConfigs: created, machineConfigNodes: null, nodes }),
+    const f = overTime(observation({ pool: p, machineConfigs: created, machineConfigNodes: null, nodes }));
+    f(0);
+    assert.match(
+      f(PERSISTENCE_MS).message,
+      /node worker-b \(Degraded\): failed to write \/usr\/x \(persisted 5m0s/,
     );
-    assert.match(f.message, /node worker-b \(Degraded\): failed to write \/usr\/x$/);
   });
 
   it("fails naming the degraded node, its phase and the condition's message", () => {
@@ -437,15 +822,58 @@ describe("pool rollout predicate with MachineConfigNodes", () => {
       ],
       NodeDegraded: ["True", "mkdir /usr/bin: read-only file system"],
     });
-    const e = evaluatePoolRollout(
-      ours,
+    const at = overTime(
       observation({ pool: p, machineConfigs: created, machineConfigNodes: [mcns[0], broken] }),
     );
+    assert.equal(at(0).state, "waiting");
+    assert.equal(at(PERSISTENCE_MS - 1).state, "waiting");
+    const e = at(PERSISTENCE_MS);
     assert.equal(e.state, "failed");
     assert.equal(
       e.message,
-      "pool worker is degraded rolling out rendered-worker-new: node ip-10-0-1-2 (UpdateExecuted): Error updating the Files on disk as a part of the in progress phase: mkdir /usr/bin: read-only file system",
+      "pool worker is degraded rolling out rendered-worker-new: node ip-10-0-1-2 (UpdateExecuted): Error updating the Files on disk as a part of the in progress phase: mkdir /usr/bin: read-only file system (persisted 5m0s, past the 5m0s allowed for retries)",
     );
+  });
+
+  it("takes a NodeDegraded left from an older config as stale once the node is handed the target, and each report of its daemon as progress", () => {
+    const p = pool({ source: ["99-worker-chrony"], updated: 1, degraded: 1 });
+    const old = mcn("ip-10-0-1-2", "rendered-worker-old", "rendered-worker-broken", {
+      NodeDegraded: ["True", "content mismatch for file /etc/x"],
+    });
+    const nodes = [node("ip-10-0-1-2", "Degraded", "rendered-worker-broken", "content mismatch")];
+    const onOld = overTime(
+      observation({ pool: p, machineConfigs: created, machineConfigNodes: [old], nodes }),
+    );
+    onOld(0);
+    assert.equal(onOld(2 * PERSISTENCE_MS).state, "waiting");
+    // Handed the target by the node controller (spec), the daemon not yet reporting on it (status).
+    const handed = {
+      ...old,
+      spec: { ...(old.spec as object), configVersion: { desired: "rendered-worker-new" } },
+    };
+    const working = {
+      ...handed,
+      status: {
+        configVersion: { current: "rendered-worker-old", desired: "rendered-worker-new" },
+        conditions: [
+          { type: "NodeDegraded", status: "True", message: "content mismatch for file /etc/x" },
+          { type: "UpdatePrepared", status: "True", message: "Update Compatible" },
+        ],
+      },
+    };
+    const since: Sightings = {};
+    const at = (m: KubeObject, nowMs: number) => {
+      const e = evaluatePoolRollout(
+        ours,
+        observation({ pool: p, machineConfigs: created, machineConfigNodes: [mcns[0], m], since, nowMs }),
+      );
+      recordSightings(since, e.problems ?? [], nowMs);
+      return e;
+    };
+    assert.equal(at(handed, 0).state, "waiting");
+    assert.equal(at(working, PERSISTENCE_MS - 1).state, "waiting");
+    assert.equal(at(working, 2 * PERSISTENCE_MS - 2).state, "waiting");
+    assert.equal(at(working, 2 * PERSISTENCE_MS - 1).state, "failed");
   });
 });
 

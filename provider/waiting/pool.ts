@@ -9,8 +9,9 @@
  * 3. done when the status reports that target, Updated=True, every machine updated, none degraded, and
  *    the status observed the current generation;
  * 4. otherwise a pool that reports degraded nodes fails the wait only once the nodes confirm it
- *    (MachineConfigNodes, else the node annotations): a node still failing an older config may be
- *    fixed by the new target;
+ *    (MachineConfigNodes, else the node annotations) for the target, and it persists: a node still
+ *    failing an older config may be fixed by the new target, one just handed the target keeps its old
+ *    state and reason until its daemon acts, and the daemon retries a failed update (persistence.ts);
  * 5. a paused pool fails the wait, since it will not roll out.
  *
  * A fresh pool says Updated=True about the OLD rendered config, which is why step 1 comes first. A
@@ -19,11 +20,14 @@
 import {
   CURRENT_CONFIG,
   DESIRED_CONFIG,
+  DESIRED_DRAIN,
+  LAST_APPLIED_DRAIN,
   MCD_REASON,
   MCD_STATE,
   ROLE_LABEL,
 } from "../../primitives/openshift";
 import { LabelSelector, selectorIsEmpty, selectorMatches } from "../../primitives/selectors";
+import { resolveMaxUnavailable } from "../../builders/rollout-impact/impact";
 import { annotationsOf, Condition, conditionOf, field, KubeObject, labelsOf } from "./kinds";
 import {
   describeNodePhases,
@@ -31,6 +35,7 @@ import {
   NodeTimings,
   poolOfMachineConfigNode,
 } from "./machineconfignode";
+import { judgePersistence, Problem, Sightings } from "./persistence";
 import { WaitState } from "./progress";
 
 export { CURRENT_CONFIG, DESIRED_CONFIG, MCD_REASON, MCD_STATE, ROLE_LABEL };
@@ -77,6 +82,10 @@ export interface PoolObservation {
   machineConfigNodes?: KubeObject[] | null;
   /** The pool's RenderDegraded condition when this wait first saw the pool. */
   initialRenderDegraded: Condition | undefined;
+  /** When this wait began to see each degraded node (see persistence.ts); none seen before when absent. */
+  since?: Sightings;
+  /** Now, on the clock of `since`. */
+  nowMs?: number;
 }
 
 export interface PoolNeeds {
@@ -105,6 +114,10 @@ export interface PoolEvaluation {
   total?: number;
   result?: PoolRolloutResult;
   needs: PoolNeeds;
+  /** Degraded nodes seen now: the waiter records them to judge their persistence. */
+  problems?: Problem[];
+  /** Evaluate again after this long, when a degraded node may have persisted. */
+  recheckMs?: number;
 }
 
 export function generatedKey(ref: GeneratedRef): string {
@@ -279,25 +292,116 @@ function lastOutcome(object: KubeObject): Condition | undefined {
 }
 
 /**
- * Degraded nodes of the pool that stop the rollout of `target`, with the daemon's reason: those that
- * failed to reach `target`, and those degraded at rest (current == desired, e.g. a drifted file), which
- * count as unavailable and so hold the rollout. A node still failing an older desired config is not
- * among them: the MCO hands it the new target and its daemon tries again.
+ * Nodes of the pool degraded while handed `target` (their desiredConfig), with the daemon's state and
+ * reason. A node still failing an older desired config is not among them: the MCO may hand it the new
+ * target. The key changes with anything the daemon does to the node (state, reason, current config,
+ * drain, readiness), so a failure persists only while the daemon makes no progress: a node handed the
+ * target keeps its old Degraded state and reason while it updates (update.go `update` sets Working only
+ * over a state that is not Degraded or Unreconcilable), and the daemon retries a failed update with a
+ * backoff of up to a minute (daemon.go handleErr), which changes nothing while it keeps failing.
  */
-export function failingNodes(pool: KubeObject, nodes: KubeObject[], target: string): string[] {
+export function failingNodes(pool: KubeObject, nodes: KubeObject[], target: string): Problem[] {
   // As the MCO's GetPoolsForNode: a pool without a node selector manages no node.
   const selector = field<LabelSelector>(pool, "spec", "nodeSelector");
   return nodes
     .filter((n) => !selectorIsEmpty(selector) && selectorMatches(selector, labelsOf(n)))
     .filter((n) => {
       const a = annotationsOf(n);
-      const degraded = a[MCD_STATE] === "Degraded" || a[MCD_STATE] === "Unreconcilable";
-      return degraded && (a[DESIRED_CONFIG] === target || a[CURRENT_CONFIG] === a[DESIRED_CONFIG]);
+      return (
+        (a[MCD_STATE] === "Degraded" || a[MCD_STATE] === "Unreconcilable") && a[DESIRED_CONFIG] === target
+      );
     })
+    .sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1))
     .map((n) => {
       const a = annotationsOf(n);
-      return `node ${n.metadata.name} (${a[MCD_STATE]}): ${a[MCD_REASON] || "no reason given"}`;
-    })
+      const ready = conditionOf(n, "Ready")?.status;
+      const acted = [
+        a[MCD_STATE],
+        a[MCD_REASON],
+        a[CURRENT_CONFIG],
+        a[DESIRED_DRAIN],
+        a[LAST_APPLIED_DRAIN],
+        ready,
+      ];
+      return {
+        key: `node/${n.metadata.name}@${target}:${JSON.stringify(acted)}`,
+        message: `node ${n.metadata.name} (${a[MCD_STATE]}): ${a[MCD_REASON] || "no reason given"}`,
+      };
+    });
+}
+
+interface Owners {
+  kind: string;
+  names: string[];
+  objects: KubeObject[];
+  base: "kubelet" | "containerruntime";
+}
+
+function ownersOf(target: PoolRolloutTarget, obs: PoolObservation): Owners[] {
+  return [
+    {
+      kind: "KubeletConfig",
+      names: target.kubeletConfigs ?? [],
+      objects: obs.kubeletConfigs,
+      base: "kubelet",
+    },
+    {
+      kind: "ContainerRuntimeConfig",
+      names: target.containerRuntimeConfigs ?? [],
+      objects: obs.containerRuntimeConfigs,
+      base: "containerruntime",
+    },
+  ];
+}
+
+/**
+ * The failure the MCO reports for the current generation of one of our KubeletConfigs or
+ * ContainerRuntimeConfigs, e.g. "Error: KubeletConfig x does not match any MachineConfigPools" for a
+ * misspelled pool (kubelet_config_controller.go syncKubeletConfig, container_runtime_config_controller.go
+ * syncContainerRuntimeConfig, through syncStatusOnly): known before the pool is, so a pool that will
+ * never exist does not hold the wait to its deadline.
+ */
+function ownerFailure(target: PoolRolloutTarget, obs: PoolObservation): string | undefined {
+  for (const owner of ownersOf(target, obs)) {
+    for (const ownerName of owner.names) {
+      const object = owner.objects.find((o) => o.metadata.name === ownerName);
+      if (!object) continue;
+      const last = lastOutcome(object);
+      const generation = object.metadata.generation ?? 1;
+      const observed = field<number>(object, "status", "observedGeneration");
+      if (last?.type === "Failure" && last.status === "True" && observed === generation)
+        return `${owner.kind} ${ownerName} failed: ${last.message ?? last.reason ?? "no reason given"}`;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Nodes degraded at rest (current == desired, not the target: a drifted file, say) when they alone use
+ * up the pool's maxUnavailable: the node controller then hands no node the target
+ * (node_controller.go getAllCandidateMachines: no capacity while unavailable >= maxUnavailable), so the
+ * rollout cannot start until someone repairs them.
+ */
+export function holdingNodes(pool: KubeObject, nodes: KubeObject[], target: string): string[] {
+  const selector = field<LabelSelector>(pool, "spec", "nodeSelector");
+  const members = nodes.filter((n) => !selectorIsEmpty(selector) && selectorMatches(selector, labelsOf(n)));
+  const atRest = members.filter((n) => {
+    const a = annotationsOf(n);
+    const degraded = a[MCD_STATE] === "Degraded" || a[MCD_STATE] === "Unreconcilable";
+    return degraded && a[CURRENT_CONFIG] === a[DESIRED_CONFIG] && a[DESIRED_CONFIG] !== target;
+  });
+  let max = 1;
+  try {
+    max = resolveMaxUnavailable(field<number | string>(pool, "spec", "maxUnavailable"), members.length);
+  } catch {
+    // A value the MCO rejects too: it rolls nothing out, which the default of one describes.
+  }
+  if (atRest.length < max) return [];
+  return atRest
+    .map(
+      (n) =>
+        `node ${n.metadata.name} (${annotationsOf(n)[MCD_STATE]}): ${annotationsOf(n)[MCD_REASON] || "no reason given"}`,
+    )
     .sort();
 }
 
@@ -313,6 +417,8 @@ export function evaluatePoolRollout(target: PoolRolloutTarget, obs: PoolObservat
   const name = target.pool;
   const label = `pool ${name}`;
   const pool = obs.pool;
+  const failure = ownerFailure(target, obs);
+  if (failure) return failed(`${label}: ${failure}`);
   if (!pool) return waiting(`${label}: the MachineConfigPool does not exist yet`);
 
   const renderDegraded = conditionOf(pool, "RenderDegraded");
@@ -343,38 +449,16 @@ export function evaluatePoolRollout(target: PoolRolloutTarget, obs: PoolObservat
   }
 
   const generatedRefs: GeneratedRef[] = [];
-  const owners: Array<{
-    kind: string;
-    names: string[];
-    objects: KubeObject[];
-    base: "kubelet" | "containerruntime";
-  }> = [
-    {
-      kind: "KubeletConfig",
-      names: target.kubeletConfigs ?? [],
-      objects: obs.kubeletConfigs,
-      base: "kubelet",
-    },
-    {
-      kind: "ContainerRuntimeConfig",
-      names: target.containerRuntimeConfigs ?? [],
-      objects: obs.containerRuntimeConfigs,
-      base: "containerruntime",
-    },
-  ];
-  for (const owner of owners) {
+  for (const owner of ownersOf(target, obs)) {
     for (const ownerName of owner.names) {
       const object = owner.objects.find((o) => o.metadata.name === ownerName);
       if (!object) return waiting(`${label}: ${owner.kind} ${ownerName} does not exist yet`);
-      const last = lastOutcome(object);
       const generation = object.metadata.generation ?? 1;
-      const observed = field<number>(object, "status", "observedGeneration");
-      if (last?.type === "Failure" && last.status === "True" && observed === generation) {
-        return failed(
-          `${label}: ${owner.kind} ${ownerName} failed: ${last.message ?? last.reason ?? "no reason given"}`,
-        );
-      }
-      if (observed !== generation || last?.type !== "Success") {
+      // A Success of an earlier generation says nothing of this one (syncStatusOnly sets both).
+      if (
+        field<number>(object, "status", "observedGeneration") !== generation ||
+        lastOutcome(object)?.type !== "Success"
+      ) {
         return waiting(`${label}: waiting for the MCO to process ${owner.kind} ${ownerName}`);
       }
       generatedRefs.push({
@@ -468,12 +552,29 @@ export function evaluatePoolRollout(target: PoolRolloutTarget, obs: PoolObservat
     if (obs.machineConfigNodes === undefined)
       return { ...waiting(progressLine, mcnNeeds, updated, machineCount), result };
     const byMcn = mcns && mcns.length > 0 ? failingMachineConfigNodes(mcns, renderedName) : [];
-    if (byMcn.length > 0)
-      return failed(`${label} is degraded rolling out ${renderedName}: ${byMcn.join("; ")}`);
-    if (!obs.nodes) return { ...waiting(progressLine, { nodes: true }, updated, machineCount), result };
-    const failing = failingNodes(pool, obs.nodes, renderedName);
-    if (failing.length > 0)
-      return failed(`${label} is degraded rolling out ${renderedName}: ${failing.join("; ")}`);
+    if (byMcn.length === 0 && !obs.nodes)
+      return { ...waiting(progressLine, { nodes: true }, updated, machineCount), result };
+    const problems = byMcn.length > 0 ? byMcn : failingNodes(pool, obs.nodes ?? [], renderedName);
+    const judged = judgePersistence(problems, obs.since ?? {}, obs.nowMs ?? 0);
+    if (judged.persisted.length > 0)
+      return {
+        ...failed(`${label} is degraded rolling out ${renderedName}: ${judged.persisted.join("; ")}`),
+        problems,
+      };
+    const holding = byMcn.length > 0 ? [] : holdingNodes(pool, obs.nodes ?? [], renderedName);
+    if (holding.length > 0)
+      return failed(
+        `${label} cannot roll out ${renderedName}: degraded at rest, ${holding.join("; ")} use${holding.length === 1 ? "s" : ""} up maxUnavailable, so the MCO updates no node until they are repaired`,
+      );
+    if (problems.length > 0) {
+      const degraded = `${progressLine}; degraded: ${judged.pending.join("; ")}`;
+      return {
+        ...waiting(degraded, mcnNeeds, updated, machineCount),
+        result,
+        problems,
+        recheckMs: judged.recheckMs,
+      };
+    }
   }
 
   // Step 5: a paused pool does not roll out.

@@ -1,7 +1,6 @@
 import { strict as assert } from "node:assert";
 import { KubeObject } from "./kinds";
 import { evaluateMachineSetsDeleted, evaluateMachineSetsReady } from "./machineset";
-import { approvablePlan, evaluateOperatorInstall, OperatorObservation } from "./operator";
 import { evaluateWindowsNodes, WindowsObservation } from "./windows";
 
 const NS = "openshift-machine-api";
@@ -173,104 +172,6 @@ describe("MachineSet predicates", () => {
   });
 });
 
-function subscription(status: Record<string, unknown>, approval = "Manual"): KubeObject {
-  return {
-    metadata: { name: "wmco", namespace: "ns", uid: "sub-uid" },
-    spec: { installPlanApproval: approval, startingCSV: "wmco.v10.17.0" },
-    status,
-  };
-}
-
-function plan(name: string, csvs: string[], owner = "wmco", approved = false): KubeObject {
-  return {
-    metadata: {
-      name,
-      namespace: "ns",
-      ownerReferences: [
-        {
-          apiVersion: "operators.coreos.com/v1alpha1",
-          kind: "Subscription",
-          name: owner,
-          uid: owner === "wmco" ? "sub-uid" : "x",
-        },
-      ],
-    },
-    spec: { approved, approval: "Manual", clusterServiceVersionNames: csvs },
-    status: { phase: "RequiresApproval" },
-  };
-}
-
-describe("operator predicate", () => {
-  const target = { namespace: "ns", subscription: "wmco", startingCSV: "wmco.v10.17.0" };
-  const obs = (o: Partial<OperatorObservation>): OperatorObservation => ({
-    subscription: undefined,
-    installPlans: [],
-    csvs: [],
-    ...o,
-  });
-
-  it("approves only the Subscription's own plan for the pinned CSV", () => {
-    const sub = subscription({ state: "UpgradePending", installPlanRef: { name: "install-b" } });
-    const plans = [
-      plan("install-a", ["wmco.v10.18.0"]),
-      plan("install-other", ["wmco.v10.17.0"], "someone-else"),
-      plan("install-b", ["wmco.v10.17.0"]),
-    ];
-    const e = evaluateOperatorInstall(target, obs({ subscription: sub, installPlans: plans }));
-    assert.equal(e.approve, "install-b");
-    assert.equal(approvablePlan(sub, plans.slice(0, 2), "wmco.v10.17.0"), undefined);
-    const none = evaluateOperatorInstall(target, obs({ subscription: sub, installPlans: plans.slice(0, 2) }));
-    assert.equal(none.approve, undefined);
-    assert.match(none.message, /not approving install-a \(wmco.v10.18.0\)/);
-  });
-
-  it("refuses to guess under Manual approval without a pinned CSV", () => {
-    const e = evaluateOperatorInstall(
-      { namespace: "ns", subscription: "wmco" },
-      obs({ subscription: subscription({}), installPlans: [plan("install-a", ["wmco.v10.18.0"])] }),
-    );
-    assert.equal(e.state, "failed");
-    assert.match(e.message, /approve InstallPlan install-a yourself or pin startingCSV/);
-  });
-
-  it("needs the installed CSV to have Succeeded, not just AtLatestKnown", () => {
-    const sub = subscription({
-      state: "AtLatestKnown",
-      installedCSV: "wmco.v10.17.0",
-      currentCSV: "wmco.v10.17.0",
-    });
-    const csv = (phase: string, extra: Record<string, unknown> = {}): KubeObject => ({
-      metadata: { name: "wmco.v10.17.0", namespace: "ns" },
-      status: { phase, ...extra },
-    });
-    assert.equal(
-      evaluateOperatorInstall(target, obs({ subscription: sub, csvs: [csv("Installing")] })).state,
-      "waiting",
-    );
-    const done = evaluateOperatorInstall(target, obs({ subscription: sub, csvs: [csv("Succeeded")] }));
-    assert.equal(done.state, "done");
-    assert.equal(done.result?.installedCSV, "wmco.v10.17.0");
-    const failed = evaluateOperatorInstall(
-      target,
-      obs({
-        subscription: sub,
-        csvs: [csv("Failed", { reason: "InstallCheckFailed", message: "deployment not available" })],
-      }),
-    );
-    assert.equal(failed.state, "failed");
-    assert.match(failed.message, /wmco.v10.17.0 failed \(InstallCheckFailed\): deployment not available/);
-  });
-
-  it("fails on the Subscription's failure conditions", () => {
-    for (const type of ["ResolutionFailed", "InstallPlanFailed", "CatalogSourcesUnhealthy"]) {
-      const sub = subscription({ conditions: [{ type, status: "True", message: `${type} here` }] });
-      const e = evaluateOperatorInstall(target, obs({ subscription: sub }));
-      assert.equal(e.state, "failed");
-      assert.match(e.message, new RegExp(`${type}: ${type} here`));
-    }
-  });
-});
-
 describe("Windows nodes predicate", () => {
   const target = {
     namespace: NS,
@@ -314,5 +215,29 @@ describe("Windows nodes predicate", () => {
     );
     assert.equal(done.state, "done");
     assert.equal(done.result?.version, "10.17.0");
+  });
+
+  it("takes a node WMCO still has cordoned as not configured, whatever its annotations say", () => {
+    // windows-machine-config-operator nodeconfig.go Configure: uncordon is the last step.
+    const version = {
+      "windowsmachineconfig.openshift.io/version": "10.17.0",
+      "windowsmachineconfig.openshift.io/desired-version": "10.17.0",
+    };
+    const cordoned = { ...node("w2", true, windows, version), spec: { unschedulable: true } };
+    const e = evaluateWindowsNodes(target, obs({ nodes: [node("w1", true, windows, version), cordoned] }));
+    assert.equal(e.state, "waiting");
+    assert.equal(e.done, 1);
+    assert.match(e.message, /node w2 cordoned until WMCO finishes configuring it/);
+    const starting = { ...node("w2", true, windows, {}), spec: { unschedulable: true } };
+    const early = evaluateWindowsNodes(
+      target,
+      obs({ nodes: [node("w1", true, windows, version), starting] }),
+    );
+    assert.match(early.message, /node w2 not configured yet/);
+    const uncordoned = { ...cordoned, spec: { unschedulable: false } };
+    assert.equal(
+      evaluateWindowsNodes(target, obs({ nodes: [node("w1", true, windows, version), uncordoned] })).state,
+      "done",
+    );
   });
 });

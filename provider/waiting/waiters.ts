@@ -2,7 +2,7 @@
  * The waits, each a predicate on the engine: which kinds to list and watch, how the engine's view
  * becomes the predicate's observation, and how the predicate's needs become requests.
  */
-import { MACHINE_API_NAMESPACE, MACHINE_LABELS } from "../../primitives/openshift";
+import { MACHINE_API_NAMESPACE, MACHINE_LABELS, operatorComponentLabel } from "../../primitives/openshift";
 import { equalitySelectorQuery, LabelSelector } from "../../primitives/selectors";
 import { ApiClient, createApiClient } from "./api";
 import { withRetry } from "./retry";
@@ -26,6 +26,7 @@ import {
   nodesSelector,
 } from "./machineset";
 import { evaluateOperatorInstall, OperatorResult, OperatorTarget } from "./operator";
+import { recordSightings, Sightings } from "./persistence";
 import { evaluatePoolRollout, generatedKey, PoolRolloutResult, PoolRolloutTarget } from "./pool";
 import {
   meanNodeTimings,
@@ -79,6 +80,7 @@ function poolRollout(options: PoolRolloutOptions): ConvergeOptions<PoolRolloutRe
   const initial: { seen: boolean; renderDegraded?: Condition } = { seen: false };
   // Each node's steps as last seen in this rollout: its conditions are reset once it is updated.
   const timings: Record<string, NodeTimings> = {};
+  const since: Sightings = {};
 
   return {
     ...options,
@@ -96,7 +98,7 @@ function poolRollout(options: PoolRolloutOptions): ConvergeOptions<PoolRolloutRe
       for (const key of Object.keys(view.fetched)) {
         if (key.startsWith("generated/")) generated[key.slice("generated/".length)] = view.fetched[key];
       }
-      const evaluation = evaluatePoolRollout(target, {
+      const { problems, recheckMs, ...evaluation } = evaluatePoolRollout(target, {
         pool,
         machineConfigs: Object.fromEntries(
           (target.machineConfigs ?? []).map((m) => [m, view.fetched[`mc/${m}`]]),
@@ -108,7 +110,10 @@ function poolRollout(options: PoolRolloutOptions): ConvergeOptions<PoolRolloutRe
         nodes: view.sources.nodes ?? undefined,
         machineConfigNodes: view.sources.machineConfigNodes,
         initialRenderDegraded: initial.renderDegraded,
+        since,
+        nowMs: view.elapsedMs,
       });
+      recordSightings(since, problems ?? [], view.elapsedMs);
       for (const mcn of view.sources.machineConfigNodes ?? []) {
         const seen = observedNodeTimings(mcn);
         if (poolOfMachineConfigNode(mcn) === options.pool && Object.keys(seen).length > 0)
@@ -136,6 +141,7 @@ function poolRollout(options: PoolRolloutOptions): ConvergeOptions<PoolRolloutRe
         const labelSelector = equalitySelectorQuery(field<LabelSelector>(pool, "spec", "nodeSelector"));
         needs.push({ type: "source", source: { name: "nodes", resource: KINDS.node, labelSelector } });
       }
+      if (recheckMs !== undefined) needs.push({ type: "recheck", afterMs: recheckMs });
       if (evaluation.needs.machineConfigNodes) {
         // Clusters before MachineConfigNodes answer their list with 404: the node annotations decide then.
         const source = { name: "machineConfigNodes", resource: KINDS.machineConfigNode, servedOrNull: true };
@@ -329,6 +335,7 @@ function operatorInstall(options: OperatorOptions): ConvergeOptions<OperatorResu
     startingCSV: options.startingCSV,
   };
   const approved: string[] = [];
+  const since: Sightings = {};
   return {
     ...options,
     client: clientOf(options),
@@ -358,27 +365,31 @@ function operatorInstall(options: OperatorOptions): ConvergeOptions<OperatorResu
           ],
         };
       }
-      const evaluation = evaluateOperatorInstall(target, {
+      const { problems, recheckMs, approve, ...evaluation } = evaluateOperatorInstall(target, {
         subscription,
         installPlans: view.sources.installPlans ?? [],
         csvs: view.sources.csvs ?? [],
+        since,
+        nowMs: view.elapsedMs,
       });
+      recordSightings(since, problems, view.elapsedMs);
       for (const key of Object.keys(view.patched)) {
         const plan = key.slice("approve/".length);
         if (!approved.includes(plan)) approved.push(plan);
       }
-      const needs: Need[] = evaluation.approve
+      const needs: Need[] = approve
         ? [
             {
               type: "patch",
-              key: `approve/${evaluation.approve}`,
+              key: `approve/${approve}`,
               resource: KINDS.installPlan,
-              name: evaluation.approve,
+              name: approve,
               namespace: target.namespace,
               patch: { spec: { approved: true } },
             },
           ]
         : [];
+      if (recheckMs !== undefined) needs.push({ type: "recheck", afterMs: recheckMs });
       const result = evaluation.result && {
         ...evaluation.result,
         ...(approved.length > 0 ? { approvedInstallPlan: approved.join(",") } : {}),
@@ -405,29 +416,44 @@ export interface OperatorRemovalOptions extends WaitOptions, ClusterAccess {
   subscription: string;
   /** A CSV to remove as well, for when the Subscription is already gone and cannot say which it installed. */
   csv?: string;
+  /** The operator's package; default the Subscription's `spec.name`, else the Subscription's name. */
+  package?: string;
 }
 
 /**
  * Uninstalls an operator as OLM wants it done: reads from the Subscription which CSVs it installed
  * (`installedCSV`, and `currentCSV` when an upgrade is under way: OLM moves these, so a name recorded
  * at install time may be stale), deletes the Subscription first (so nothing reinstalls them), then
- * those CSVs, which OLM leaves behind otherwise, and waits until all are gone.
+ * those CSVs and every CSV carrying the operator's component label (OLM labels what it installs for
+ * package P in namespace N with `operators.coreos.com/P.N`, which finds them when a retried destroy
+ * finds the Subscription already gone), and waits until all are gone.
  */
 export async function uninstallOperator(
   options: OperatorRemovalOptions,
 ): Promise<Outcome<{ csvs: string[] }>> {
   const client = clientOf(options);
+  const { namespace } = options;
   const subscription = await withRetry(
-    () => client.get(KINDS.subscription, options.subscription, options.namespace),
+    () => client.get(KINDS.subscription, options.subscription, namespace),
     options,
   );
+  const pkg = options.package ?? field<string>(subscription, "spec", "name") ?? options.subscription;
+  const labelSelector = operatorComponentLabel(pkg, namespace);
   const status = (subscription?.status ?? {}) as { installedCSV?: string; currentCSV?: string };
-  const csvs = [...new Set([status.installedCSV, status.currentCSV, options.csv])]
+  await withRetry(() => client.delete(KINDS.subscription, options.subscription, namespace), options);
+  const labelled = await withRetry(() => client.list(KINDS.csv, { namespace, labelSelector }), options);
+  const csvs = [
+    ...new Set([
+      status.installedCSV,
+      status.currentCSV,
+      options.csv,
+      ...labelled.items.map((c) => c.metadata.name),
+    ]),
+  ]
     .filter((c): c is string => !!c)
     .sort();
-  await withRetry(() => client.delete(KINDS.subscription, options.subscription, options.namespace), options);
-  for (const csv of csvs) await withRetry(() => client.delete(KINDS.csv, csv, options.namespace), options);
-  const label = `removal of operator ${options.namespace}/${options.subscription}`;
+  for (const csv of csvs) await withRetry(() => client.delete(KINDS.csv, csv, namespace), options);
+  const label = `removal of operator ${namespace}/${options.subscription}`;
   return converge({
     ...options,
     client,
@@ -436,16 +462,17 @@ export async function uninstallOperator(
       {
         name: "subscription",
         resource: KINDS.subscription,
-        namespace: options.namespace,
+        namespace,
         fieldSelector: `metadata.name=${options.subscription}`,
       },
-      ...(csvs.length > 0 ? [{ name: "csvs", resource: KINDS.csv, namespace: options.namespace }] : []),
+      { name: "csvs", resource: KINDS.csv, namespace },
     ],
     evaluate(view) {
+      // Any CSV of the operator counts, also one created after the deletes above (a plan still executing).
       const left = [
         ...(view.sources.subscription ?? []).map((o) => `Subscription ${o.metadata.name}`),
         ...(view.sources.csvs ?? [])
-          .filter((c) => csvs.includes(c.metadata.name))
+          .filter((c) => csvs.includes(c.metadata.name) || labelSelector in labelsOf(c))
           .map((o) => `ClusterServiceVersion ${o.metadata.name}`),
       ];
       return left.length === 0

@@ -1,7 +1,9 @@
 /**
  * When the Windows Machines of some MachineSets have become configured Windows nodes: Ready, labelled
- * `kubernetes.io/os=windows`, and carrying WMCO's version annotation equal to the desired version WMCO
- * wrote. Without the `cloud-private-key` secret WMCO configures nothing, so its absence is a failure.
+ * `kubernetes.io/os=windows`, carrying WMCO's version annotation equal to the desired version WMCO
+ * wrote, and schedulable: WMCO cordons a node while it configures it and uncordons it last
+ * (nodeconfig.go Configure), so a cordoned node is not configured yet. Without the `cloud-private-key`
+ * secret WMCO configures nothing, so its absence is a failure.
  */
 import { annotationsOf, field, KubeObject, labelsOf } from "./kinds";
 import { isNodeReady, machineFailure, machinesOf, nodeOf } from "./machineset";
@@ -43,7 +45,7 @@ export interface WindowsEvaluation {
   needSecret?: boolean;
 }
 
-/** Configured: Ready, a Windows node, and at the version WMCO wants. */
+/** Configured: Ready, a Windows node, at the version WMCO wants, and uncordoned. */
 export function windowsNodeConfigured(node: KubeObject): boolean {
   const a = annotationsOf(node);
   const version = a[WMCO_VERSION];
@@ -51,8 +53,21 @@ export function windowsNodeConfigured(node: KubeObject): boolean {
     isNodeReady(node) &&
     labelsOf(node)["kubernetes.io/os"] === "windows" &&
     !!version &&
-    (a[WMCO_DESIRED_VERSION] === undefined || a[WMCO_DESIRED_VERSION] === version)
+    (a[WMCO_DESIRED_VERSION] === undefined || a[WMCO_DESIRED_VERSION] === version) &&
+    field(node, "spec", "unschedulable") !== true
   );
+}
+
+/** Why a Windows node is not configured yet, in words. */
+function notConfigured(node: KubeObject): string {
+  const a = annotationsOf(node);
+  if (
+    a[WMCO_VERSION] &&
+    a[WMCO_VERSION] === (a[WMCO_DESIRED_VERSION] ?? a[WMCO_VERSION]) &&
+    isNodeReady(node)
+  )
+    return `node ${node.metadata.name} cordoned until WMCO finishes configuring it`;
+  return `node ${node.metadata.name} not configured yet`;
 }
 
 export function evaluateWindowsNodes(target: WindowsTarget, obs: WindowsObservation): WindowsEvaluation {
@@ -90,11 +105,7 @@ export function evaluateWindowsNodes(target: WindowsTarget, obs: WindowsObservat
         configured.push(node.metadata.name);
         versions.add(annotationsOf(node)[WMCO_VERSION]);
       } else {
-        waits.push(
-          node
-            ? `node ${node.metadata.name} not configured yet`
-            : `Machine ${m.metadata.name} has no node yet`,
-        );
+        waits.push(node ? notConfigured(node) : `Machine ${m.metadata.name} has no node yet`);
       }
     }
   }

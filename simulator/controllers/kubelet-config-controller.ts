@@ -21,6 +21,8 @@ interface GeneratorKind {
   kind: KindRef;
   /** `99-<pool>-generated-<nameSuffix>` */
   nameSuffix: string;
+  /** How the controller names the kind in its errors. */
+  errorName: string;
   validate(cfg: KubeObject, pool?: KubeObject): string | undefined;
   files(cfg: KubeObject): IgnFile[];
   conditions(error: string | undefined, now: string): Condition[];
@@ -54,6 +56,7 @@ const GENERATORS: GeneratorKind[] = [
   {
     kind: K.kubeletConfig,
     nameSuffix: "kubelet",
+    errorName: "KubeletConfig",
     validate(cfg, pool) {
       const logLevel = field<number>(cfg, "spec", "logLevel");
       if (logLevel !== undefined && (logLevel < 0 || logLevel > 10)) {
@@ -120,6 +123,7 @@ const GENERATORS: GeneratorKind[] = [
   {
     kind: K.containerRuntimeConfig,
     nameSuffix: "containerruntime",
+    errorName: "containerRuntimeConfig",
     validate(cfg) {
       const c = obj(field(cfg, "spec", "containerRuntimeConfig"));
       if (c.logLevel !== undefined && !CRIO_LOG_LEVELS.includes(String(c.logLevel))) {
@@ -222,7 +226,9 @@ export function startKubeletConfigController(ctx: ControllerContext): StopFn {
     const invalid = gen.validate(cfg);
     if (invalid) return fail(invalid);
     const pools = poolsFor(cfg);
-    if (pools.length === 0) return fail(`${gen.kind.kind} ${name} does not match any MachineConfigPools`);
+    // kubelet_config_controller.go syncKubeletConfig and container_runtime_config_controller.go
+    // syncContainerRuntimeConfig: Failure through syncStatusOnly, the kind spelled as each spells it.
+    if (pools.length === 0) return fail(`${gen.errorName} ${name} does not match any MachineConfigPools`);
     for (const pool of pools) {
       const problem = gen.validate(cfg, pool);
       if (problem) return fail(problem);

@@ -28,14 +28,21 @@ import { Condition, K, isKind, keyOf, timestamp } from "./util";
 
 type Stage = "start" | "drain" | "apply" | "reboot" | "reload" | "finish";
 
+/** daemon.go maxUpdateBackoff. */
+const MAX_UPDATE_BACKOFF_MS = 60_000;
+
 export function startMachineConfigDaemon(ctx: ControllerContext): StopFn {
   const { clock, delays, faults } = ctx;
   const store = ctx.writer("machine-config-daemon");
   const queue = new WorkQueue("machine-config-daemon", clock, sync);
   const steps = new Stepper(queue, clock);
   const progress = new Map<string, { target: string; stage: Stage; cordoned: boolean }>();
-  /** The desired config a node failed to apply; it stays Degraded until the target changes. */
-  const failed = new Map<string, string>();
+  /**
+   * The desired config a node failed to apply and how often: the daemon tries again after a backoff of
+   * 1 s doubling up to a minute (daemon.go handleErr, AddRateLimited with maxUpdateBackoff), Degraded
+   * meanwhile.
+   */
+  const failed = new Map<string, { desired: string; attempts: number }>();
 
   const annotate = (name: string, values: Record<string, string>, cordoned?: boolean) =>
     store.mutate(keyOf(K.node, name), (n) => {
@@ -156,7 +163,12 @@ export function startMachineConfigDaemon(ctx: ControllerContext): StopFn {
       }
       return;
     }
-    if (failed.get(name) === desired) return;
+    const failure = failed.get(name);
+    if (failure?.desired === desired) {
+      const backoff = Math.min(MAX_UPDATE_BACKOFF_MS, 1000 * 2 ** (failure.attempts - 1));
+      if (!steps.ready(name, `${desired}/retry-${failure.attempts}`, backoff)) return;
+      progress.set(name, { target: desired, stage: "apply", cordoned: false });
+    } else failed.delete(name);
     const target = mcSpec(desired);
     if (!target) {
       degrade(
@@ -193,11 +205,14 @@ export function startMachineConfigDaemon(ctx: ControllerContext): StopFn {
             { desired },
           );
           p.cordoned = impact.drain;
+          // update.go update(): Working only over a state that is not Degraded or Unreconcilable, so a
+          // node that failed an older config keeps that state and reason until this update is Done.
           annotate(
             name,
             {
-              [MCD_STATE]: "Working",
-              [MCD_REASON]: "",
+              ...(a[MCD_STATE] === "Degraded" || a[MCD_STATE] === "Unreconcilable"
+                ? {}
+                : { [MCD_STATE]: "Working", [MCD_REASON]: "" }),
               ...(impact.drain ? { [DESIRED_DRAIN]: `drain-${desired}` } : {}),
             },
             impact.drain ? true : undefined,
@@ -262,8 +277,10 @@ export function startMachineConfigDaemon(ctx: ControllerContext): StopFn {
             .map(writeProblem)
             .find((x) => x !== undefined);
           if (problem) {
-            // The daemon rolls its partial writes back, uncordons and reports why it is stuck.
-            failed.set(name, desired);
+            // The daemon rolls its partial writes back, uncordons and reports why it is stuck. Its retries
+            // go straight to the writes (drain.go performDrain skips a drain already done), so while
+            // they keep failing they change nothing on the node.
+            failed.set(name, { desired, attempts: (failed.get(name)?.attempts ?? 0) + 1 });
             progress.delete(name);
             degrade(
               name,

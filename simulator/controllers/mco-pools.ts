@@ -3,14 +3,20 @@
  * GetPoolsForNode, node_controller calculateStatus, GetMachinesByState); pure, so the seed writes the
  * same status the controller would.
  */
-import { CURRENT_CONFIG, DESIRED_CONFIG, MCD_REASON, MCD_STATE } from "../../primitives/openshift";
+import {
+  CURRENT_CONFIG,
+  DESIRED_CONFIG,
+  DESIRED_DRAIN,
+  LAST_APPLIED_DRAIN,
+  MCD_REASON,
+  MCD_STATE,
+} from "../../primitives/openshift";
 import { annotationsOf, field, getCondition, labelsOf, obj } from "../../primitives/objects";
 import { LabelSelector, selectorIsEmpty, selectorMatches } from "../../primitives/selectors";
 import { KubeObject } from "../store/types";
 import { Condition, setCondition } from "./util";
 
-export const DESIRED_DRAIN = "machineconfiguration.openshift.io/desiredDrain";
-export const LAST_APPLIED_DRAIN = "machineconfiguration.openshift.io/lastAppliedDrain";
+export { DESIRED_DRAIN, LAST_APPLIED_DRAIN };
 export const CONTROL_PLANE_TOPOLOGY = "machineconfiguration.openshift.io/controlPlaneTopology";
 
 export function isWindowsNode(node: KubeObject): boolean {

@@ -4,7 +4,7 @@
  * is paused) by setting their `desiredConfig` annotation, and writes the pool status from its nodes.
  * Pools are independent: each is reconciled on its own key.
  */
-import { annotationsOf, field } from "../../primitives/objects";
+import { annotationsOf, field, obj } from "../../primitives/objects";
 import { DESIRED_CONFIG } from "../../primitives/openshift";
 import { KubeObject } from "../store/types";
 import { ControllerContext, StopFn } from "./context";
@@ -78,6 +78,13 @@ export function startNodeController(ctx: ControllerContext): StopFn {
         // it must not let more nodes start at once when it clears.
         capacity -= failingThisConfig;
         for (const node of candidates.sort(updateOrder).slice(0, Math.max(0, capacity))) {
+          // node_controller.go updateCandidateNode: the MachineConfigNode's spec names the target first
+          // (UpdateMachineConfigNodeSpecDesiredAnnotations), then the node's annotation.
+          const mcn = keyOf(K.machineConfigNode, node.metadata.name);
+          if (store.get(mcn))
+            store.mutate(mcn, (m) => {
+              m.spec = { ...obj(m.spec), configVersion: { desired: target } };
+            });
           store.mutate(keyOf(K.node, node.metadata.name), (n) => {
             n.metadata.annotations = { ...(n.metadata.annotations ?? {}), [DESIRED_CONFIG]: target };
           });

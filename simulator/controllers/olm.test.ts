@@ -242,10 +242,37 @@ describe("OLM", () => {
         condition(o, "CatalogSourcesUnhealthy")?.status === "True" && condition(o, "ResolutionFailed") && o
       );
     });
+    // UpdateHealth: with no source in scope at all, NoCatalogSourcesFound replaces the "missing" message.
+    assert.equal(condition(sub, "CatalogSourcesUnhealthy")?.reason, "NoCatalogSourcesFound");
     assert.equal(
       condition(sub, "CatalogSourcesUnhealthy")?.message,
-      "targeted catalogsource openshift-marketplace/redhat-operators missing",
+      "dependency resolution requires at least one catalogsource",
     );
+  });
+
+  it("raises CatalogSourcesUnhealthy for any unhealthy source in scope, naming the Subscription's own only when it is at fault", async () => {
+    // catalog/subscription/state.go catalogHealthState.UpdateHealth.
+    sim.store.create({
+      apiVersion: K.catalogSource.apiVersion,
+      kind: K.catalogSource.kind,
+      metadata: { name: "mirror-operators", namespace: "openshift-marketplace" },
+      spec: { sourceType: "grpc", image: "mirror.example.com/index:v4.17" },
+      status: { connectionState: { lastObservedState: "TRANSIENT_FAILURE" } },
+    });
+    subscribeWmco(sim);
+    await sim.until("installed", () => installed(sim, HEAD));
+    const sub = sim.get(K.subscription, SUB, WMCO_NAMESPACE);
+    const unhealthy = condition(sub, "CatalogSourcesUnhealthy");
+    assert.equal(unhealthy?.status, "True");
+    assert.equal(unhealthy?.reason, "UnhealthyCatalogSourceFound");
+    assert.doesNotMatch(unhealthy?.message ?? "", /targeted/);
+    const health = (
+      sub?.status as { catalogHealth: Array<{ catalogSourceRef: { name: string }; healthy: boolean }> }
+    ).catalogHealth;
+    assert.deepEqual(health.map((h) => [h.catalogSourceRef.name, h.healthy]).sort(), [
+      ["mirror-operators", false],
+      ["redhat-operators", true],
+    ]);
   });
 
   it("leaves the CSV installed when the Subscription is deleted", async () => {

@@ -5,6 +5,7 @@
  * wording so waiters can be written against the real thing.
  */
 import { Json, field, jsonEqual, obj } from "../../primitives/objects";
+import { operatorComponentLabel } from "../../primitives/openshift";
 import { BundleEntry, CATALOGS, InstallModeType, lookupBundle, successorOf } from "../cluster/catalog";
 import { KubeObject } from "../store/types";
 import { ControllerContext, StopFn } from "./context";
@@ -55,15 +56,6 @@ function installModeOf(og: KubeObject): { mode: InstallModeType; count: number }
   if (targets.length === 0) return { mode: "AllNamespaces", count: 0 };
   if (targets.length > 1) return { mode: "MultiNamespace", count: targets.length };
   return { mode: targets[0] === og.metadata.namespace ? "OwnNamespace" : "SingleNamespace", count: 1 };
-}
-
-/**
- * OLM's component label (decorators `ComponentLabelKey`): the Operator's name `<package>.<namespace>`,
- * cut to the 63 characters a label name may have; a '.', '-' or '_' the cut leaves at the end would make
- * the key invalid, so it goes too.
- */
-function packageLabel(pkg: string, namespace: string): string {
-  return `operators.coreos.com/${`${pkg}.${namespace}`.slice(0, 63).replace(/[-._]+$/, "")}`;
 }
 
 function reference(o: KubeObject): Json {
@@ -123,6 +115,12 @@ export function startOlm(ctx: ControllerContext): StopFn {
     return { source, sourceNamespace, object, content: object ? CATALOGS[source] : undefined };
   }
 
+  /**
+   * As catalog/subscription/state.go catalogHealthState.UpdateHealth: CatalogSourcesUnhealthy is True
+   * when ANY catalog source in scope is unhealthy (or the Subscription's own is missing), and its message
+   * names the Subscription's own source only when that one is at fault: otherwise the previous message
+   * stays. The reason tells what changed in the list of sources since the last sync.
+   */
   function catalogHealth(sub: KubeObject, status: Json): Condition[] {
     const { source, sourceNamespace } = catalogFor(sub);
     const namespaces = [...new Set([sub.metadata.namespace ?? "", "openshift-marketplace"])];
@@ -130,42 +128,42 @@ export function startOlm(ctx: ControllerContext): StopFn {
       store.list(K.catalogSource.apiVersion, K.catalogSource.kind, { namespace: ns }),
     );
     const previous = (status.catalogHealth as Json[] | undefined) ?? [];
-    status.catalogHealth = catalogs.map((c) => {
+    const conditions = (status.conditions as Condition[] | undefined) ?? [];
+    const old = conditions.find((c) => c.type === "CatalogSourcesUnhealthy");
+    const health = catalogs.map((c) => {
       const healthy = field(c, "status", "connectionState", "lastObservedState") === "READY";
-      const old = previous.find((p) => field(p, "catalogSourceRef", "uid") === c.metadata.uid);
+      const before = previous.find((p) => field(p, "catalogSourceRef", "uid") === c.metadata.uid);
       return {
         catalogSourceRef: reference(c),
         healthy,
-        lastUpdated: old && old.healthy === healthy ? old.lastUpdated : now(),
+        lastUpdated: before && before.healthy === healthy ? before.lastUpdated : now(),
+        changed: !before || before.healthy !== healthy,
       };
     });
+    status.catalogHealth = health.map(({ changed: _changed, ...h }) => h);
     const target = catalogs.find(
       (c) => c.metadata.name === source && c.metadata.namespace === sourceNamespace,
     );
-    let cond: Condition;
-    if (!target) {
-      cond = {
-        type: "CatalogSourcesUnhealthy",
-        status: "True",
-        reason: "UnhealthyCatalogSourceFound",
-        message: `targeted catalogsource ${sourceNamespace}/${source} missing`,
-      };
-    } else if (field(target, "status", "connectionState", "lastObservedState") !== "READY") {
-      cond = {
-        type: "CatalogSourcesUnhealthy",
-        status: "True",
-        reason: "UnhealthyCatalogSourceFound",
-        message: `targeted catalogsource ${sourceNamespace}/${source} unhealthy`,
-      };
-    } else {
-      cond = {
-        type: "CatalogSourcesUnhealthy",
-        status: "False",
-        reason: "AllCatalogSourcesHealthy",
-        message: "all available catalogsources are healthy",
-      };
-    }
-    return setCond((status.conditions as Condition[] | undefined) ?? [], cond, now());
+    const cond: Condition = {
+      type: "CatalogSourcesUnhealthy",
+      status: "False",
+      reason: "AllCatalogSourcesHealthy",
+      message: old?.message ?? "",
+    };
+    if (!target || health.some((h) => !h.healthy)) {
+      cond.status = "True";
+      cond.reason = "UnhealthyCatalogSourceFound";
+      if (!target) cond.message = `targeted catalogsource ${sourceNamespace}/${source} missing`;
+      else if (!health.find((h) => h.catalogSourceRef.uid === target.metadata.uid)?.healthy)
+        cond.message = `targeted catalogsource ${sourceNamespace}/${source} unhealthy`;
+    } else cond.message = "all available catalogsources are healthy";
+    if (health.length > previous.length) cond.reason = "CatalogSourcesAdded";
+    else if (health.length < previous.length) cond.reason = "CatalogSourcesDeleted";
+    else if (health.length === 0) {
+      cond.reason = "NoCatalogSourcesFound";
+      cond.message = "dependency resolution requires at least one catalogsource";
+    } else if (health.some((h) => h.changed)) cond.reason = "CatalogSourcesUpdated";
+    return setCond(conditions, cond, now());
   }
 
   function createInstallPlan(
@@ -188,7 +186,7 @@ export function startOlm(ctx: ControllerContext): StopFn {
       metadata: {
         name,
         namespace,
-        labels: { [packageLabel(pkg, namespace)]: "" },
+        labels: { [operatorComponentLabel(pkg, namespace)]: "" },
         ownerReferences: [
           {
             apiVersion: SUB_API,
@@ -407,7 +405,7 @@ export function startOlm(ctx: ControllerContext): StopFn {
       metadata: {
         name: entry.name,
         namespace,
-        labels: { [packageLabel(pkg, namespace)]: "", "olm.managed": "true" },
+        labels: { [operatorComponentLabel(pkg, namespace)]: "", "olm.managed": "true" },
         annotations: {
           "olm.operatorNamespace": namespace,
           "operators.operatorframework.io/builder": "operator-sdk-v1.33.0",

@@ -74,6 +74,15 @@ describe("WMCO", () => {
     assert.equal((windowsMachine(sim)?.status as { phase: string }).phase, "Provisioned");
     assert.equal(windowsNodes(sim).length, 0);
 
+    // What the node looks like at each write: nodeconfig.go Configure cordons, announces the desired
+    // version, waits for WICD's version annotation, then uncordons.
+    const steps: string[] = [];
+    const unwatch = sim.watch(({ object }) => {
+      if (object.kind !== "Node" || object.metadata.labels?.["kubernetes.io/os"] !== "windows") return;
+      const cordoned = (object.spec as { unschedulable?: boolean }).unschedulable === true;
+      const step = `${cordoned ? "cordoned" : "schedulable"} desired=${annotation(object, DESIRED_VERSION_ANNOTATION) ?? "-"} version=${annotation(object, VERSION_ANNOTATION) ?? "-"}`;
+      if (steps[steps.length - 1] !== step) steps.push(step);
+    });
     sim.store.create({
       apiVersion: "v1",
       kind: "Secret",
@@ -91,7 +100,19 @@ describe("WMCO", () => {
       const m = windowsMachine(sim);
       return (m?.status as { phase?: string } | undefined)?.phase === "Running" && m;
     });
-    const [node] = windowsNodes(sim);
+    const node = await sim.until("node configured and uncordoned", () =>
+      windowsNodes(sim).find(
+        (n) =>
+          annotation(n, VERSION_ANNOTATION) && (n.spec as { unschedulable?: boolean }).unschedulable !== true,
+      ),
+    );
+    unwatch();
+    assert.deepEqual(steps, [
+      "schedulable desired=- version=-",
+      "cordoned desired=10.17.0 version=-",
+      "cordoned desired=10.17.0 version=10.17.0",
+      "schedulable desired=10.17.0 version=10.17.0",
+    ]);
     assert.equal(node.metadata.name, (running.status as { nodeRef: { name: string } }).nodeRef.name);
     const labels = node.metadata.labels ?? {};
     assert.equal(labels["kubernetes.io/os"], "windows");
@@ -141,7 +162,8 @@ describe("WMCO", () => {
     const unwatch = sim.watch(({ object }) => {
       if (
         annotation(object, DESIRED_VERSION_ANNOTATION) === "10.17.0" &&
-        annotation(object, VERSION_ANNOTATION) === "10.16.1"
+        annotation(object, VERSION_ANNOTATION) === "10.16.1" &&
+        (object.spec as { unschedulable?: boolean }).unschedulable === true
       )
         desiredFirst = true;
     });
@@ -149,11 +171,15 @@ describe("WMCO", () => {
       { ...K.installPlan, name: upgrade.metadata.name, namespace: WMCO_NAMESPACE },
       (o) => ((o.spec as { approved: boolean }).approved = true),
     );
-    await sim.until("node at 10.17.0", () =>
-      windowsNodes(sim).find((n) => annotation(n, VERSION_ANNOTATION) === "10.17.0"),
+    await sim.until("node at 10.17.0 and uncordoned", () =>
+      windowsNodes(sim).find(
+        (n) =>
+          annotation(n, VERSION_ANNOTATION) === "10.17.0" &&
+          (n.spec as { unschedulable?: boolean }).unschedulable !== true,
+      ),
     );
     unwatch();
-    assert.ok(desiredFirst, "desired-version announces the target before the version is reached");
+    assert.ok(desiredFirst, "the node is cordoned and told the target before the version is reached");
   });
 
   describe("on Azure", () => {

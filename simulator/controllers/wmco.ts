@@ -9,6 +9,7 @@ import { field } from "../../primitives/objects";
 import { MACHINE_API_NAMESPACE } from "../../primitives/openshift";
 import { createHash, createPrivateKey, createPublicKey } from "node:crypto";
 import { buildNode, isWindowsMachine, providerSpecOf } from "../cluster/machines";
+import { cordon } from "./machine-api";
 import { KubeObject } from "../store/types";
 import { ControllerContext, StopFn } from "./context";
 import { Stepper, WorkQueue } from "./workqueue";
@@ -136,6 +137,9 @@ export function startWmco(ctx: ControllerContext): StopFn {
     recordEvent(store, clock.now(), machine, type, reason, message, COMPONENT);
   }
 
+  /** Nodes WMCO cordoned to configure, which it uncordons once they run the version. */
+  const configuring = new Set<string>();
+
   function sync(): void {
     const csv = operatorCsv();
     if (!csv) return;
@@ -152,23 +156,33 @@ export function startWmco(ctx: ControllerContext): StopFn {
       const providerID = field<string>(machine, "spec", "providerID");
       const node = providerID ? nodes.find((n) => field(n, "spec", "providerID") === providerID) : undefined;
       if (node) {
+        // nodeconfig.go Configure, one write per sync: cordon and announce the desired version, WICD
+        // records the version once the services run (WaitForVersionAnnotation), then uncordon.
+        const nodeKey = keyOf(K.node, node.metadata.name);
         const a = node.metadata.annotations ?? {};
-        if (a[VERSION_ANNOTATION] === version || !key) continue;
-        // Upgrade: announce the target first, reconfigure, then record the version reached.
-        if (a[DESIRED_VERSION_ANNOTATION] !== version) {
-          store.mutate(keyOf(K.node, node.metadata.name), (n) => {
+        const cordoned = field(node, "spec", "unschedulable") === true;
+        if (a[VERSION_ANNOTATION] === version) {
+          if (cordoned && configuring.delete(node.metadata.name))
+            store.mutate(nodeKey, (n) => cordon(n, false, clock.now()));
+          continue;
+        }
+        if (!key) continue;
+        if (a[DESIRED_VERSION_ANNOTATION] !== version || !configuring.has(node.metadata.name)) {
+          configuring.add(node.metadata.name);
+          store.mutate(nodeKey, (n) => {
+            cordon(n, true, clock.now());
             n.metadata.annotations = {
               ...(n.metadata.annotations ?? {}),
               [DESIRED_VERSION_ANNOTATION]: version,
-            };
-          });
-        } else if (steps.ready(name, `configure-${version}`, delays.windowsConfigure)) {
-          store.mutate(keyOf(K.node, node.metadata.name), (n) => {
-            n.metadata.annotations = {
-              ...(n.metadata.annotations ?? {}),
-              [VERSION_ANNOTATION]: version,
               [PUB_KEY_HASH_ANNOTATION]: key.hash,
             };
+          });
+        } else if (
+          // A node just bootstrapped has spent its time already; an upgrade reconfigures the instance.
+          steps.ready(name, `configure-${version}`, a[VERSION_ANNOTATION] ? delays.windowsConfigure : 0)
+        ) {
+          store.mutate(nodeKey, (n) => {
+            n.metadata.annotations = { ...(n.metadata.annotations ?? {}), [VERSION_ANNOTATION]: version };
           });
         }
         continue;
@@ -183,14 +197,9 @@ export function startWmco(ctx: ControllerContext): StopFn {
         );
         continue;
       }
-      if (!steps.ready(name, `configure-${version}`, delays.windowsConfigure)) continue;
+      if (!steps.ready(name, `bootstrap-${version}`, delays.windowsConfigure)) continue;
+      // The kubelet WMCO bootstrapped registers the node; the next syncs configure it as above.
       const built = buildNode(machine, { os: "windows", windowsBuild: windowsBuild(machine) }, clock.now());
-      built.metadata.annotations = {
-        ...built.metadata.annotations,
-        [DESIRED_VERSION_ANNOTATION]: version,
-        [VERSION_ANNOTATION]: version,
-        [PUB_KEY_HASH_ANNOTATION]: key.hash,
-      };
       if (!store.get(keyOf(K.node, built.metadata.name))) store.create(built);
       report(machine, "Normal", "MachineSetup", `Machine ${name} configured successfully`);
     }
