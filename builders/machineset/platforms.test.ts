@@ -41,6 +41,7 @@ const EXAMPLE: MachineSetPlatformModule<ExampleOptions> = {
       zone: placement.zone,
     } as unknown as ProviderSpec;
   },
+  networkSource: () => "the cloud's default network",
   windows: { defaultRole: "win", options: (options) => options },
 };
 
