@@ -13,6 +13,7 @@ import {
   SecretReference,
 } from "./provider-spec";
 import { AwsPlacementOptions, checkAwsPlacementOptions, withAwsPlacementOptions } from "./aws-options";
+import { admitted } from "./admission";
 import { describeSources, MachineSetPlatformModule, WorkerMachineSet } from "./platform";
 
 /** What a user may set on AWS machines; everything else follows the installer's conventions. */
@@ -270,11 +271,9 @@ function blockDevice(at: string, d: AWSBlockDevice): void {
           // 0 leaves the IOPS to the volume type's default.
           if (ebs.iops !== undefined) requireNonNegativeInteger(`${at}.ebs.iops`, ebs.iops);
         },
-        () => {
-          if (ebs.throughputMib === undefined) return;
-          if (type !== "gp3") throw new InputError(`${at}.ebs.throughputMib`, "applies to gp3 volumes only");
-          requireInteger(`${at}.ebs.throughputMib`, ebs.throughputMib, 125, 2000);
-        },
+        () =>
+          ebs.throughputMib !== undefined &&
+          requireInteger(`${at}.ebs.throughputMib`, ebs.throughputMib, 125, 2000),
       ]);
     },
   ]);
@@ -311,7 +310,7 @@ export function awsProviderSpec(
     () => (placement.subnet ? reference("subnet", placement.subnet, "subnet-") : network.subnet.value),
     () => checkAwsPlacementOptions(options),
   ]);
-  return withAwsPlacementOptions(
+  const spec = withAwsPlacementOptions(
     {
       ami: { id: ami },
       apiVersion: options.providerApiVersion ?? AWS_DEFAULTS.providerApiVersion,
@@ -333,6 +332,7 @@ export function awsProviderSpec(
     },
     options,
   );
+  return admitted(spec);
 }
 
 /** AWS as the installer's aws MachineSet generator makes it: zones named after the region. */
@@ -373,6 +373,7 @@ export const AWS_PLATFORM: MachineSetPlatformModule<AwsMachineOptions> = {
   },
   windows: {
     defaultRole: "windows-worker",
-    options: (options, userDataSecret) => ({ ...options, userDataSecret }),
+    // A LocalObjectReference on AWS (openshift/api AWSMachineProviderConfig): the name alone.
+    options: (options, userDataSecret) => ({ ...options, userDataSecret: { name: userDataSecret.name } }),
   },
 };

@@ -4,6 +4,7 @@ import { requireInteger, requireNonEmptyString, requireOneOf } from "../validati
 import { AzureImage, AzureMachineProviderSpec, AzureOSDisk, SecretReference } from "./provider-spec";
 import { AzureVmOptions, checkAzureVmOptions, withAzureVmOptions } from "./azure-options";
 import { AZURE_ZONAL_REGIONS } from "./azure-regions";
+import { admitted } from "./admission";
 import { describeSources, MachineSetPlatformModule, WorkerMachineSet } from "./platform";
 
 /** What a user may set on Azure machines; everything else follows the installer's conventions. */
@@ -170,7 +171,7 @@ export function azureProviderSpec(
     () => requireNonEmptyString("vmSize", options.vmSize ?? AZURE_DEFAULTS.vmSize),
     () => checkAzureVmOptions(options),
   ]);
-  return withAzureVmOptions(
+  const spec = withAzureVmOptions(
     {
       apiVersion: options.providerApiVersion ?? AZURE_DEFAULTS.providerApiVersion,
       credentialsSecret: options.credentialsSecret ?? { ...AZURE_DEFAULTS.credentialsSecret },
@@ -192,6 +193,7 @@ export function azureProviderSpec(
     },
     options,
   );
+  return admitted(spec);
 }
 
 /** On Azure the Windows VM name (MachineSet name plus a 5-character suffix and dash) is limited to 15. */

@@ -120,7 +120,6 @@ describe("MachineSet builders report every error at once", () => {
         "aws.blockDevices[1].size",
         "aws.blockDevices[1].ebs.volumeSize",
         "aws.blockDevices[1].ebs.iops",
-        "aws.blockDevices[1].ebs.throughputMib",
         "aws.instanceType",
         "aws.kmsKeyArn",
       ],
