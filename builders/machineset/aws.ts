@@ -358,6 +358,8 @@ export const AWS_PLATFORM: MachineSetPlatformModule<AwsMachineOptions> = {
   },
   imageOf: (spec) => (spec?.ami as { id?: string } | undefined)?.id,
   imageField: "ami.id",
+  zoneOf: (spec) =>
+    String((spec.placement as { availabilityZone?: string } | undefined)?.availabilityZone ?? ""),
   providerSpec: (options, placement) => awsProviderSpec(options, placement),
   networkSource(options, placement) {
     const network = awsNetwork(placement.infrastructureId, placement.zone, placement.worker);

@@ -230,6 +230,7 @@ export const AZURE_PLATFORM: MachineSetPlatformModule<AzureMachineOptions> = {
   },
   imageOf: (spec) => spec?.image,
   imageField: "image",
+  zoneOf: (spec) => (typeof spec.zone === "string" ? spec.zone : ""),
   providerSpec(options, placement) {
     if (placement.subnet !== undefined && typeof placement.subnet !== "string") {
       throw new InputError("subnet", "an Azure subnet is given by its name, not by a reference");

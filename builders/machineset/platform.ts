@@ -53,6 +53,8 @@ export interface MachineSetPlatformModule<Options extends object> {
   imageOf(providerSpec: Record<string, unknown> | undefined): unknown;
   /** Where `imageOf` reads, for messages (`ami.id`). */
   imageField: string;
+  /** The zone an existing MachineSet's provider spec places machines in (`""`: none). */
+  zoneOf(providerSpec: Record<string, unknown>): string;
   /** The provider spec of one zone; errors name paths within `Options` (or `subnet` for the zone's). */
   providerSpec(options: Options, placement: ZonePlacement): ProviderSpec;
   /**

@@ -30,6 +30,7 @@ const EXAMPLE: MachineSetPlatformModule<ExampleOptions> = {
   withImage: (_path, image, options) => ({ ...options, image: image as string }),
   imageOf: (spec) => spec?.image,
   imageField: "image",
+  zoneOf: (spec) => String(spec.zone ?? ""),
   providerSpec(options, placement) {
     if (options.size !== undefined && !["small", "large"].includes(options.size)) {
       throw new InputError("size", `${JSON.stringify(options.size)} is not "small" or "large"`);

@@ -6,6 +6,7 @@ import {
   AWS_INFRA_ID,
   AZURE_IMAGE,
   AZURE_INFRA_ID,
+  awsCloud,
   azureCloud,
   created,
   mocks,
@@ -13,12 +14,61 @@ import {
   settle,
   valueOf,
 } from "../../test/mocks";
+import { captureConsole } from "../../test/console";
 import { InfraNodePool, InfraNodePoolArgs } from "./infra-node-pool";
 
 const MACHINESET = "kubernetes:machine.openshift.io/v1beta1:MachineSet";
 
 describe("InfraNodePool", () => {
   beforeEach(() => resetMocks());
+
+  // openshift/installer pkg/asset/machines/aws/machines.go, provider (what a worker MachineSet holds
+  // today); openshift/hive pkg/controller/machinepool/awsactuator.go, updateProviderConfig (hive
+  // re-uses the installer's worker MachineSets' references the same way).
+  it("takes subnet, security groups, IAM profile and tags from the worker MachineSet, and says so in the preview", async () => {
+    const cloud = awsCloud();
+    const worker = `${AWS_INFRA_ID}-worker-us-east-2a`;
+    const tagName = (value: string) => ({ filters: [{ name: "tag:Name", values: [value] }] });
+    const value = {
+      ami: { id: AWS_AMI },
+      iamInstanceProfile: { id: `${AWS_INFRA_ID}-worker-profile` },
+      kind: "AWSMachineProviderConfig",
+      placement: { availabilityZone: "us-east-2a", region: "us-east-2" },
+      securityGroups: [tagName(`${AWS_INFRA_ID}-node`), tagName(`${AWS_INFRA_ID}-lb`)],
+      subnet: tagName(`${AWS_INFRA_ID}-subnet-private-us-east-2a`),
+      tags: [
+        { name: `kubernetes.io/cluster/${AWS_INFRA_ID}`, value: "owned" },
+        { name: "cost-center", value: "42" },
+      ],
+    };
+    (cloud.objects[`machine.openshift.io/v1beta1:MachineSet:openshift-machine-api/${worker}`] as any).spec = {
+      template: { spec: { providerSpec: { value } } },
+    };
+    await resetMocks(cloud, { preview: true });
+    const { output } = await captureConsole(async () => {
+      new InfraNodePool("infra", { zones: ["us-east-2a", "us-east-2b"], aws: { tags: { team: "ops" } } });
+      await settle();
+    });
+    const specs = created(MACHINESET).map(
+      (s) => (s.inputs.spec as Record<string, any>).template.spec.providerSpec.value,
+    );
+    assert.deepEqual(
+      specs.map((s) => s.subnet),
+      [
+        tagName(`${AWS_INFRA_ID}-subnet-private-us-east-2a`),
+        tagName(`${AWS_INFRA_ID}-subnet-private-us-east-2b`),
+      ],
+    );
+    assert.deepEqual(specs[1].securityGroups, value.securityGroups);
+    assert.deepEqual(specs[1].iamInstanceProfile, value.iamInstanceProfile);
+    assert.deepEqual(specs[1].tags, [...value.tags, { name: "team", value: "ops" }]);
+    assert.match(
+      output,
+      new RegExp(
+        `MachineSet ${AWS_INFRA_ID}-infra-us-east-2b: subnet from worker MachineSet ${worker}'s subnet tag name for us-east-2b; security groups, IAM instance profile, tags from worker MachineSet ${worker}`,
+      ),
+    );
+  });
 
   it("reads the cluster's facts and image and renders one MachineSet per zone with role labels and taints", async () => {
     const pool = new InfraNodePool("infra", {

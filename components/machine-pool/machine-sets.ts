@@ -10,6 +10,7 @@ import {
   MachineSetPoolSpec,
   machineSetsInZones,
   zoneSpecs,
+  WorkerMachineSet,
   zonesInRegion,
   ZoneSpec,
 } from "../../builders/machineset";
@@ -70,6 +71,8 @@ export interface MachineSetsOptions {
   nodeLabels: Record<string, string>;
   taints: pulumi.Output<Taint[]>;
   image: pulumi.Output<MachineImage | Partial<AzureImage>>;
+  /** The installer's worker MachineSet the pool takes the network references the user does not give from. */
+  worker?: pulumi.Output<WorkerMachineSet>;
   /** Final touches to the pool spec (Windows machines). */
   adjust?: (spec: MachineSetPoolSpec) => MachineSetPoolSpec;
   /** What the MachineSets must wait for (the pool they join, the operator that configures them). */
@@ -187,8 +190,9 @@ export function declareMachineSets(
       options.image,
       options.taints,
       pulumi.all([args.replicas, args.nodeLabels, platformOptions, args.autoscaling, healthCheck]),
+      options.worker,
     ])
-    .apply(async ([f, z, role, image, taints, [replicas, labels, given, scaling, hc]]) => {
+    .apply(async ([f, z, role, image, taints, [replicas, labels, given, scaling, hc], worker]) => {
       // The health check's settings fail the MachineSets too, so its mistakes show with the pool's.
       if (hc) healthCheckManifest(hc, "check", f.infrastructureId, "worker", ["check"]);
       const platform = platformModules(f.platform);
@@ -205,9 +209,23 @@ export function declareMachineSets(
         replicas: initialReplicas(replicas, z, scaling),
         taints,
         nodeLabels: { ...(labels ?? {}), ...options.nodeLabels },
+        worker,
         [f.platform]: cloud.options,
       } as unknown as MachineSetPoolSpec;
       const manifests = checked(() => machineSetsInZones(options.adjust ? options.adjust(spec) : spec));
+      // Where each MachineSet's network references come from, so that the preview says it.
+      if (pulumi.runtime.isDryRun())
+        manifests.forEach((manifest, i) => {
+          const zone = cloud.zones[i];
+          const source = platform.machineSets.networkSource(cloud.options, {
+            infrastructureId: f.infrastructureId,
+            region: f.region,
+            zone: zone.zone,
+            subnet: zone.subnet,
+            worker,
+          });
+          pulumi.log.info(`MachineSet ${manifest.metadata.name}: ${source}`, invoke.parent);
+        });
       // Named by zone, or by the region for a MachineSet without one. Without autoscaling the stack
       // owns the replicas: forced, so that it takes them back from a cluster autoscaler that scaled the
       // set while it was autoscaled (whose update made it their owner) instead of failing on a conflict.
