@@ -274,6 +274,24 @@ describe("InfraNodePool", () => {
       /is in us-east-2b, not in us-east-2a/,
     ],
     ["an image that is not an AMI", { zones: ["us-east-2a"], image: { sku: "x" } }, "image", /AMI id/],
+    ["a zone of another region", { zones: ["us-west-1a"] }, "zones[0]", /not in region "us-east-2"/],
+    [
+      // machine-api-operator pkg/webhooks/machine_webhook.go validateAWS
+      "spot in a capacity reservation",
+      {
+        zones: ["us-east-2a"],
+        aws: { spotMarketOptions: true, capacityReservationId: "cr-0123456789abcdef0" },
+      },
+      "aws.capacityReservationId",
+      /cannot be used with spotMarketOptions/,
+    ],
+    [
+      // EC2 RunInstances, as machine-api-provider-aws launchInstance sends it
+      "spot on a dedicated host",
+      { zones: ["us-east-2a"], aws: { spotMarketOptions: true, dedicatedHostId: "h-0123456789abcdef0" } },
+      "aws.dedicatedHostId",
+      /spotMarketOptions/,
+    ],
   ];
   for (const [what, args, propertyPath, message] of bad) {
     it(`rejects ${what} at ${propertyPath}`, async () => {
@@ -282,8 +300,8 @@ describe("InfraNodePool", () => {
         assert.ok(pulumi.InputPropertyError.isInstance(e), `not an InputPropertyError: ${String(e)}`);
         assert.equal(e.propertyPath, propertyPath);
         assert.match(e.reason, message);
-        // The reason says what is allowed; the message puts the path (and the component) in front of it.
-        assert.ok(e.message.endsWith(`${propertyPath}: ${e.reason}`), e.message);
+        // The reason says what is allowed; the message puts the component and the path in front of it.
+        assert.equal(e.message, `InfraNodePool "infra": ${propertyPath}: ${e.reason}`);
         return true;
       });
     });

@@ -83,7 +83,8 @@ export class InfraNodePool extends pulumi.ComponentResource {
 
   constructor(name: string, args: InfraNodePoolArgs = {}, opts: pulumi.ComponentResourceOptions = {}) {
     super("openshift-topology:index:InfraNodePool", name, {}, opts);
-    const checks = new InputChecks(`InfraNodePool "${name}"`);
+    const of = `InfraNodePool "${name}"`;
+    const checks = new InputChecks(of);
     // The role names the pool: checked as a pool name, reported at role.
     const toRole = (path: string) => (path === "name" ? "role" : path);
     const givenRole = args.role ?? "infra";
@@ -128,7 +129,7 @@ export class InfraNodePool extends pulumi.ComponentResource {
 
     const facts = resolveClusterFacts(name, args, kopts, valid);
     const zones = poolZones(args.zones, valid);
-    const placed = placeZones(zones, facts, args.cloudLookups === true, { parent: this });
+    const placed = placeZones(zones, facts, args.cloudLookups === true, { parent: this }, of);
     // ROLES infra,worker as in seed 001; the custom pool still claims these nodes from worker.
     const nodeRoleLabels = { [`node-role.kubernetes.io/${role}`]: "", "node-role.kubernetes.io/worker": "" };
     // A given image skips the read: the network references then follow the installer's naming.
@@ -143,6 +144,7 @@ export class InfraNodePool extends pulumi.ComponentResource {
           )
         : undefined;
     const machineSets = declareMachineSets(name, args, facts, zones, placed, {
+      of,
       role,
       nodeLabels: nodeRoleLabels,
       taints,

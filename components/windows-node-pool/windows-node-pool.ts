@@ -96,7 +96,8 @@ export class WindowsNodePool extends pulumi.ComponentResource {
 
   constructor(name: string, args: WindowsNodePoolArgs = {}, opts: pulumi.ComponentResourceOptions = {}) {
     super("openshift-topology:index:WindowsNodePool", name, {}, opts);
-    const checks = new InputChecks(`WindowsNodePool "${name}"`);
+    const of = `WindowsNodePool "${name}"`;
+    const checks = new InputChecks(of);
     const kopts = kubeOptions(this, args.provider);
     // With a bad windowsServer, the default's build stands in so that runtimeClass is still checked.
     const version = checks.now(() => windowsVersion(args.windowsServer ?? "2022"), "2022");
@@ -166,7 +167,7 @@ export class WindowsNodePool extends pulumi.ComponentResource {
 
     const facts = resolveClusterFacts(name, args, kopts, valid);
     const zones = poolZones(args.zones, valid);
-    const placed = placeZones(zones, facts, args.cloudLookups === true, { parent: this });
+    const placed = placeZones(zones, facts, args.cloudLookups === true, { parent: this }, of);
     const role = facts.apply((f) =>
       checked(() =>
         requireDnsLabel("role", args.role ?? platformModules(f.platform).machineSets.windows.defaultRole),
@@ -181,6 +182,7 @@ export class WindowsNodePool extends pulumi.ComponentResource {
       );
 
     const machineSets = declareMachineSets(name, args, facts, zones, placed, {
+      of,
       role,
       nodeLabels: {},
       taints: pulumi.output([]),
