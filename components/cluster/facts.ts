@@ -109,6 +109,7 @@ export function workerMachineSet(
   zone: pulumi.Input<string>,
   machineSetName: pulumi.Input<string> | undefined,
   opts: pulumi.CustomResourceOptions,
+  readName = `${name}-image-source`,
 ): pulumi.Output<WorkerMachineSet> {
   const source = pulumi
     .all([facts, zone, machineSetName])
@@ -118,7 +119,7 @@ export function workerMachineSet(
         machineSetNameOf(platformModules(f.platform).machineSets, { ...f, role: "worker" }, { zone: z }),
     );
   const machineSet = readObject(
-    `${name}-image-source`,
+    readName,
     {
       apiVersion: "machine.openshift.io/v1beta1",
       kind: "MachineSet",

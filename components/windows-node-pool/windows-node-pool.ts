@@ -14,7 +14,7 @@ import {
 } from "../../builders/windows";
 import { publicKeyFingerprint, RsaPrivateKey } from "./rsa-private-key";
 import { WindowsNodesReady } from "../../provider/dynamic";
-import { ClusterFacts, MachineImage, resolveClusterFacts } from "../cluster/facts";
+import { ClusterFacts, MachineImage, resolveClusterFacts, workerMachineSet } from "../cluster/facts";
 import { kubeOptions } from "../cluster/kube";
 import { sharedArgs, SharedArgs, waiting } from "../cluster/wait";
 import { within } from "../../builders/errors";
@@ -187,6 +187,15 @@ export class WindowsNodePool extends pulumi.ComponentResource {
       nodeLabels: {},
       taints: pulumi.output([]),
       image: image as pulumi.Output<MachineImage>,
+      // Windows machines join the workers' network, as WMCO's documented MachineSets copy it.
+      worker: workerMachineSet(
+        name,
+        facts,
+        placed.apply((z) => z[0].zone),
+        undefined,
+        kopts,
+        `${name}-network-source`,
+      ),
       adjust: windowsPoolSpec,
       // WMCO must be running and hold its key before Windows machines boot, and on destroy the machines
       // must be gone before the operator is removed (seed 002).
