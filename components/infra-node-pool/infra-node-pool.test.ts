@@ -46,7 +46,12 @@ describe("InfraNodePool", () => {
     };
     await resetMocks(cloud, { preview: true });
     const { output } = await captureConsole(async () => {
-      new InfraNodePool("infra", { zones: ["us-east-2a", "us-east-2b"], aws: { tags: { team: "ops" } } });
+      // Without waiting the preview reads nothing else of the cluster (no rollout impact).
+      new InfraNodePool("infra", {
+        zones: ["us-east-2a", "us-east-2b"],
+        aws: { tags: { team: "ops" } },
+        wait: false,
+      });
       await settle();
     });
     const specs = created(MACHINESET).map(

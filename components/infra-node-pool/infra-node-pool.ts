@@ -157,6 +157,7 @@ export class InfraNodePool extends pulumi.ComponentResource {
     });
 
     const scaling = declarePoolScaling(name, args, facts, machineSets, {
+      of,
       machineRole: role,
       role: role,
       kubeOptions: kopts,

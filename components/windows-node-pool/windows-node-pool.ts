@@ -205,6 +205,7 @@ export class WindowsNodePool extends pulumi.ComponentResource {
     });
 
     const scaling = declarePoolScaling(name, args, facts, machineSets, {
+      of,
       machineRole: "worker",
       role: role,
       kubeOptions: kopts,
