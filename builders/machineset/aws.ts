@@ -108,19 +108,11 @@ function tagName(...values: string[]): AWSResourceReference {
 type Tag = { name: string; value: string };
 
 /** The installer's cluster ownership tag, which the cloud provider and the machine-api find the cluster's resources by. */
-export function awsOwnershipTag(infraId: string): Tag {
+function ownershipTag(infraId: string): Tag {
   return { name: `kubernetes.io/cluster/${infraId}`, value: "owned" };
 }
 
-/**
- * The network references a zone's machines take when the user gives none. From the worker MachineSet
- * when one was read (its subnet when it is of the same zone, or its subnet tag name moved to this
- * zone); otherwise by the installer's tag names, the current ones (openshift/installer
- * pkg/asset/machines/aws/machines.go, provider: `<infraID>-node`, `<infraID>-lb`,
- * `<infraID>-subnet-private-<zone>`) beside the Terraform-era ones (`<infraID>-worker-sg`,
- * `<infraID>-private-<zone>`), as hive's awsactuator updateProviderConfig lists both: the provider
- * skips a reference that matches nothing.
- */
+/** Each network reference of a zone's machines, and where it comes from (for the preview). */
 interface AwsNetwork {
   subnet: { value: AWSResourceReference; source: string };
   securityGroups: { value: AWSResourceReference[]; source: string };
@@ -134,6 +126,15 @@ function isReference(value: unknown): value is AWSResourceReference {
   return typeof ref.id === "string" || typeof ref.arn === "string" || Array.isArray(ref.filters);
 }
 
+/**
+ * The network references a zone's machines take when the user gives none. From the worker MachineSet
+ * when one was read (its subnet when it is of the same zone, or its subnet tag name moved to this
+ * zone); otherwise by the installer's tag names, the current ones (openshift/installer
+ * pkg/asset/machines/aws/machines.go, provider: `<infraID>-node`, `<infraID>-lb`,
+ * `<infraID>-subnet-private-<zone>`) beside the Terraform-era ones (`<infraID>-worker-sg`,
+ * `<infraID>-private-<zone>`), as hive's awsactuator updateProviderConfig lists both: the provider
+ * skips a reference that matches nothing.
+ */
 function awsNetwork(infraId: string, zone: string, worker: WorkerMachineSet | undefined): AwsNetwork {
   const spec = worker?.providerSpec ?? {};
   const from = worker && `worker MachineSet ${worker.name}`;
@@ -191,7 +192,7 @@ function awsNetwork(infraId: string, zone: string, worker: WorkerMachineSet | un
 
 /** The tags of a machine: the ownership tag first, then the worker's and the user's (theirs win), by name. */
 function machineTags(infraId: string, inherited: readonly Tag[], user: Record<string, string>): Tag[] {
-  const owner = awsOwnershipTag(infraId);
+  const owner = ownershipTag(infraId);
   const merged = new Map<string, string>();
   for (const t of inherited) if (t.name !== owner.name) merged.set(t.name, t.value);
   // The user's ownership tag is kept, so that admission names it (it would replace the installer's).
