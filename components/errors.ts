@@ -274,3 +274,19 @@ export class InputChecks {
 
 /** The errors of InputChecks, each of which stands for every problem of a component's inputs. */
 const combinedErrors = new WeakSet<object>();
+
+/**
+ * Runs `fn`, re-raising the input errors it throws (a builder's, or a platform lookup's) under the
+ * component's name `of` (`InfraNodePool "infra": aws.capacityReservationId: ...`), as InputChecks
+ * reports the checks made while the component is constructed. Other errors pass unchanged.
+ */
+export async function naming<T>(of: string, fn: () => T | Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (e) {
+    if (combinedErrors.has(e as object)) throw e;
+    const error = inputPropertiesError(problemsOf(e), of);
+    combinedErrors.add(error);
+    throw error;
+  }
+}

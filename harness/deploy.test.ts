@@ -7,7 +7,7 @@ import { Simulator } from "../simulator/simulator";
 import { simulatorForSuite } from "../test/harness-simulator";
 import { K, keyOf } from "../test/simulator-fixture";
 import { destroyLeavesNothing, refreshFindsDrift, revise } from "../test/stack-life";
-import { deploy, DeployEvent, DeployOptions } from "./deploy";
+import { deploy, DeployEvent, DeployOptions, preview } from "./deploy";
 import { installedProgram } from "./installed";
 import { loadProject } from "./project";
 import { isSecret } from "./secrets";
@@ -148,6 +148,19 @@ describe("deploy harness against the simulator", function () {
     for (const node of nodes) assert.equal(sim.store.get(keyOf(K.node, node)), undefined);
     assert.equal(sim.store.get(keyOf(K.machineConfig, "99-infra-motd")), undefined);
     assert.equal(sim.store.get(keyOf(K.pool, "infra")), undefined);
+  });
+
+  it("a preview of bad input reports each error with its component and property", async () => {
+    const result = await preview({
+      project: loadProject(installedProgram(INFRA_POOL), "dev", ["replicas=-1", "motd=false"]),
+      kubeconfigPath: sim.kubeconfigPath,
+    });
+    assert.equal(result.ok, false);
+    assert.deepEqual(
+      result.errors.map((e) => e.split(": ").slice(0, 2).join(": ")),
+      ['InfraNodePool "infra": replicas'],
+      result.errors.join("\n"),
+    );
   });
 
   it("fails with the waiter's message when the pool degrades and the CLI exits non-zero; once repaired, the stack goes through its whole life", async () => {

@@ -29,7 +29,7 @@ export interface AwsPlacementOptions {
 
 const DECIMAL = /^[0-9]+(\.[0-9]+)?$/;
 
-/** Every problem of the options at once. */
+/** Every problem of each option at once; combinations are admission's (admission.ts). */
 export function checkAwsPlacementOptions(options: AwsPlacementOptions): void {
   const spot = options.spotMarketOptions;
   collectErrors([
@@ -66,12 +66,6 @@ export function checkAwsPlacementOptions(options: AwsPlacementOptions): void {
     () => {
       if (options.placementGroupPartition === undefined) return;
       requireInteger("placementGroupPartition", options.placementGroupPartition, 1, 7);
-      if (options.placementGroupName === undefined) {
-        throw new InputError(
-          "placementGroupPartition",
-          "needs placementGroupName (a partition placement group)",
-        );
-      }
     },
     () => {
       if (options.capacityReservationId === undefined) return;
@@ -79,12 +73,6 @@ export function checkAwsPlacementOptions(options: AwsPlacementOptions): void {
         throw new InputError(
           "capacityReservationId",
           `${JSON.stringify(options.capacityReservationId)} is not a capacity reservation id (cr- and 17 hex digits)`,
-        );
-      }
-      if (spot !== undefined) {
-        throw new InputError(
-          "capacityReservationId",
-          "a capacity reservation cannot hold spot instances: drop spotMarketOptions or the reservation",
         );
       }
     },

@@ -13,7 +13,8 @@ import {
   SecretReference,
 } from "./provider-spec";
 import { AwsPlacementOptions, checkAwsPlacementOptions, withAwsPlacementOptions } from "./aws-options";
-import { MachineSetPlatformModule } from "./platform";
+import { admitted } from "./admission";
+import { describeSources, MachineSetPlatformModule, WorkerMachineSet } from "./platform";
 
 /** What a user may set on AWS machines; everything else follows the installer's conventions. */
 export interface AwsMachineOptions extends AwsPlacementOptions {
@@ -21,11 +22,14 @@ export interface AwsMachineOptions extends AwsPlacementOptions {
   ami: string;
   instanceType?: string;
   blockDevices?: AWSBlockDevice[];
-  /** Instance profile name; default `<infraID>-worker-profile`. */
+  /** Instance profile name; default the worker MachineSet's, else `<infraID>-worker-profile`. */
   iamInstanceProfile?: string;
-  /** Security group ids (`sg-...`) or references; default the installer's `<infraID>-worker-sg` tag filter. */
+  /**
+   * Security group ids (`sg-...`) or references; default the worker MachineSet's, else the installer's
+   * tag names (`<infraID>-node` and `<infraID>-lb`, or `<infraID>-worker-sg` on older clusters).
+   */
   securityGroups?: Array<string | AWSResourceReference>;
-  /** Extra tags; the cluster ownership tag is always present. */
+  /** Extra tags, beside the worker MachineSet's; the cluster ownership tag is always present and not theirs to set. */
   tags?: Record<string, string>;
   credentialsSecret?: SecretReference;
   userDataSecret?: SecretReference;
@@ -39,8 +43,12 @@ export interface AwsZonePlacement {
   infrastructureId: string;
   region: string;
   zone: string;
-  /** Subnet id (`subnet-...`) or reference; default the installer's `<infraID>-private-<zone>` tag filter. */
+  /**
+   * Subnet id (`subnet-...`) or reference; default the worker MachineSet's of the zone, else the
+   * installer's tag name `<infraID>-subnet-private-<zone>` (`<infraID>-private-<zone>` on older clusters).
+   */
   subnet?: string | AWSResourceReference;
+  worker?: WorkerMachineSet;
 }
 
 export const AWS_DEFAULTS = {
@@ -93,8 +101,106 @@ export function requireAmiId(path: string, value: unknown): string {
   return value;
 }
 
-function tagName(value: string): AWSResourceReference {
-  return { filters: [{ name: "tag:Name", values: [value] }] };
+function tagName(...values: string[]): AWSResourceReference {
+  return { filters: [{ name: "tag:Name", values }] };
+}
+
+type Tag = { name: string; value: string };
+
+/** The installer's cluster ownership tag, which the cloud provider and the machine-api find the cluster's resources by. */
+function ownershipTag(infraId: string): Tag {
+  return { name: `kubernetes.io/cluster/${infraId}`, value: "owned" };
+}
+
+/** Each network reference of a zone's machines, and where it comes from (for the preview). */
+interface AwsNetwork {
+  subnet: { value: AWSResourceReference; source: string };
+  securityGroups: { value: AWSResourceReference[]; source: string };
+  iamInstanceProfile: { value: AWSResourceReference; source: string };
+  tags: { value: Tag[]; source: string };
+}
+
+function isReference(value: unknown): value is AWSResourceReference {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
+  const ref = value as AWSResourceReference;
+  return typeof ref.id === "string" || typeof ref.arn === "string" || Array.isArray(ref.filters);
+}
+
+/**
+ * The network references a zone's machines take when the user gives none. From the worker MachineSet
+ * when one was read (its subnet when it is of the same zone, or its subnet tag name moved to this
+ * zone); otherwise by the installer's tag names, the current ones (openshift/installer
+ * pkg/asset/machines/aws/machines.go, provider: `<infraID>-node`, `<infraID>-lb`,
+ * `<infraID>-subnet-private-<zone>`) beside the Terraform-era ones (`<infraID>-worker-sg`,
+ * `<infraID>-private-<zone>`), as hive's awsactuator updateProviderConfig lists both: the provider
+ * skips a reference that matches nothing.
+ */
+function awsNetwork(infraId: string, zone: string, worker: WorkerMachineSet | undefined): AwsNetwork {
+  const spec = worker?.providerSpec ?? {};
+  const from = worker && `worker MachineSet ${worker.name}`;
+  const naming = "the installer's tag names";
+  const subnetOf = (): AwsNetwork["subnet"] => {
+    const subnet = spec.subnet;
+    if (from && isReference(subnet) && worker!.zone === zone) return { value: subnet, source: from };
+    // A tag name ending in the worker's zone names the same subnet in this zone.
+    const suffix = `-${worker?.zone}`;
+    const moved =
+      isReference(subnet) && subnet.filters?.length
+        ? subnet.filters.every((f) => f.values.every((v) => v.endsWith(suffix)))
+        : false;
+    if (from && moved && worker!.zone !== "") {
+      return {
+        value: {
+          filters: (subnet as AWSResourceReference).filters!.map((f) => ({
+            name: f.name,
+            values: f.values.map((v) => `${v.slice(0, -suffix.length)}-${zone}`),
+          })),
+        },
+        source: `${from}'s subnet tag name for ${zone}`,
+      };
+    }
+    return {
+      value: tagName(`${infraId}-subnet-private-${zone}`, `${infraId}-private-${zone}`),
+      source: `${naming} ${infraId}-subnet-private-${zone} (older clusters: ${infraId}-private-${zone})`,
+    };
+  };
+  const groups = spec.securityGroups;
+  const profile = spec.iamInstanceProfile;
+  const tags = spec.tags;
+  return {
+    subnet: subnetOf(),
+    securityGroups:
+      from && Array.isArray(groups) && groups.length > 0 && groups.every(isReference)
+        ? { value: groups, source: from }
+        : {
+            value: [tagName(`${infraId}-node`), tagName(`${infraId}-lb`), tagName(`${infraId}-worker-sg`)],
+            source: `${naming} ${infraId}-node and ${infraId}-lb (older clusters: ${infraId}-worker-sg)`,
+          },
+    iamInstanceProfile:
+      from && isReference(profile)
+        ? { value: profile, source: from }
+        : { value: { id: `${infraId}-worker-profile` }, source: `${naming} ${infraId}-worker-profile` },
+    tags:
+      from && Array.isArray(tags)
+        ? {
+            value: tags.filter((t): t is Tag => typeof t?.name === "string" && typeof t?.value === "string"),
+            source: from,
+          }
+        : { value: [], source: naming },
+  };
+}
+
+/** The tags of a machine: the ownership tag first, then the worker's and the user's (theirs win), by name. */
+function machineTags(infraId: string, inherited: readonly Tag[], user: Record<string, string>): Tag[] {
+  const owner = ownershipTag(infraId);
+  const merged = new Map<string, string>();
+  for (const t of inherited) if (t.name !== owner.name) merged.set(t.name, t.value);
+  // The user's ownership tag is kept, so that admission names it (it would replace the installer's).
+  for (const [name, value] of Object.entries(user)) merged.set(name, value);
+  return [
+    owner,
+    ...[...merged.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([name, value]) => ({ name, value })),
+  ];
 }
 
 function reference(
@@ -166,11 +272,9 @@ function blockDevice(at: string, d: AWSBlockDevice): void {
           // 0 leaves the IOPS to the volume type's default.
           if (ebs.iops !== undefined) requireNonNegativeInteger(`${at}.ebs.iops`, ebs.iops);
         },
-        () => {
-          if (ebs.throughputMib === undefined) return;
-          if (type !== "gp3") throw new InputError(`${at}.ebs.throughputMib`, "applies to gp3 volumes only");
-          requireInteger(`${at}.ebs.throughputMib`, ebs.throughputMib, 125, 2000);
-        },
+        () =>
+          ebs.throughputMib !== undefined &&
+          requireInteger(`${at}.ebs.throughputMib`, ebs.throughputMib, 125, 2000),
       ]);
     },
   ]);
@@ -189,12 +293,8 @@ export function awsProviderSpec(
   placement: AwsZonePlacement,
 ): AWSMachineProviderConfig {
   const infraId = placement.infrastructureId;
-  const tags = [
-    { name: `kubernetes.io/cluster/${infraId}`, value: "owned" },
-    ...Object.entries(options.tags ?? {})
-      .sort(([a], [b]) => (a < b ? -1 : 1))
-      .map(([name, value]) => ({ name, value })),
-  ];
+  const network = awsNetwork(infraId, placement.zone, placement.worker);
+  const tags = machineTags(infraId, network.tags.value, options.tags ?? {});
   const [ami, devices, instanceType, metadata, securityGroups, subnet] = collectErrors([
     () => requireNonEmptyString("ami", options.ami),
     () => blockDevices("blockDevices", options.blockDevices ?? AWS_DEFAULTS.blockDevices),
@@ -207,21 +307,20 @@ export function awsProviderSpec(
         ? collectErrors(
             options.securityGroups.map((sg, i) => () => reference(`securityGroups[${i}]`, sg, "sg-")),
           )
-        : [tagName(`${infraId}-worker-sg`)],
-    () =>
-      placement.subnet
-        ? reference("subnet", placement.subnet, "subnet-")
-        : tagName(`${infraId}-private-${placement.zone}`),
+        : network.securityGroups.value,
+    () => (placement.subnet ? reference("subnet", placement.subnet, "subnet-") : network.subnet.value),
     () => checkAwsPlacementOptions(options),
   ]);
-  return withAwsPlacementOptions(
+  const spec = withAwsPlacementOptions(
     {
       ami: { id: ami },
       apiVersion: options.providerApiVersion ?? AWS_DEFAULTS.providerApiVersion,
       blockDevices: devices,
       credentialsSecret: options.credentialsSecret ?? { ...AWS_DEFAULTS.credentialsSecret },
       deviceIndex: 0,
-      iamInstanceProfile: { id: options.iamInstanceProfile ?? `${infraId}-worker-profile` },
+      iamInstanceProfile: options.iamInstanceProfile
+        ? { id: options.iamInstanceProfile }
+        : network.iamInstanceProfile.value,
       instanceType,
       kind: "AWSMachineProviderConfig",
       ...(metadata ? { metadataServiceOptions: metadata } : {}),
@@ -234,6 +333,7 @@ export function awsProviderSpec(
     },
     options,
   );
+  return admitted(spec);
 }
 
 /** AWS as the installer's aws MachineSet generator makes it: zones named after the region. */
@@ -259,9 +359,24 @@ export const AWS_PLATFORM: MachineSetPlatformModule<AwsMachineOptions> = {
   },
   imageOf: (spec) => (spec?.ami as { id?: string } | undefined)?.id,
   imageField: "ami.id",
+  zoneOf: (spec) =>
+    String((spec.placement as { availabilityZone?: string } | undefined)?.availabilityZone ?? ""),
   providerSpec: (options, placement) => awsProviderSpec(options, placement),
+  networkSource(options, placement) {
+    const network = awsNetwork(placement.infrastructureId, placement.zone, placement.worker);
+    return describeSources([
+      ["subnet", placement.subnet === undefined ? network.subnet.source : undefined],
+      ["security groups", options.securityGroups === undefined ? network.securityGroups.source : undefined],
+      [
+        "IAM instance profile",
+        options.iamInstanceProfile === undefined ? network.iamInstanceProfile.source : undefined,
+      ],
+      ["tags", placement.worker ? network.tags.source : undefined],
+    ]);
+  },
   windows: {
     defaultRole: "windows-worker",
-    options: (options, userDataSecret) => ({ ...options, userDataSecret }),
+    // A LocalObjectReference on AWS (openshift/api AWSMachineProviderConfig): the name alone.
+    options: (options, userDataSecret) => ({ ...options, userDataSecret: { name: userDataSecret.name } }),
   },
 };

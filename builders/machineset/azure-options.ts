@@ -40,7 +40,7 @@ export interface AzureVmOptions {
 
 const SPOT_PRICE = /^(-1|[0-9]+(\.[0-9]+)?)$/;
 
-/** Every problem of the options at once. */
+/** Every problem of each option at once; combinations are admission's (admission.ts). */
 export function checkAzureVmOptions(options: AzureVmOptions): void {
   const spot = options.spotVMOptions;
   const security = options.security;
@@ -92,26 +92,7 @@ export function checkAzureVmOptions(options: AzureVmOptions): void {
             throw new InputError("security.confidentialDiskEncryption", "applies to ConfidentialVM only");
           }
         },
-        () => {
-          if (
-            security.type === "ConfidentialVM" &&
-            security.virtualizedTrustedPlatformModule === "Disabled"
-          ) {
-            throw new InputError(
-              "security.virtualizedTrustedPlatformModule",
-              "a ConfidentialVM needs its vTPM: use Enabled",
-            );
-          }
-        },
       ]);
-    },
-    () => {
-      if (options.encryptionAtHost && security?.confidentialDiskEncryption === "DiskWithVMGuestState") {
-        throw new InputError(
-          "encryptionAtHost",
-          "cannot be true with a ConfidentialVM's DiskWithVMGuestState encryption",
-        );
-      }
     },
     () => {
       const diag = options.bootDiagnostics;
@@ -141,13 +122,16 @@ export function checkAzureVmOptions(options: AzureVmOptions): void {
 function securityProfile(options: AzureVmOptions): AzureMachineProviderSpec["securityProfile"] | undefined {
   const s = options.security;
   if (!s && options.encryptionAtHost === undefined) return undefined;
+  const confidential = s?.type === "ConfidentialVM";
+  // What the webhook requires of a confidential VM is its default: vTPM on, and secure boot on when
+  // the OS disk's encryption covers the disk (validateAzureSecurityProfile).
+  const secureBoot =
+    s?.secureBoot ??
+    (confidential && s?.confidentialDiskEncryption === "DiskWithVMGuestState" ? "Enabled" : undefined);
+  const vTPM = s?.virtualizedTrustedPlatformModule ?? (confidential ? "Enabled" : undefined);
   const uefi = {
-    ...(s?.secureBoot ? { secureBoot: s.secureBoot } : {}),
-    ...(s?.type === "ConfidentialVM"
-      ? { virtualizedTrustedPlatformModule: "Enabled" }
-      : s?.virtualizedTrustedPlatformModule
-        ? { virtualizedTrustedPlatformModule: s.virtualizedTrustedPlatformModule }
-        : {}),
+    ...(secureBoot ? { secureBoot } : {}),
+    ...(vTPM ? { virtualizedTrustedPlatformModule: vTPM } : {}),
   };
   return {
     ...(options.encryptionAtHost !== undefined ? { encryptionAtHost: options.encryptionAtHost } : {}),

@@ -4,7 +4,8 @@ import { requireInteger, requireNonEmptyString, requireOneOf } from "../validati
 import { AzureImage, AzureMachineProviderSpec, AzureOSDisk, SecretReference } from "./provider-spec";
 import { AzureVmOptions, checkAzureVmOptions, withAzureVmOptions } from "./azure-options";
 import { AZURE_ZONAL_REGIONS } from "./azure-regions";
-import { MachineSetPlatformModule } from "./platform";
+import { admitted } from "./admission";
+import { describeSources, MachineSetPlatformModule, WorkerMachineSet } from "./platform";
 
 /** What a user may set on Azure machines; everything else follows the installer's conventions. */
 export interface AzureMachineOptions extends AzureVmOptions {
@@ -32,6 +33,37 @@ export interface AzureZonePlacement {
   zone?: string;
   /** Overrides `AzureMachineOptions.subnet` for this zone. */
   subnet?: string;
+  worker?: WorkerMachineSet;
+}
+
+type AzureNetworkField =
+  "resourceGroup" | "networkResourceGroup" | "vnet" | "subnet" | "managedIdentity" | "publicLoadBalancer";
+
+/**
+ * The network references the machines take when the user gives none: the worker MachineSet's when
+ * one was read (the installer's choices, such as no managed identity on current clusters and no
+ * public load balancer with user-defined outbound routing), else the installer's naming
+ * (openshift/installer pkg/asset/machines/azure/machines.go, provider: `publicLoadBalancer` is the
+ * infrastructure ID, through which workers reach the internet with the default outbound type).
+ */
+function azureNetwork(
+  infraId: string,
+  worker: WorkerMachineSet | undefined,
+): Record<AzureNetworkField, { value: string | undefined; source: string }> {
+  const spec = worker?.providerSpec ?? {};
+  const read = (field: AzureNetworkField, fallback: string | undefined) =>
+    worker && (typeof spec[field] === "string" || field === "publicLoadBalancer")
+      ? { value: spec[field] as string | undefined, source: `worker MachineSet ${worker.name}` }
+      : { value: fallback, source: "the installer's names" };
+  const resourceGroup = read("resourceGroup", `${infraId}-rg`);
+  return {
+    resourceGroup,
+    networkResourceGroup: read("networkResourceGroup", resourceGroup.value),
+    vnet: read("vnet", `${infraId}-vnet`),
+    subnet: read("subnet", `${infraId}-worker-subnet`),
+    managedIdentity: read("managedIdentity", `${infraId}-identity`),
+    publicLoadBalancer: read("publicLoadBalancer", infraId),
+  };
 }
 
 export const AZURE_DEFAULTS = {
@@ -130,7 +162,8 @@ export function azureProviderSpec(
   placement: AzureZonePlacement,
 ): AzureMachineProviderSpec {
   const infraId = placement.infrastructureId;
-  const resourceGroup = options.resourceGroup ?? `${infraId}-rg`;
+  const network = azureNetwork(infraId, placement.worker);
+  const resourceGroup = options.resourceGroup ?? network.resourceGroup.value!;
   const [image, location, disk, vmSize] = collectErrors([
     () => requireAzureImage("image", options.image),
     () => requireNonEmptyString("location", placement.location),
@@ -138,26 +171,29 @@ export function azureProviderSpec(
     () => requireNonEmptyString("vmSize", options.vmSize ?? AZURE_DEFAULTS.vmSize),
     () => checkAzureVmOptions(options),
   ]);
-  return withAzureVmOptions(
+  const spec = withAzureVmOptions(
     {
       apiVersion: options.providerApiVersion ?? AZURE_DEFAULTS.providerApiVersion,
       credentialsSecret: options.credentialsSecret ?? { ...AZURE_DEFAULTS.credentialsSecret },
       image,
       kind: "AzureMachineProviderSpec",
       location,
-      managedIdentity: options.managedIdentity ?? `${infraId}-identity`,
-      networkResourceGroup: options.networkResourceGroup ?? resourceGroup,
+      managedIdentity: options.managedIdentity ?? network.managedIdentity.value ?? "",
+      networkResourceGroup:
+        options.networkResourceGroup ?? network.networkResourceGroup.value ?? resourceGroup,
       osDisk: disk,
       publicIP: options.publicIP ?? false,
+      ...(network.publicLoadBalancer.value ? { publicLoadBalancer: network.publicLoadBalancer.value } : {}),
       resourceGroup,
-      subnet: placement.subnet ?? options.subnet ?? `${infraId}-worker-subnet`,
+      subnet: placement.subnet ?? options.subnet ?? network.subnet.value!,
       userDataSecret: options.userDataSecret ?? { ...AZURE_DEFAULTS.userDataSecret },
       vmSize,
-      vnet: options.vnet ?? `${infraId}-vnet`,
+      vnet: options.vnet ?? network.vnet.value!,
       ...(placement.zone !== undefined ? { zone: placement.zone } : {}),
     },
     options,
   );
+  return admitted(spec);
 }
 
 /** On Azure the Windows VM name (MachineSet name plus a 5-character suffix and dash) is limited to 15. */
@@ -194,6 +230,7 @@ export const AZURE_PLATFORM: MachineSetPlatformModule<AzureMachineOptions> = {
   },
   imageOf: (spec) => spec?.image,
   imageField: "image",
+  zoneOf: (spec) => (typeof spec.zone === "string" ? spec.zone : ""),
   providerSpec(options, placement) {
     if (placement.subnet !== undefined && typeof placement.subnet !== "string") {
       throw new InputError("subnet", "an Azure subnet is given by its name, not by a reference");
@@ -204,7 +241,25 @@ export const AZURE_PLATFORM: MachineSetPlatformModule<AzureMachineOptions> = {
       // A region without zones: no zone, and the machine-api places the VMs in an availability set.
       zone: placement.zone === "" ? undefined : placement.zone,
       subnet: placement.subnet,
+      worker: placement.worker,
     });
+  },
+  networkSource(options, placement) {
+    const network = azureNetwork(placement.infrastructureId, placement.worker);
+    const given: Record<AzureNetworkField, unknown> = {
+      resourceGroup: options.resourceGroup,
+      networkResourceGroup: options.networkResourceGroup,
+      vnet: options.vnet,
+      subnet: placement.subnet ?? options.subnet,
+      managedIdentity: options.managedIdentity,
+      publicLoadBalancer: undefined,
+    };
+    return describeSources(
+      (Object.keys(network) as AzureNetworkField[]).map((field) => [
+        field,
+        given[field] === undefined ? network[field].source : undefined,
+      ]),
+    );
   },
   windows: {
     defaultRole: "win",

@@ -19,7 +19,7 @@ export {
   type MachineSetManifest,
 } from "./machineset";
 export { defaultReplicas, spreadReplicas } from "./naming";
-export type { MachineSetPlatformModule, ZonePlacement, ZoneSpec } from "./platform";
+export type { MachineSetPlatformModule, WorkerMachineSet, ZonePlacement, ZoneSpec } from "./platform";
 export {
   isMachineSetPlatform,
   platformModule,

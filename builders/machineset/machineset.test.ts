@@ -18,7 +18,26 @@ const SEED_INFRA: MachineSetPoolSpec = {
     blockDevices: [{ ebs: { iops: 0, volumeSize: 120, volumeType: "gp3" } }],
     providerApiVersion: "awsproviderconfig.openshift.io/v1beta1",
   },
+  // Seed 001 copies the network references of the installer's worker MachineSet by hand.
+  worker: {
+    name: "cluster-zbwlg-cbgq7-worker-us-east-2a",
+    zone: "us-east-2a",
+    providerSpec: {
+      iamInstanceProfile: { id: "cluster-zbwlg-cbgq7-worker-profile" },
+      securityGroups: [{ filters: [{ name: "tag:Name", values: ["cluster-zbwlg-cbgq7-worker-sg"] }] }],
+      subnet: { filters: [{ name: "tag:Name", values: ["cluster-zbwlg-cbgq7-private-us-east-2a"] }] },
+      tags: [{ name: "kubernetes.io/cluster/cluster-zbwlg-cbgq7", value: "owned" }],
+    },
+  },
 };
+
+/** The subnet reference of each MachineSet of a pool. */
+function subnets(spec: MachineSetPoolSpec): unknown[] {
+  return machineSetsForPool(spec).map((s) => {
+    const value = s.spec.template.spec.providerSpec.value;
+    return value.kind === "AWSMachineProviderConfig" && value.subnet;
+  });
+}
 
 describe("MachineSet builders", () => {
   it("reproduces the infra MachineSet of seed 001 field for field", function () {
@@ -47,20 +66,60 @@ describe("MachineSet builders", () => {
     );
   });
 
-  it("places each AWS MachineSet in its zone's subnet, by tag or by the id given", () => {
+  it("places each AWS MachineSet in its zone's subnet: the worker MachineSet's, moved to the zone, or the id given", () => {
     const sets = machineSetsForPool({
       ...SEED_INFRA,
-      zones: ["us-east-2a", { zone: "us-east-2b", subnet: "subnet-0b1" }],
+      zones: ["us-east-2a", "us-east-2c", { zone: "us-east-2b", subnet: "subnet-0b1" }],
       replicas: 2,
     });
     const specs = sets.map((s) => s.spec.template.spec.providerSpec.value);
-    assert.deepEqual(specs[0].kind === "AWSMachineProviderConfig" && specs[0].subnet, {
-      filters: [{ name: "tag:Name", values: ["cluster-zbwlg-cbgq7-private-us-east-2a"] }],
-    });
-    assert.deepEqual(specs[1].kind === "AWSMachineProviderConfig" && specs[1].subnet, { id: "subnet-0b1" });
+    assert.deepEqual(
+      specs.map((s) => s.kind === "AWSMachineProviderConfig" && s.subnet),
+      [
+        { filters: [{ name: "tag:Name", values: ["cluster-zbwlg-cbgq7-private-us-east-2a"] }] },
+        { filters: [{ name: "tag:Name", values: ["cluster-zbwlg-cbgq7-private-us-east-2c"] }] },
+        { id: "subnet-0b1" },
+      ],
+    );
     assert.deepEqual(
       specs.map((s) => s.kind === "AWSMachineProviderConfig" && s.placement.availabilityZone),
-      ["us-east-2a", "us-east-2b"],
+      ["us-east-2a", "us-east-2c", "us-east-2b"],
+    );
+  });
+
+  // openshift/installer pkg/asset/machines/aws/machines.go, provider (current names) and openshift/hive
+  // pkg/controller/machinepool/awsactuator.go, updateProviderConfig (both generations at once).
+  it("without a worker MachineSet, refers to the network by the installer's current and older tag names", () => {
+    const [set] = machineSetsForPool({ ...SEED_INFRA, worker: undefined });
+    const value = set.spec.template.spec.providerSpec.value;
+    assert.ok(value.kind === "AWSMachineProviderConfig");
+    assert.deepEqual(value.subnet, {
+      filters: [
+        {
+          name: "tag:Name",
+          values: ["cluster-zbwlg-cbgq7-subnet-private-us-east-2a", "cluster-zbwlg-cbgq7-private-us-east-2a"],
+        },
+      ],
+    });
+    assert.deepEqual(
+      value.securityGroups.map((g) => g.filters?.[0].values),
+      [["cluster-zbwlg-cbgq7-node"], ["cluster-zbwlg-cbgq7-lb"], ["cluster-zbwlg-cbgq7-worker-sg"]],
+    );
+    assert.deepEqual(value.iamInstanceProfile, { id: "cluster-zbwlg-cbgq7-worker-profile" });
+  });
+
+  it("a worker MachineSet whose subnet is an id gives it to its own zone only", () => {
+    const worker = {
+      name: "c-worker-us-east-2a",
+      zone: "us-east-2a",
+      providerSpec: { subnet: { id: "subnet-0aaa" } },
+    };
+    assert.deepEqual(
+      subnets({ ...SEED_INFRA, infrastructureId: "c", zones: ["us-east-2a", "us-east-2b"], worker }),
+      [
+        { id: "subnet-0aaa" },
+        { filters: [{ name: "tag:Name", values: ["c-subnet-private-us-east-2b", "c-private-us-east-2b"] }] },
+      ],
     );
   });
 
@@ -99,6 +158,8 @@ describe("MachineSet builders", () => {
       networkResourceGroup: "mycluster-x7k2p-rg",
       osDisk: { diskSizeGB: 128, managedDisk: { storageAccountType: "Premium_LRS" }, osType: "Linux" },
       publicIP: false,
+      // openshift/installer pkg/asset/machines/azure/machines.go, provider: outbound through the cluster's load balancer.
+      publicLoadBalancer: "mycluster-x7k2p",
       resourceGroup: "mycluster-x7k2p-rg",
       subnet: "mycluster-x7k2p-worker-subnet",
       userDataSecret: { name: "worker-user-data" },

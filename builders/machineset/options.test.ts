@@ -90,8 +90,11 @@ describe("provider options on both clouds", () => {
         ...AWS.aws,
         ...AWS_OPTIONS["a dedicated host"],
         ...AWS_OPTIONS["an EBS KMS key"],
-        spotMarketOptions: { maxPrice: "0.2" },
       },
+    } as MachineSetPoolSpec);
+    const [spot] = rendered({
+      ...AWS,
+      aws: { ...AWS.aws, spotMarketOptions: { maxPrice: "0.2" } },
     } as MachineSetPoolSpec);
     assert.deepEqual(aws.placement, {
       availabilityZone: "us-east-2a",
@@ -104,14 +107,17 @@ describe("provider options on both clouds", () => {
     });
     assert.equal(aws.blockDevices[0].ebs.kmsKey.arn, AWS_OPTIONS["an EBS KMS key"].kmsKeyArn);
     assert.equal(aws.blockDevices[0].ebs.encrypted, true);
-    assert.deepEqual(aws.spotMarketOptions, { maxPrice: "0.2" });
+    assert.deepEqual(spot.spotMarketOptions, { maxPrice: "0.2" });
     const [azure] = rendered({
       ...AZURE,
       azure: { ...AZURE.azure, ...AZURE_OPTIONS["a confidential VM"], spotVMOptions: true },
     } as MachineSetPoolSpec);
     assert.deepEqual(azure.securityProfile, {
       settings: {
-        confidentialVM: { uefiSettings: { virtualizedTrustedPlatformModule: "Enabled" } },
+        // machine-api-operator validateAzureSecurityProfile: vTPM always, secure boot with DiskWithVMGuestState.
+        confidentialVM: {
+          uefiSettings: { secureBoot: "Enabled", virtualizedTrustedPlatformModule: "Enabled" },
+        },
         securityType: "ConfidentialVM",
       },
     });
@@ -158,15 +164,6 @@ describe("provider options on both clouds", () => {
       /not a price/,
     ],
     [
-      "spot in a capacity reservation",
-      {
-        ...AWS,
-        aws: { ...AWS.aws, spotMarketOptions: true, capacityReservationId: "cr-0123456789abcdef0" },
-      } as MachineSetPoolSpec,
-      "aws.capacityReservationId",
-      /cannot hold spot/,
-    ],
-    [
       "a partition without a group",
       { ...AWS, aws: { ...AWS.aws, placementGroupPartition: 2 } } as MachineSetPoolSpec,
       "aws.placementGroupPartition",
@@ -183,31 +180,6 @@ describe("provider options on both clouds", () => {
       { ...AWS, aws: { ...AWS.aws, dedicatedHostId: "host-1" } } as MachineSetPoolSpec,
       "aws.dedicatedHostId",
       /h- and 8 or 17/,
-    ],
-    [
-      "a confidential VM without vTPM",
-      {
-        ...AZURE,
-        azure: {
-          ...AZURE.azure,
-          security: { type: "ConfidentialVM", virtualizedTrustedPlatformModule: "Disabled" },
-        },
-      } as MachineSetPoolSpec,
-      "azure.security.virtualizedTrustedPlatformModule",
-      /needs its vTPM/,
-    ],
-    [
-      "encryption at host with a confidential disk",
-      {
-        ...AZURE,
-        azure: {
-          ...AZURE.azure,
-          encryptionAtHost: true,
-          security: { type: "ConfidentialVM", confidentialDiskEncryption: "DiskWithVMGuestState" },
-        },
-      } as MachineSetPoolSpec,
-      "azure.encryptionAtHost",
-      /DiskWithVMGuestState/,
     ],
     [
       "an unknown security type",

@@ -17,6 +17,19 @@ export interface ZonePlacement {
   /** `""` for a MachineSet without a zone (an Azure region without zones). */
   zone: string;
   subnet?: string | AWSResourceReference;
+  /**
+   * The installer's worker MachineSet the pool copies from (its image, and the network references the
+   * user does not give), when one was read.
+   */
+  worker?: WorkerMachineSet;
+}
+
+/** An installer worker MachineSet as read from the cluster: its name, zone and provider spec. */
+export interface WorkerMachineSet {
+  name: string;
+  /** The zone the worker MachineSet places its machines in (`""`: none). */
+  zone: string;
+  providerSpec: Record<string, unknown>;
 }
 
 /**
@@ -40,8 +53,15 @@ export interface MachineSetPlatformModule<Options extends object> {
   imageOf(providerSpec: Record<string, unknown> | undefined): unknown;
   /** Where `imageOf` reads, for messages (`ami.id`). */
   imageField: string;
+  /** The zone an existing MachineSet's provider spec places machines in (`""`: none). */
+  zoneOf(providerSpec: Record<string, unknown>): string;
   /** The provider spec of one zone; errors name paths within `Options` (or `subnet` for the zone's). */
   providerSpec(options: Options, placement: ZonePlacement): ProviderSpec;
+  /**
+   * Where the network references of a zone's machines come from when `options` give none (the
+   * worker MachineSet, or the installer's naming): what the preview says.
+   */
+  networkSource(options: Options, placement: ZonePlacement): string;
   /** How Windows machines differ on this cloud (WMCO's documented MachineSets). */
   windows: {
     /** The pool's name segment when the user gives none. */
@@ -53,4 +73,17 @@ export interface MachineSetPlatformModule<Options extends object> {
     /** `options` for Windows machines booting with WMCO's user data. */
     options(options: Options, userDataSecret: SecretReference): Options;
   };
+}
+
+/**
+ * `fields` grouped by where each came from, for the preview (`subnet from ...; security groups from
+ * ...`); fields the user gave (no source) are left out, and all of them given says so.
+ */
+export function describeSources(fields: ReadonlyArray<[string, string | undefined]>): string {
+  const bySource = new Map<string, string[]>();
+  for (const [field, source] of fields) {
+    if (source !== undefined) bySource.set(source, [...(bySource.get(source) ?? []), field]);
+  }
+  if (bySource.size === 0) return "network references as given";
+  return [...bySource.entries()].map(([source, names]) => `${names.join(", ")} from ${source}`).join("; ");
 }

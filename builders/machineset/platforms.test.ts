@@ -30,6 +30,7 @@ const EXAMPLE: MachineSetPlatformModule<ExampleOptions> = {
   withImage: (_path, image, options) => ({ ...options, image: image as string }),
   imageOf: (spec) => spec?.image,
   imageField: "image",
+  zoneOf: (spec) => String(spec.zone ?? ""),
   providerSpec(options, placement) {
     if (options.size !== undefined && !["small", "large"].includes(options.size)) {
       throw new InputError("size", `${JSON.stringify(options.size)} is not "small" or "large"`);
@@ -41,6 +42,7 @@ const EXAMPLE: MachineSetPlatformModule<ExampleOptions> = {
       zone: placement.zone,
     } as unknown as ProviderSpec;
   },
+  networkSource: () => "the cloud's default network",
   windows: { defaultRole: "win", options: (options) => options },
 };
 
@@ -119,7 +121,6 @@ describe("MachineSet builders report every error at once", () => {
         "aws.blockDevices[1].size",
         "aws.blockDevices[1].ebs.volumeSize",
         "aws.blockDevices[1].ebs.iops",
-        "aws.blockDevices[1].ebs.throughputMib",
         "aws.instanceType",
         "aws.kmsKeyArn",
       ],

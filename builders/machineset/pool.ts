@@ -11,7 +11,7 @@ import {
 import { requireAmiId } from "./aws";
 import { machineSet, MachineSetManifest } from "./machineset";
 import { spreadReplicas } from "./naming";
-import { MachineSetPlatformModule, ZoneSpec } from "./platform";
+import { MachineSetPlatformModule, WorkerMachineSet, ZoneSpec } from "./platform";
 import { MachineSetPlatform, PlatformOptions, platformModule } from "./platforms";
 import { AzureImage, ProviderSpec } from "./provider-spec";
 
@@ -34,6 +34,8 @@ interface PoolSpecBase {
   roleLabelsOnSet?: boolean;
   /** The MachineSet name of a zone when not the installer's (Windows on Azure); a zone's own name wins. */
   machineSetName?: (zone: string) => string;
+  /** The installer's worker MachineSet the pool copies network references from, when one was read. */
+  worker?: WorkerMachineSet;
 }
 
 /** A pool on one platform: its options sit under the platform's name (`aws: {...}`). */
@@ -185,6 +187,7 @@ export function machineSetsOf<O extends object>(
                     region,
                     zone: zone.zone,
                     subnet: zone.subnet,
+                    worker: spec.worker,
                   }),
                 ),
             ),

@@ -5,6 +5,7 @@ import {
   machineSetNameOf,
   MachineSetPlatform,
   platformModule,
+  WorkerMachineSet,
 } from "../../builders/machineset";
 import { AzureImage } from "../../builders/machineset/provider-spec";
 import { MACHINE_API_NAMESPACE } from "../../primitives/openshift";
@@ -99,16 +100,17 @@ function checkPlatform(value: unknown, path: string): MachineSetPlatform {
 export type MachineImage = string | AzureImage;
 
 /**
- * Reads the image of the worker MachineSet the installer made in `zone` (or the one named), so that new
- * pools boot the same RHCOS as the workers do.
+ * Reads the worker MachineSet the installer made in `zone` (or the one named): new pools boot the
+ * same RHCOS as the workers do and, unless given, use the same network references.
  */
-export function workerImage(
+export function workerMachineSet(
   name: string,
   facts: pulumi.Output<ClusterFacts>,
   zone: pulumi.Input<string>,
   machineSetName: pulumi.Input<string> | undefined,
   opts: pulumi.CustomResourceOptions,
-): pulumi.Output<MachineImage> {
+  readName = `${name}-image-source`,
+): pulumi.Output<WorkerMachineSet> {
   const source = pulumi
     .all([facts, zone, machineSetName])
     .apply(
@@ -117,7 +119,7 @@ export function workerImage(
         machineSetNameOf(platformModules(f.platform).machineSets, { ...f, role: "worker" }, { zone: z }),
     );
   const machineSet = readObject(
-    `${name}-image-source`,
+    readName,
     {
       apiVersion: "machine.openshift.io/v1beta1",
       kind: "MachineSet",
@@ -126,14 +128,25 @@ export function workerImage(
     opts,
   );
   return pulumi.all([facts, source, machineSet.spec]).apply(([f, from, raw]) => {
-    const value = (raw as { template?: { spec?: { providerSpec?: { value?: Record<string, unknown> } } } })
-      ?.template?.spec?.providerSpec?.value;
+    const value =
+      (raw as { template?: { spec?: { providerSpec?: { value?: Record<string, unknown> } } } })?.template
+        ?.spec?.providerSpec?.value ?? {};
+    return { name: from, zone: platformModules(f.platform).machineSets.zoneOf(value), providerSpec: value };
+  });
+}
+
+/** The image of the worker MachineSet, which new pools copy. */
+export function workerImage(
+  facts: pulumi.Output<ClusterFacts>,
+  worker: pulumi.Output<WorkerMachineSet>,
+): pulumi.Output<MachineImage> {
+  return pulumi.all([facts, worker]).apply(([f, w]) => {
     const platform = platformModules(f.platform).machineSets;
-    const image = platform.imageOf(value);
+    const image = platform.imageOf(w.providerSpec);
     if (image) return image as MachineImage;
     throw inputPropertyError(
       "image",
-      `not given, and worker MachineSet ${from} has no ${platform.imageField} to copy`,
+      `not given, and worker MachineSet ${w.name} has no ${platform.imageField} to copy`,
     );
   });
 }

@@ -6,6 +6,7 @@ import {
   AWS_INFRA_ID,
   AZURE_IMAGE,
   AZURE_INFRA_ID,
+  awsCloud,
   azureCloud,
   created,
   mocks,
@@ -13,12 +14,66 @@ import {
   settle,
   valueOf,
 } from "../../test/mocks";
+import { captureConsole } from "../../test/console";
 import { InfraNodePool, InfraNodePoolArgs } from "./infra-node-pool";
 
 const MACHINESET = "kubernetes:machine.openshift.io/v1beta1:MachineSet";
 
 describe("InfraNodePool", () => {
   beforeEach(() => resetMocks());
+
+  // openshift/installer pkg/asset/machines/aws/machines.go, provider (what a worker MachineSet holds
+  // today); openshift/hive pkg/controller/machinepool/awsactuator.go, updateProviderConfig (hive
+  // re-uses the installer's worker MachineSets' references the same way).
+  it("takes subnet, security groups, IAM profile and tags from the worker MachineSet, and says so in the preview", async () => {
+    const cloud = awsCloud();
+    const worker = `${AWS_INFRA_ID}-worker-us-east-2a`;
+    const tagName = (value: string) => ({ filters: [{ name: "tag:Name", values: [value] }] });
+    const value = {
+      ami: { id: AWS_AMI },
+      iamInstanceProfile: { id: `${AWS_INFRA_ID}-worker-profile` },
+      kind: "AWSMachineProviderConfig",
+      placement: { availabilityZone: "us-east-2a", region: "us-east-2" },
+      securityGroups: [tagName(`${AWS_INFRA_ID}-node`), tagName(`${AWS_INFRA_ID}-lb`)],
+      subnet: tagName(`${AWS_INFRA_ID}-subnet-private-us-east-2a`),
+      tags: [
+        { name: `kubernetes.io/cluster/${AWS_INFRA_ID}`, value: "owned" },
+        { name: "cost-center", value: "42" },
+      ],
+    };
+    (cloud.objects[`machine.openshift.io/v1beta1:MachineSet:openshift-machine-api/${worker}`] as any).spec = {
+      template: { spec: { providerSpec: { value } } },
+    };
+    await resetMocks(cloud, { preview: true });
+    const { output } = await captureConsole(async () => {
+      // Without waiting the preview reads nothing else of the cluster (no rollout impact).
+      new InfraNodePool("infra", {
+        zones: ["us-east-2a", "us-east-2b"],
+        aws: { tags: { team: "ops" } },
+        wait: false,
+      });
+      await settle();
+    });
+    const specs = created(MACHINESET).map(
+      (s) => (s.inputs.spec as Record<string, any>).template.spec.providerSpec.value,
+    );
+    assert.deepEqual(
+      specs.map((s) => s.subnet),
+      [
+        tagName(`${AWS_INFRA_ID}-subnet-private-us-east-2a`),
+        tagName(`${AWS_INFRA_ID}-subnet-private-us-east-2b`),
+      ],
+    );
+    assert.deepEqual(specs[1].securityGroups, value.securityGroups);
+    assert.deepEqual(specs[1].iamInstanceProfile, value.iamInstanceProfile);
+    assert.deepEqual(specs[1].tags, [...value.tags, { name: "team", value: "ops" }]);
+    assert.match(
+      output,
+      new RegExp(
+        `MachineSet ${AWS_INFRA_ID}-infra-us-east-2b: subnet from worker MachineSet ${worker}'s subnet tag name for us-east-2b; security groups, IAM instance profile, tags from worker MachineSet ${worker}`,
+      ),
+    );
+  });
 
   it("reads the cluster's facts and image and renders one MachineSet per zone with role labels and taints", async () => {
     const pool = new InfraNodePool("infra", {
@@ -224,6 +279,24 @@ describe("InfraNodePool", () => {
       /is in us-east-2b, not in us-east-2a/,
     ],
     ["an image that is not an AMI", { zones: ["us-east-2a"], image: { sku: "x" } }, "image", /AMI id/],
+    ["a zone of another region", { zones: ["us-west-1a"] }, "zones[0]", /not in region "us-east-2"/],
+    [
+      // machine-api-operator pkg/webhooks/machine_webhook.go validateAWS
+      "spot in a capacity reservation",
+      {
+        zones: ["us-east-2a"],
+        aws: { spotMarketOptions: true, capacityReservationId: "cr-0123456789abcdef0" },
+      },
+      "aws.capacityReservationId",
+      /cannot be used with spotMarketOptions/,
+    ],
+    [
+      // EC2 RunInstances, as machine-api-provider-aws launchInstance sends it
+      "spot on a dedicated host",
+      { zones: ["us-east-2a"], aws: { spotMarketOptions: true, dedicatedHostId: "h-0123456789abcdef0" } },
+      "aws.dedicatedHostId",
+      /spotMarketOptions/,
+    ],
   ];
   for (const [what, args, propertyPath, message] of bad) {
     it(`rejects ${what} at ${propertyPath}`, async () => {
@@ -232,8 +305,8 @@ describe("InfraNodePool", () => {
         assert.ok(pulumi.InputPropertyError.isInstance(e), `not an InputPropertyError: ${String(e)}`);
         assert.equal(e.propertyPath, propertyPath);
         assert.match(e.reason, message);
-        // The reason says what is allowed; the message puts the path (and the component) in front of it.
-        assert.ok(e.message.endsWith(`${propertyPath}: ${e.reason}`), e.message);
+        // The reason says what is allowed; the message puts the component and the path in front of it.
+        assert.equal(e.message, `InfraNodePool "infra": ${propertyPath}: ${e.reason}`);
         return true;
       });
     });

@@ -12,7 +12,7 @@ import {
 import { machineConfigPool } from "../../builders/machineconfiguration";
 import { AzureImage } from "../../builders/machineset";
 import { Taint } from "../../builders/validation";
-import { ClusterFacts, resolveClusterFacts, workerImage } from "../cluster/facts";
+import { ClusterFacts, resolveClusterFacts, workerImage, workerMachineSet } from "../cluster/facts";
 import { contentHash, MachineSetReady, PoolRollout } from "../../provider/dynamic";
 import { kubeOptions, manifestArgs, PATCH_FORCE, withAnnotations } from "../cluster/kube";
 import { reportRolloutImpact } from "../cluster/rollout-impact";
@@ -83,7 +83,8 @@ export class InfraNodePool extends pulumi.ComponentResource {
 
   constructor(name: string, args: InfraNodePoolArgs = {}, opts: pulumi.ComponentResourceOptions = {}) {
     super("openshift-topology:index:InfraNodePool", name, {}, opts);
-    const checks = new InputChecks(`InfraNodePool "${name}"`);
+    const of = `InfraNodePool "${name}"`;
+    const checks = new InputChecks(of);
     // The role names the pool: checked as a pool name, reported at role.
     const toRole = (path: string) => (path === "name" ? "role" : path);
     const givenRole = args.role ?? "infra";
@@ -128,23 +129,27 @@ export class InfraNodePool extends pulumi.ComponentResource {
 
     const facts = resolveClusterFacts(name, args, kopts, valid);
     const zones = poolZones(args.zones, valid);
-    const placed = placeZones(zones, facts, args.cloudLookups === true, { parent: this });
+    const placed = placeZones(zones, facts, args.cloudLookups === true, { parent: this }, of);
     // ROLES infra,worker as in seed 001; the custom pool still claims these nodes from worker.
     const nodeRoleLabels = { [`node-role.kubernetes.io/${role}`]: "", "node-role.kubernetes.io/worker": "" };
+    // A given image skips the read: the network references then follow the installer's naming.
+    const worker =
+      args.image === undefined
+        ? workerMachineSet(
+            name,
+            facts,
+            placed.apply((z) => z[0].zone),
+            args.imageFromMachineSet,
+            kopts,
+          )
+        : undefined;
     const machineSets = declareMachineSets(name, args, facts, zones, placed, {
+      of,
       role,
       nodeLabels: nodeRoleLabels,
       taints,
-      image:
-        args.image !== undefined
-          ? pulumi.output(args.image)
-          : workerImage(
-              name,
-              facts,
-              placed.apply((z) => z[0].zone),
-              args.imageFromMachineSet,
-              kopts,
-            ),
+      image: worker ? workerImage(facts, worker) : pulumi.output(args.image!),
+      worker,
       // Nodes should join the custom pool from their first boot, so the pool exists before any machine.
       dependsOn: [pool],
       kubeOptions: kopts,
@@ -152,6 +157,7 @@ export class InfraNodePool extends pulumi.ComponentResource {
     });
 
     const scaling = declarePoolScaling(name, args, facts, machineSets, {
+      of,
       machineRole: role,
       role: role,
       kubeOptions: kopts,

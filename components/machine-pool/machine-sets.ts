@@ -10,6 +10,7 @@ import {
   MachineSetPoolSpec,
   machineSetsInZones,
   zoneSpecs,
+  WorkerMachineSet,
   zonesInRegion,
   ZoneSpec,
 } from "../../builders/machineset";
@@ -23,7 +24,7 @@ import { ClusterFacts, ClusterFactsArgs, MachineImage } from "../cluster/facts";
 import { manifestArgs, PATCH_FORCE, withAnnotations } from "../cluster/kube";
 import { WaitArgs, Waiting } from "../cluster/wait";
 import { within } from "../../builders/errors";
-import { checked, checkedAsKnown, inputPropertyError } from "../errors";
+import { checked, checkedAsKnown, inputPropertyError, naming } from "../errors";
 import { platformModules } from "../platforms";
 
 /** What every machine pool component takes to place MachineSets in zones of a cloud. */
@@ -64,12 +65,16 @@ export interface MachinePoolArgs extends ClusterFactsArgs, WaitArgs {
 }
 
 export interface MachineSetsOptions {
+  /** The component, as its errors name it (`InfraNodePool "infra"`). */
+  of: string;
   /** The name segment of the MachineSets (`infra`, `windows-worker`). */
   role: pulumi.Input<string>;
   /** Labels every node gets on top of `MachinePoolArgs.nodeLabels`. */
   nodeLabels: Record<string, string>;
   taints: pulumi.Output<Taint[]>;
   image: pulumi.Output<MachineImage | Partial<AzureImage>>;
+  /** The installer's worker MachineSet the pool takes the network references the user does not give from. */
+  worker?: pulumi.Output<WorkerMachineSet>;
   /** Final touches to the pool spec (Windows machines). */
   adjust?: (spec: MachineSetPoolSpec) => MachineSetPoolSpec;
   /** What the MachineSets must wait for (the pool they join, the operator that configures them). */
@@ -146,12 +151,15 @@ export function placeZones(
   facts: pulumi.Output<ClusterFacts>,
   lookups: boolean,
   invoke: { parent: pulumi.Resource },
+  of: string,
 ): pulumi.Output<ZoneSpec[]> {
-  return pulumi.all([zones.given, facts]).apply(async ([given, f]) => {
-    const platform = platformModules(f.platform);
-    if (given === undefined) return platform.cloud.zonesWhenNotGiven(f.region, lookups, invoke);
-    return checked(() => zonesInRegion(platform.machineSets, f.region, given));
-  });
+  return pulumi.all([zones.given, facts]).apply(([given, f]) =>
+    naming(of, () => {
+      const platform = platformModules(f.platform);
+      if (given === undefined) return platform.cloud.zonesWhenNotGiven(f.region, lookups, invoke);
+      return checked(() => zonesInRegion(platform.machineSets, f.region, given));
+    }),
+  );
 }
 
 /**
@@ -187,35 +195,52 @@ export function declareMachineSets(
       options.image,
       options.taints,
       pulumi.all([args.replicas, args.nodeLabels, platformOptions, args.autoscaling, healthCheck]),
+      options.worker,
     ])
-    .apply(async ([f, z, role, image, taints, [replicas, labels, given, scaling, hc]]) => {
-      // The health check's settings fail the MachineSets too, so its mistakes show with the pool's.
-      if (hc) healthCheckManifest(hc, "check", f.infrastructureId, "worker", ["check"]);
-      const platform = platformModules(f.platform);
-      const machineOptions = checked(() => platform.machineSets.withImage("image", image, given ?? {}));
-      const cloud = args.cloudLookups
-        ? await platform.cloud.lookUp(f.infrastructureId, z, machineOptions, invoke)
-        : { zones: z, options: machineOptions };
-      const spec = {
-        platform: f.platform,
-        infrastructureId: f.infrastructureId,
-        region: f.region,
-        role,
-        zones: cloud.zones,
-        replicas: initialReplicas(replicas, z, scaling),
-        taints,
-        nodeLabels: { ...(labels ?? {}), ...options.nodeLabels },
-        [f.platform]: cloud.options,
-      } as unknown as MachineSetPoolSpec;
-      const manifests = checked(() => machineSetsInZones(options.adjust ? options.adjust(spec) : spec));
-      // Named by zone, or by the region for a MachineSet without one. Without autoscaling the stack
-      // owns the replicas: forced, so that it takes them back from a cluster autoscaler that scaled the
-      // set while it was autoscaled (whose update made it their owner) instead of failing on a conflict.
-      return manifests.map((manifest, i) => ({
-        key: cloud.zones[i].zone || f.region,
-        manifest: autoscaled ? manifest : withAnnotations(manifest, PATCH_FORCE),
-      }));
-    });
+    .apply(([f, z, role, image, taints, [replicas, labels, given, scaling, hc], worker]) =>
+      naming(options.of, async () => {
+        // The health check's settings fail the MachineSets too, so its mistakes show with the pool's.
+        if (hc) healthCheckManifest(hc, "check", f.infrastructureId, "worker", ["check"]);
+        const platform = platformModules(f.platform);
+        const machineOptions = checked(() => platform.machineSets.withImage("image", image, given ?? {}));
+        const cloud = args.cloudLookups
+          ? await platform.cloud.lookUp(f.infrastructureId, z, machineOptions, invoke)
+          : { zones: z, options: machineOptions };
+        const spec = {
+          platform: f.platform,
+          infrastructureId: f.infrastructureId,
+          region: f.region,
+          role,
+          zones: cloud.zones,
+          replicas: initialReplicas(replicas, z, scaling),
+          taints,
+          nodeLabels: { ...(labels ?? {}), ...options.nodeLabels },
+          worker,
+          [f.platform]: cloud.options,
+        } as unknown as MachineSetPoolSpec;
+        const manifests = checked(() => machineSetsInZones(options.adjust ? options.adjust(spec) : spec));
+        // Where each MachineSet's network references come from, so that the preview says it.
+        if (pulumi.runtime.isDryRun())
+          manifests.forEach((manifest, i) => {
+            const zone = cloud.zones[i];
+            const source = platform.machineSets.networkSource(cloud.options, {
+              infrastructureId: f.infrastructureId,
+              region: f.region,
+              zone: zone.zone,
+              subnet: zone.subnet,
+              worker,
+            });
+            pulumi.log.info(`MachineSet ${manifest.metadata.name}: ${source}`, invoke.parent);
+          });
+        // Named by zone, or by the region for a MachineSet without one. Without autoscaling the stack
+        // owns the replicas: forced, so that it takes them back from a cluster autoscaler that scaled the
+        // set while it was autoscaled (whose update made it their owner) instead of failing on a conflict.
+        return manifests.map((manifest, i) => ({
+          key: cloud.zones[i].zone || f.region,
+          manifest: autoscaled ? manifest : withAnnotations(manifest, PATCH_FORCE),
+        }));
+      }),
+    );
   const guardFor = (names: pulumi.Input<string[]>) =>
     // Pulumi deletes in reverse dependency order: the MachineSets, then this guard (which waits until
     // their machines and nodes are gone), then the pool or operator they depended on.

@@ -13,7 +13,7 @@ import { ClusterFacts } from "../cluster/facts";
 import { manifestArgs } from "../cluster/kube";
 import { Waiting } from "../cluster/wait";
 import { within } from "../../builders/errors";
-import { checked } from "../errors";
+import { checked, naming } from "../errors";
 import { healthCheckManifest } from "./health-check";
 import { DeclaredMachineSets, MachinePoolArgs } from "./machine-sets";
 
@@ -26,6 +26,8 @@ export interface PoolScaling {
 }
 
 export interface PoolScalingOptions {
+  /** The component, as its errors name it (`InfraNodePool "infra"`). */
+  of: string;
   /** The machine role of the pool's machines (`infra`, or `worker` for Windows machines). */
   machineRole: string;
   /** Names the health check together with the infrastructure ID, e.g. `infra` or `windows`. */
@@ -51,18 +53,22 @@ export function declarePoolScaling(
   let ready: MachineAutoscalerReady | undefined;
   if (args.autoscaling !== undefined) {
     // Checked as soon as the bounds are known, before the cluster facts: a preview shows the mistake.
-    const bounds = pulumi.all([args.autoscaling, machineSets.zones.given]).apply(([scaling, zones]) => {
-      // No zones listed: one MachineSet without a zone (Azure), or zones yet to be looked up.
-      const zoneCount = zones && zones.length > 0 ? zones.length : 1;
-      checked(() =>
-        within("autoscaling", () => requirePoolAutoscaling(scaling as PoolAutoscaling, zoneCount)),
-      );
-      return scaling as PoolAutoscaling;
-    });
+    const bounds = pulumi.all([args.autoscaling, machineSets.zones.given]).apply(([scaling, zones]) =>
+      naming(options.of, () => {
+        // No zones listed: one MachineSet without a zone (Azure), or zones yet to be looked up.
+        const zoneCount = zones && zones.length > 0 ? zones.length : 1;
+        checked(() =>
+          within("autoscaling", () => requirePoolAutoscaling(scaling as PoolAutoscaling, zoneCount)),
+        );
+        return scaling as PoolAutoscaling;
+      }),
+    );
     const manifests = pulumi
       .all([machineSets.names, bounds])
       .apply(([names, scaling]) =>
-        checked(() => within("autoscaling", () => machineAutoscalersForPool(names, scaling))),
+        naming(options.of, () =>
+          checked(() => within("autoscaling", () => machineAutoscalersForPool(names, scaling))),
+        ),
       );
     const declare = (zone: string, manifest: pulumi.Output<object>) =>
       new k8s.apiextensions.CustomResource(
@@ -97,20 +103,24 @@ export function declarePoolScaling(
   }
   let healthCheck: k8s.apiextensions.CustomResource | undefined;
   if (args.healthCheck !== undefined && args.healthCheck !== false) {
-    const settings = pulumi.output(args.healthCheck === true ? {} : args.healthCheck).apply((hc) => {
-      // Checked before the cluster facts are known, so a preview shows the mistake.
-      healthCheckManifest(hc as HealthCheckOptions, "check", "check", options.machineRole, ["check"]);
-      return hc as HealthCheckOptions;
-    });
+    const settings = pulumi.output(args.healthCheck === true ? {} : args.healthCheck).apply((hc) =>
+      naming(options.of, () => {
+        // Checked before the cluster facts are known, so a preview shows the mistake.
+        healthCheckManifest(hc as HealthCheckOptions, "check", "check", options.machineRole, ["check"]);
+        return hc as HealthCheckOptions;
+      }),
+    );
     const manifest = pulumi
       .all([facts, machineSets.names, options.role, settings])
       .apply(([f, names, role, hc]) =>
-        healthCheckManifest(
-          hc,
-          `${f.infrastructureId}-${role}`,
-          f.infrastructureId,
-          options.machineRole,
-          names,
+        naming(options.of, () =>
+          healthCheckManifest(
+            hc,
+            `${f.infrastructureId}-${role}`,
+            f.infrastructureId,
+            options.machineRole,
+            names,
+          ),
         ),
       );
     healthCheck = new k8s.apiextensions.CustomResource(

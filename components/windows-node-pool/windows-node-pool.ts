@@ -14,7 +14,7 @@ import {
 } from "../../builders/windows";
 import { publicKeyFingerprint, RsaPrivateKey } from "./rsa-private-key";
 import { WindowsNodesReady } from "../../provider/dynamic";
-import { ClusterFacts, MachineImage, resolveClusterFacts } from "../cluster/facts";
+import { ClusterFacts, MachineImage, resolveClusterFacts, workerMachineSet } from "../cluster/facts";
 import { kubeOptions } from "../cluster/kube";
 import { sharedArgs, SharedArgs, waiting } from "../cluster/wait";
 import { within } from "../../builders/errors";
@@ -96,7 +96,8 @@ export class WindowsNodePool extends pulumi.ComponentResource {
 
   constructor(name: string, args: WindowsNodePoolArgs = {}, opts: pulumi.ComponentResourceOptions = {}) {
     super("openshift-topology:index:WindowsNodePool", name, {}, opts);
-    const checks = new InputChecks(`WindowsNodePool "${name}"`);
+    const of = `WindowsNodePool "${name}"`;
+    const checks = new InputChecks(of);
     const kopts = kubeOptions(this, args.provider);
     // With a bad windowsServer, the default's build stands in so that runtimeClass is still checked.
     const version = checks.now(() => windowsVersion(args.windowsServer ?? "2022"), "2022");
@@ -166,7 +167,7 @@ export class WindowsNodePool extends pulumi.ComponentResource {
 
     const facts = resolveClusterFacts(name, args, kopts, valid);
     const zones = poolZones(args.zones, valid);
-    const placed = placeZones(zones, facts, args.cloudLookups === true, { parent: this });
+    const placed = placeZones(zones, facts, args.cloudLookups === true, { parent: this }, of);
     const role = facts.apply((f) =>
       checked(() =>
         requireDnsLabel("role", args.role ?? platformModules(f.platform).machineSets.windows.defaultRole),
@@ -181,10 +182,20 @@ export class WindowsNodePool extends pulumi.ComponentResource {
       );
 
     const machineSets = declareMachineSets(name, args, facts, zones, placed, {
+      of,
       role,
       nodeLabels: {},
       taints: pulumi.output([]),
       image: image as pulumi.Output<MachineImage>,
+      // Windows machines join the workers' network, as WMCO's documented MachineSets copy it.
+      worker: workerMachineSet(
+        name,
+        facts,
+        placed.apply((z) => z[0].zone),
+        undefined,
+        kopts,
+        `${name}-network-source`,
+      ),
       adjust: windowsPoolSpec,
       // WMCO must be running and hold its key before Windows machines boot, and on destroy the machines
       // must be gone before the operator is removed (seed 002).
@@ -194,6 +205,7 @@ export class WindowsNodePool extends pulumi.ComponentResource {
     });
 
     const scaling = declarePoolScaling(name, args, facts, machineSets, {
+      of,
       machineRole: "worker",
       role: role,
       kubeOptions: kopts,

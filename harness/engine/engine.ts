@@ -249,8 +249,16 @@ class Deployment implements Host {
     if (resource?.type === STACK_TYPE) this.outputs = outputs;
   }
 
-  log(severity: string, message: string): void {
-    if (severity === "error") this.logged.push(programError(message));
+  log(severity: string, message: string, urn?: string): void {
+    if (severity !== "error") return;
+    const error = programError(message);
+    // Logged against a resource, the error names it (as the CLI shows it under that resource), unless
+    // it already names its component or is the stack's.
+    const type = urn ? (qualifiedType(urn).split("$").pop() ?? "") : "";
+    const of = type && type !== STACK_TYPE ? `${short(type)} ${nameOf(urn!)}` : undefined;
+    this.logged.push(
+      of && !error.startsWith(`${of}`) && !/^\w+ "[^"]+": /.test(error) ? `${of}: ${error}` : error,
+    );
   }
 
   read(r: Registration): Promise<Props> {

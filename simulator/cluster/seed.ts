@@ -109,8 +109,14 @@ const PLATFORM_SEEDS: Record<PlatformName, PlatformSeed> = {
       metadata: { creationTimestamp: null },
       metadataServiceOptions: {},
       placement: { availabilityZone: `${region}${zone}`, region },
-      securityGroups: [{ filters: [{ name: "tag:Name", values: [`${infraId}-${role}-sg`] }] }],
-      subnet: { filters: [{ name: "tag:Name", values: [`${infraId}-private-${region}${zone}`] }] },
+      // openshift/installer pkg/asset/machines/aws/machines.go, provider: one reference per security group
+      // (`-controlplane` for masters only) and the CAPA-era subnet names.
+      securityGroups: [
+        `${infraId}-node`,
+        `${infraId}-lb`,
+        ...(role === "master" ? [`${infraId}-controlplane`] : []),
+      ].map((name) => ({ filters: [{ name: "tag:Name", values: [name] }] })),
+      subnet: { filters: [{ name: "tag:Name", values: [`${infraId}-subnet-private-${region}${zone}`] }] },
       tags: [{ name: `kubernetes.io/cluster/${infraId}`, value: "owned" }],
       userDataSecret: { name: `${role}-user-data` },
     }),
