@@ -41,11 +41,9 @@ export function manifestArgs(
   manifest: pulumi.Output<object>,
   fields: readonly string[],
 ): { apiVersion: string; kind: string; [field: string]: pulumi.Input<unknown> } {
-  const forced = manifest.apply(
-    (m) =>
-      withAnnotations(m as { metadata: Record<string, unknown> }, PATCH_FORCE) as Record<string, unknown>,
-  );
-  const rest = Object.fromEntries(fields.map((f) => [f, forced.apply((m) => m[f])] as const));
+  const field = (m: object, f: string) =>
+    (withAnnotations(m as { metadata: Record<string, unknown> }, PATCH_FORCE) as Record<string, unknown>)[f];
+  const rest = Object.fromEntries(fields.map((f) => [f, manifest.apply((m) => field(m, f))] as const));
   return { apiVersion, kind, ...rest };
 }
 
