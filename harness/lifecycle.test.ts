@@ -139,6 +139,47 @@ describe("preview, up, refresh, --replace and destroy through the engine", funct
     assert.equal((back.spec as { replicas: number }).replicas, 3);
   });
 
+  it("after hand edits and a refresh, up takes back what the stack declares and leaves the rest, without a conflict", async () => {
+    const program = options(["replicas=3"]);
+    const patch = (resource: string, name: string, body: object, namespace?: string) =>
+      kubectl(sim.kubeconfigPath, [
+        "patch",
+        resource,
+        name,
+        ...(namespace ? ["-n", namespace] : []),
+        "--type",
+        "merge",
+        "-p",
+        JSON.stringify(body),
+      ]);
+    // kubectl records these as field manager "kubectl-patch" (an Update): without patchForce the next
+    // server-side apply of another value is a 409 conflict (kube-apiserver's fieldmanager, as
+    // structured-merge-diff's Updater.Apply reports it).
+    await patch("machineconfigpool", "infra", { spec: { paused: true, maxUnavailable: 2 } });
+    await patch("machineconfig", "99-infra-motd", { spec: { config: { ignition: { version: "3.4.0" } } } });
+    await patch(
+      "machineset",
+      MACHINE_SET,
+      { spec: { template: { spec: { metadata: { labels: { "node-role.kubernetes.io/infra": "hand" } } } } } },
+      "openshift-machine-api",
+    );
+    const found = await refresh(program);
+    assert.deepEqual(found.errors, []);
+    assert.deepEqual(changes(found).sort(), ["update 99-infra-motd", "update infra-us-east-2a"]);
+
+    const up = await deploy(program);
+    assert.deepEqual(up.errors, []);
+    assert.deepEqual(changes(up).sort(), ["update 99-infra-motd", "update infra-us-east-2a"]);
+    const mc = sim.store.get(keyOf(K.machineConfig, "99-infra-motd"))!;
+    assert.equal((mc.spec as any).config.ignition.version, "3.2.0");
+    const set = sim.store.get(keyOf(K.machineSet, MACHINE_SET, "openshift-machine-api"))!;
+    assert.equal((set.spec as any).template.spec.metadata.labels["node-role.kubernetes.io/infra"], "");
+    // Not declared by the program: the pool stays as the operator left it (the waiter reports it paused).
+    const pool = sim.store.get(keyOf(K.pool, "infra"))!;
+    assert.deepEqual([(pool.spec as any).paused, (pool.spec as any).maxUnavailable], [true, 2]);
+    await patch("machineconfigpool", "infra", { spec: { paused: false } });
+  });
+
   it("fails a deployment whose dynamic provider breaks once serialized, naming the resource and the host's error", async () => {
     const statePath = path.join(dir, "broken.json");
     const result = await deploy({

@@ -97,12 +97,12 @@ describe("render", function () {
         fs.writeFileSync(path.join(crds, file), text);
         continue;
       }
-      // A cluster whose pools know no nodeSelector, and want paused as a string.
+      // A cluster whose pools know no nodeSelector, and want machineConfigSelector as a string.
       const crd = parseAllDocuments(text)[0].toJS();
       for (const version of crd.spec.versions) {
         const spec = version.schema.openAPIV3Schema.properties.spec.properties;
         delete spec.nodeSelector;
-        spec.paused = { type: "string" };
+        spec.machineConfigSelector = { type: "string" };
       }
       fs.writeFileSync(path.join(crds, file), stringify(crd));
     }
@@ -126,7 +126,7 @@ describe("render", function () {
     );
     assert.ok(
       bad.output.includes(
-        `✗ ${pool}\n    spec.nodeSelector: unknown field, the server would prune it\n    spec.paused: Invalid value: "boolean": spec.paused in body must be of type string: "boolean"`,
+        `✗ ${pool}\n    spec.machineConfigSelector.matchExpressions: unknown field, the server would prune it\n    spec.nodeSelector: unknown field, the server would prune it\n    spec.machineConfigSelector: Invalid value: "object": spec.machineConfigSelector in body must be of type string: "object"`,
       ),
       bad.output,
     );
@@ -136,7 +136,7 @@ describe("render", function () {
       ),
       bad.output,
     );
-    assert.match(bad.output, /11 CRD-backed manifests checked against the CRDs in .*: 3 problems in 2 files/);
+    assert.match(bad.output, /11 CRD-backed manifests checked against the CRDs in .*: 4 problems in 2 files/);
 
     await assert.rejects(run(path.join(out, "absent")), /--validate: no directory .*absent/);
     fs.mkdirSync(path.join(out, "empty"));

@@ -11,6 +11,7 @@ import type { CheckpointResource } from "../harness/engine/checkpoint";
 import { deploy, DeployOptions, DeployResult, destroy, preview, refresh } from "../harness/deploy";
 import { fieldManager, kubeType } from "../harness/kube";
 import { reveal } from "../harness/secrets";
+import { isObject } from "../primitives/objects";
 import { kubectl as runKubectl } from "../simulator/apiserver/kubectl";
 import type { Simulator } from "../simulator/simulator";
 
@@ -42,6 +43,32 @@ export function inCluster(sim: Simulator, resource: CheckpointResource): string 
   return managers.some((m) => m.manager === fieldManager(resource.urn))
     ? `fields of ${type.kind} ${name}`
     : undefined;
+}
+
+/**
+ * The maps a released patch left empty in its object (`spec.nodePlacement.nodeSelector.matchLabels`):
+ * kube-apiserver removes them with the fields (structured-merge-diff's Updater.prune), so none remain.
+ */
+export function emptiedByPatch(sim: Simulator, resource: CheckpointResource): string[] {
+  const type = kubeType(resource.type)!;
+  const { metadata, ...declared } = reveal(resource.inputs) as Record<string, unknown> & {
+    metadata: { name: string; namespace?: string };
+  };
+  const live = sim.store.get({ ...metadata, apiVersion: type.apiVersion, kind: type.kind });
+  const found: string[] = [];
+  const walk = (want: unknown, have: unknown, path: string[]): void => {
+    if (!isObject(want) || !isObject(have)) return;
+    for (const [key, value] of Object.entries(want)) {
+      if (!isObject(value) || !Object.hasOwn(have, key)) continue;
+      const there = have[key];
+      if (isObject(there) && Object.keys(there).length === 0 && Object.keys(value).length > 0)
+        found.push(`${type.kind} ${metadata.name}: ${[...path, key].join(".")}`);
+      walk(value, there, [...path, key]);
+    }
+  };
+  const { apiVersion: _a, kind: _k, ...fields } = declared;
+  walk(fields, live, []);
+  return found;
 }
 
 /** The stack's objects that the cluster lacks: none after an up. */
@@ -130,6 +157,11 @@ export async function destroyLeavesNothing(sim: Simulator, options: DeployOption
   const down = await destroy(options);
   assert.deepEqual(down.errors, []);
   assert.deepEqual(objects.map((r) => inCluster(sim, r)).filter(Boolean), [], "left in the cluster");
+  assert.deepEqual(
+    objects.filter((r) => kubeType(r.type)!.patch).flatMap((r) => emptiedByPatch(sim, r)),
+    [],
+    "maps a released patch left empty",
+  );
   assert.deepEqual(
     down.state.deployment.resources.filter((r) => r.custom && !r.type.startsWith("pulumi:providers:")),
     [],

@@ -28,7 +28,6 @@ describe("MachineConfigPool builder", () => {
           matchExpressions: [{ key: ROLE, operator: "In", values: ["worker", "infra"] }],
         },
         nodeSelector: { matchLabels: { "node-role.kubernetes.io/infra": "" } },
-        paused: false,
       },
     });
   });

@@ -20,7 +20,10 @@ export interface MachineConfigPoolArgs {
    * Omitted: the MCO's default of 1. To stop updates use `paused`, not 0.
    */
   maxUnavailable?: number | string;
-  /** Holds rollouts of new configuration to the pool; default false. */
+  /**
+   * Holds rollouts of new configuration to the pool. Omitted: not declared, so a pool paused by hand
+   * for maintenance stays paused (the MCO's default is false); declared, `up` takes it back.
+   */
   paused?: boolean;
   /**
    * Adds `pools.operator.machineconfiguration.openshift.io/<name>: ""`, the label KubeletConfigs and
@@ -39,7 +42,7 @@ export interface MachineConfigPoolManifest {
     machineConfigSelector: LabelSelector;
     nodeSelector: LabelSelector;
     maxUnavailable?: number | string;
-    paused: boolean;
+    paused?: boolean;
   };
 }
 
@@ -84,7 +87,7 @@ export function machineConfigPool(args: MachineConfigPoolArgs): MachineConfigPoo
       args.maxUnavailable === undefined
         ? undefined
         : requireMaxUnavailable("maxUnavailable", args.maxUnavailable),
-    () => (args.paused === undefined ? false : requireBoolean("paused", args.paused)),
+    () => (args.paused === undefined ? undefined : requireBoolean("paused", args.paused)),
     () => requireLabels("labels", args.labels),
   ]);
   // Once each label is valid, one may still clash with the label the pool sets itself.
@@ -105,7 +108,7 @@ export function machineConfigPool(args: MachineConfigPoolArgs): MachineConfigPoo
       },
       nodeSelector: { matchLabels: { [nodeRoleLabel(role)]: "" } },
       ...(maxUnavailable === undefined ? {} : { maxUnavailable }),
-      paused,
+      ...(paused === undefined ? {} : { paused }),
     },
   };
 }

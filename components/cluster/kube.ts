@@ -32,6 +32,8 @@ export function readObject(
 /**
  * Resource args for a manifest computed inside an Output. The SDK builds the resource type token from
  * apiVersion and kind, so those must be plain strings; every other top-level field stays an Output.
+ * Every object is applied with PATCH_FORCE: what the stack declares, `up` takes back after a hand edit
+ * (README, "Hand edits"); what it leaves to others, it does not declare.
  */
 export function manifestArgs(
   apiVersion: string,
@@ -39,16 +41,16 @@ export function manifestArgs(
   manifest: pulumi.Output<object>,
   fields: readonly string[],
 ): { apiVersion: string; kind: string; [field: string]: pulumi.Input<unknown> } {
-  const rest = Object.fromEntries(
-    fields.map((f) => [f, manifest.apply((m) => (m as Record<string, unknown>)[f])] as const),
-  );
+  const field = (m: object, f: string) =>
+    (withAnnotations(m as { metadata: Record<string, unknown> }, PATCH_FORCE) as Record<string, unknown>)[f];
+  const rest = Object.fromEntries(fields.map((f) => [f, manifest.apply((m) => field(m, f))] as const));
   return { apiVersion, kind, ...rest };
 }
 
 /**
  * pulumi-kubernetes' annotation that makes its server-side apply force: fields another manager (a
  * controller, or someone with kubectl) set to other values are taken back instead of failing with a
- * 409 conflict. For objects, or fields, only the stack may decide.
+ * 409 conflict. For the objects and fields the stack declares.
  */
 export const PATCH_FORCE = { "pulumi.com/patchForce": "true" } as const;
 

@@ -111,8 +111,9 @@ async function poolImpactIn(
     before,
     after,
     machineCount: pending ? waiting : machineCount,
-    maxUnavailable: settings.maxUnavailable,
-    paused: settings.paused === true,
+    // A setting the program leaves out is the cluster's (a pool paused by hand stays paused): said so.
+    maxUnavailable: settings.maxUnavailable ?? state.spec.maxUnavailable,
+    paused: (settings.paused ?? state.spec.paused) === true,
     nodeDisruptionPolicy: state.nodeDisruptionPolicy,
   });
   return pending ? { ...impact, pending: true } : impact;

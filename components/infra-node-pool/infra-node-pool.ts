@@ -231,12 +231,9 @@ export class InfraNodePool extends pulumi.ComponentResource {
         manifestArgs(
           "operator.openshift.io/v1",
           "IngressController",
-          pulumi.all([placement, replicas]).apply(([p, r]) =>
-            withAnnotations(
-              checked(() => within("router", () => ingressControllerPlacementPatch(p, r))),
-              PATCH_FORCE,
-            ),
-          ),
+          pulumi
+            .all([placement, replicas])
+            .apply(([p, r]) => checked(() => within("router", () => ingressControllerPlacementPatch(p, r)))),
           ["metadata", "spec"],
         ),
         options,
@@ -248,7 +245,7 @@ export class InfraNodePool extends pulumi.ComponentResource {
         manifestArgs(
           "imageregistry.operator.openshift.io/v1",
           "Config",
-          placement.apply((p) => withAnnotations(imageRegistryPlacementPatch(p), PATCH_FORCE)),
+          placement.apply((p) => imageRegistryPlacementPatch(p)),
           ["metadata", "spec"],
         ),
         options,

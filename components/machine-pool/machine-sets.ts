@@ -21,7 +21,7 @@ import { healthCheckManifest } from "./health-check";
 import { Taint } from "../../builders/validation";
 import { contentHash, MachineSetRemoval } from "../../provider/dynamic";
 import { ClusterFacts, ClusterFactsArgs, MachineImage } from "../cluster/facts";
-import { manifestArgs, PATCH_FORCE, withAnnotations } from "../cluster/kube";
+import { manifestArgs } from "../cluster/kube";
 import { WaitArgs, Waiting } from "../cluster/wait";
 import { within } from "../../builders/errors";
 import { checked, checkedAsKnown, inputPropertyError, naming } from "../errors";
@@ -232,13 +232,10 @@ export function declareMachineSets(
             });
             pulumi.log.info(`MachineSet ${manifest.metadata.name}: ${source}`, invoke.parent);
           });
-        // Named by zone, or by the region for a MachineSet without one. Without autoscaling the stack
-        // owns the replicas: forced, so that it takes them back from a cluster autoscaler that scaled the
-        // set while it was autoscaled (whose update made it their owner) instead of failing on a conflict.
-        return manifests.map((manifest, i) => ({
-          key: cloud.zones[i].zone || f.region,
-          manifest: autoscaled ? manifest : withAnnotations(manifest, PATCH_FORCE),
-        }));
+        // Named by zone, or by the region for a MachineSet without one. Applied forced (manifestArgs):
+        // without autoscaling the stack takes the replicas back from a cluster autoscaler that scaled the
+        // set while it was autoscaled; with it, `ignoreChanges` applies the autoscaler's own count.
+        return manifests.map((manifest, i) => ({ key: cloud.zones[i].zone || f.region, manifest }));
       }),
     );
   const guardFor = (names: pulumi.Input<string[]>) =>

@@ -10,7 +10,7 @@ import {
 } from "../../builders/olm";
 import { requireDnsLabel, requireDnsSubdomain, requireOneOf } from "../../builders/validation";
 import { contentHash, OperatorInstall, OperatorRemoval } from "../../provider/dynamic";
-import { kubeOptions, manifestArgs } from "../cluster/kube";
+import { kubeOptions, manifestArgs, PATCH_FORCE, withAnnotations } from "../cluster/kube";
 import { clusterAccess, WaitArgs } from "../cluster/wait";
 import { checked, InputChecks } from "../errors";
 
@@ -158,7 +158,11 @@ export class OperatorSubscription extends pulumi.ComponentResource {
 
     if (args.createNamespace !== false) {
       before.push(
-        new k8s.core.v1.Namespace(`${name}-namespace`, { metadata: objects.namespace.metadata }, kopts),
+        new k8s.core.v1.Namespace(
+          `${name}-namespace`,
+          { metadata: objects.namespace.apply((n) => withAnnotations(n, PATCH_FORCE).metadata) },
+          kopts,
+        ),
       );
     }
     if (args.createOperatorGroup !== false) {

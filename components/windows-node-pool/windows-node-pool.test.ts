@@ -48,7 +48,11 @@ describe("WindowsNodePool", () => {
       unknown
     >;
     assert.deepEqual(subscription.inputs.spec, seedSubscription.spec);
-    assert.deepEqual(subscription.inputs.metadata, seedSubscription.metadata);
+    // Forced, as everything the stack declares: `up` takes back a hand edit (README, "Hand edits").
+    assert.deepEqual(subscription.inputs.metadata, {
+      ...(seedSubscription.metadata as object),
+      annotations: { "pulumi.com/patchForce": "true" },
+    });
     const [group] = created("kubernetes:operators.coreos.com/v1:OperatorGroup");
     assert.deepEqual(group.inputs.spec, { targetNamespaces: ["openshift-windows-machine-config-operator"] });
     const [namespace] = created("kubernetes:core/v1:Namespace");
@@ -58,6 +62,7 @@ describe("WindowsNodePool", () => {
     assert.deepEqual(secret.inputs.metadata, {
       name: "cloud-private-key",
       namespace: "openshift-windows-machine-config-operator",
+      annotations: { "pulumi.com/patchForce": "true" },
     });
     assert.equal(await valueOf(pool.privateKeyFingerprint), publicKeyFingerprint(RSA_PEM));
 

@@ -15,7 +15,7 @@ import {
 import { publicKeyFingerprint, RsaPrivateKey } from "./rsa-private-key";
 import { WindowsNodesReady } from "../../provider/dynamic";
 import { ClusterFacts, MachineImage, resolveClusterFacts, workerMachineSet } from "../cluster/facts";
-import { kubeOptions } from "../cluster/kube";
+import { kubeOptions, PATCH_FORCE, withAnnotations } from "../cluster/kube";
 import { sharedArgs, SharedArgs, waiting } from "../cluster/wait";
 import { within } from "../../builders/errors";
 import { checked, InputChecks } from "../errors";
@@ -158,7 +158,7 @@ export class WindowsNodePool extends pulumi.ComponentResource {
     const keySecret = new k8s.core.v1.Secret(
       `${name}-private-key`,
       {
-        metadata: { name: WMCO.privateKeySecret, namespace },
+        metadata: { name: WMCO.privateKeySecret, namespace, annotations: PATCH_FORCE },
         type: "Opaque",
         stringData: { [WMCO.privateKeyField]: privateKey },
       },
@@ -227,10 +227,14 @@ export class WindowsNodePool extends pulumi.ComponentResource {
 
     const runtimeClass =
       runtimeClassManifest &&
-      new k8s.node.v1.RuntimeClass(`${name}-runtime-class`, runtimeClassManifest, {
-        ...kopts,
-        dependsOn: valid.apply(() => []),
-      });
+      new k8s.node.v1.RuntimeClass(
+        `${name}-runtime-class`,
+        withAnnotations(runtimeClassManifest, PATCH_FORCE),
+        {
+          ...kopts,
+          dependsOn: valid.apply(() => []),
+        },
+      );
 
     this.facts = facts;
     this.machineSetNames = machineSets.names;

@@ -65,8 +65,16 @@ const NAMES = [
   "a%00b",
   "%E0%A4%A",
   "%F0%9F%98%80",
+  ".",
+  "%2e",
+  "%2E%2e",
+  "../../sentinel/configmaps/sentinel-cm",
+  "%2e%2e/%2e%2e/sentinel",
+  "..%2f..%2fsentinel",
   "",
 ];
+/** Namespaces the storm names; every other one, and its objects, must come through unchanged. */
+const TARGETED_NAMESPACES = new Set(["fuzz", "default"]);
 const SUBRESOURCES = ["", "", "", "status", "scale", "bogus", "status/extra"];
 const METHODS = ["GET", "GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS", "BREW"];
 const CONTENT_TYPES = [
@@ -171,7 +179,7 @@ describe("API server robustness (seeded fuzz)", function () {
   }
 
   function randomBody(random: () => number): string | Buffer | undefined {
-    const kind = Math.floor(random() * 9);
+    const kind = Math.floor(random() * 11);
     const object = () => ({
       apiVersion: ["v1", "machine.openshift.io/v1beta1", "operators.coreos.com/v1alpha1", 7][
         Math.floor(random() * 4)
@@ -210,6 +218,15 @@ describe("API server robustness (seeded fuzz)", function () {
         ]);
       case 7:
         return "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: fuzz\n  labels: {a: 1}\ndata: &a [*a, *a]\n";
+      case 8: {
+        // Deep nesting, which ran the yaml lexer out of memory: brackets, quoted closers, compact sequences.
+        const depth = 1000 + Math.floor(random() * 200_000);
+        return [`a: ${"[".repeat(depth)}`, `a: ${'[ "]", '.repeat(depth / 4)}`, `${"- ".repeat(depth)}a`][
+          Math.floor(random() * 3)
+        ];
+      }
+      case 9:
+        return `${"[".repeat(Math.floor(random() * 2000))}`;
       default:
         return JSON.stringify({ fault: random() < 0.5 ? "status" : "nope" });
     }
@@ -249,6 +266,37 @@ describe("API server robustness (seeded fuzz)", function () {
     });
   }
 
+  it("refuses dot segments and deep YAML as kube-apiserver does, touching nothing", async () => {
+    // apimachinery path.IsValidPathSegmentName, applied by the handlers' scopeNamer to names and namespaces.
+    for (const [method, path] of [
+      ["DELETE", "/api/v1/namespaces/sentinel/configmaps/.."],
+      ["DELETE", "/api/v1/namespaces/sentinel/configmaps/%2e%2e"],
+      ["PATCH", "/api/v1/namespaces/fuzz/configmaps/%2e%2e/%2E%2E/sentinel/configmaps/sentinel-cm"],
+      ["PUT", "/api/v1/namespaces/fuzz/configmaps/..%2f..%2fsentinel"],
+    ]) {
+      const answer = await t.request(method, path, {
+        body: { data: { a: "changed" } },
+        contentType: "application/merge-patch+json",
+      });
+      assert.equal(answer.status, 400, `${method} ${path}: ${answer.text}`);
+      assert.match(String(answer.json().message), /^invalid resource name ".*": \[may not/);
+    }
+    const deep = await t.request("POST", "/api/v1/namespaces/fuzz/configmaps", {
+      body: `data: ${"[".repeat(1_500_000)}`,
+      contentType: "application/yaml",
+    });
+    assert.equal(deep.status, 400);
+    assert.match(String(deep.json().message), /nests deeper than 1000 levels/);
+    for (const sentinel of sentinels) {
+      const { apiVersion, kind, metadata } = sentinel;
+      assert.deepEqual(
+        t.store.get({ apiVersion, kind, namespace: metadata.namespace, name: metadata.name }),
+        sentinel,
+      );
+    }
+    assert.ok(t.store.get({ apiVersion: "v1", kind: "Namespace", name: "sentinel" }));
+  });
+
   it(`survives ${REQUESTS} random requests with stored objects intact`, async () => {
     const random = prng(SEED);
     const codes = new Map<number, number>();
@@ -270,6 +318,16 @@ describe("API server robustness (seeded fuzz)", function () {
         token: random() < 0.05 ? "wrong" : t.server.token,
       };
     });
+    const reached: string[] = [];
+    const unsubscribe = t.store.subscribe(({ type, object }) => {
+      const { namespace, name } = object.metadata;
+      const targeted = namespace
+        ? TARGETED_NAMESPACES.has(namespace)
+        : object.kind === "Namespace"
+          ? TARGETED_NAMESPACES.has(name)
+          : NAMES.includes(name);
+      if (!targeted) reached.push(`${type} ${object.kind} ${namespace ?? ""}/${name}`);
+    });
     let next = 0;
     const errorsLogged: unknown[] = [];
     const originalError = console.error;
@@ -286,7 +344,9 @@ describe("API server robustness (seeded fuzz)", function () {
       );
     } finally {
       console.error = originalError;
+      unsubscribe();
     }
+    assert.deepEqual(reached, [], "no write reached an object outside the targeted names");
     agent.destroy();
     assert.deepEqual(failures.slice(0, 5), [], "no connection failed");
     assert.equal(

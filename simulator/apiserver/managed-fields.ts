@@ -170,6 +170,32 @@ function removeNode(root: unknown, path: Path): void {
   }
 }
 
+/**
+ * After an apply drops fields, the maps that held only them go too, as structured-merge-diff's
+ * Updater.prune removes the named fields above the last applied set (EnsureNamedFieldsAreMembers) that no
+ * manager still holds anything under: releasing `nodePlacement.nodeSelector.matchLabels.a` leaves no
+ * `nodePlacement: {nodeSelector: {matchLabels: {}}}`. A map that still holds anything stays; so does
+ * `metadata`, and a map someone applied empty on purpose.
+ */
+function removeEmptiedParents(root: unknown, dropped: string[], held: (path: string) => boolean): void {
+  const parents = new Set<string>();
+  for (const path of dropped) {
+    const tokens = path.split(SEP);
+    for (let depth = tokens.length - 1; depth >= 1; depth--) {
+      const parent = tokens.slice(0, depth);
+      if (parent[parent.length - 1].startsWith("f:") && parent.join(SEP) !== "f:metadata")
+        parents.add(parent.join(SEP));
+    }
+  }
+  const deepestFirst = [...parents].sort((a, b) => b.split(SEP).length - a.split(SEP).length);
+  for (const path of deepestFirst) {
+    const tokens = path.split(SEP);
+    const node = nodeAt(root, tokens);
+    if (node.found && isObject(node.value) && Object.keys(node.value).length === 0 && !held(path))
+      removeNode(root, tokens);
+  }
+}
+
 /** Merges an applied configuration into the live object, honouring list types. */
 export function mergeApplied(
   live: unknown,
@@ -394,6 +420,7 @@ export function serverSideApply(
     .filter((path) => !appliedFields.has(path) && !ownedByOthers(path))
     .sort((a, b) => b.split(SEP).length - a.split(SEP).length);
   for (const path of dropped) removeNode(result, path.split(SEP));
+  removeEmptiedParents(result, dropped, (path) => appliedFields.has(path) || ownedByOthers(path));
   const updated: Ownership = {
     manager,
     operation: "Apply",

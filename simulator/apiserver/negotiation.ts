@@ -47,19 +47,113 @@ export function decode(request: Request): unknown {
     }
   }
   const text = body.toString("utf8");
+  const yaml = contentType.includes("yaml");
+  // The yaml parser's lexer runs out of memory on a few hundred thousand open brackets: bound first.
+  if (yaml && yamlNestingBound(text) > MAX_NESTING) throw tooDeep();
   let value: unknown;
   try {
-    value = contentType.includes("yaml") ? parseYaml(text, { maxAliasCount: 100 }) : JSON.parse(text);
+    value = yaml ? parseYamlBody(text) : JSON.parse(text);
   } catch (error) {
     const what = contentType.includes("yaml") ? "yaml" : "json";
     throw errors.badRequest(
       `error decoding ${what}: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}`,
     );
   }
-  if (nestingDepth(value) > MAX_NESTING) {
-    throw errors.badRequest(`the request body nests deeper than ${MAX_NESTING} levels`);
-  }
+  if (nestingDepth(value) > MAX_NESTING) throw tooDeep();
   return value;
+}
+
+/**
+ * JSON is YAML, and clients send most YAML bodies as JSON text: those take the linear JSON parser. The
+ * yaml parser's duplicate-key check is quadratic in a mapping's size, so duplicates are left to last-wins.
+ */
+function parseYamlBody(text: string): unknown {
+  if (/^\s*[{[]/.test(text)) {
+    try {
+      return JSON.parse(text);
+    } catch {
+      // Flow YAML that is not JSON.
+    }
+  }
+  return parseYaml(text, { maxAliasCount: 100, uniqueKeys: false });
+}
+
+function tooDeep(): Error {
+  return errors.badRequest(`the request body nests deeper than ${MAX_NESTING} levels`);
+}
+
+/** Where a quoted scalar may start: at a node's beginning, after indentation or an indicator. */
+const NODE_START = new Set(["[", "{", ",", "-", "?", ":"]);
+
+/**
+ * An upper bound of a YAML text's nesting, in one pass without parsing: on each line, twice the
+ * indentation and compact block indicators (`- - -`; a sequence may sit at its key's indentation), plus
+ * the open flow brackets. Quoted scalars closed on their line
+ * are skipped; a quote anywhere else counts its brackets too, so the bound may exceed the real depth of
+ * odd documents but never falls short of it.
+ */
+export function yamlNestingBound(text: string): number {
+  // The document's root collection is one level before any indentation.
+  let deepest = 1;
+  let flow = 0;
+  let block = 0;
+  let leading = true;
+  let previous = "\n";
+  const unclosed: Record<string, number> = { "'": -1, '"': -1 };
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === "\n") {
+      leading = true;
+      block = 0;
+      previous = c;
+      continue;
+    }
+    if (leading && (c === " " || ((c === "-" || c === "?" || c === ":") && text[i + 1] === " "))) {
+      block++;
+      deepest = Math.max(deepest, 1 + 2 * block + flow);
+      continue;
+    }
+    leading = false;
+    if (c === "#" && (text[i - 1] === " " || text[i - 1] === "\t")) {
+      const end = text.indexOf("\n", i);
+      i = (end < 0 ? text.length : end) - 1;
+      continue;
+    }
+    // Once a quote finds no close on its line, no later one of its kind does: each line is read once.
+    if (
+      (c === "'" || c === '"') &&
+      unclosed[c] < i &&
+      (previous === "\n" || previous === " " || NODE_START.has(previous))
+    ) {
+      const close = closingQuote(text, i);
+      if (close > 0) {
+        i = close;
+        previous = c;
+        continue;
+      }
+      const end = text.indexOf("\n", i);
+      unclosed[c] = end < 0 ? text.length : end;
+    }
+    if (c === "[" || c === "{") deepest = Math.max(deepest, 1 + 2 * block + ++flow);
+    else if ((c === "]" || c === "}") && flow > 0) flow--;
+    if (c !== " " && c !== "\t") previous = c;
+  }
+  return deepest;
+}
+
+/** The index of the quote closing the one at `start` on the same line, or -1. */
+function closingQuote(text: string, start: number): number {
+  const quote = text[start];
+  for (let i = start + 1; i < text.length; i++) {
+    const c = text[i];
+    if (c === "\n") return -1;
+    if (quote === '"' && c === "\\") i++;
+    else if (c === quote) {
+      if (quote === "'" && text[i + 1] === "'") i++;
+      else return i;
+    }
+  }
+  return -1;
 }
 
 /** The body of a create or update: an object in one of the media types objects are accepted in. */

@@ -167,6 +167,47 @@ describe("managed fields", () => {
     ]);
   });
 
+  // structured-merge-diff merge/update.go, Updater.prune: the named fields above the last applied set
+  // (EnsureNamedFieldsAreMembers) go with it when no manager holds anything under them.
+  it("leaves no empty map behind when a manager releases what it applied, and keeps what others hold", () => {
+    const controller = (spec: Record<string, unknown>): KubeObject => ({
+      apiVersion: "operator.openshift.io/v1",
+      kind: "IngressController",
+      metadata: { name: "default" },
+      spec,
+    });
+    let live = apply(undefined, controller({ replicas: 2, httpCompression: {} }), "operator");
+    live = apply(
+      live,
+      controller({
+        replicas: 2,
+        nodePlacement: { nodeSelector: { matchLabels: { "node-role.kubernetes.io/infra": "" } } },
+      }),
+      "stack",
+    );
+    live = apply(live, controller({ nodePlacement: { tolerations: [{ key: "t" }] } }), "other");
+    live = apply(
+      live,
+      { apiVersion: "operator.openshift.io/v1", kind: "IngressController", metadata: { name: "default" } },
+      "stack",
+    );
+    assert.deepEqual(live.spec, {
+      replicas: 2,
+      httpCompression: {},
+      nodePlacement: { tolerations: [{ key: "t" }] },
+    });
+    live = apply(
+      live,
+      { apiVersion: "operator.openshift.io/v1", kind: "IngressController", metadata: { name: "default" } },
+      "other",
+    );
+    assert.deepEqual(
+      live.spec,
+      { replicas: 2, httpCompression: {} },
+      "an empty map applied on purpose stays",
+    );
+  });
+
   it("words conflicts as kube-apiserver: an applier by name, an updater with apiVersion, time and subresource", () => {
     let live = apply(undefined, node({ podCIDR: "10.0.0.0/24", providerID: "x" }, { a: "1" }), "one");
     const edited = structuredClone(live);

@@ -36,13 +36,14 @@ export interface Routes {
 export async function route(routes: Routes, request: Request): Promise<void> {
   const { registry } = routes;
   const method = request.req.method ?? "GET";
-  const pathname = request.url.pathname.replace(/\/+$/, "") || "/";
+  const pathname = rawPath(request).replace(/\/+$/, "") || "/";
   let segments: string[];
   try {
     segments = pathname.split("/").filter(Boolean).map(decodeURIComponent);
   } catch {
     throw errors.badRequest(`malformed path ${JSON.stringify(pathname)}`);
   }
+  for (const segment of segments) checkPathSegment(segment);
 
   if (pathname === CONTROL_PATH) return control(request, method, routes.faults);
   if (method === "GET") {
@@ -91,6 +92,31 @@ export async function route(routes: Routes, request: Request): Promise<void> {
     throw errors.pathNotFound();
   }
   return dispatch(routes, request, method, resolve(registry, group, version, rest));
+}
+
+/**
+ * The path as sent. WHATWG URL parsing resolves `..` and `%2e%2e` (so `configmaps/..` would name the
+ * namespace); kube-apiserver splits the path as sent (k8s.io/apiserver endpoints/request
+ * RequestInfoFactory.NewRequestInfo) and refuses such names.
+ */
+function rawPath(request: Request): string {
+  const target = request.req.url ?? "/";
+  if (!target.startsWith("/")) throw errors.badRequest(`malformed path ${JSON.stringify(target)}`);
+  const end = target.search(/[?#]/);
+  return end < 0 ? target : target.slice(0, end);
+}
+
+/**
+ * As apimachinery's path.IsValidPathSegmentName, which kube-apiserver's handlers apply to names and
+ * namespaces (endpoints/handlers/rest.go, scopeNamer): not `.` or `..`, no `/` or `%` once decoded.
+ */
+function checkPathSegment(segment: string): void {
+  const problems =
+    segment === "." || segment === ".."
+      ? [`may not be '${segment}'`]
+      : ["/", "%"].filter((c) => segment.includes(c)).map((c) => `may not contain '${c}'`);
+  if (problems.length > 0)
+    throw errors.badRequest(`invalid resource name ${JSON.stringify(segment)}: [${problems.join(", ")}]`);
 }
 
 function resolve(registry: ResourceRegistry, group: string, version: string, rest: string[]): Target {
