@@ -100,4 +100,23 @@ describe("npm run deploy: the command a user runs", function () {
       out.join("\n"),
     );
   });
+
+  it("destroys the stack, dependents first, and counts what it deleted", async () => {
+    const result = await deployCommand(sim, home, ["destroy", installedProgram(DEPLOY_CLI)]);
+    assert.equal(result.code, 0, result.stderr);
+    const out = result.stdout;
+    assert.equal(out[0], "Destroying (dev)");
+    const deleted = (resource: string) => out.findIndex((l) => l.startsWith(` -  ${resource} deleted (`));
+    const waiter = deleted("pulumi-nodejs:dynamic:PoolRollout 99-worker-motd-rollout");
+    const object = deleted("kubernetes:machineconfiguration.openshift.io/v1:MachineConfig 99-worker-motd");
+    assert.ok(waiter > 0 && object > waiter, out.join("\n"));
+    assert.ok(out.includes("    - 4 deleted"), out.join("\n"));
+    assert.ok(!out.includes("Outputs:"), out.join("\n"));
+    assert.equal(
+      sim.store
+        .list("machineconfiguration.openshift.io/v1", "MachineConfig")
+        .find((m) => m.metadata.name === "99-worker-motd"),
+      undefined,
+    );
+  });
 });

@@ -54,7 +54,7 @@ export interface Waiting {
    */
   watching(objects: pulumi.Input<DeclaredObject[]>): {
     kubeconfig: pulumi.Output<string>;
-    created: pulumi.Output<CreatedObject[]>;
+    created: pulumi.Output<CreatedObject[] | undefined>;
   };
   /** Fails, as soon as the kubeconfig is known, when it is not one; components combine it into their checks. */
   check: pulumi.Output<void>;
@@ -85,8 +85,11 @@ function access(
   };
 }
 
-/** The objects as created, those without a UID (not created by a provider that reports one) left out. */
-function createdObjects(objects: pulumi.Input<DeclaredObject[]>): pulumi.Output<CreatedObject[]> {
+/**
+ * The objects as created, those without a UID (not created by a provider that reports one) left out;
+ * undefined when none has one (a render), so that the waiter carries no empty list.
+ */
+function createdObjects(objects: pulumi.Input<DeclaredObject[]>): pulumi.Output<CreatedObject[] | undefined> {
   return pulumi
     .output(objects)
     .apply((list) => pulumi.all(list.map((o) => pulumi.all([o.apiVersion, o.kind, o.metadata]))))
@@ -104,7 +107,8 @@ function createdObjects(objects: pulumi.Input<DeclaredObject[]>): pulumi.Output<
             ]
           : [],
       ),
-    );
+    )
+    .apply((created) => (created.length > 0 ? created : undefined));
 }
 
 /** Deadlines as the waiters read them, checked here so that a bad one is an input error at preview. */

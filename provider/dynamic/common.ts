@@ -264,7 +264,7 @@ export interface WaiterArgs {
    * The awaited objects as their provider created them (`metadata.uid` included): the wait fails at
    * once when the cluster of `kubeconfig` does not hold them, instead of waiting on another cluster.
    */
-  created?: Input<Input<CreatedObject>[]>;
+  created?: Input<Input<CreatedObject>[] | undefined>;
 }
 
 /**
