@@ -15,6 +15,7 @@
  */
 import { execFile } from "node:child_process";
 import * as path from "node:path";
+import { criticalPathMs, DEMO_TOPOLOGY } from "../harness/critical-path";
 import { copyProgram, installedDir, installPackage } from "../harness/installed";
 
 const SIZES = [5, 20, 50];
@@ -272,9 +273,17 @@ async function main(): Promise<number> {
   console.log("");
   console.log("demo: deployment time against the simulator's critical path (npm run demo, plain output)");
   const demo = await run([path.join(ROOT, "harness", "demo.ts")], { CI: "1" });
-  const line = demo.split("\n").find((l) => l.includes("simulator critical path"));
-  const ratio = Number(/ratio ([\d.]+)/.exec(line ?? "")?.[1]);
-  console.log(`  ${line?.replace(/^\[[^\]]*\]\s*/, "") ?? "no result line"}`);
+  // The demo prints each revision's "deployed in Xs" and, first, the simulator's speed.
+  const speed = Number(/speed (\d+(?:\.\d+)?)/.exec(demo)?.[1]);
+  const deployed = [...demo.matchAll(/deployed in ([\d.]+)s/g)].map((m) => Number(m[1]) * 1000);
+  const total = deployed.reduce((sum, ms) => sum + ms, 0);
+  const critical =
+    criticalPathMs("create", DEMO_TOPOLOGY, speed) +
+    criticalPathMs("machineConfigChange", DEMO_TOPOLOGY, speed);
+  const ratio = deployed.length === 2 ? total / critical : NaN;
+  console.log(
+    `  deployments ${(total / 1000).toFixed(1)}s, simulator critical path ${(critical / 1000).toFixed(1)}s (ratio ${ratio.toFixed(2)})`,
+  );
   const all = [...goals, [`demo ratio ${ratio.toFixed(2)} (goal <= 1.1)`, ratio <= 1.1] as const];
   console.log("");
   for (const [text, met] of all) console.log(`${met ? "met    " : "MISSED "} ${text}`);

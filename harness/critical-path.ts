@@ -13,6 +13,9 @@ export interface DemoTopology {
   windows: boolean;
 }
 
+/** What the demo (the root example) deploys: 3 infra nodes rolled one at a time, and a Windows pool. */
+export const DEMO_TOPOLOGY: DemoTopology = { infraNodes: 3, maxUnavailable: 1, windows: true };
+
 /** OLM: the InstallPlan executes, then the CSV steps Pending -> InstallReady -> Installing -> Succeeded. */
 const OLM_STEPS = 4;
 

@@ -183,7 +183,7 @@ describe("deploy harness against the simulator", function () {
     const cli = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
       execFile(
         process.execPath,
-        ["-r", "ts-node/register/transpile-only", path.join(__dirname, "deploy.ts"), program],
+        ["-r", "ts-node/register/transpile-only", path.join(__dirname, "deploy.ts"), "up", program],
         {
           cwd: path.resolve(__dirname, ".."),
           timeout: 45_000,
@@ -198,7 +198,11 @@ describe("deploy harness against the simulator", function () {
       );
     });
     assert.equal(cli.code, 1, cli.stderr);
-    assert.match(cli.stderr, /error: PoolRollout 99-worker-banner-rollout: .*read-only file system/);
+    // The component first, as the user declared it, then its waiter and the reason.
+    assert.match(
+      cli.stderr,
+      /error: MachineConfig 99-worker-banner: PoolRollout 99-worker-banner-rollout: .*read-only file system/,
+    );
 
     // The node repaired, the next up finishes what the failed one started.
     sim.faults.inject("clearClusterFaults");

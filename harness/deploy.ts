@@ -20,8 +20,22 @@ import {
   update,
   UNKNOWN,
 } from "./engine/engine";
+import {
+  Command,
+  diagnosticsLines,
+  errorLine,
+  Failure,
+  header,
+  outputLines,
+  planLines,
+  progressLine,
+  resourceLines,
+  stepLine,
+} from "./display";
+import type { Diagnostic } from "./engine/engine";
 import { Fixtures, loadFixtures, noFixtures } from "./fixtures";
-import { loadProject, programDir, Project } from "./project";
+import { progressFile } from "./progress";
+import { loadProject, programDir, Project, setConfig } from "./project";
 import { isSecret } from "./secrets";
 import { runCommand } from "./cli";
 
@@ -37,6 +51,8 @@ export interface DeployEvent {
   message?: string;
   /** The object or waiter id, once done (`namespace/name` for namespaced objects). */
   id?: string;
+  /** The URN of the component the resource belongs to, on failure. */
+  parent?: string;
 }
 
 export interface DeployOptions {
@@ -52,6 +68,8 @@ export interface DeployOptions {
   /** Extra environment for the program and the dynamic-provider host. */
   env?: NodeJS.ProcessEnv;
   onEvent?: (event: DeployEvent) => void;
+  /** The program's and providers' messages (`pulumi.log`), each with its resource's URN. */
+  onDiagnostic?: (diagnostic: Diagnostic) => void;
 }
 
 export interface DeployResult {
@@ -119,29 +137,45 @@ export function destroy(options: DeployOptions): Promise<DeployResult> {
   return timed(() => destroyStack(engineOptions(options)));
 }
 
-const MARKS: Record<Operation, string> = {
-  create: "+",
-  update: "~",
-  replace: "+-",
-  delete: "-",
-  same: " ",
-  read: ">",
-};
+const USAGE = `usage: npm run deploy -- <command> <project dir> [options]
 
-/** The plan as `pulumi preview --diff` lists it: one line per changed resource, its changed paths. */
-export function formatPlan(plan: PlanStep[]): string[] {
-  return plan
-    .filter((s) => s.op !== "same")
-    .map(
-      (s) =>
-        `${MARKS[s.op].padEnd(2)} ${s.op.padEnd(7)} ${s.type.split(":").pop()} ${s.name}${s.diffs.length > 0 ? `  [${s.diffs.join(", ")}]` : ""}`,
-    );
-}
+commands:
+  preview                  what \`up\` would do, with each resource's messages (a pool's rollout impact)
+  up                       create, update and delete, then wait until the cluster has converged
+  refresh                  read every resource back; what drifted shows as an update
+  destroy                  delete the stack's resources, dependents first
+  config set <key> <value> remember a config value in Pulumi.<stack>.yaml
+  config                   list the stack's config
 
-const USAGE = `usage: ts-node harness/deploy.ts [up|preview|refresh|destroy] <project dir> [--stack dev] [--kubeconfig FILE] [--state FILE] [--config key=value]... [--replace NAME]...
-Runs the Pulumi operation on the project's stack with the harness's engine (default: up; kubeconfig: $KUBECONFIG or .sim/kubeconfig; state: a checkpoint under ~/.openshift-topology-harness).`;
+options:
+  --stack NAME             the stack (default dev), whose config is Pulumi.<stack>.yaml
+  --kubeconfig FILE        the cluster (default $KUBECONFIG, else .sim/kubeconfig, which npm run sim writes)
+  --state FILE             the stack's checkpoint (default ~/.openshift-topology-harness/<project>.<stack>.json)
+  --config key=value       set a config value and remember it in Pulumi.<stack>.yaml, as pulumi up --config does
+  --replace NAME           replace the resource even when nothing changed`;
 
 const COMMANDS = { up: deploy, preview, refresh, destroy } as const;
+
+/** How often `up` prints the waiters' progress: each waiter's message as it changes. */
+const PROGRESS_MS = 250;
+
+function configCommand(positionals: string[], stack: string): number {
+  const [action, ...rest] = positionals;
+  if (action === "set") {
+    const [key, value, location] = rest;
+    if (!key || value === undefined || !location || rest.length > 3) throw new Error(USAGE);
+    const file = setConfig(location, stack, key, value);
+    console.log(`${key} set in ${path.relative(process.cwd(), file) || file}`);
+    return 0;
+  }
+  if (!action || rest.length > 0) throw new Error(USAGE);
+  const project = loadProject(action, stack);
+  const keys = Object.keys(project.config).sort();
+  const width = Math.max(3, ...keys.map((k) => k.length));
+  console.log(`${"KEY".padEnd(width)}  VALUE`);
+  for (const key of keys) console.log(`${key.padEnd(width)}  ${project.config[key]}`);
+  return 0;
+}
 
 async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -160,35 +194,83 @@ async function main(argv: string[]): Promise<number> {
     console.log(USAGE);
     return 0;
   }
-  const command = positionals[0] in COMMANDS ? (positionals.shift() as keyof typeof COMMANDS) : "up";
+  const stack = values.stack;
+  const first = positionals.shift();
+  if (first === "config") return configCommand(positionals, stack);
+  if (!first || !(first in COMMANDS)) throw new Error(USAGE);
+  const command = first as Command;
   const [location, ...extra] = positionals;
   if (!location || extra.length > 0) throw new Error(USAGE);
-  const stack = values.stack;
   const kubeconfigPath = path.resolve(
     values.kubeconfig ?? (process.env.KUBECONFIG || path.resolve(__dirname, "..", ".sim", "kubeconfig")),
   );
-  let statePath = values.state && path.resolve(values.state);
-  const project = loadProject(location, stack, values.config);
-  statePath ??= path.join(os.homedir(), ".openshift-topology-harness", `${project.name}.${stack}.json`);
-  const result = await COMMANDS[command]({
-    project,
-    kubeconfigPath,
-    statePath,
-    replace: values.replace,
-    onEvent: (e) => {
-      if (e.phase === "failed") console.error(`FAILED ${e.message}`);
-      else if (e.phase === "done") console.log(`${e.operation} ${e.type} ${e.name}`);
-    },
-  });
+  if (!fs.existsSync(kubeconfigPath)) {
+    throw new Error(
+      `no kubeconfig at ${kubeconfigPath}: log in to a cluster (oc login), pass --kubeconfig FILE, or start the simulator with npm run sim`,
+    );
+  }
+  for (const setting of values.config) {
+    const at = setting.indexOf("=");
+    if (at <= 0) throw new Error(`--config ${JSON.stringify(setting)} must be key=value`);
+    setConfig(location, stack, setting.slice(0, at), setting.slice(at + 1));
+  }
+  const project = loadProject(location, stack);
+  const statePath = values.state
+    ? path.resolve(values.state)
+    : path.join(os.homedir(), ".openshift-topology-harness", `${project.name}.${stack}.json`);
+
+  console.log(`${header(command, stack)}\n`);
+  const diagnostics: Diagnostic[] = [];
+  const failures: Failure[] = [];
+  const started = new Map<string, number>();
+  const progress = progressFile();
+  const shown = new Map<string, string>();
+  const printProgress = () => {
+    for (const event of progress.read()) {
+      const key = event.resource ?? event.waiter;
+      if (shown.get(key) === event.message) continue;
+      shown.set(key, event.message);
+      console.log(progressLine(event));
+    }
+  };
+  const timer = setInterval(printProgress, PROGRESS_MS);
+  let result: DeployResult;
+  try {
+    result = await COMMANDS[command]({
+      project,
+      kubeconfigPath,
+      statePath,
+      replace: values.replace,
+      env: progress.env,
+      onDiagnostic: (d) => diagnostics.push(d),
+      onEvent: (e) => {
+        const key = `${e.type} ${e.name}`;
+        if (e.phase === "start") started.set(key, Date.now());
+        if (e.phase === "failed") failures.push({ ...e, message: e.message ?? "failed" });
+        // A waiter's last progress comes before the line saying it finished.
+        if (e.phase !== "start") printProgress();
+        const since = started.get(key);
+        console.log(stepLine(e, e.phase === "start" || since === undefined ? undefined : Date.now() - since));
+      },
+    });
+  } finally {
+    clearInterval(timer);
+    printProgress();
+    progress.remove();
+  }
   if (command === "preview" || command === "refresh")
-    for (const line of formatPlan(result.plan)) console.log(line);
-  const counts = Object.entries(result.counts)
-    .map(([op, n]) => `${n} ${op}`)
-    .join(", ");
-  console.log(
-    `${command} ${result.ok ? "succeeded" : "failed"} in ${(result.durationMs / 1000).toFixed(1)}s (${counts}); state: ${statePath}`,
-  );
-  for (const error of result.errors) console.error(`error: ${error}`);
+    for (const line of planLines(result.plan)) console.log(line);
+  const programErrors = result.errors.filter((e) => !failures.some((f) => f.message === e));
+  console.log("");
+  const sections = [
+    ...diagnosticsLines(diagnostics, failures, programErrors, { project: project.name, stack }),
+    ...(command === "destroy" ? [] : outputLines(result.outputs)),
+    ...resourceLines(command, result.counts),
+  ];
+  for (const line of sections) console.log(line);
+  if (command !== "preview") console.log(`\nDuration: ${(result.durationMs / 1000).toFixed(1)}s`);
+  for (const failure of failures) console.error(errorLine(failure));
+  for (const error of programErrors) console.error(`error: ${error}`);
   return result.ok ? 0 : 1;
 }
 

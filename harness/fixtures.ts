@@ -17,6 +17,15 @@ export interface Fixtures {
   file: string;
   objects: Array<Record<string, unknown>>;
   invokes: Record<string, InvokeAnswer[]>;
+  /** The file does not exist: an answer asked for says to write it. */
+  missing?: boolean;
+}
+
+/** What to do when `fixtures` lack an answer: add it there, or write the file. */
+function remedy(fixtures: Fixtures, add: string): string {
+  return fixtures.missing
+    ? `there is no ${fixtures.file}: write one beside the program and add it ${add}, as examples/aws-infra-windows/fixtures.yaml does`
+    : `add it to ${fixtures.file} ${add}`;
 }
 
 export function loadFixtures(file: string): Fixtures {
@@ -34,7 +43,7 @@ export function loadFixtures(file: string): Fixtures {
 
 /** Fixtures that answer nothing: every lookup is then an error naming the fixtures file to write. */
 export function noFixtures(file: string): Fixtures {
-  return { file, objects: [], invokes: {} };
+  return { file, objects: [], invokes: {}, missing: true };
 }
 
 /** True when every field of `pattern` is found in `value` (lists: same length, element by element). */
@@ -61,7 +70,7 @@ export function answerInvoke(
   );
   if (!answer) {
     throw new Error(
-      `${fixtures.file} has no answer for invoke ${token} with inputs ${JSON.stringify(inputs)}: add one under invokes.${token} (a { match, result } entry)`,
+      `no answer for the cloud lookup ${token} with inputs ${JSON.stringify(inputs)}: ${remedy(fixtures, `under invokes.${token} (a { match, result } entry)`)}`,
     );
   }
   return answer.result;
@@ -83,7 +92,7 @@ export function answerRead(
   });
   if (!found) {
     throw new Error(
-      `${fixtures.file} has no ${kind} ${id} (${apiVersion}) for the program to read: add it under objects`,
+      `the program reads ${kind} ${id} (${apiVersion}) from the cluster, and without a cluster it has no answer: ${remedy(fixtures, "under objects")}, or give the component the values it reads (for the cluster facts: infrastructureId, platform, region)`,
     );
   }
   return found;

@@ -4,7 +4,7 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { parse } from "yaml";
+import { parse, parseDocument } from "yaml";
 
 export interface Project {
   /** Directory holding Pulumi.yaml. */
@@ -68,4 +68,19 @@ export function loadProject(location: string, stack = "dev", overrides: string[]
     config[qualified(doc.name, override.slice(0, at))] = override.slice(at + 1);
   }
   return { dir, name: doc.name, stack, main, config };
+}
+
+/**
+ * `pulumi config set <key> <value>`: writes the value into the stack's `Pulumi.<stack>.yaml` under the
+ * project-qualified key, as the CLI does, keeping the rest of the file (comments included). Returns the
+ * file written.
+ */
+export function setConfig(location: string, stack: string, key: string, value: string): string {
+  const project = loadProject(location, stack);
+  const file = path.join(project.dir, `Pulumi.${stack}.yaml`);
+  const doc = parseDocument(fs.existsSync(file) ? fs.readFileSync(file, "utf8") : "config: {}\n");
+  if (!doc.has("config")) doc.set("config", doc.createNode({}));
+  doc.setIn(["config", qualified(project.name, key)], value);
+  fs.writeFileSync(file, doc.toString());
+  return file;
 }

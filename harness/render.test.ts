@@ -179,8 +179,19 @@ describe("render", function () {
     const rendering = await render(project, { ...fixtures, invokes: {} });
     assert.match(
       rendering.errors[0],
-      /has no answer for invoke aws:ec2\/getAmi:getAmi .*add one under invokes\.aws:ec2\/getAmi:getAmi/,
+      /no answer for the cloud lookup aws:ec2\/getAmi:getAmi .*add it to .*fixtures\.yaml under invokes\.aws:ec2\/getAmi:getAmi/,
     );
+  });
+
+  it("a program without fixtures.yaml that reads the cluster says which read needs the file", async () => {
+    const program = path.join(__dirname, "testdata", "infra-pool");
+    const rendering = await render(loadProject(program));
+    assert.deepEqual(rendering.errors, [
+      "the program reads Infrastructure cluster (config.openshift.io/v1) from the cluster, and without a " +
+        `cluster it has no answer: there is no ${path.join(program, "fixtures.yaml")}: write one beside ` +
+        "the program and add it under objects, as examples/aws-infra-windows/fixtures.yaml does, or give the " +
+        "component the values it reads (for the cluster facts: infrastructureId, platform, region)",
+    ]);
   });
 
   it("refuses to overwrite a directory it did not write", async () => {

@@ -119,7 +119,9 @@ export async function render(
 ): Promise<Rendering> {
   const mocks = new RenderMocks(fixtures);
   const evaluation = await evaluate(project, mocks, { kubeconfigPath: PLACEHOLDER_KUBECONFIG });
-  const errors = evaluation.errors.map((e) => e.message);
+  // A failed read also fails every registration that takes its outputs, each quoting its message.
+  const messages = evaluation.errors.map((e) => e.message);
+  const errors = messages.filter((m) => !messages.some((other) => other !== m && m.includes(other)));
   const seen = new Map<string, string>();
   for (const m of mocks.manifests) {
     const other = seen.get(m.file);

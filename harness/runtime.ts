@@ -72,7 +72,11 @@ async function installMocks(
     newResource: (args) => {
       const registration = current!;
       current = undefined;
-      return mocks.newResource({ ...args, registration });
+      // A read without an answer leaves the resource's outputs pending for good: record why at once.
+      return mocks.newResource({ ...args, registration }).catch((error: unknown) => {
+        record(error);
+        throw error;
+      });
     },
     // The SDK passes an invoke's error on without its message; the harness reports it itself.
     call: (args) => {
@@ -135,10 +139,24 @@ export async function evaluate(
   options: EvaluateOptions,
 ): Promise<Evaluation> {
   const errors: Error[] = [];
+  let failed = () => {};
+  const firstError = new Promise<void>((resolve) => (failed = resolve));
   const record = (reason: unknown) => {
     const error = reason instanceof Error ? reason : new Error(String(reason));
     if (!errors.some((e) => e.message === error.message)) errors.push(error);
+    failed();
   };
+  // Outputs that depend on a failed registration never resolve, so nor do the registrations waiting on
+  // them: as the language host ends the program at its first unhandled error, the evaluation ends once
+  // errors have stopped coming (a few turns of the event loop), keeping every component's own errors.
+  const untilErrorsSettle = async () => {
+    await firstError;
+    for (let seen = -1; seen !== errors.length;) {
+      seen = errors.length;
+      for (let turn = 0; turn < 20; turn++) await new Promise((resolve) => setImmediate(resolve));
+    }
+  };
+  const settled = () => Promise.race([settle(), untilErrorsSettle()]);
   await installMocks(project, mocks, record);
   pulumi.runtime.setAllConfig(project.config);
 
@@ -156,9 +174,9 @@ export async function evaluate(
     } catch (error) {
       record(error);
     }
-    await settle();
+    await settled();
     if (errors.length === 0) outputs = await resolveOutputs(exports).catch((e) => (record(e), {}));
-    await settle();
+    await settled();
   } finally {
     process.off("unhandledRejection", record);
     if (previousKubeconfig === undefined) delete process.env.KUBECONFIG;

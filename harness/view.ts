@@ -100,3 +100,14 @@ export class ProgressView {
     this.rows.clear();
   }
 }
+
+/** Rows under a header, each column as wide as its widest cell, as `oc get` prints them. */
+export function table(header: string[], rows: string[][]): string[] {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
+  return [header, ...rows].map((cells) =>
+    cells
+      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i])))
+      .join("   ")
+      .trimEnd(),
+  );
+}

@@ -2,6 +2,7 @@ import type * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { durationSeconds } from "../../provider/dynamic/common";
 import { ambientKubeconfig } from "../../provider/dynamic/credentials";
+import type { CreatedObject } from "../../provider/waiting/identity";
 import { inputPropertyError } from "../errors";
 import { kubeconfigProblem } from "./kube";
 
@@ -37,8 +38,24 @@ export function sharedArgs(args: SharedArgs): SharedArgs {
   };
 }
 
+/** A Kubernetes object the component declared, as its provider reports it once created. */
+export interface DeclaredObject {
+  apiVersion: pulumi.Output<string>;
+  kind: pulumi.Output<string>;
+  metadata: pulumi.Output<{ name?: string; namespace?: string; uid?: string } | undefined>;
+}
+
 export interface Waiting {
   kubeconfig: pulumi.Output<string>;
+  /**
+   * A waiter's connection: the kubeconfig, and the objects it waits on as the component's provider
+   * created them, which the waiter finds with the same UIDs before it waits or fails at once: the
+   * provider and the kubeconfig are two sources of a connection, and may name two clusters.
+   */
+  watching(objects: pulumi.Input<DeclaredObject[]>): {
+    kubeconfig: pulumi.Output<string>;
+    created: pulumi.Output<CreatedObject[] | undefined>;
+  };
   /** Fails, as soon as the kubeconfig is known, when it is not one; components combine it into their checks. */
   check: pulumi.Output<void>;
   /** Options for a waiter: its parent, what it waits after, and the deadlines. */
@@ -55,8 +72,10 @@ function access(
     const problem = kubeconfigProblem(text);
     if (problem) throw inputPropertyError("kubeconfig", `${source}${problem}`);
   });
+  const secretKubeconfig = pulumi.secret(pulumi.all([check, kubeconfig]).apply(([, text]) => text));
   return {
-    kubeconfig: pulumi.secret(pulumi.all([check, kubeconfig]).apply(([, text]) => text)),
+    kubeconfig: secretKubeconfig,
+    watching: (objects) => ({ kubeconfig: secretKubeconfig, created: createdObjects(objects) }),
     check: pulumi.unsecret(check),
     options: (dependsOn) => ({
       parent,
@@ -64,6 +83,32 @@ function access(
       ...(args.waitTimeouts ? { customTimeouts: args.waitTimeouts } : {}),
     }),
   };
+}
+
+/**
+ * The objects as created, those without a UID (not created by a provider that reports one) left out;
+ * undefined when none has one (a render), so that the waiter carries no empty list.
+ */
+function createdObjects(objects: pulumi.Input<DeclaredObject[]>): pulumi.Output<CreatedObject[] | undefined> {
+  return pulumi
+    .output(objects)
+    .apply((list) => pulumi.all(list.map((o) => pulumi.all([o.apiVersion, o.kind, o.metadata]))))
+    .apply((list) =>
+      list.flatMap(([apiVersion, kind, metadata]) =>
+        metadata?.uid && metadata.name
+          ? [
+              {
+                apiVersion,
+                kind,
+                name: metadata.name,
+                ...(metadata.namespace ? { namespace: metadata.namespace } : {}),
+                uid: metadata.uid,
+              },
+            ]
+          : [],
+      ),
+    )
+    .apply((created) => (created.length > 0 ? created : undefined));
 }
 
 /** Deadlines as the waiters read them, checked here so that a bad one is an input error at preview. */

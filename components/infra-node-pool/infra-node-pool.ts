@@ -169,7 +169,7 @@ export class InfraNodePool extends pulumi.ComponentResource {
       new MachineSetReady(
         `${name}-machines-ready`,
         {
-          kubeconfig: waits.kubeconfig,
+          ...waits.watching(machineSets.resources),
           machineSets: machineSets.names,
           nodeLabels: nodeRoleLabels,
           contentHash: machineSets.contentHash,
@@ -181,7 +181,7 @@ export class InfraNodePool extends pulumi.ComponentResource {
       waits &&
       new PoolRollout(
         `${name}-pool-rollout`,
-        { kubeconfig: waits.kubeconfig, pool: role, contentHash: poolManifest.apply(contentHash) },
+        { ...waits.watching([pool]), pool: role, contentHash: poolManifest.apply(contentHash) },
         waits.options([pool, ready!]),
       );
 

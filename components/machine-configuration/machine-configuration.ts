@@ -104,7 +104,7 @@ abstract class MachineConfigurationObject<T extends { name: string }> extends pu
       new PoolRollout(
         `${name}-rollout`,
         {
-          kubeconfig: waits.kubeconfig,
+          ...waits.watching([this.resource]),
           contentHash: manifest.apply(contentHash),
           pool,
           ...(target.listedIn ? { [target.listedIn]: this.objectName.apply((n) => [n]) } : {}),

@@ -94,7 +94,7 @@ export function declarePoolScaling(
       new MachineAutoscalerReady(
         `${name}-autoscalers-ready`,
         {
-          kubeconfig: options.waiting.kubeconfig,
+          ...options.waiting.watching(autoscalers),
           autoscalers: manifests.apply((m) => m.map((a) => a.metadata.name)),
           contentHash: manifests.apply(contentHash),
         },

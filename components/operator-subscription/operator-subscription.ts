@@ -192,7 +192,7 @@ export class OperatorSubscription extends pulumi.ComponentResource {
       new OperatorInstall(
         `${name}-install`,
         {
-          kubeconfig: waits.kubeconfig,
+          ...waits.watching([this.subscription]),
           namespace,
           subscription: packageName,
           startingCSV:

@@ -217,7 +217,7 @@ export class WindowsNodePool extends pulumi.ComponentResource {
       new WindowsNodesReady(
         `${name}-nodes-ready`,
         {
-          kubeconfig: waits.kubeconfig,
+          ...waits.watching(machineSets.resources),
           machineSets: machineSets.names,
           wmcoNamespace: namespace,
           contentHash: machineSets.contentHash,

@@ -52,6 +52,16 @@ export interface EngineEvent {
   name: string;
   message?: string;
   id?: string;
+  /** The URN of the resource's parent (its component), when it has one. */
+  parent?: string;
+}
+
+/** A message logged by the program or a provider (`pulumi.log`), with the resource it is about. */
+export interface Diagnostic {
+  severity: "debug" | "info" | "warning" | "error";
+  message: string;
+  /** The resource's URN; empty when the logger named none. */
+  urn: string;
 }
 
 export interface EngineOptions {
@@ -62,6 +72,8 @@ export interface EngineOptions {
   /** URNs or names of resources to replace even when nothing changed (`--replace`). */
   replace?: string[];
   onEvent?: (event: EngineEvent) => void;
+  /** Every diagnostic, as the CLI receives them to print under each resource. */
+  onDiagnostic?: (diagnostic: Diagnostic) => void;
   /** Extra environment for the program and the dynamic-provider host. */
   env?: NodeJS.ProcessEnv;
 }
@@ -182,11 +194,12 @@ class Deployment implements Host {
     if (this.host) (await this.host.catch(() => undefined))?.stop();
   }
 
-  fail(what: { type: string; name: string }, operation: StepOp, error: unknown): Error {
+  fail(what: { type: string; name: string; parent?: string }, operation: StepOp, error: unknown): Error {
     const reason = error instanceof Error ? error.message : String(error);
     const message = `${short(what.type)} ${what.name}: ${reason}`;
     this.failures.push(message);
-    this.emit({ phase: "failed", operation, type: what.type, name: what.name, message });
+    const parent = what.parent ? { parent: what.parent } : {};
+    this.emit({ phase: "failed", operation, type: what.type, name: what.name, message, ...parent });
     return new Error(message);
   }
 
@@ -249,13 +262,14 @@ class Deployment implements Host {
     if (resource?.type === STACK_TYPE) this.outputs = outputs;
   }
 
-  log(severity: string, message: string, urn?: string): void {
+  log(severity: Diagnostic["severity"], message: string, urn: string): void {
+    this.options.onDiagnostic?.({ severity, message, urn });
     if (severity !== "error") return;
     const error = programError(message);
     // Logged against a resource, the error names it (as the CLI shows it under that resource), unless
     // it already names its component or is the stack's.
     const type = urn ? (qualifiedType(urn).split("$").pop() ?? "") : "";
-    const of = type && type !== STACK_TYPE ? `${short(type)} ${nameOf(urn!)}` : undefined;
+    const of = type && type !== STACK_TYPE ? `${short(type)} ${nameOf(urn)}` : undefined;
     this.logged.push(
       of && !error.startsWith(`${of}`) && !/^\w+ "[^"]+": /.test(error) ? `${of}: ${error}` : error,
     );
@@ -486,7 +500,7 @@ class Deployment implements Host {
 
   /** Deletes one resource of the checkpoint with the provider that made it. */
   async delete(resource: CheckpointResource): Promise<void> {
-    const what = { type: resource.type, name: nameOf(resource.urn) };
+    const what = { type: resource.type, name: nameOf(resource.urn), parent: resource.parent };
     // The old half of a replacement belongs to its replace step.
     if (!this.replaced.includes(resource)) this.step("delete", resource);
     if (this.dryRun) return;

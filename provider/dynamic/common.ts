@@ -9,6 +9,7 @@ import { createHash } from "node:crypto";
 import { isDnsSubdomain } from "../../primitives/names";
 import { stableJson } from "../../primitives/stable-json";
 import type { Evaluation, ProgressEvent, ProgressListener } from "../waiting";
+import { checkCreatedObjects, CreatedObject } from "../waiting/identity";
 import {
   clusterServer,
   currentCredentials,
@@ -27,6 +28,8 @@ export interface WaiterInputs {
   contentHash?: string;
   /** Deadline of create and update, from `customTimeouts` when not given. */
   timeoutSeconds?: number;
+  /** The awaited objects as the provider created them: a wait first checks that its cluster holds them. */
+  created?: CreatedObject[];
 }
 
 export interface WaiterOutputs {
@@ -128,6 +131,24 @@ export function checkCommon(inputs: Record<string, unknown>): CheckFailure[] {
   const hash = inputs.contentHash;
   if (hash !== undefined && !isUnknown(hash) && typeof hash !== "string") {
     failures.push({ property: "contentHash", reason: "contentHash must be a string" });
+  }
+  const created = inputs.created;
+  const text = (v: unknown) => typeof v === "string" && v !== "";
+  const isCreated = (o: unknown) => {
+    const c = (o ?? {}) as Record<string, unknown>;
+    return (
+      text(c.apiVersion) &&
+      text(c.kind) &&
+      text(c.name) &&
+      text(c.uid) &&
+      (c.namespace === undefined || text(c.namespace))
+    );
+  };
+  if (created !== undefined && !isUnknown(created) && !(Array.isArray(created) && created.every(isCreated))) {
+    failures.push({
+      property: "created",
+      reason: "created must list objects as { apiVersion, kind, name, namespace?, uid }",
+    });
   }
   return failures;
 }
@@ -239,6 +260,11 @@ export interface WaiterArgs {
   contentHash?: Input<string>;
   /** Deadline of create and update in seconds; defaults to the longer of customTimeouts create/update, else 30 minutes. */
   timeoutSeconds?: Input<number>;
+  /**
+   * The awaited objects as their provider created them (`metadata.uid` included): the wait fails at
+   * once when the cluster of `kubeconfig` does not hold them, instead of waiting on another cluster.
+   */
+  created?: Input<Input<CreatedObject>[] | undefined>;
 }
 
 /**
@@ -259,6 +285,7 @@ export function waiterProps(
     ...inputs,
     contentHash: args.contentHash,
     timeoutSeconds: timeoutsFrom(args.timeoutSeconds, opts).timeoutSeconds,
+    created: args.created,
   };
   for (const [key, value] of Object.entries(all)) if (value !== undefined) props[key] = value;
   for (const key of outputs) props[key] = undefined;
@@ -305,12 +332,20 @@ export function waiterProvider<I extends WaiterInputs, O, R>(
   // (mocha defines a global `run`), and the deserialized provider would then call the wrong function.
   const waitAndReport = async (inputs: I) => {
     const started = Date.now();
-    const { result } = await def
-      .wait({
-        ...inputs,
-        timeoutMs: deadlineMs(inputs.timeoutSeconds),
-        onProgress: providerProgress(`${def.kind} ${def.id(inputs)}`),
-      })
+    const waiter = `${def.kind} ${def.id(inputs)}`;
+    const { result } = await checkCreatedObjects({
+      kubeconfig: inputs.kubeconfig,
+      server: currentServer(inputs.kubeconfig) ?? "the cluster",
+      waiter,
+      created: inputs.created ?? [],
+    })
+      .then(() =>
+        def.wait({
+          ...inputs,
+          timeoutMs: deadlineMs(inputs.timeoutSeconds),
+          onProgress: providerProgress(waiter),
+        }),
+      )
       .catch((e: unknown) => {
         throw explainRejectedCredentials(e, "the kubeconfig the program gives");
       });
@@ -336,11 +371,12 @@ export function waiterProvider<I extends WaiterInputs, O, R>(
     },
     async diff(_id: string, olds: Record<string, unknown>, news: Record<string, unknown>) {
       // Waiters are never replaced: a changed input means waiting again, which is an update. New
-      // credentials alone (a renewed token) are not a change; another cluster is.
+      // credentials alone (a renewed token) are not a change; another cluster is. The created objects'
+      // UIDs say where to look, not what to wait for: a change of the objects changes the content hash.
       const changed = changedInputs(
         olds,
         news,
-        def.inputKeys.filter((k) => k !== "kubeconfig"),
+        def.inputKeys.filter((k) => k !== "kubeconfig" && k !== "created"),
       );
       const cluster = (kubeconfig: unknown) =>
         typeof kubeconfig === "string" && kubeconfig !== UNKNOWN ? clusterServer(kubeconfig) : undefined;

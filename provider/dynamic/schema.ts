@@ -260,7 +260,7 @@ export function defineWaiter<In extends InputSpecs, Out extends OutputSpecs, R e
   const own = Object.keys(schema.inputs);
   const provider = waiterProvider<I, Record<string, unknown>, R>({
     kind: schema.kind,
-    inputKeys: ["kubeconfig", ...own, "contentHash", "timeoutSeconds"],
+    inputKeys: ["kubeconfig", ...own, "contentHash", "timeoutSeconds", "created"],
     check: (news) => checkInputs(schema.inputs, news),
     id: (inputs) => schema.id(inputs),
     wait: (options) => schema.wait(options),

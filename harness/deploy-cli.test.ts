@@ -1,0 +1,122 @@
+import * as assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { parse } from "yaml";
+import { Simulator } from "../simulator/simulator";
+import { simulatorForSuite } from "../test/harness-simulator";
+import { installedProgram } from "./installed";
+
+const DEPLOY_CLI = path.join(__dirname, "testdata", "deploy-cli");
+
+/** What a user reads from `npm run deploy -- <args>`, run as the script runs it. */
+function deployCommand(
+  sim: Simulator,
+  home: string,
+  args: string[],
+): Promise<{ code: number | null; stdout: string[]; stderr: string }> {
+  return new Promise((resolve) =>
+    execFile(
+      process.execPath,
+      ["-r", "ts-node/register/transpile-only", path.join(__dirname, "deploy.ts"), ...args],
+      {
+        cwd: path.resolve(__dirname, ".."),
+        env: { ...process.env, KUBECONFIG: sim.kubeconfigPath, HOME: home },
+      },
+      (error, stdout, stderr) =>
+        resolve({ code: error ? (error.code as number | null) : 0, stdout: stdout.split("\n"), stderr }),
+    ),
+  );
+}
+
+describe("npm run deploy: the command a user runs", function () {
+  this.timeout(120_000);
+  let sim: Simulator;
+  let home: string;
+  const suite = simulatorForSuite("harness-deploy-cli-", { speed: 500 });
+  before(() => ({ sim, dir: home } = suite));
+
+  it("remembers config set in Pulumi.<stack>.yaml", async () => {
+    const program = installedProgram(DEPLOY_CLI);
+    const set = await deployCommand(sim, home, ["config", "set", "motd", "hello-from-config\n", program]);
+    assert.equal(set.code, 0, set.stderr);
+    const file = path.join(program, "Pulumi.dev.yaml");
+    assert.deepEqual(parse(fs.readFileSync(file, "utf8")), {
+      config: { "harness-deploy-cli:motd": "hello-from-config\n" },
+    });
+  });
+
+  it("previews with each resource's diagnostics, the rollout impact among them, and the planned steps", async () => {
+    const result = await deployCommand(sim, home, ["preview", installedProgram(DEPLOY_CLI)]);
+    assert.equal(result.code, 0, result.stderr);
+    const out = result.stdout;
+    assert.equal(out[0], "Previewing update (dev)");
+    assert.ok(
+      out.includes(" +  kubernetes:machineconfiguration.openshift.io/v1:MachineConfig 99-worker-motd create"),
+      out.join("\n"),
+    );
+    const diagnostics = out.indexOf("Diagnostics:");
+    assert.ok(diagnostics > 0, out.join("\n"));
+    const owner = out.indexOf("  openshift-topology:index:MachineConfig (99-worker-motd):");
+    assert.ok(owner > diagnostics, out.join("\n"));
+    // The simulated cluster has 3 workers; maxUnavailable 1 (the worker pool's default).
+    assert.match(
+      out[owner + 1],
+      /^ {4}pool worker: new render; 3 nodes drain and reboot, 1 at a time, 3 waves/,
+    );
+    assert.ok(out.includes("    renderedConfig: [unknown]"), out.join("\n"));
+    assert.ok(out.includes("    motdText      : [secret]"), out.join("\n"));
+    assert.ok(out.includes("Resources:"), out.join("\n"));
+    assert.ok(
+      out.some((l) => /^ {4}\+ \d+ to create$/.test(l)),
+      out.join("\n"),
+    );
+  });
+
+  it("shows the waiters' progress during up, then the outputs, secrets as [secret]", async () => {
+    const result = await deployCommand(sim, home, ["up", installedProgram(DEPLOY_CLI)]);
+    assert.equal(result.code, 0, result.stderr);
+    const out = result.stdout;
+    assert.equal(out[0], "Updating (dev)");
+    const created = out.findIndex((l) =>
+      /^ \+ {2}pulumi-nodejs:dynamic:PoolRollout 99-worker-motd-rollout created \(\d+\.\ds\)$/.test(l),
+    );
+    assert.ok(created > 0, out.join("\n"));
+    const progress = out.filter((l) => l.startsWith("    PoolRollout pool/worker: pool worker: "));
+    assert.ok(progress.length > 1, out.join("\n"));
+    assert.ok(out.indexOf(progress[0]) < created, "progress is shown while the waiter waits");
+    const rendered = sim.store
+      .list("machineconfiguration.openshift.io/v1", "MachineConfigPool")
+      .find((p) => p.metadata.name === "worker")!.spec as { configuration: { name: string } };
+    assert.ok(out.includes(`    renderedConfig: "${rendered.configuration.name}"`), out.join("\n"));
+    assert.ok(out.includes("    motdText      : [secret]"), out.join("\n"));
+    assert.ok(!result.stdout.join("\n").includes("hello-from-config"), "the secret's value is never printed");
+    assert.ok(
+      out.some((l) => /^ {4}\+ \d+ created$/.test(l)),
+      out.join("\n"),
+    );
+    assert.ok(
+      out.some((l) => /^Duration: \d+\.\ds$/.test(l)),
+      out.join("\n"),
+    );
+  });
+
+  it("destroys the stack, dependents first, and counts what it deleted", async () => {
+    const result = await deployCommand(sim, home, ["destroy", installedProgram(DEPLOY_CLI)]);
+    assert.equal(result.code, 0, result.stderr);
+    const out = result.stdout;
+    assert.equal(out[0], "Destroying (dev)");
+    const deleted = (resource: string) => out.findIndex((l) => l.startsWith(` -  ${resource} deleted (`));
+    const waiter = deleted("pulumi-nodejs:dynamic:PoolRollout 99-worker-motd-rollout");
+    const object = deleted("kubernetes:machineconfiguration.openshift.io/v1:MachineConfig 99-worker-motd");
+    assert.ok(waiter > 0 && object > waiter, out.join("\n"));
+    assert.ok(out.includes("    - 4 deleted"), out.join("\n"));
+    assert.ok(!out.includes("Outputs:"), out.join("\n"));
+    assert.equal(
+      sim.store
+        .list("machineconfiguration.openshift.io/v1", "MachineConfig")
+        .find((m) => m.metadata.name === "99-worker-motd"),
+      undefined,
+    );
+  });
+});

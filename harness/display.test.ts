@@ -1,0 +1,142 @@
+import * as assert from "node:assert/strict";
+import { diagnosticsLines, errorLine, outputLines, planLines, resourceLines, stepLine } from "./display";
+import { UNKNOWN } from "./engine/engine";
+import { secret } from "./secrets";
+import { table } from "./view";
+
+const STACK = "urn:pulumi:dev::shop::pulumi:pulumi:Stack::shop-dev";
+const POOL = "urn:pulumi:dev::shop::openshift-topology:index:InfraNodePool::infra";
+const MC = "urn:pulumi:dev::shop::openshift-topology:index:MachineConfig::99-infra-chrony";
+
+describe("deploy command display (the Pulumi CLI's non-interactive shape)", () => {
+  it("groups info and warning diagnostics per resource, errors under the failed resource and its component", () => {
+    const lines = diagnosticsLines(
+      [
+        {
+          severity: "info",
+          urn: MC,
+          message: "pool infra: new render; 3 nodes drain and reboot, 1 at a time",
+        },
+        { severity: "debug", urn: MC, message: "RegisterResource RPC prepared" },
+        { severity: "warning", urn: POOL, message: "rollout impact unknown: the cluster does not answer" },
+        {
+          severity: "info",
+          urn: MC,
+          message: "pool infra: new render; 3 nodes drain and reboot, 1 at a time",
+        },
+        { severity: "info", urn: "", message: "two lines\nof text" },
+      ],
+      [
+        {
+          type: "pulumi-nodejs:dynamic:PoolRollout",
+          name: "99-infra-chrony-rollout",
+          parent: MC,
+          message: "PoolRollout 99-infra-chrony-rollout: node ip-1 degraded: read-only file system",
+        },
+      ],
+      ['InfraNodePool "edge": zones[0]: "us-east-2x" is not a zone of us-east-2'],
+      { project: "shop", stack: "dev" },
+    );
+    assert.deepEqual(lines, [
+      "Diagnostics:",
+      "  openshift-topology:index:MachineConfig (99-infra-chrony):",
+      "    pool infra: new render; 3 nodes drain and reboot, 1 at a time",
+      "",
+      "  openshift-topology:index:InfraNodePool (infra):",
+      "    warning: rollout impact unknown: the cluster does not answer",
+      "",
+      "  pulumi:pulumi:Stack (shop-dev):",
+      "    two lines",
+      "    of text",
+      '    error: InfraNodePool "edge": zones[0]: "us-east-2x" is not a zone of us-east-2',
+      "",
+      "  pulumi-nodejs:dynamic:PoolRollout (99-infra-chrony-rollout) in MachineConfig 99-infra-chrony:",
+      "    error: node ip-1 degraded: read-only file system",
+      "",
+    ]);
+    assert.deepEqual(diagnosticsLines([], [], [], { project: "shop", stack: "dev" }), []);
+  });
+
+  it("names the component first in an error line; a resource of the stack itself has none", () => {
+    const failure = {
+      type: "pulumi-nodejs:dynamic:PoolRollout",
+      name: "r",
+      message: "PoolRollout r: failed",
+    };
+    assert.equal(
+      errorLine({ ...failure, parent: MC }),
+      "error: MachineConfig 99-infra-chrony: PoolRollout r: failed",
+    );
+    assert.equal(errorLine({ ...failure, parent: STACK }), "error: PoolRollout r: failed");
+  });
+
+  it("prints outputs aligned, lists and maps spread, secrets and unknowns as placeholders", () => {
+    assert.deepEqual(
+      outputLines({
+        machineSets: ["a", "b"],
+        key: secret("-----BEGIN RSA PRIVATE KEY-----"),
+        facts: { region: "us-east-2", zones: [] },
+        ready: UNKNOWN,
+        count: 3,
+        hidden: { secret: true },
+      }),
+      [
+        "Outputs:",
+        "    machineSets: [",
+        '        [0]: "a"',
+        '        [1]: "b"',
+        "    ]",
+        "    key        : [secret]",
+        "    facts      : {",
+        '        region: "us-east-2"',
+        "        zones : []",
+        "    }",
+        "    ready      : [unknown]",
+        "    count      : 3",
+        "    hidden     : [secret]",
+        "",
+      ],
+    );
+    assert.deepEqual(outputLines({}), []);
+  });
+
+  it("lists steps as planned or as they happen, and counts them as the CLI's Resources section", () => {
+    assert.deepEqual(
+      planLines([
+        { op: "same", urn: MC, type: "t:a", name: "a", diffs: [] },
+        { op: "update", urn: MC, type: "t:b", name: "b", diffs: ["spec", "metadata"] },
+        { op: "replace", urn: MC, type: "t:c", name: "c", diffs: [] },
+      ]),
+      [" ~  t:b b update [diff: ~spec, ~metadata]", " +- t:c c replace"],
+    );
+    const event = { operation: "delete" as const, type: "t:d", name: "d" };
+    assert.equal(stepLine({ ...event, phase: "start" }), " -  t:d d deleting");
+    assert.equal(stepLine({ ...event, phase: "done" }, 1234), " -  t:d d deleted (1.2s)");
+    assert.equal(stepLine({ ...event, phase: "failed" }, 50), " -  t:d d deleting failed (0.1s)");
+    assert.deepEqual(resourceLines("preview", { create: 3, replace: 1, same: 5 }), [
+      "Resources:",
+      "    + 3 to create",
+      "    +- 1 to replace",
+      "    5 unchanged",
+    ]);
+    assert.deepEqual(resourceLines("up", { update: 2 }), ["Resources:", "    ~ 2 updated"]);
+    assert.deepEqual(resourceLines("refresh", {}), ["Resources:", "    no changes"]);
+  });
+
+  it("aligns a table's columns under its header, as oc get does", () => {
+    assert.deepEqual(
+      table(
+        ["NAME", "STATUS", "ROLES"],
+        [
+          ["ip-10-0-1-1.us-east-2.compute.internal", "Ready", "infra,worker"],
+          ["win-1", "NotReady", "worker"],
+        ],
+      ),
+      [
+        "NAME                                     STATUS     ROLES",
+        "ip-10-0-1-1.us-east-2.compute.internal   Ready      infra,worker",
+        "win-1                                    NotReady   worker",
+      ],
+    );
+  });
+});

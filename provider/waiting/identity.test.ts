@@ -1,0 +1,58 @@
+import * as assert from "node:assert/strict";
+import { Simulator, startTestSimulator } from "../../test/simulator-fixture";
+import { isWaitError } from "./converge";
+import { checkCreatedObjects, guessResource } from "./identity";
+
+describe("waiting core: the waiters' cluster holds the objects the provider created", function () {
+  let sim: Simulator;
+  before(async () => (sim = await startTestSimulator()));
+  after(() => sim.stop());
+
+  const pool = () => {
+    const worker = sim.store.list("machineconfiguration.openshift.io/v1", "MachineConfigPool")[0];
+    return { apiVersion: worker.apiVersion, kind: worker.kind, name: worker.metadata.name };
+  };
+  const check = (uid: string) =>
+    checkCreatedObjects({
+      kubeconfig: sim.kubeconfig,
+      server: sim.server,
+      waiter: "PoolRollout pool/worker",
+      created: [{ ...pool(), uid }],
+    });
+
+  it("passes when the object there has the UID its provider reported", async () => {
+    const uid = sim.store.list("machineconfiguration.openshift.io/v1", "MachineConfigPool")[0].metadata.uid!;
+    await check(uid);
+  });
+
+  it("fails at once when an object of that name there has another UID: another cluster made it", async () => {
+    await assert.rejects(
+      check("0c0c0c0c-0000-4000-8000-000000000000"),
+      (e: unknown) =>
+        isWaitError(e) &&
+        e.kind === "failed" &&
+        e.message.startsWith(
+          `MachineConfigPool ${pool().name} was created by the component's Kubernetes provider ` +
+            `(uid 0c0c0c0c-0000-4000-8000-000000000000), but ${sim.server}, the cluster of the waiters' ` +
+            `kubeconfig, holds another MachineConfigPool of that name (uid `,
+        ),
+    );
+  });
+
+  // kubernetes/apimachinery pkg/api/meta/restmapper.go, UnsafeGuessKindToResource.
+  it("finds each kind's resource as apimachinery guesses it from the kind", () => {
+    const plural = (apiVersion: string, kind: string) => guessResource(apiVersion, kind, true).plural;
+    assert.equal(plural("autoscaling.openshift.io/v1beta1", "MachineAutoscaler"), "machineautoscalers");
+    assert.equal(plural("operators.coreos.com/v1alpha1", "Subscription"), "subscriptions");
+    assert.equal(plural("machine.openshift.io/v1beta1", "MachineSet"), "machinesets");
+    assert.equal(plural("v1", "Policy"), "policies");
+    assert.equal(plural("v1", "Ingress"), "ingresses");
+    assert.deepEqual(guessResource("v1", "Namespace", false), {
+      group: "",
+      version: "v1",
+      plural: "namespaces",
+      kind: "Namespace",
+      namespaced: false,
+    });
+  });
+});
