@@ -4,6 +4,7 @@
  */
 import { ApiServer, RequestObserver, ServerFaults } from "./apiserver";
 import { createClock } from "./clock";
+import { packageManifests } from "./cluster/packages";
 import { seedCluster, SeededCluster } from "./cluster/seed";
 import { startControllers } from "./controllers";
 import { CrdDefinition, CrdSchemas, findCrdDir } from "./schema";
@@ -92,6 +93,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       kubeconfigPath: options.kubeconfigPath,
       now: () => clock.now(),
       unserved,
+      computed: { "packages.operators.coreos.com/packagemanifests": packageManifests(store) },
     });
   } catch (error) {
     controllers.stop();

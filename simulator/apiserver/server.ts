@@ -11,7 +11,7 @@ import { FaultTarget, ServerFaults } from "./faults";
 import { ResourceRegistry } from "./resources";
 import { route, Routes } from "./routing";
 import { errors } from "./status";
-import { Backend } from "./target";
+import { Backend, ComputedObjects } from "./target";
 import { authenticated, fail, readBody, Request, Transport } from "./transport";
 import { Watches } from "./watch";
 
@@ -36,6 +36,8 @@ export interface ApiServerOptions {
   now?: () => Date;
   /** Plurals of resources not served: their paths answer 404 and discovery leaves them out. */
   unserved?: readonly string[];
+  /** The objects of read-only resources (e.g. PackageManifests), by `<group>/<plural>`. */
+  computed?: Readonly<Record<string, ComputedObjects>>;
 }
 
 const DEFAULT_MAX_BODY = 3 * 1024 * 1024;
@@ -76,6 +78,7 @@ export class ApiServer implements FaultTarget {
       store: options.store,
       schemas: options.schemas,
       now: options.now ?? (() => new Date()),
+      computed: options.computed,
     };
     this.watches = new Watches(backend, options.bookmarkIntervalMs ?? 1000, () =>
       this.faults.takeWatchExpiry(),
