@@ -9,6 +9,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import * as ts from "typescript";
 import { linkDependencies, PACKAGE_NAME, packTarball, stagePackage } from "../harness/installed";
 
 const ROOT = path.resolve(__dirname, "..");
@@ -36,6 +37,7 @@ describe("The project template, type-checked against the packed library", functi
   let work: string;
   let project: string;
   let packed: string[];
+  let installed: string;
 
   before(() => {
     work = fs.mkdtempSync(path.join(os.tmpdir(), "template-"));
@@ -43,7 +45,7 @@ describe("The project template, type-checked against the packed library", functi
     const { tarball, files } = packTarball(stage, work);
     packed = files;
     project = path.join(work, "project");
-    const installed = path.join(project, "node_modules", ...PACKAGE_NAME.split("/"));
+    installed = path.join(project, "node_modules", ...PACKAGE_NAME.split("/"));
     fs.mkdirSync(installed, { recursive: true });
     execFileSync("tar", ["-xzf", tarball, "-C", installed, "--strip-components=1"]);
     linkDependencies(path.join(project, "node_modules"), CLOUD_SDKS);
@@ -90,5 +92,36 @@ describe("The project template, type-checked against the packed library", functi
       encoding: "utf8",
     });
     assert.equal(result.status, 0, `${result.stdout}${result.stderr}`);
+  });
+
+  it("documents every argument of every exported component for the editor's hover, in a user's words", () => {
+    const declarations = packed.filter((f) => f.endsWith(".d.ts")).map((f) => path.join(installed, f));
+    // The package's own declarations only: the SDKs' types do not hold the documentation.
+    const program = ts.createProgram(declarations, { noResolve: true, skipLibCheck: true, noEmit: true });
+    const checker = program.getTypeChecker();
+    const index = checker.getSymbolAtLocation(
+      program.getSourceFile(path.join(installed, "dist", "index.d.ts"))!,
+    )!;
+    const undocumented: string[] = [];
+    let args = 0;
+    for (const exported of checker.getExportsOfModule(index)) {
+      const symbol = exported.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(exported) : exported;
+      if (!symbol.name.endsWith("Args")) continue;
+      args++;
+      for (const property of checker.getPropertiesOfType(checker.getDeclaredTypeOfSymbol(symbol))) {
+        if (!ts.displayPartsToString(property.getDocumentationComment(checker)).trim())
+          undocumented.push(`${symbol.name}.${property.name}`);
+      }
+    }
+    assert.ok(args >= 8, `${args} Args types exported`);
+    assert.deepEqual(undocumented, []);
+    const internal = declarations.flatMap((file) =>
+      fs
+        .readFileSync(file, "utf8")
+        .split("\n")
+        .filter((line) => /\bseeds? \d{3}|DOMAIN\.md/.test(line))
+        .map((line) => `${path.relative(installed, file)}: ${line.trim()}`),
+    );
+    assert.deepEqual(internal, []);
   });
 });
