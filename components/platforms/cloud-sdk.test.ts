@@ -6,22 +6,26 @@ import { InfraNodePool } from "../infra-node-pool/infra-node-pool";
 import { WindowsNodePool } from "../windows-node-pool/windows-node-pool";
 import { CloudSdk } from "./cloud-sdk";
 
-type Resolve = (request: string, ...rest: unknown[]) => string;
-const loader = Module as unknown as { _resolveFilename: Resolve };
+type Load = (request: string, ...rest: unknown[]) => unknown;
+const loader = Module as unknown as { _load: Load };
 
-/** Runs `body` as in a program that did not install `sdk`: node cannot resolve the package's modules. */
+/**
+ * Runs `body` as in a program that did not install `sdk`: node cannot load the package's modules. The
+ * hook is on `Module._load`, before node's caches, which would otherwise answer for a module another
+ * suite of the same worker loaded.
+ */
 async function without(sdk: CloudSdk, body: () => Promise<void>): Promise<void> {
-  const resolve = loader._resolveFilename;
-  loader._resolveFilename = function (request, ...rest) {
+  const load = loader._load;
+  loader._load = function (request, ...rest) {
     if (request === sdk || request.startsWith(`${sdk}/`)) {
       throw Object.assign(new Error(`Cannot find module '${request}'`), { code: "MODULE_NOT_FOUND" });
     }
-    return resolve.call(this, request, ...rest);
+    return load.call(this, request, ...rest);
   };
   try {
     await body();
   } finally {
-    loader._resolveFilename = resolve;
+    loader._load = load;
   }
 }
 
