@@ -6,6 +6,7 @@
  * it, and the program's process loads compiled modules instead of transpiling the library's sources:
  * as in a user's `pulumi up`.
  */
+import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import * as ts from "typescript";
@@ -48,13 +49,61 @@ export function installPackage(project: string, options: { linkDependencies?: bo
     fs.writeFileSync(out, outputText);
   }
   fs.copyFileSync(path.join(ROOT, "package.json"), path.join(root, "package.json"));
-  if (options.linkDependencies) {
-    for (const entry of fs.readdirSync(path.join(ROOT, "node_modules"))) {
-      if (entry.startsWith(".") || PACKAGE_NAME.startsWith(`${entry}/`)) continue;
-      fs.symlinkSync(path.join(ROOT, "node_modules", entry), path.join(modules, entry));
+  if (options.linkDependencies) linkDependencies(modules);
+  return root;
+}
+
+/**
+ * Links this repository's packages into `modules` (a project's node_modules), except the library's own
+ * scope entry and the packages `without` names: a project that did not install those.
+ */
+export function linkDependencies(modules: string, without: readonly string[] = []): void {
+  const source = path.join(ROOT, "node_modules");
+  for (const entry of fs.readdirSync(source)) {
+    if (entry.startsWith(".") || PACKAGE_NAME.startsWith(`${entry}/`)) continue;
+    const scoped = entry.startsWith("@") && without.some((w) => w.startsWith(`${entry}/`));
+    if (!scoped) {
+      if (!without.includes(entry)) fs.symlinkSync(path.join(source, entry), path.join(modules, entry));
+      continue;
+    }
+    fs.mkdirSync(path.join(modules, entry), { recursive: true });
+    for (const name of fs.readdirSync(path.join(source, entry))) {
+      if (without.includes(`${entry}/${name}`)) continue;
+      fs.symlinkSync(path.join(source, entry, name), path.join(modules, entry, name));
     }
   }
-  return root;
+}
+
+/** `npm pack` of `packageDir` (the files its package.json lists) into `into`: the tarball and its files. */
+export function packTarball(packageDir: string, into: string): { tarball: string; files: string[] } {
+  const out = execFileSync("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", into], {
+    cwd: packageDir,
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "ignore"],
+  });
+  const [packed] = JSON.parse(out) as Array<{ filename: string; files: Array<{ path: string }> }>;
+  return { tarball: path.join(into, packed.filename), files: packed.files.map((f) => f.path).sort() };
+}
+
+/**
+ * What `npm pack` packs after `npm run build`, built into `dir` rather than this repository's dist/:
+ * the compiled library with its declarations (a full `tsc` build, some 10 s of CPU) and the files
+ * npm always packs. Returns `dir`, ready for `packTarball`.
+ */
+export function stagePackage(dir: string): string {
+  const tsc = path.join(ROOT, "node_modules", "typescript", "bin", "tsc");
+  execFileSync(
+    process.execPath,
+    [tsc, "-p", path.join(ROOT, "tsconfig.build.json"), "--outDir", path.join(dir, "dist")],
+    {
+      cwd: ROOT,
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
+  for (const file of ["package.json", "README.md", "CHANGELOG.md", "LICENSE"]) {
+    fs.copyFileSync(path.join(ROOT, file), path.join(dir, file));
+  }
+  return dir;
 }
 
 /**

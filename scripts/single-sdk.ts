@@ -11,11 +11,12 @@
  *
  * Run: npm run check:single-sdk [-- --full] [-- 3.142.0 3.200.0 ...]
  */
-import { execFileSync, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { parseArgs } from "node:util";
+import { packTarball } from "../harness/installed";
 
 const ROOT = path.resolve(__dirname, "..");
 const SDK = "@pulumi/pulumi";
@@ -28,15 +29,6 @@ interface Outcome {
   copies: string[];
   seconds: number;
   error?: string;
-}
-
-function pack(into: string): string {
-  const out = execFileSync("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", into], {
-    cwd: ROOT,
-    encoding: "utf8",
-    stdio: ["ignore", "pipe", "ignore"],
-  });
-  return path.join(into, (JSON.parse(out) as Array<{ filename: string }>)[0].filename);
 }
 
 function npm(args: string[], cwd: string): { status: number | null; stderr: string; stdout: string } {
@@ -99,7 +91,7 @@ function main(): number {
   const below = "3.100.0";
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "single-sdk-"));
   try {
-    const tarball = pack(dir);
+    const { tarball } = packTarball(ROOT, dir);
     console.log(`peer range ${range}; consumer projects with ${SDK}:`);
     let ok = true;
     for (const version of versions) {

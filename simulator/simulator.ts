@@ -4,6 +4,7 @@
  */
 import { ApiServer, Protocol, RequestObserver, ServerFaults } from "./apiserver";
 import { createClock } from "./clock";
+import { packageManifests } from "./cluster/packages";
 import { seedCluster, SeededCluster } from "./cluster/seed";
 import { startControllers } from "./controllers";
 import { CrdDefinition, CrdSchemas, findCrdDir } from "./schema";
@@ -95,6 +96,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       now: () => clock.now(),
       unserved,
       protocol: options.protocol,
+      computed: { "packages.operators.coreos.com/packagemanifests": packageManifests(store) },
     });
   } catch (error) {
     controllers.stop();

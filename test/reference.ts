@@ -12,12 +12,15 @@ export interface Reference {
   what: string;
   dir: string;
   provide: string;
+  /** `what` and `provide` in a few words, for the line a skipped suite prints. */
+  brief: string;
 }
 
 export const SEEDS: Reference = {
   what: "the seed documents (OpenShift docs whose YAML examples are the reference manifests)",
   dir: process.env.OPENSHIFT_SEEDS_DIR || path.resolve(__dirname, "../../shared/seeds"),
   provide: "set OPENSHIFT_SEEDS_DIR to their directory (files 000_* to 004_*)",
+  brief: "no seed documents (set OPENSHIFT_SEEDS_DIR)",
 };
 
 export const CRDS: Reference = {
@@ -25,6 +28,7 @@ export const CRDS: Reference = {
   dir: defaultCrdDir(),
   provide:
     'set OPENSHIFT_CRDS_DIR to a directory of them, e.g. exported from your cluster with `npm run crds:export -- --out DIR` (README, "CRDs")',
+  brief: "no upstream CRDs (set OPENSHIFT_CRDS_DIR, e.g. to `npm run crds:export`'s output)",
 };
 
 /** openshift/api's definitions of the provider specs: beside the upstream CRDs, never exported from a cluster. */
@@ -33,6 +37,7 @@ export const PROVIDER_SPECS: Reference = {
   dir: path.join(CRDS.dir, "machine-provider-specs.openapi.json"),
   provide:
     "put machine-provider-specs.openapi.json (openshift/api's openapi/openapi.json, AWS and Azure provider specs) beside the CRDs",
+  brief: "no provider-spec definitions (machine-provider-specs.openapi.json beside the CRDs)",
 };
 
 export function isCI(): boolean {
@@ -46,18 +51,22 @@ export function missing(reference: Reference): string | undefined {
     : `${reference.what} are missing (no ${reference.dir}): ${reference.provide}`;
 }
 
+/** Suites already named in this process's output, with what they lacked. */
+const announced = new Set<string>();
+
 /**
- * Skips the test, or the whole suite when called from a `before` hook, unless every reference is present,
- * printing which test or suite is skipped and why (mocha's reporters show no reason for a skip).
+ * Skips the test, or the whole suite when called from a `before` hook, unless every reference is present.
+ * Mocha's reporters show no reason for a skip, so the suite is named once with what is missing, briefly
+ * (the README's "CRDs" section says how to get them): `skipped "<suite>": ...` for a whole suite,
+ * `skipped "<suite>" in part: ...` for its tests that need the reference.
  */
 export function requireReference(context: Mocha.Context, ...references: Reference[]): void {
-  const reasons = references.map(missing).filter((r): r is string => r !== undefined);
-  if (reasons.length === 0) return;
+  const absent = references.filter((r) => missing(r) !== undefined);
+  if (absent.length === 0) return;
   const runnable = context.test;
-  const title =
-    (runnable as Mocha.Hook | undefined)?.type === "hook"
-      ? runnable?.parent?.fullTitle()
-      : runnable?.fullTitle();
-  console.log(`    skipped "${title}": ${reasons.join("; ")}`);
+  const whole = (runnable as Mocha.Hook | undefined)?.type === "hook";
+  const line = `    skipped "${runnable?.parent?.fullTitle()}"${whole ? "" : " in part"}: ${absent.map((r) => r.brief).join("; ")}`;
+  if (!announced.has(line)) console.log(line);
+  announced.add(line);
   context.skip();
 }

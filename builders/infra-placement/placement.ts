@@ -5,7 +5,7 @@ import { requireDnsLabel, requireInteger, requireTaints, Taint } from "../valida
 
 /**
  * Moving OpenShift's infrastructure workloads (router, registry, monitoring) onto a pool: each needs the
- * pool's node selector and a toleration for every taint the pool carries (DOMAIN.md, seed 001). The
+ * pool's node selector and a toleration for every taint the pool carries (as OpenShift documents moving the router, registry and monitoring onto infra nodes). The
  * builders below return only the fields the library owns, for server-side-apply patches that leave the
  * rest of each object to its operator.
  */

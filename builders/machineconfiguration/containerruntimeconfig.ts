@@ -19,11 +19,13 @@ export const MIN_LOG_SIZE = 8192;
 export interface ContainerRuntimeSettings {
   /** Maximum processes per container: 0 for CRI-O's default, else at least 20. */
   pidsLimit?: number;
+  /** CRI-O's log level, e.g. `info` (its default) or `debug`. */
   logLevel?: (typeof CRIO_LOG_LEVELS)[number];
   /** Maximum container log size as a quantity ("50Mi"); negative for no limit, else above 8192 bytes. */
   logSizeMax?: number | string;
   /** Maximum size of a container's writable layer, a non-negative quantity ("10G"). */
   overlaySize?: number | string;
+  /** The OCI runtime containers run with: `crun` or `runc`. */
   defaultRuntime?: (typeof OCI_RUNTIMES)[number];
 }
 
@@ -31,6 +33,7 @@ export interface ContainerRuntimeConfigArgs {
   name: string;
   /** Role of the pool to configure; the pool must carry `pools.operator.machineconfiguration.openshift.io/<pool>`. */
   pool: string;
+  /** CRI-O settings for the pool's nodes: log level and size, PIDs limit, overlay size, default runtime. */
   containerRuntimeConfig: ContainerRuntimeSettings;
 }
 

@@ -27,6 +27,7 @@ export interface KubeletConfigArgs {
   autoSizingReserved?: boolean;
   /** Kubelet verbosity, 1 to 10 (the MCO's range). */
   logLevel?: number;
+  /** TLS ciphers and minimum version of the kubelet's server: `Old`, `Intermediate`, `Modern` or `Custom`. */
   tlsSecurityProfile?: TlsSecurityProfile;
 }
 

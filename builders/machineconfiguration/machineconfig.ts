@@ -97,11 +97,17 @@ export interface MachineConfigArgs {
   name: string;
   /** The pool role the config targets (`worker`, `master` or a custom pool). */
   role: string;
+  /** Ignition spec version of the config, `3.0.0` to `3.5.0`; default `3.2.0`, as OpenShift's own configs. */
   ignitionVersion?: string;
+  /** Files written on the nodes, under /etc or /var; changing one updates the nodes (most without a reboot). */
   files?: MachineConfigFile[];
+  /** systemd units and drop-ins, enabled or masked as given. */
   systemd?: { units?: SystemdUnit[] };
+  /** Kernel arguments added to the nodes' boot; a change reboots them. */
   kernelArguments?: string[];
+  /** `default`, `realtime`, or `64k-pages` (aarch64 only); a change reboots the nodes. */
   kernelType?: string;
+  /** RHCOS extensions to install, e.g. `usbguard`, `kernel-devel`, `sandboxed-containers`. */
   extensions?: string[];
   /** FIPS mode; a day-1 setting: the MCO refuses to change it on a running cluster. */
   fips?: boolean;
@@ -109,6 +115,7 @@ export interface MachineConfigArgs {
   sshAuthorizedKeys?: string[];
   /** Normally set by the MCO itself in the rendered config; only for deliberate OS image overrides. */
   osImageURL?: string;
+  /** Extra labels of the MachineConfig; the role label is always set. */
   labels?: Record<string, string>;
 }
 

@@ -9,7 +9,7 @@ import {
 
 /**
  * OLM objects for installing an operator from a catalog: Namespace, OperatorGroup, Subscription. Field
- * order and values follow the OpenShift docs (seed 002's WMCO install by CLI).
+ * order and values follow the OpenShift docs (installing the Windows Machine Config Operator with the CLI).
  */
 
 export const INSTALL_PLAN_APPROVALS = ["Automatic", "Manual"] as const;

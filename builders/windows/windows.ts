@@ -12,7 +12,7 @@ export const WINDOWS_BUILDS = {
 export type WindowsServerVersion = keyof typeof WINDOWS_BUILDS;
 export type WindowsBuild = (typeof WINDOWS_BUILDS)[WindowsServerVersion];
 
-/** Container runtime handlers: containerd's today, Docker's in the 4.6-era docs (seed 002). */
+/** Container runtime handlers: containerd's today, Docker's in the 4.6-era docs (Windows Container Support for OpenShift 4.6). */
 export const WINDOWS_RUNTIME_HANDLERS = ["runhcs-wcow-process", "docker"] as const;
 export type WindowsRuntimeHandler = (typeof WINDOWS_RUNTIME_HANDLERS)[number];
 

@@ -14,7 +14,7 @@ import { platformModules } from "../platforms";
 import { InfrastructureStatus } from "../platforms/platform";
 import { readObject } from "./kube";
 
-/** The facts every MachineSet is built from, as the seeds read them with `oc get -o jsonpath`. */
+/** The facts every MachineSet is built from, as the OpenShift docs read them with `oc get -o jsonpath`. */
 export interface ClusterFacts {
   infrastructureId: string;
   platform: MachineSetPlatform;

@@ -43,6 +43,10 @@ export interface InfraNodePoolArgs extends MachinePoolArgs {
   imageFromMachineSet?: pulumi.Input<string>;
   /** The pool's MachineConfigPool: nodes updated at once (number or percentage); default 1. */
   maxUnavailable?: pulumi.Input<number | string>;
+  /**
+   * Pause the pool's MachineConfigPool: the MCO renders new configs but updates no node until it is
+   * unpaused; default false.
+   */
   paused?: pulumi.Input<boolean>;
   /** Move the default router here (IngressController `default` nodePlacement), optionally with replicas. */
   router?: boolean | { replicas?: pulumi.Input<number> };
@@ -56,7 +60,7 @@ export interface InfraNodePoolArgs extends MachinePoolArgs {
 }
 
 /**
- * An infra node pool as OpenShift documents it (seeds 000 and 001): one MachineSet per zone whose nodes
+ * An infra node pool as OpenShift documents it (machine config pools and infrastructure machine sets): one MachineSet per zone whose nodes
  * carry the infra role and taints, a custom MachineConfigPool that inherits worker configs, and
  * optionally the router, registry and monitoring moved onto those nodes with patches that leave every
  * field the library does not own to its operator.
@@ -130,7 +134,7 @@ export class InfraNodePool extends pulumi.ComponentResource {
     const facts = resolveClusterFacts(name, args, kopts, valid);
     const zones = poolZones(args.zones, valid);
     const placed = placeZones(zones, facts, args.cloudLookups === true, { parent: this }, of);
-    // ROLES infra,worker as in seed 001; the custom pool still claims these nodes from worker.
+    // ROLES infra,worker as OpenShift documents infra nodes; the custom pool still claims these nodes from worker.
     const nodeRoleLabels = { [`node-role.kubernetes.io/${role}`]: "", "node-role.kubernetes.io/worker": "" };
     // A given image skips the read: the network references then follow the installer's naming.
     const worker =

@@ -127,7 +127,7 @@ abstract class MachineConfigurationObject<T extends { name: string }> extends pu
   }
 }
 
-/** A custom MachineConfigPool that inherits worker configs (seed 000), for nodes of one role. */
+/** A custom MachineConfigPool that inherits worker configs, as OpenShift documents custom pools, for nodes of one role. */
 export class MachineConfigPool extends MachineConfigurationObject<MachineConfigPoolSpec> {
   constructor(name: string, args: MachineConfigPoolArgs = {}, opts: pulumi.ComponentResourceOptions = {}) {
     super(

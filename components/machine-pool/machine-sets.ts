@@ -53,7 +53,15 @@ export interface MachinePoolArgs extends ClusterFactsArgs, WaitArgs {
   healthCheck?: boolean | pulumi.Input<HealthCheckOptions>;
   /** Extra node labels. */
   nodeLabels?: pulumi.Input<Record<string, string>>;
+  /**
+   * AWS machine settings (instance type, volume, spot, subnets, security groups, tags); defaults are the
+   * installer's. Only on an AWS cluster.
+   */
   aws?: pulumi.Input<Omit<AwsMachineOptions, "ami">>;
+  /**
+   * Azure machine settings (VM size, OS disk, spot, vnet, subnet, managed identity, tags); defaults are the
+   * installer's. Only on an Azure cluster.
+   */
   azure?: pulumi.Input<Omit<AzureMachineOptions, "image">>;
   /**
    * Look up (AWS) or check (Azure) zones, subnets, security groups and the managed identity with the

@@ -21,16 +21,22 @@ export interface OperatorSubscriptionArgs extends WaitArgs {
   namespace?: string;
   /** Create the namespace (default), or use one that exists (`openshift-operators`, say). */
   createNamespace?: boolean;
+  /** Labels of the namespace created, e.g. `openshift.io/cluster-monitoring: "true"`. */
   namespaceLabels?: pulumi.Input<Record<string, string>>;
   /** Create an OperatorGroup (default); turn off when the namespace already has one. */
   createOperatorGroup?: boolean;
   /** `OwnNamespace` (default) or `AllNamespaces`. */
   targetNamespaces?: "OwnNamespace" | "AllNamespaces";
+  /**
+   * Update channel of the package, e.g. `stable`; `kubectl get packagemanifest <package> -n
+   * openshift-marketplace -o jsonpath='{.status.channels[*].name}'` lists them.
+   */
   channel: pulumi.Input<string>;
   /** Default `Automatic`. With `Manual`, only the InstallPlan for `startingCSV` is ever approved. */
   installPlanApproval?: pulumi.Input<InstallPlanApproval>;
   /** Catalog; default `redhat-operators` in `openshift-marketplace`. */
   source?: pulumi.Input<string>;
+  /** Namespace of the catalog source; default `openshift-marketplace`. */
   sourceNamespace?: pulumi.Input<string>;
   /** Pin the first version to install. */
   startingCSV?: pulumi.Input<string>;

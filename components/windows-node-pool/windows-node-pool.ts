@@ -36,7 +36,7 @@ import {
 
 export interface WindowsNodePoolArgs extends MachinePoolArgs {
   /**
-   * Name segment of the MachineSets: AWS `<infraID>-<role>-<zone>` (default `windows-worker`, as seed 002);
+   * Name segment of the MachineSets: AWS `<infraID>-<role>-<zone>` (default `windows-worker`, as the Windows container docs name it);
    * Azure `<role><zone>`, or `<role>` in a region without zones (default `win`), held to 9 characters because Windows VM names are limited to 15
    * (the platform modules' `windows` rules).
    */
@@ -51,7 +51,7 @@ export interface WindowsNodePoolArgs extends MachinePoolArgs {
    */
   privateKey?: pulumi.Input<string>;
   /**
-   * The WMCO install: seed 002's defaults (namespace `openshift-windows-machine-config-operator`, channel
+   * The WMCO install: the documented defaults (namespace `openshift-windows-machine-config-operator`, channel
    * `stable`, `redhat-operators`), each overridable; `false` to reuse an operator that is already installed.
    * It reaches the cluster and waits as the pool does: `provider`, `wait`, `kubeconfig` and
    * `waitTimeouts` are the pool's.
@@ -68,7 +68,7 @@ function windowsVersion(value: string): WindowsServerVersion {
 }
 
 /**
- * Windows worker nodes as seed 002 sets them up: the Windows Machine Config Operator through OLM, its
+ * Windows worker nodes as the Windows container docs set them up: the Windows Machine Config Operator through OLM, its
  * private key secret, Windows MachineSets per zone (which WMCO turns into configured nodes), and a
  * RuntimeClass that puts pods on this build's nodes.
  */
@@ -198,7 +198,7 @@ export class WindowsNodePool extends pulumi.ComponentResource {
       ),
       adjust: windowsPoolSpec,
       // WMCO must be running and hold its key before Windows machines boot, and on destroy the machines
-      // must be gone before the operator is removed (seed 002).
+      // must be gone before the operator is removed, as the docs require.
       dependsOn: [keySecret, ...(operator ? operator.ready : [])],
       kubeOptions: kopts,
       waiting: waits,

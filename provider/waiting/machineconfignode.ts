@@ -1,6 +1,6 @@
 /**
  * Per-node phases of a pool rollout from MachineConfigNodes (machineconfiguration.openshift.io/v1, one
- * per node, named as the node; seed 003 "checking the status of machine config nodes"). Clusters
+ * per node, named as the node; as the docs check "the status of machine config nodes"). Clusters
  * without them fall back to the daemon's node annotations (pool.ts).
  */
 import { Condition, field, KubeObject } from "./kinds";

@@ -5,6 +5,7 @@ export const KUBERNETES_VERSION = { major: "1", minor: "32", gitVersion: "v1.32.
 
 const VERBS = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"];
 const SUBRESOURCE_VERBS = ["get", "patch", "update"];
+const READ_ONLY_VERBS = ["get", "list"];
 
 export function versionInfo(): Record<string, string> {
   return {
@@ -61,7 +62,11 @@ function resourceEntries(r: ResourceType): unknown[] {
       singularName: r.singular,
       namespaced: r.namespaced,
       kind: r.kind,
-      verbs: r.kind === "Namespace" ? VERBS.filter((v) => v !== "deletecollection") : VERBS,
+      verbs: r.readOnly
+        ? READ_ONLY_VERBS
+        : r.kind === "Namespace"
+          ? VERBS.filter((v) => v !== "deletecollection")
+          : VERBS,
       ...(r.shortNames.length ? { shortNames: r.shortNames } : {}),
       ...(r.categories.length ? { categories: r.categories } : {}),
       storageVersionHash: Buffer.from(`${r.group}/${r.versions[0]}/${r.kind}`)

@@ -21,7 +21,247 @@ export interface ResourceType {
   validated: boolean;
   /** Whether strategic merge patch applies (built-in kinds only; custom resources answer 415). */
   builtin: boolean;
+  /**
+   * Served by an aggregated API server that computes its objects and only reads them (get and list), as
+   * the package server serves PackageManifests; the objects come from `Backend.computed`.
+   */
+  readOnly?: boolean;
 }
+
+const age = (description?: string): PrinterColumn => ({
+  name: "Age",
+  type: "date",
+  jsonPath: ".metadata.creationTimestamp",
+  ...(description ? { description } : {}),
+});
+const condition = (name: string, type: string, description?: string, priority?: number): PrinterColumn => ({
+  name,
+  type: "string",
+  jsonPath: `.status.conditions[?(@.type=="${type}")].status`,
+  ...(description ? { description } : {}),
+  ...(priority ? { priority } : {}),
+});
+
+/**
+ * The printer columns of the upstream CRDs (`additionalPrinterColumns` of their storage versions:
+ * openshift/api for machine-api, MCO and autoscaling kinds, operator-framework/api for OLM's), so that
+ * `kubectl get` shows what it shows on OpenShift when no CRD files are loaded. Kinds whose CRDs declare
+ * none show NAME and AGE there too. A test checks them against the CRD files.
+ */
+export const CRD_PRINTER_COLUMNS: Record<string, PrinterColumn[]> = {
+  MachineSet: [
+    { name: "Desired", type: "integer", jsonPath: ".spec.replicas", description: "Desired Replicas" },
+    { name: "Current", type: "integer", jsonPath: ".status.replicas", description: "Current Replicas" },
+    { name: "Ready", type: "integer", jsonPath: ".status.readyReplicas", description: "Ready Replicas" },
+    {
+      name: "Available",
+      type: "string",
+      jsonPath: ".status.availableReplicas",
+      description: "Observed number of available replicas",
+    },
+    age("Machineset age"),
+  ],
+  Machine: [
+    { name: "Phase", type: "string", jsonPath: ".status.phase", description: "Phase of machine" },
+    {
+      name: "Type",
+      type: "string",
+      jsonPath: ".metadata.labels['machine\\.openshift\\.io/instance-type']",
+      description: "Type of instance",
+    },
+    {
+      name: "Region",
+      type: "string",
+      jsonPath: ".metadata.labels['machine\\.openshift\\.io/region']",
+      description: "Region associated with machine",
+    },
+    {
+      name: "Zone",
+      type: "string",
+      jsonPath: ".metadata.labels['machine\\.openshift\\.io/zone']",
+      description: "Zone associated with machine",
+    },
+    age("Machine age"),
+    {
+      name: "Node",
+      type: "string",
+      jsonPath: ".status.nodeRef.name",
+      description: "Node associated with machine",
+      priority: 1,
+    },
+    {
+      name: "ProviderID",
+      type: "string",
+      jsonPath: ".spec.providerID",
+      description: "Provider ID of machine created in cloud provider",
+      priority: 1,
+    },
+    {
+      name: "State",
+      type: "string",
+      jsonPath: ".metadata.annotations['machine\\.openshift\\.io/instance-state']",
+      description: "State of instance",
+      priority: 1,
+    },
+  ],
+  MachineHealthCheck: [
+    {
+      name: "MaxUnhealthy",
+      type: "string",
+      jsonPath: ".spec.maxUnhealthy",
+      description: "Maximum number of unhealthy machines allowed",
+    },
+    {
+      name: "ExpectedMachines",
+      type: "integer",
+      jsonPath: ".status.expectedMachines",
+      description: "Number of machines currently monitored",
+    },
+    {
+      name: "CurrentHealthy",
+      type: "integer",
+      jsonPath: ".status.currentHealthy",
+      description: "Current observed healthy machines",
+    },
+  ],
+  MachineAutoscaler: [
+    {
+      name: "Ref Kind",
+      type: "string",
+      jsonPath: ".spec.scaleTargetRef.kind",
+      description: "Kind of object scaled",
+    },
+    {
+      name: "Ref Name",
+      type: "string",
+      jsonPath: ".spec.scaleTargetRef.name",
+      description: "Name of object scaled",
+    },
+    { name: "Min", type: "integer", jsonPath: ".spec.minReplicas", description: "Min number of replicas" },
+    { name: "Max", type: "integer", jsonPath: ".spec.maxReplicas", description: "Max number of replicas" },
+    // "resoruce" is upstream's spelling.
+    age("MachineAutoscaler resoruce age"),
+  ],
+  MachineConfigPool: [
+    { name: "Config", type: "string", jsonPath: ".status.configuration.name" },
+    condition(
+      "Updated",
+      "Updated",
+      "When all the machines in the pool are updated to the correct machine config.",
+    ),
+    condition(
+      "Updating",
+      "Updating",
+      "When at least one of machine is not either not updated or is in the process of updating to the desired machine config.",
+    ),
+    condition(
+      "Degraded",
+      "Degraded",
+      "When progress is blocked on updating one or more nodes or the pool configuration is failing.",
+    ),
+    {
+      name: "MachineCount",
+      type: "number",
+      jsonPath: ".status.machineCount",
+      description: "Total number of machines in the machine config pool",
+    },
+    {
+      name: "ReadyMachineCount",
+      type: "number",
+      jsonPath: ".status.readyMachineCount",
+      description: "Total number of ready machines targeted by the pool",
+    },
+    {
+      name: "UpdatedMachineCount",
+      type: "number",
+      jsonPath: ".status.updatedMachineCount",
+      description:
+        "Total number of machines targeted by the pool that have the CurrentMachineConfig as their config",
+    },
+    {
+      name: "DegradedMachineCount",
+      type: "number",
+      jsonPath: ".status.degradedMachineCount",
+      description: "Total number of machines marked degraded (or unreconcilable)",
+    },
+    age(),
+  ],
+  MachineConfig: [
+    {
+      name: "GeneratedByController",
+      type: "string",
+      jsonPath: ".metadata.annotations.machineconfiguration\\.openshift\\.io/generated-by-controller-version",
+      description:
+        "Version of the controller that generated the machineconfig. This will be empty if the machineconfig is not managed by a controller.",
+    },
+    {
+      name: "IgnitionVersion",
+      type: "string",
+      jsonPath: ".spec.config.ignition.version",
+      description: "Version of the Ignition Config defined in the machineconfig.",
+    },
+    age(),
+  ],
+  MachineConfigNode: [
+    { name: "PoolName", type: "string", jsonPath: ".spec.pool.name" },
+    { name: "DesiredConfig", type: "string", jsonPath: ".spec.configVersion.desired" },
+    { name: "CurrentConfig", type: "string", jsonPath: ".status.configVersion.current" },
+    condition("Updated", "Updated"),
+    age(),
+    condition("UpdatePrepared", "UpdatePrepared", undefined, 1),
+    condition("UpdateExecuted", "UpdateExecuted", undefined, 1),
+    condition("UpdatePostActionComplete", "UpdatePostActionComplete", undefined, 1),
+    condition("UpdateComplete", "UpdateComplete", undefined, 1),
+    condition("Resumed", "Resumed", undefined, 1),
+    condition("UpdatedFilesAndOS", "AppliedFilesAndOS", undefined, 1),
+    condition("CordonedNode", "Cordoned", undefined, 1),
+    condition("DrainedNode", "Drained", undefined, 1),
+    condition("RebootedNode", "RebootedNode", undefined, 1),
+    condition("UncordonedNode", "Uncordoned", undefined, 1),
+  ],
+  Subscription: [
+    { name: "Package", type: "string", jsonPath: ".spec.name", description: "The package subscribed to" },
+    {
+      name: "Source",
+      type: "string",
+      jsonPath: ".spec.source",
+      description: "The catalog source for the specified package",
+    },
+    {
+      name: "Channel",
+      type: "string",
+      jsonPath: ".spec.channel",
+      description: "The channel of updates to subscribe to",
+    },
+  ],
+  InstallPlan: [
+    {
+      name: "CSV",
+      type: "string",
+      jsonPath: ".spec.clusterServiceVersionNames[0]",
+      description: "The first CSV in the list of clusterServiceVersionNames",
+    },
+    { name: "Approval", type: "string", jsonPath: ".spec.approval", description: "The approval mode" },
+    { name: "Approved", type: "boolean", jsonPath: ".spec.approved" },
+  ],
+  ClusterServiceVersion: [
+    { name: "Display", type: "string", jsonPath: ".spec.displayName", description: "The name of the CSV" },
+    { name: "Version", type: "string", jsonPath: ".spec.version", description: "The version of the CSV" },
+    {
+      name: "Release",
+      type: "string",
+      jsonPath: ".spec.release",
+      description: "The release of this version of the CSV",
+    },
+    {
+      name: "Replaces",
+      type: "string",
+      jsonPath: ".spec.replaces",
+      description: "The name of a CSV that this one replaces",
+    },
+    { name: "Phase", type: "string", jsonPath: ".status.phase" },
+  ],
+};
 
 type Row = Omit<ResourceType, "validated" | "listKind" | "singular" | "categories" | "status"> & {
   status?: boolean;
@@ -289,6 +529,18 @@ const TABLE: Row[] = [
     builtin: false,
     status: true,
   },
+  // The package server's aggregated API (operator-lifecycle-manager pkg/package-server/storage,
+  // PackageManifestStorage): get and list only, computed from the catalogs; its table has NAME CATALOG AGE.
+  {
+    group: "packages.operators.coreos.com",
+    versions: ["v1"],
+    kind: "PackageManifest",
+    plural: "packagemanifests",
+    namespaced: true,
+    shortNames: [],
+    builtin: true,
+    readOnly: true,
+  },
   {
     group: "config.openshift.io",
     versions: ["v1"],
@@ -365,6 +617,7 @@ export class ResourceRegistry {
         singular: row.kind.toLowerCase(),
         categories: row.categories ?? [],
         status: row.status ?? false,
+        columns: row.columns ?? CRD_PRINTER_COLUMNS[row.kind],
         validated: false,
       };
       const crd = schemas?.definition(row.group, row.kind);

@@ -3,6 +3,7 @@
  * handler of their verb (CRUD, apply, scale, watch) or to fault control.
  */
 import { apply } from "./apply";
+import { serveComputed } from "./computed";
 import { control, CONTROL_PATH } from "./control";
 import { create, get, list, patch, patchType, PATCH_TYPES, remove, removeCollection, update } from "./crud";
 import {
@@ -144,6 +145,7 @@ function resolve(registry: ResourceRegistry, group: string, version: string, res
 function dispatch(routes: Routes, request: Request, method: string, target: Target): void {
   const { backend } = routes;
   const { name, subresource } = target;
+  if (target.resource.readOnly) return serveComputed(backend, request, target, method);
   if (name === undefined) {
     // The all-namespaces path of a namespaced resource only lists and watches.
     if (target.resource.namespaced && target.namespace === undefined && method !== "GET")

@@ -11,7 +11,7 @@ import { FaultTarget, ServerFaults } from "./faults";
 import { ResourceRegistry } from "./resources";
 import { route, Routes } from "./routing";
 import { errors } from "./status";
-import { Backend } from "./target";
+import { Backend, ComputedObjects } from "./target";
 import { authenticated, fail, Protocol, readBody, Request, Transport } from "./transport";
 import { Watches } from "./watch";
 
@@ -41,6 +41,8 @@ export interface ApiServerOptions {
    * `https`); the kubeconfig then names an `http://` server and no CA.
    */
   protocol?: Protocol;
+  /** The objects of read-only resources (e.g. PackageManifests), by `<group>/<plural>`. */
+  computed?: Readonly<Record<string, ComputedObjects>>;
 }
 
 const DEFAULT_MAX_BODY = 3 * 1024 * 1024;
@@ -81,6 +83,7 @@ export class ApiServer implements FaultTarget {
       store: options.store,
       schemas: options.schemas,
       now: options.now ?? (() => new Date()),
+      computed: options.computed,
     };
     this.watches = new Watches(backend, options.bookmarkIntervalMs ?? 1000, this.faults);
     this.transport = new Transport((req, res) => this.handle(req, res), options.protocol);

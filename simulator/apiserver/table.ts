@@ -182,6 +182,14 @@ const BUILTIN_COLUMNS: Record<string, Column[]> = {
     column("Message", (o) => o.message ?? ""),
   ],
   RuntimeClass: [nameColumn, column("Handler", (o) => o.handler ?? ""), ageColumn],
+  // operator-lifecycle-manager pkg/package-server/storage/printer.go, addTableHandlers.
+  PackageManifest: [
+    nameColumn,
+    column("Catalog", (o) => field(o, "status", "catalogSourceDisplayName") ?? "", {
+      description: "The source catalog for this package",
+    }),
+    ageColumn,
+  ],
   CustomResourceDefinition: [
     nameColumn,
     column("Created At", (o) => o.metadata.creationTimestamp ?? null, { type: "date" }),

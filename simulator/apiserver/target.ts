@@ -20,6 +20,12 @@ export interface Target {
   subresource?: string;
 }
 
+/**
+ * The objects of a read-only resource in a namespace (all namespaces when undefined), computed on each
+ * request as an aggregated API server computes them.
+ */
+export type ComputedObjects = (namespace: string | undefined) => KubeObject[];
+
 /** What resource handlers read and write. */
 export interface Backend {
   readonly store: MemoryStore;
@@ -27,6 +33,8 @@ export interface Backend {
   readonly schemas?: CrdSchemas;
   /** Source of "now" for ages in tables and managedFields times. */
   now(): Date;
+  /** The objects of read-only resources, by `<group>/<plural>`. */
+  readonly computed?: Readonly<Record<string, ComputedObjects>>;
 }
 
 export function apiVersion(target: Target): string {

@@ -16,6 +16,8 @@ export interface BundleEntry {
 
 export interface CatalogPackage {
   defaultChannel: string;
+  /** The namespace the operator's bundle suggests (`operatorframework.io/suggested-namespace`). */
+  suggestedNamespace: string;
   /** Channel name -> entries, oldest first; the last one is the channel head. */
   channels: Record<string, BundleEntry[]>;
 }
@@ -27,7 +29,9 @@ export interface CatalogContent {
   packages: Record<string, CatalogPackage>;
 }
 
-const WMCO_MODES: InstallModeType[] = ["OwnNamespace", "SingleNamespace"];
+const OWN_OR_SINGLE: InstallModeType[] = ["OwnNamespace", "SingleNamespace"];
+const OWN_SINGLE_OR_ALL: InstallModeType[] = ["OwnNamespace", "SingleNamespace", "AllNamespaces"];
+const ALL: InstallModeType[] = ["AllNamespaces"];
 
 function chain(
   pkg: string,
@@ -44,7 +48,11 @@ function chain(
   }));
 }
 
-/** Catalogs by CatalogSource name (all in openshift-marketplace). */
+/**
+ * Catalogs by CatalogSource name (all in openshift-marketplace). Package names, channels, default
+ * channels, display names, install modes and suggested namespaces are those of redhat-operator-index
+ * v4.17; each channel holds a few of its versions.
+ */
 export const CATALOGS: Record<string, CatalogContent> = {
   "redhat-operators": {
     displayName: "Red Hat Operators",
@@ -53,12 +61,69 @@ export const CATALOGS: Record<string, CatalogContent> = {
     packages: {
       "windows-machine-config-operator": {
         defaultChannel: "stable",
+        suggestedNamespace: "openshift-windows-machine-config-operator",
         channels: {
           stable: chain(
             "windows-machine-config-operator",
             "Windows Machine Config Operator",
             ["10.16.1", "10.17.0"],
-            WMCO_MODES,
+            OWN_OR_SINGLE,
+          ),
+        },
+      },
+      "cluster-logging": {
+        defaultChannel: "stable-6.1",
+        suggestedNamespace: "openshift-logging",
+        channels: {
+          "stable-6.0": chain(
+            "cluster-logging",
+            "Red Hat OpenShift Logging",
+            ["6.0.0", "6.0.1", "6.0.2"],
+            OWN_SINGLE_OR_ALL,
+          ),
+          "stable-6.1": chain(
+            "cluster-logging",
+            "Red Hat OpenShift Logging",
+            ["6.1.0", "6.1.1"],
+            OWN_SINGLE_OR_ALL,
+          ),
+        },
+      },
+      "loki-operator": {
+        defaultChannel: "stable-6.1",
+        suggestedNamespace: "openshift-operators-redhat",
+        channels: {
+          "stable-6.0": chain("loki-operator", "Loki Operator", ["6.0.0", "6.0.1", "6.0.2"], ALL),
+          "stable-6.1": chain("loki-operator", "Loki Operator", ["6.1.0", "6.1.1"], ALL),
+        },
+      },
+      "local-storage-operator": {
+        defaultChannel: "stable",
+        suggestedNamespace: "openshift-local-storage",
+        channels: {
+          stable: chain(
+            "local-storage-operator",
+            "Local Storage",
+            ["4.17.0-202410241236", "4.17.0-202411190033"],
+            OWN_OR_SINGLE,
+          ),
+        },
+      },
+      "openshift-gitops-operator": {
+        defaultChannel: "latest",
+        suggestedNamespace: "openshift-gitops-operator",
+        channels: {
+          "gitops-1.14": chain(
+            "openshift-gitops-operator",
+            "Red Hat OpenShift GitOps",
+            ["1.14.0", "1.14.1"],
+            ALL,
+          ),
+          latest: chain(
+            "openshift-gitops-operator",
+            "Red Hat OpenShift GitOps",
+            ["1.14.0", "1.14.1", "1.14.2"],
+            ALL,
           ),
         },
       },

@@ -5,6 +5,7 @@ import * as path from "node:path";
 import { CrdDefinition, CrdSchemas, defaultCrdDir, formatInvalidMessage, JSONSchemaProps } from ".";
 import { goRegExp } from "./validate";
 import { CRDS, requireReference } from "../../test/reference";
+import { CRD_PRINTER_COLUMNS } from "../apiserver/resources";
 
 const MS_API = "machine.openshift.io/v1beta1";
 
@@ -23,6 +24,13 @@ describe("CRD schemas", function () {
   before(function () {
     requireReference(this, CRDS);
     schemas = CrdSchemas.load();
+  });
+
+  it("has the simulator serve each CRD's printer columns without it, as its storage version declares them", () => {
+    for (const crd of schemas.definitions) {
+      const storage = crd.versions.find((v) => v.storage)!;
+      assert.deepEqual(CRD_PRINTER_COLUMNS[crd.kind] ?? [], storage.additionalPrinterColumns, crd.kind);
+    }
   });
 
   it("reads the served versions, names, columns and subresources of every CRD", () => {

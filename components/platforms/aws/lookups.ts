@@ -1,12 +1,17 @@
-// Each data source from its own module: the package index loads some 300 modules, all of which
-// every program using this library would otherwise load (and Pulumi's closure serializer then scans).
-import { getSecurityGroups } from "@pulumi/aws/ec2/getSecurityGroups";
-import { getSubnet } from "@pulumi/aws/ec2/getSubnet";
-import { getSubnets } from "@pulumi/aws/ec2/getSubnets";
-import { getAvailabilityZones } from "@pulumi/aws/getAvailabilityZones";
 import * as pulumi from "@pulumi/pulumi";
 import { AWSResourceReference } from "../../../builders/machineset/provider-spec";
 import { inputPropertyError } from "../../errors";
+import { cloudModule } from "../cloud-sdk";
+
+// Each data source from its own module, loaded when a lookup runs: @pulumi/aws is an optional peer
+// dependency, and its index loads some 300 modules (which Pulumi's closure serializer then scans).
+const ec2 = () =>
+  cloudModule("@pulumi/aws", "cloudLookups", () => ({
+    ...(require("@pulumi/aws/ec2/getSecurityGroups") as typeof import("@pulumi/aws/ec2/getSecurityGroups")),
+    ...(require("@pulumi/aws/ec2/getSubnet") as typeof import("@pulumi/aws/ec2/getSubnet")),
+    ...(require("@pulumi/aws/ec2/getSubnets") as typeof import("@pulumi/aws/ec2/getSubnets")),
+    ...(require("@pulumi/aws/getAvailabilityZones") as typeof import("@pulumi/aws/getAvailabilityZones")),
+  }));
 
 /**
  * AWS lookups for pools whose zones, subnets or security groups are not spelled out. Explicit values
@@ -18,7 +23,7 @@ type InvokeParent = { parent?: pulumi.Resource };
 
 /** The region's availability zones (not local or wavelength zones), sorted, at most `count`. */
 export async function awsZones(region: string, count: number, opts: InvokeParent): Promise<string[]> {
-  const result = await getAvailabilityZones(
+  const result = await ec2().getAvailabilityZones(
     { state: "available", filters: [{ name: "zone-type", values: ["availability-zone"] }] },
     opts,
   );
@@ -37,6 +42,7 @@ export async function awsSubnet(
   opts: InvokeParent,
 ): Promise<AWSResourceReference> {
   if (given && typeof given !== "string") return given;
+  const { getSubnet, getSubnets } = ec2();
   if (given) {
     const subnet = await getSubnet({ id: given }, opts).catch((e: Error) => {
       throw inputPropertyError(path, `subnet ${given} could not be found: ${e.message}`);
@@ -73,6 +79,7 @@ export async function awsSecurityGroups(
   given: ReadonlyArray<string | AWSResourceReference> | undefined,
   opts: InvokeParent,
 ): Promise<AWSResourceReference[]> {
+  const { getSecurityGroups } = ec2();
   if (given) {
     const ids = given.filter((g): g is string => typeof g === "string");
     if (ids.length > 0) {

@@ -1,7 +1,7 @@
-import { getAmi } from "@pulumi/aws/ec2/getAmi";
 import * as pulumi from "@pulumi/pulumi";
 import { WindowsServerVersion } from "../../../builders/windows";
 import { inputPropertyError } from "../../errors";
+import { cloudModule } from "../cloud-sdk";
 
 /** Amazon's Windows Server images with a container runtime, by version (newest image of the pattern). */
 export const AWS_WINDOWS_AMI_NAMES: Record<WindowsServerVersion, string> = {
@@ -16,6 +16,11 @@ export async function awsWindowsAmi(
   opts: { parent?: pulumi.Resource },
 ): Promise<string> {
   const pattern = AWS_WINDOWS_AMI_NAMES[version];
+  const { getAmi } = cloudModule(
+    "@pulumi/aws",
+    "image",
+    () => require("@pulumi/aws/ec2/getAmi") as typeof import("@pulumi/aws/ec2/getAmi"),
+  );
   const ami = await getAmi(
     {
       owners: ["amazon"],

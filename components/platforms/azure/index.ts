@@ -1,9 +1,9 @@
-import { getResourceGroup } from "@pulumi/azure-native/resources/getResourceGroup";
 import * as pulumi from "@pulumi/pulumi";
 import { AzureMachineOptions } from "../../../builders/machineset";
 import { AZURE_PLATFORM } from "../../../builders/machineset/azure";
 import { AZURE_ZONAL_REGIONS } from "../../../builders/machineset/azure-regions";
 import { inputPropertyError } from "../../errors";
+import { cloudModule } from "../cloud-sdk";
 import { CloudPlatform } from "../platform";
 import { checkAzureManagedIdentity, checkAzureSubnet } from "./lookups";
 import { AZURE_WINDOWS_IMAGES } from "./windows-image";
@@ -22,6 +22,12 @@ export const AZURE_CLOUD: CloudPlatform<Omit<AzureMachineOptions, "image">> = {
         "not given and the Infrastructure object names no Azure resource group",
       );
     }
+    const { getResourceGroup } = cloudModule(
+      "@pulumi/azure-native",
+      "region",
+      () =>
+        require("@pulumi/azure-native/resources/getResourceGroup") as typeof import("@pulumi/azure-native/resources/getResourceGroup"),
+    );
     return pulumi.output(
       getResourceGroup({ resourceGroupName }, { parent: opts.parent }).then(
         (group) => group.location,
