@@ -1,4 +1,5 @@
 // Mutation testing of the waiting core: `npm run test:mutation` (README, "Mutation testing").
+import * as os from "node:os";
 import * as path from "node:path";
 import process from "node:process";
 import "./mutation/mocha12.mjs";
@@ -25,7 +26,8 @@ export default {
   concurrency: 1,
   incremental: true,
   incrementalFile: ".stryker/incremental.json",
-  tempDirName: ".stryker/tmp",
+  // Outside the worktree, where the linters and duplicates do not read the sandbox's copies.
+  tempDirName: path.join(os.tmpdir(), `stryker-${path.basename(here)}`),
   reporters: ["clear-text", "progress-append-only"],
   clearTextReporter: { allowColor: false, reportMutants: false, reportTests: false },
   thresholds: { high: 90, low: 80, break: null },
