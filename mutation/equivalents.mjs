@@ -1,5 +1,6 @@
 // Stryker ignorer: skips the mutants listed in equivalents.json, each with why it cannot change behaviour.
-// A mutant is skipped when it sits in the expression whose source text is `code`, in the file named.
+// An entry names the file, a piece of the source line, and the expression (`code`, its exact source
+// text) starting on that line: every mutant of that expression is skipped, and nothing else.
 import { readFileSync } from "node:fs";
 import * as path from "node:path";
 import { PluginKind, declareValuePlugin } from "@stryker-mutator/api/plugin";
@@ -11,10 +12,11 @@ const ignorer = {
   shouldIgnore(nodePath) {
     const file = nodePath.hub?.file;
     const node = nodePath.node;
-    if (!file?.opts?.filename || node.start == null) return undefined;
+    if (!file?.opts?.filename || node.start == null || !node.loc) return undefined;
     const relative = path.relative(root, file.opts.filename);
     const code = file.code.slice(node.start, node.end);
-    const entry = equivalents.find((e) => e.file === relative && e.code === code);
+    const line = file.code.split("\n")[node.loc.start.line - 1];
+    const entry = equivalents.find((e) => e.file === relative && e.code === code && line.includes(e.line));
     return entry && `equivalent: ${entry.reason}`;
   },
 };

@@ -1,7 +1,7 @@
 /**
  * An ApiClient over objects held in memory, for tests of waits that need neither HTTP nor a simulator
  * (a TLS API server costs seconds to start). Lists answer at once; watches stay open until the wait
- * ends and see every later `put` and `remove` of their resource. Lists can be held back, to see what a
+ * ends and see every `put` and `remove` of their resource after the resourceVersion they start from. Lists can be held back, to see what a
  * wait does before every source has answered.
  */
 import type { ApiClient, WatchEvent, WatchHandlers } from "../provider/waiting/api";
@@ -34,6 +34,7 @@ function selected(object: KubeObject, namespace?: string, name?: string): boolea
 export function memoryClient(): MemoryClient {
   const objects = new Map<string, Map<string, KubeObject>>();
   const watches = new Set<OpenWatch>();
+  const log: Array<{ plural: string; version: number; event: WatchEvent }> = [];
   const held = new Map<string, Promise<void>>();
   const patches: Array<[string, unknown]> = [];
   let requests = 0;
@@ -43,6 +44,7 @@ export function memoryClient(): MemoryClient {
     return objects.get(resource.plural)!;
   };
   const tell = (resource: ResourceKind, type: WatchEvent["type"], object: KubeObject) => {
+    log.push({ plural: resource.plural, version, event: { type, object } });
     for (const w of watches) {
       if (w.plural === resource.plural && selected(object, w.namespace, w.name))
         w.handlers.onEvent({ type, object });
@@ -62,7 +64,9 @@ export function memoryClient(): MemoryClient {
       tell(resource, existed ? "MODIFIED" : "ADDED", stored);
     },
     remove(resource, object) {
-      if (of(resource).delete(objectKey(object))) tell(resource, "DELETED", object);
+      if (!of(resource).delete(objectKey(object))) return;
+      version++;
+      tell(resource, "DELETED", object);
     },
     holdLists(resource) {
       let release = () => {};
@@ -106,6 +110,14 @@ export function memoryClient(): MemoryClient {
       };
       watches.add(open);
       handlers.onOpen?.();
+      for (const { plural, version: at, event } of log) {
+        if (
+          plural === open.plural &&
+          at > Number(selectors.resourceVersion) &&
+          selected(event.object, open.namespace, open.name)
+        )
+          handlers.onEvent(event);
+      }
       await new Promise<void>((resolve) => {
         if (signal?.aborted) return resolve();
         signal?.addEventListener("abort", () => resolve());

@@ -57,6 +57,7 @@ describe("retry policy: which failures are retried", () => {
     assert.equal(describeApiError(apiError("refused", { code: "ECONNREFUSED" })), "ECONNREFUSED: refused");
     assert.equal(describeApiError(new Error("socket hang up")), "socket hang up");
     assert.equal(describeApiError("plain text"), "plain text");
+    assert.equal(describeApiError(undefined), "undefined", "describing a failure never fails itself");
   });
 });
 
