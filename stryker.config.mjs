@@ -17,8 +17,9 @@ export default {
   packageManager: "npm",
   testRunner: "mocha",
   plugins: ["@stryker-mutator/mocha-runner", "./mutation/equivalents.mjs"],
-  // .mocharc.json gives `require` and `extension`; its parallel mode is dropped by the runner.
-  mochaOptions: { spec: ["provider/waiting/**/*.test.ts"] },
+  // .mocharc.json gives `require` and `extension`; its parallel mode is dropped by the runner. The
+  // simulator-backed suite goes last: a mutant its fast suites kill then stops before it.
+  mochaOptions: { spec: ["provider/waiting/!(e2e).test.ts", "provider/waiting/e2e.test.ts"] },
   mutate: ["provider/waiting/**/*.ts", "!provider/waiting/**/*.test.ts"],
   coverageAnalysis: "perTest",
   ignorers: ["equivalents"],
