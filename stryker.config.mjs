@@ -18,8 +18,14 @@ export default {
   testRunner: "mocha",
   plugins: ["@stryker-mutator/mocha-runner", "./mutation/equivalents.mjs"],
   // .mocharc.json gives `require` and `extension`; its parallel mode is dropped by the runner. The
-  // simulator-backed suite goes last: a mutant its fast suites kill then stops before it.
-  mochaOptions: { spec: ["provider/waiting/!(e2e).test.ts", "provider/waiting/e2e.test.ts"] },
+  // simulator-backed suite goes last: a mutant its fast suites kill then stops before it. It starts a
+  // simulator for every mutant it covers, so MUTATION_SUITES=unit leaves it out while iterating.
+  mochaOptions: {
+    spec: [
+      "provider/waiting/!(e2e).test.ts",
+      ...(process.env.MUTATION_SUITES === "unit" ? [] : ["provider/waiting/e2e.test.ts"]),
+    ],
+  },
   mutate: ["provider/waiting/**/*.ts", "!provider/waiting/**/*.test.ts"],
   coverageAnalysis: "perTest",
   ignorers: ["equivalents"],

@@ -9,7 +9,7 @@ import {
 } from "./autoscaling";
 import { KINDS, KubeObject } from "./kinds";
 import { memoryClient, MemoryClient } from "../../test/memory-client";
-import { DEADLINE_MS } from "../../test/simulator-fixture";
+import { fakeClock } from "../../test/fake-clock";
 
 const NS = "openshift-machine-api";
 const SET = "c-infra-us-east-2a";
@@ -48,6 +48,8 @@ function node(name: string, ready: boolean): KubeObject {
 }
 
 const target = { namespace: NS, autoscalers: [SET] };
+/** Waits on a fake clock, whose deadline passes only if a wait hangs. */
+const wait = () => ({ timeoutMs: 60_000, clock: fakeClock() });
 
 describe("MachineAutoscalers in effect", () => {
   it("waits for the autoscaler, the annotations, lastTargetRef and the minimum of Ready machines, in that order", () => {
@@ -241,7 +243,7 @@ describe("waitForAutoscalersReady and observeAutoscalers", () => {
   }
 
   it("observes once what is not accepted yet, without waiting", async () => {
-    const e = await observeAutoscalers({ client: cluster(), autoscalers: [SET], timeoutMs: DEADLINE_MS });
+    const e = await observeAutoscalers({ client: cluster(), autoscalers: [SET], ...wait() });
     assert.equal(e.state, "waiting");
     assert.match(e.message, /does not carry the bounds 2-4/);
   });
@@ -252,7 +254,7 @@ describe("waitForAutoscalersReady and observeAutoscalers", () => {
     const { result } = await waitForAutoscalersReady({
       client,
       autoscalers: [SET],
-      timeoutMs: DEADLINE_MS,
+      ...wait(),
       progressIntervalMs: 0,
       onProgress: (event) => {
         messages.push(event.message);
@@ -273,15 +275,12 @@ describe("waitForAutoscalersReady and observeAutoscalers", () => {
     accept(client);
     const elsewhere = { ...autoscaler(SET), metadata: { name: "other", namespace: "elsewhere" } };
     client.put(MACHINE_AUTOSCALER_KIND, elsewhere);
-    assert.equal(
-      (await observeAutoscalers({ client, autoscalers: [SET], timeoutMs: DEADLINE_MS })).state,
-      "done",
-    );
+    assert.equal((await observeAutoscalers({ client, autoscalers: [SET], ...wait() })).state, "done");
     const other = await observeAutoscalers({
       client,
       namespace: "elsewhere",
       autoscalers: ["other"],
-      timeoutMs: DEADLINE_MS,
+      ...wait(),
     });
     assert.equal(other.state, "waiting");
     assert.match(
