@@ -160,6 +160,59 @@ describe("MachineAutoscalers in effect: what does not count", () => {
     }
   });
 
+  it("reads the MachineSet the autoscaler targets, not another", () => {
+    const other = { ...machineSet(false), metadata: { name: "c-infra-us-east-2b", namespace: NS } };
+    const e = evaluateAutoscalersReady(target, {
+      autoscalers: [accepted()],
+      machineSets: [other, machineSet(true)],
+      machines: three,
+      nodes: ready,
+    });
+    assert.equal(e.state, "done");
+    const untargeted = { ...accepted(), spec: { minReplicas: 2, maxReplicas: 4 } };
+    const none = evaluateAutoscalersReady(target, {
+      autoscalers: [untargeted],
+      machineSets: [other],
+      machines: [],
+      nodes: [],
+    });
+    assert.equal(none.message, `MachineSet  of MachineAutoscaler ${SET} does not exist yet`);
+  });
+
+  it("names every autoscaler awaited, and every one accepted", () => {
+    const both = { namespace: NS, autoscalers: ["a", "b"] };
+    const waiting = evaluateAutoscalersReady(both, {
+      autoscalers: [],
+      machineSets: [],
+      machines: [],
+      nodes: [],
+    });
+    assert.equal(
+      waiting.message,
+      "MachineAutoscaler a does not exist yet; MachineAutoscaler b does not exist yet",
+    );
+    const named = (name: string): KubeObject => ({
+      metadata: { name, namespace: NS },
+      spec: { minReplicas: 0, maxReplicas: 1, scaleTargetRef: { kind: "MachineSet", name } },
+      status: { lastTargetRef: { kind: "MachineSet", name } },
+    });
+    const bounded = (name: string): KubeObject => ({
+      metadata: {
+        name,
+        namespace: NS,
+        annotations: { [MIN_SIZE_ANNOTATION]: "0", [MAX_SIZE_ANNOTATION]: "1" },
+      },
+    });
+    const done = evaluateAutoscalersReady(both, {
+      autoscalers: [named("a"), named("b")],
+      machineSets: [bounded("a"), bounded("b")],
+      machines: [],
+      nodes: [],
+    });
+    assert.equal(done.state, "done");
+    assert.equal(done.message, "MachineAutoscalers a, b accepted, each MachineSet at or above its minimum");
+  });
+
   it("waits for a MachineSet that does not exist and for a lastTargetRef naming another", () => {
     const missing = evaluateAutoscalersReady(target, {
       autoscalers: [accepted()],
@@ -251,6 +304,7 @@ describe("waitForAutoscalersReady and observeAutoscalers", () => {
   it("waits until the operator has accepted the autoscaler, then returns each MachineSet's Ready machines", async () => {
     const client = cluster();
     const messages: string[] = [];
+    const waiters: string[] = [];
     const { result } = await waitForAutoscalersReady({
       client,
       autoscalers: [SET],
@@ -258,10 +312,12 @@ describe("waitForAutoscalersReady and observeAutoscalers", () => {
       progressIntervalMs: 0,
       onProgress: (event) => {
         messages.push(event.message);
+        if (!waiters.includes(event.waiter)) waiters.push(event.waiter);
         if (event.state === "waiting" && messages.length === 1) accept(client);
       },
     });
     assert.match(messages[0], /does not carry the bounds 2-4/, "not done before the operator accepted it");
+    assert.deepEqual(waiters, [`MachineAutoscalers ${NS}/${SET}`]);
     assert.deepEqual(result, {
       autoscalers: [
         { name: SET, machineSet: SET, minReplicas: 2, maxReplicas: 4, replicas: 3, readyMachines: 2 },

@@ -1,6 +1,6 @@
 import { strict as assert } from "node:assert";
 import { KINDS, KubeObject } from "./kinds";
-import { evaluateMachineSetsDeleted, MACHINESET_LABEL } from "./machineset";
+import { evaluateMachineSetsDeleted, evaluateMachineSetsReady, MACHINESET_LABEL } from "./machineset";
 import { waitForMachineSetsDeleted } from "./waiters";
 import { fakeClock } from "../../test/fake-clock";
 import { memoryClient } from "../../test/memory-client";
@@ -56,8 +56,8 @@ describe("MachineSet deletion: not done while anything of it remains", () => {
 
   it("waits for Machines owned by reference or by label, naming them sorted", () => {
     const machines = [
-      machine("m2", { label: "infra-b" }),
-      machine("m1", { set: "infra-a" }),
+      machine("m1", { label: "infra-b" }),
+      machine("m2", { set: "infra-a" }),
       machine("m3", { set: "other" }),
     ];
     const e = evaluateMachineSetsDeleted(target, { ...none, machines });
@@ -117,5 +117,135 @@ describe("waitForMachineSetsDeleted", () => {
       "deletion of MachineSets infra-a: gone",
     ]);
     assert.equal(outcome.message, "deletion of MachineSets infra-a: gone");
+  });
+});
+
+/**
+ * Ready as the machine-api counts it (openshift/machine-api-operator pkg/controller/machineset,
+ * calculateStatus: readyReplicas and availableReplicas count Machines whose Node is Ready, for the
+ * generation observed), checked here against the Machines and Nodes themselves.
+ */
+describe("MachineSets ready: not done before every replica is a Ready node", () => {
+  const labels = { "node-role.kubernetes.io/infra": "" };
+  function readySet(name: string, status: Record<string, number> = {}): KubeObject {
+    return {
+      metadata: { name, namespace: NS, generation: 1 },
+      spec: { replicas: 2, template: { spec: { metadata: { labels } } } },
+      status: { observedGeneration: 1, replicas: 2, readyReplicas: 2, availableReplicas: 2, ...status },
+    };
+  }
+  const readyNode = (name: string, ready = "True"): KubeObject => ({
+    metadata: { name, labels },
+    status: { conditions: [{ type: "Ready", status: ready }] },
+  });
+  const machines = [machine("m2", { set: "infra-a" }, "n2"), machine("m1", { set: "infra-a" }, "n1")];
+  const nodes = [readyNode("n2"), readyNode("n1")];
+  const one = { namespace: NS, machineSets: ["infra-a"] };
+
+  it("is done with every replica a Ready node, naming the nodes sorted", () => {
+    const e = evaluateMachineSetsReady(one, { machineSets: [readySet("infra-a")], machines, nodes });
+    assert.equal(e.state, "done");
+    assert.equal(e.message, "MachineSets infra-a: 2/2 nodes ready");
+    assert.deepEqual(e.result, {
+      machineSets: [{ name: "infra-a", replicas: 2, readyReplicas: 2, availableReplicas: 2 }],
+      machineCount: 2,
+      readyMachineCount: 2,
+      nodes: ["n1", "n2"],
+    });
+  });
+
+  it("waits while the status counts fewer ready, available or more replicas than desired", () => {
+    for (const status of [{ readyReplicas: 1 }, { availableReplicas: 1 }, { replicas: 3 }] as Array<
+      Record<string, number>
+    >) {
+      const e = evaluateMachineSetsReady(one, {
+        machineSets: [readySet("infra-a", status)],
+        machines,
+        nodes,
+      });
+      assert.equal(e.state, "waiting", JSON.stringify(status));
+      assert.match(e.message, /\(MachineSet infra-a: \d\/2 ready, \d available\)$/);
+    }
+  });
+
+  it("waits for a Node that is not Ready, has no Ready condition or does not exist", () => {
+    for (const [n2, what] of [
+      [readyNode("n2", "False"), "not Ready"],
+      [{ metadata: { name: "n2", labels } }, "no conditions"],
+      [readyNode("elsewhere"), "missing"],
+    ] as const) {
+      const e = evaluateMachineSetsReady(one, {
+        machineSets: [readySet("infra-a")],
+        machines,
+        nodes: [readyNode("n1"), n2],
+      });
+      assert.equal(e.state, "waiting", what);
+      assert.equal(
+        e.message,
+        "MachineSets infra-a: 1/2 nodes ready (MachineSet infra-a: 1/2 nodes ready)",
+        what,
+      );
+    }
+  });
+
+  it("waits for a Node lacking a label, and for Machines being deleted or not yet replaced", () => {
+    const unlabelled = evaluateMachineSetsReady(
+      { ...one, nodeLabels: { zone: "a" } },
+      { machineSets: [readySet("infra-a")], machines, nodes },
+    );
+    assert.equal(unlabelled.state, "waiting");
+    assert.match(unlabelled.message, /node n2 lacks label zone=a\)$/);
+    const deleting = {
+      ...machines[0],
+      metadata: { ...machines[0].metadata, deletionTimestamp: "2026-01-01T00:00:00Z" },
+    };
+    const e = evaluateMachineSetsReady(one, {
+      machineSets: [readySet("infra-a")],
+      machines: [deleting, machines[1]],
+      nodes,
+    });
+    assert.equal(e.state, "waiting");
+    assert.match(e.message, /MachineSet infra-a: 1 machines for 2 replicas, 1 deleting\)$/);
+  });
+
+  it("counts no more Ready nodes than desired, only the MachineSet's own Machines, and every MachineSet", () => {
+    const extra = [
+      ...machines,
+      machine("m3", { set: "infra-a" }, "n3"),
+      machine("x1", { set: "other" }, "x1"),
+    ];
+    const e = evaluateMachineSetsReady(target, {
+      machineSets: [readySet("infra-a"), readySet("infra-b")],
+      machines: extra,
+      nodes: [...nodes, readyNode("n3"), readyNode("x1")],
+    });
+    assert.equal(e.state, "waiting");
+    assert.deepEqual([e.done, e.total], [2, 4]);
+    assert.match(
+      e.message,
+      /^MachineSets infra-a, infra-b: 2\/4 nodes ready \(MachineSet infra-a: 3 machines for 2 replicas, 0 deleting\)$/,
+    );
+  });
+
+  it("waits for a MachineSet that does not exist, and fails on its error reason or message alone", () => {
+    const missing = evaluateMachineSetsReady(target, { machineSets: [readySet("infra-a")], machines, nodes });
+    assert.equal(missing.state, "waiting");
+    assert.match(missing.message, /\(MachineSet infra-b does not exist yet\)$/);
+    const failed = (status: Record<string, string>) =>
+      evaluateMachineSetsReady(one, {
+        machineSets: [
+          { ...readySet("infra-a"), status: { ...(readySet("infra-a").status as object), ...status } },
+        ],
+        machines,
+        nodes,
+      });
+    assert.deepEqual(failed({ errorMessage: "bad selector" }), {
+      state: "failed",
+      message: "MachineSet infra-a failed: bad selector",
+    });
+    assert.deepEqual(failed({ errorReason: "InvalidConfiguration" }), {
+      state: "failed",
+      message: "MachineSet infra-a failed (InvalidConfiguration):",
+    });
   });
 });
