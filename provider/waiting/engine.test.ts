@@ -1,0 +1,246 @@
+import { strict as assert } from "node:assert";
+import { converge, isWaitError, observe, View } from "./converge";
+import { KINDS, KubeObject } from "./kinds";
+import { ProgressEvent } from "./progress";
+import { fakeClock } from "../../test/fake-clock";
+import { memoryClient } from "../../test/memory-client";
+
+/**
+ * The engine's decisions around the predicate, after client-go's informers: nothing is evaluated
+ * before every informer has synced (kubernetes/client-go tools/cache, WaitForCacheSync and
+ * SharedIndexInformer.HasSynced: a lister is empty until its first list arrived, and empty is not
+ * "there is none"), and a read-only observation sends nothing.
+ */
+const NS = "openshift-machine-api";
+const set = (name: string): KubeObject => ({ metadata: { name, namespace: NS } });
+const machine = (name: string): KubeObject => ({ metadata: { name, namespace: NS } });
+
+const sources = [
+  { name: "machineSets", resource: KINDS.machineSet, namespace: NS },
+  { name: "machines", resource: KINDS.machine, namespace: NS },
+];
+
+/** Done when no MachineSet and no Machine is left, reading absent sources as empty: what must not happen early. */
+function noneLeft(seen: View[]) {
+  return (view: View) => {
+    seen.push(view);
+    const left = [...(view.sources.machineSets ?? []), ...(view.sources.machines ?? [])];
+    return left.length === 0
+      ? { state: "done" as const, message: "none left", result: Object.keys(view.sources).sort() }
+      : { state: "waiting" as const, message: `${left.length} left` };
+  };
+}
+
+describe("waiting engine: evaluation only on complete observations", () => {
+  it("does not evaluate before every source was listed, so a source not listed yet is not read as empty", async () => {
+    const client = memoryClient();
+    client.put(KINDS.machine, machine("m1"));
+    const machines = client.holdLists(KINDS.machine);
+    const seen: View[] = [];
+    const events: ProgressEvent[] = [];
+    let settled = false;
+    const wait = converge({
+      client,
+      waiter: "deletion",
+      sources,
+      evaluate: noneLeft(seen),
+      timeoutMs: 60_000,
+      progressIntervalMs: 0,
+      onProgress: (e) => events.push(e),
+      clock: fakeClock(),
+    }).finally(() => (settled = true));
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(seen.length, 0, "evaluated with the Machines not listed yet");
+    assert.equal(settled, false);
+    machines.release();
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(settled, false, "done while a Machine remains");
+    assert.deepEqual(
+      seen.map((v) => Object.keys(v.sources).sort()),
+      [["machineSets", "machines"]],
+    );
+    assert.equal(events.at(-1)?.message, "1 left");
+    client.remove(KINDS.machine, machine("m1"));
+    const outcome = await wait;
+    assert.deepEqual(outcome.result, ["machineSets", "machines"]);
+    assert.equal(outcome.message, "none left");
+  });
+
+  it("observes once only after every source was listed too", async () => {
+    const client = memoryClient();
+    client.put(KINDS.machineSet, set("a"));
+    const held = client.holdLists(KINDS.machineSet);
+    const seen: View[] = [];
+    const observation = observe({
+      client,
+      waiter: "deletion",
+      sources,
+      evaluate: noneLeft(seen),
+      timeoutMs: 60_000,
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(seen.length, 0);
+    held.release();
+    const e = await observation;
+    assert.equal(e.state, "waiting");
+    assert.equal(e.message, "1 left");
+  });
+
+  it("evaluates at once a wait with no sources", async () => {
+    const outcome = await converge({
+      client: memoryClient(),
+      waiter: "nothing",
+      sources: [],
+      evaluate: () => ({ state: "done", message: "nothing to wait for", result: 1 }),
+      timeoutMs: 1000,
+      clock: fakeClock(),
+    });
+    assert.deepEqual([outcome.result, outcome.message, outcome.requests], [1, "nothing to wait for", 0]);
+  });
+});
+
+describe("waiting engine: needs", () => {
+  const SECRET = { metadata: { name: "key", namespace: NS }, data: { "private-key.pem": "c2VjcmV0" } };
+
+  it("keeps only the metadata of an object read with metadataOnly, and reads each key once", async () => {
+    const client = memoryClient();
+    client.put(KINDS.secret, SECRET);
+    const outcome = await converge({
+      client,
+      waiter: "secret",
+      sources: [],
+      evaluate: (view) => {
+        if (view.fetched.key) return { state: "done", message: "read", result: view.fetched.key };
+        const need = { type: "get" as const, key: "key", resource: KINDS.secret, name: "key", namespace: NS };
+        return { state: "waiting", message: "reading", needs: [{ ...need, metadataOnly: true }, need] };
+      },
+      timeoutMs: 60_000,
+      clock: fakeClock(),
+    });
+    const read = outcome.result as KubeObject;
+    assert.deepEqual(Object.keys(read), ["metadata"], "a secret's data is not kept");
+    assert.equal(read.metadata.name, "key");
+    assert.equal(outcome.requests, 1, "one read for one key");
+  });
+
+  it("sends a patch once and marks it done; observe never sends it", async () => {
+    const evaluate = (view: View) =>
+      view.patched.approve
+        ? { state: "done" as const, message: "approved" }
+        : {
+            state: "waiting" as const,
+            message: "approving",
+            needs: [
+              {
+                type: "patch" as const,
+                key: "approve",
+                resource: KINDS.installPlan,
+                name: "plan",
+                namespace: NS,
+                patch: { spec: { approved: true } },
+              },
+            ],
+          };
+    const observed = memoryClient();
+    const e = await observe({ client: observed, waiter: "plan", sources: [], evaluate, timeoutMs: 60_000 });
+    assert.equal(e.state, "waiting");
+    assert.deepEqual(observed.patches, [], "a read-only observation sent a patch");
+    const client = memoryClient();
+    const outcome = await converge({
+      client,
+      waiter: "plan",
+      sources: [],
+      evaluate,
+      timeoutMs: 60_000,
+      clock: fakeClock(),
+    });
+    assert.equal(outcome.message, "approved");
+    assert.deepEqual(client.patches, [["installplans/plan", { spec: { approved: true } }]]);
+  });
+
+  it("ends an observation with the first evaluation that needs nothing more, whatever its state", async () => {
+    const failed = await observe({
+      client: memoryClient(),
+      waiter: "w",
+      sources: [],
+      evaluate: () => ({ state: "failed", message: "broken" }),
+      timeoutMs: 60_000,
+    });
+    assert.deepEqual([failed.state, failed.message], ["failed", "broken"]);
+  });
+});
+
+describe("waiting engine: how a wait ends without success", () => {
+  it("fails naming the waiter when the predicate throws", async () => {
+    await assert.rejects(
+      converge({
+        client: memoryClient(),
+        waiter: "pool worker",
+        sources: [],
+        evaluate: () => {
+          throw new Error("unexpected shape");
+        },
+        timeoutMs: 60_000,
+        clock: fakeClock(),
+      }),
+      (e: unknown) => isWaitError(e) && e.kind === "failed" && e.message === "pool worker: unexpected shape",
+    );
+  });
+
+  it("fails with the predicate's message, which is also the detail", async () => {
+    await assert.rejects(
+      converge({
+        client: memoryClient(),
+        waiter: "pool worker",
+        sources: [],
+        evaluate: () => ({ state: "failed", message: "node n1 degraded" }),
+        timeoutMs: 60_000,
+        clock: fakeClock(),
+      }),
+      (e: unknown) =>
+        isWaitError(e) &&
+        e.kind === "failed" &&
+        e.waiter === "pool worker" &&
+        e.message === "node n1 degraded" &&
+        e.detail === "node n1 degraded",
+    );
+  });
+
+  it("is aborted at once by a signal aborted before it started, and times out to a tenth of a second", async () => {
+    const controller = new AbortController();
+    controller.abort();
+    const client = memoryClient();
+    await assert.rejects(
+      converge({
+        client,
+        waiter: "w",
+        sources,
+        evaluate: noneLeft([]),
+        timeoutMs: 60_000,
+        signal: controller.signal,
+        clock: fakeClock(),
+      }),
+      (e: unknown) =>
+        isWaitError(e) && e.kind === "aborted" && e.message === "wait for w cancelled: w: connecting",
+    );
+    assert.equal(client.requests, 0, "nothing sent for a cancelled wait");
+    const clock = fakeClock();
+    const waiting = memoryClient();
+    waiting.put(KINDS.machine, machine("m1"));
+    const wait = converge({
+      client: waiting,
+      waiter: "w",
+      sources,
+      evaluate: noneLeft([]),
+      timeoutMs: 1450,
+      clock,
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    clock.advance(1450);
+    await assert.rejects(
+      wait,
+      (e: unknown) =>
+        isWaitError(e) && e.kind === "timeout" && e.message === "timed out after 1.5s waiting for w: 1 left",
+    );
+  });
+});
