@@ -126,6 +126,7 @@ const MARKS: Record<Operation, string> = {
   delete: "-",
   same: " ",
   read: ">",
+  import: "=",
 };
 
 /** The plan as `pulumi preview --diff` lists it: one line per changed resource, its changed paths. */

@@ -84,6 +84,82 @@ export function isNotFound(error: unknown): boolean {
   return error instanceof ApiException && error.code === 404;
 }
 
+function isAlreadyExists(error: unknown): boolean {
+  return (
+    error instanceof ApiException && error.code === 409 && /already exists/.test(describeKubeError(error))
+  );
+}
+
+/**
+ * The manager of client-side creates: pulumi-kubernetes creates with this static name, and its first
+ * server-side update moves these fields to the resource's own manager (await.go, Creation and
+ * fixCSAFieldManagers).
+ */
+export const CSA_FIELD_MANAGER = "pulumi-kubernetes";
+
+/** Managers whose fields a server-side update takes over, as fixCSAFieldManagers lists them (name, operation). */
+const TAKEN_OVER: [string, string][] = [
+  ["kubectl", "Apply"],
+  ["kubectl", "Update"],
+  ["before-first-apply", "Update"],
+  [CSA_FIELD_MANAGER, "Update"],
+  ["pulumi-kubernetes.exe", "Update"],
+  ["pulumi-resource-kubernetes", "Update"],
+];
+
+/** What pulumi-kubernetes adds to a failed create of an object that exists (await.go, Creation). */
+const ALREADY_EXISTS_HELP = `The resource already exists in the cluster. This can happen when:
+
+  - Renaming a Pulumi resource: use an alias to preserve the identity,
+    or use deleteBeforeReplace if the resource needs replacement.
+  - Managing an existing resource: use a Patch resource (e.g. NamespacePatch)
+    to manage specific fields without owning the resource lifecycle.
+  - Adopting a resource into Pulumi: use \`pulumi import\`. Note that
+    protected resources (e.g. kube-system) cannot be deleted on destroy.
+  - Intentional upsert: set upsertExistingObjects on the provider to allow
+    server-side apply to update existing objects on create.`;
+
+/** How long pulumi-kubernetes waits for a delete when neither customTimeouts nor the annotation say. */
+export const DEFAULT_DELETE_TIMEOUT_SECONDS = 600;
+const TIMEOUT_ANNOTATION = "pulumi.com/timeoutSeconds";
+const PROPAGATION_ANNOTATION = "pulumi.com/deletionPropagationPolicy";
+/** How often an awaited delete looks whether the object is gone. */
+const DELETE_POLL_MS = 100;
+
+/** The delete deadline: customTimeouts, else the `pulumi.com/timeoutSeconds` annotation, else 10 minutes (TimeoutDuration). */
+export function deleteTimeoutSeconds(object: KubernetesObject, customSeconds: number): number {
+  if (customSeconds > 0) return customSeconds;
+  const annotated = Number.parseInt(object.metadata?.annotations?.[TIMEOUT_ANNOTATION] ?? "", 10);
+  return Number.isNaN(annotated) ? DEFAULT_DELETE_TIMEOUT_SECONDS : annotated;
+}
+
+/** Foreground unless the object's annotation says orphan or background (metadata.DeletionPropagation). */
+function propagationOf(object: KubernetesObject): string {
+  const policy = object.metadata?.annotations?.[PROPAGATION_ANNOTATION]?.toLowerCase();
+  return policy === "orphan" ? "Orphan" : policy === "background" ? "Background" : "Foreground";
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+interface ManagedFieldsEntry {
+  manager?: string;
+  operation?: string;
+  fieldsV1?: Record<string, unknown>;
+  [key: string]: unknown;
+}
+
+function mergeFields(a: Record<string, unknown>, b: Record<string, unknown>): Record<string, unknown> {
+  const result: Record<string, unknown> = { ...a };
+  for (const [key, value] of Object.entries(b)) {
+    const mine = result[key];
+    result[key] =
+      mine && typeof mine === "object" && value && typeof value === "object"
+        ? mergeFields(mine as Record<string, unknown>, value as Record<string, unknown>)
+        : value;
+  }
+  return result;
+}
+
 export class Cluster {
   private readonly api: KubernetesObjectApi;
 
@@ -91,6 +167,47 @@ export class Cluster {
     const kc = new KubeConfig();
     kc.loadFromString(kubeconfig);
     this.api = KubernetesObjectApi.makeApiClient(kc);
+  }
+
+  /**
+   * A client-side create, as pulumi-kubernetes creates unless its provider upserts: an object that
+   * already exists fails with AlreadyExists and the provider's advice.
+   */
+  async create(object: KubernetesObject): Promise<KubernetesObject> {
+    try {
+      return await this.api.create(object, undefined, undefined, CSA_FIELD_MANAGER);
+    } catch (error) {
+      if (!isAlreadyExists(error)) throw error;
+      throw new Error(`${describeKubeError(error)}\n\n${ALREADY_EXISTS_HELP}`, { cause: error });
+    }
+  }
+
+  /**
+   * Moves the fields of client-side writers (pulumi-kubernetes' own create, kubectl apply) to `manager`
+   * as its applied fields, so that its server-side update does not conflict with them (fixCSAFieldManagers).
+   */
+  async takeOverFields(live: KubernetesObject, manager: string): Promise<KubernetesObject> {
+    const entries = (live.metadata?.managedFields ?? []) as ManagedFieldsEntry[];
+    const taken = (e: ManagedFieldsEntry) =>
+      (e.manager === manager && e.operation === "Apply") ||
+      TAKEN_OVER.some(([name, operation]) => e.manager === name && e.operation === operation);
+    const moved = entries.filter(taken);
+    if (!moved.some((e) => !(e.manager === manager && e.operation === "Apply"))) return live;
+    const merged: ManagedFieldsEntry = {
+      ...moved[0],
+      manager,
+      operation: "Apply",
+      fieldsV1: moved.reduce((fields, e) => mergeFields(fields, e.fieldsV1 ?? {}), {}),
+    };
+    const managedFields = [...entries.filter((e) => !taken(e)), merged];
+    return this.api.patch(
+      { ...header(live), metadata: { ...header(live).metadata, managedFields } } as KubernetesObject,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      PatchStrategy.MergePatch,
+    );
   }
 
   /** Server-side apply; a conflict with another manager fails unless `force`. */
@@ -103,13 +220,34 @@ export class Cluster {
     return this.api.read({ apiVersion, kind, metadata: { name, ...(namespace ? { namespace } : {}) } });
   }
 
-  /** Deletes the object; one already gone counts as deleted. */
-  async delete(object: KubernetesObject): Promise<void> {
+  /**
+   * Deletes the object with its propagation policy (foreground by default) and waits until it is gone,
+   * as await.Deletion does; past `timeoutSeconds` the delete fails. One already gone counts as deleted.
+   */
+  async delete(object: KubernetesObject, timeoutSeconds = DEFAULT_DELETE_TIMEOUT_SECONDS): Promise<void> {
+    const target = header(object);
     try {
-      await this.api.delete(header(object));
+      await this.api.delete(target, undefined, undefined, undefined, undefined, propagationOf(object));
     } catch (error) {
-      if (!isNotFound(error)) throw error;
+      if (isNotFound(error)) return;
+      throw error;
     }
+    const deadline = Date.now() + timeoutSeconds * 1000;
+    let live: KubernetesObject | undefined;
+    while (Date.now() < deadline) {
+      try {
+        live = await this.api.read(target);
+      } catch (error) {
+        if (isNotFound(error)) return;
+        throw error;
+      }
+      await sleep(Math.min(DELETE_POLL_MS, Math.max(0, deadline - Date.now())));
+    }
+    const finalizers = live?.metadata?.finalizers ?? [];
+    throw new Error(
+      `timed out after ${timeoutSeconds}s waiting for ${object.kind} ${target.metadata.name} to be deleted` +
+        (finalizers.length > 0 ? ` (finalizers: ${finalizers.join(", ")})` : ""),
+    );
   }
 
   /** Gives back every field `manager` applied to the object, as deleting a Patch resource does. */

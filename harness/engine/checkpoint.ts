@@ -27,6 +27,12 @@ export interface CheckpointResource {
   additionalSecretOutputs?: string[];
   /** Property paths the program's `ignoreChanges` names: a refresh shows no drift there (as ResourceV3). */
   ignoreChanges?: string[];
+  /** `customTimeouts` in seconds (ResourceV3 keeps them for the delete of a resource no longer declared). */
+  customTimeouts?: { create?: number; update?: number; delete?: number };
+  protect?: boolean;
+  retainOnDelete?: boolean;
+  /** The id the resource was imported with (`import` option). */
+  importID?: string;
 }
 
 export interface Checkpoint {

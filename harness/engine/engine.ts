@@ -17,6 +17,7 @@ import { DYNAMIC_TYPE_PREFIX, PROVIDER_KEY } from "../dynamic";
 import { answerInvoke, Fixtures } from "../fixtures";
 import {
   Cluster,
+  deleteTimeoutSeconds,
   describeKubeError,
   fieldManager,
   isNotFound,
@@ -34,7 +35,7 @@ import { Host, qualifiedType, Registration, startMonitor, STACK_TYPE } from "./m
 import { runProgram } from "./program";
 import { containsUnknown, grpcMessage, Props, UNKNOWN } from "./rpc";
 
-export type StepOp = "create" | "update" | "replace" | "same" | "delete" | "read";
+export type StepOp = "create" | "update" | "replace" | "same" | "delete" | "read" | "import";
 
 export interface PlanStep {
   op: StepOp;
@@ -79,6 +80,54 @@ const PROVIDER_PREFIX = "pulumi:providers:";
 const SKIPPED = "not deployed: an earlier resource failed";
 
 const short = (type: string) => type.split(":").pop()!;
+
+/** pulumi-kubernetes' provider settings that change what a create or a diff does (provider.go, Configure). */
+interface KubeSettings {
+  upsertExistingObjects: boolean;
+  enableSecretMutable: boolean;
+  enableConfigMapMutable: boolean;
+}
+
+const SETTING_ENV: Record<keyof KubeSettings, string> = {
+  upsertExistingObjects: "PULUMI_K8S_UPSERT_EXISTING_OBJECTS",
+  enableSecretMutable: "PULUMI_K8S_ENABLE_SECRET_MUTABLE",
+  enableConfigMapMutable: "PULUMI_K8S_ENABLE_CONFIGMAP_MUTABLE",
+};
+
+/** A setting from the provider's config when it has it, else from its environment variable; off by default. */
+function kubeSettings(config: (key: string) => unknown, env: NodeJS.ProcessEnv): KubeSettings {
+  const on = (key: keyof KubeSettings) => {
+    const value = config(key);
+    return String(value ?? env[SETTING_ENV[key]]) === "true";
+  };
+  return {
+    upsertExistingObjects: on("upsertExistingObjects"),
+    enableSecretMutable: on("enableSecretMutable"),
+    enableConfigMapMutable: on("enableConfigMapMutable"),
+  };
+}
+
+/**
+ * Paths whose change replaces a Kubernetes object (diff.go, forceNewProperties): its name and namespace;
+ * a Secret's type; a Secret's or ConfigMap's data unless the provider makes them mutable and the object
+ * is not `immutable`. Patch resources change in place but for their identity.
+ */
+function forceNewPaths(type: KubeType, inputs: Props, settings: KubeSettings): string[] {
+  const paths = ["metadata.name", "metadata.namespace"];
+  if (type.patch || type.apiVersion !== "v1") return paths;
+  const immutable = inputs.immutable === true;
+  if (type.kind === "Secret") {
+    paths.push("type");
+    if (!settings.enableSecretMutable || immutable) paths.push("data", "stringData");
+  } else if (type.kind === "ConfigMap" && (!settings.enableConfigMapMutable || immutable)) {
+    paths.push("data", "binaryData");
+  }
+  return paths;
+}
+
+/** Whether `path` is `prefix` or lies under it; `*` covers every path (replaceOnChanges). */
+const under = (path: string, prefix: string) =>
+  prefix === "*" || path === prefix || path.startsWith(`${prefix}.`);
 
 /** `target` with the values `source` has at `paths` (dotted), absent where `source` has none. */
 function withPaths(target: Props, source: Props, paths: string[]): Props {
@@ -125,6 +174,43 @@ function programError(message: string): string {
   return (stackAt > 0 ? lines.slice(0, stackAt) : lines).join("\n").trim();
 }
 
+/**
+ * The live object pruned to the shape of what was declared, as pulumi-kubernetes reads a resource's
+ * inputs back (pruneMap: keys the inputs have, list elements up to their length).
+ */
+function pruned(live: unknown, declared: unknown): unknown {
+  if (isObject(live) && isObject(declared)) {
+    return Object.fromEntries(
+      Object.keys(live)
+        .filter((k) => k in declared)
+        .map((k) => [k, pruned(live[k], declared[k])]),
+    );
+  }
+  if (Array.isArray(live) && Array.isArray(declared)) {
+    return declared.slice(0, live.length).map((d, i) => pruned(live[i], d));
+  }
+  return live;
+}
+
+/**
+ * A live object's fields as inputs, as pulumi-kubernetes reads them back on refresh and import: the
+ * fields the program declared, secret where the program's were and, for a Secret, its data.
+ */
+function liveInputs(type: KubeType, live: Props, declaredInputs: Props | undefined): Props {
+  const declared = normalizeInputs(type, reveal(declaredInputs ?? {}) as Props);
+  const secrets = type.kind === "Secret" ? ["data", "stringData"] : [];
+  return markSecret(annotateSecrets(pruned(live, declared), declaredInputs) as Props, [
+    ...secretKeys(declaredInputs ?? {}),
+    ...secrets,
+  ]);
+}
+
+/** `namespace/name`, or the name of a cluster-scoped object: the id pulumi-kubernetes gives it. */
+function idOf(live: { metadata?: { name?: string; namespace?: string } }): string {
+  const { name, namespace } = live.metadata ?? {};
+  return namespace ? `${namespace}/${name}` : String(name);
+}
+
 class Deployment implements Host {
   readonly resources = new Map<string, CheckpointResource>();
   readonly plan: PlanStep[] = [];
@@ -167,6 +253,21 @@ class Deployment implements Host {
     const cluster = new Cluster(text);
     this.clusters.set(urn, cluster);
     return cluster;
+  }
+
+  /**
+   * The settings of a Kubernetes resource's provider: an explicit provider's inputs, the default
+   * provider's the stack's `kubernetes:` config, either falling back to the environment.
+   */
+  kubeSettings(providerRef: string | undefined): KubeSettings {
+    const urn = providerRef?.slice(0, providerRef.lastIndexOf("::")) ?? "";
+    const explicit = qualifiedType(urn).split("$").pop() === `${PROVIDER_PREFIX}kubernetes`;
+    const inputs = explicit
+      ? (reveal((this.resources.get(urn) ?? this.prior.get(urn))?.inputs) as Props)
+      : {};
+    const config = (key: string) =>
+      explicit ? inputs?.[key] : this.options.project.config[`kubernetes:${key}`];
+    return kubeSettings(config, { ...process.env, ...this.options.env });
   }
 
   dynamicHost(): Promise<DynamicHost> {
@@ -229,6 +330,12 @@ class Deployment implements Host {
       propertyDependencies: r.propertyDependencies,
       ...(r.additionalSecretOutputs.length > 0 ? { additionalSecretOutputs: r.additionalSecretOutputs } : {}),
       ...(r.ignoreChanges.length > 0 ? { ignoreChanges: r.ignoreChanges } : {}),
+      ...(Object.values(r.customTimeouts ?? {}).some((t) => t > 0)
+        ? { customTimeouts: r.customTimeouts }
+        : {}),
+      ...(r.protect ? { protect: true } : {}),
+      ...(r.retainOnDelete ? { retainOnDelete: true } : {}),
+      ...(r.importId ? { importID: r.importId } : {}),
       ...(external ? { external: true } : {}),
     } as CheckpointResource);
     return marked;
@@ -342,67 +449,152 @@ class Deployment implements Host {
   }
 
   private async kube(r: Registration): Promise<{ id: string; outputs: Props }> {
-    const old = this.prior.get(r.urn);
-    // As the engine does, ignored paths take their old inputs before the diff.
     const type = kubeType(r.type)!;
+    const imported = this.prior.has(r.urn) || !r.importId ? undefined : await this.importKube(r, type);
+    const old = this.prior.get(r.urn) ?? imported;
+    // As the engine does, ignored paths take their old inputs before the diff.
     const normal = (props: Props) => normalizeInputs(type, reveal(props) as Props);
     const diffs = old
       ? diffPaths(normal(old.inputs ?? {}), normal(withPaths(r.inputs, old.inputs ?? {}, r.ignoreChanges)))
       : [];
     const renamed = diffs.some((d) => d === "metadata.name" || d === "metadata.namespace");
+    const forceNew = [
+      ...forceNewPaths(type, reveal(r.inputs) as Props, this.kubeSettings(r.provider)),
+      ...r.replaceOnChanges,
+    ];
+    const replaces = diffs.filter((d) => forceNew.some((p) => under(d, p)));
     const op: StepOp = !old
       ? "create"
-      : renamed || this.replaceRequested(r.urn)
+      : replaces.length > 0 || this.replaceRequested(r.urn)
         ? "replace"
         : diffs.length > 0
           ? "update"
           : "same";
-    this.step(op, r, diffs);
+    if (op === "replace" && old!.protect && r.protect) {
+      throw this.fail(
+        r,
+        op,
+        new Error(
+          `unable to replace resource "${r.urn}"\nas it is currently marked for protection. To unprotect the resource, remove the \`protect\` flag from the resource in your Pulumi program and run \`pulumi up\``,
+        ),
+      );
+    }
+    if (!imported || op !== "same") this.step(op, r, diffs);
     if (this.dryRun || op === "same") {
       // A provider whose config is unknown previews nothing: every output is unknown.
       const planned = this.clusterOf(r.provider) ? r.inputs : {};
       const outputs = op === "same" ? (old!.outputs ?? {}) : planned;
       const id = op === "same" ? old!.id! : "";
-      return { id, outputs: this.record(r, id, r.inputs, outputs) };
+      return {
+        id,
+        outputs: this.record(r, id, op === "same" && imported ? old!.inputs! : r.inputs, outputs),
+      };
     }
     return this.carryOut(
       op,
       r,
       async () => {
+        if (op === "update") return this.applyKube(r, r.ignoreChanges, true);
         if (op === "replace") {
-          // Same name: the old object goes first; a renamed one is deleted after the deployment.
+          // Same name: the old object goes first (delete before replace, as pulumi-kubernetes' Diff
+          // asks for a named object); a renamed one is deleted after the deployment.
           if (renamed) this.replaced.push(old!);
           else await this.deleteKube(old!);
         }
-        return this.applyKube(r, op === "update" ? r.ignoreChanges : []);
+        return this.createKube(r);
       },
       r.inputs,
     );
   }
 
   /**
-   * Server-side apply; on update, `ignoreChanges` paths carry what the cluster has now (e.g. replicas an
-   * autoscaler set), as pulumi-kubernetes does in SSA mode: the apply neither takes the field back nor drops it.
+   * The `import` option: the object is read (the engine's ImportStep, through pulumi-kubernetes' Read)
+   * and fails the step when it is missing; what the program declares differently then updates or
+   * replaces it as any change would.
    */
-  private async applyKube(r: Registration, ignored: string[]): Promise<{ id: string; outputs: Props }> {
+  private async importKube(r: Registration, type: KubeType): Promise<CheckpointResource | undefined> {
+    this.step("import", r);
+    const cluster = this.clusterOf(r.provider);
+    if (!cluster) return undefined;
+    if (!this.dryRun) this.emit({ phase: "start", operation: "import", type: r.type, name: r.name });
+    let live: Props;
+    try {
+      live = (await cluster.read(type.apiVersion, type.kind, r.importId)) as Props;
+    } catch (error) {
+      const reason = isNotFound(error)
+        ? `resource '${r.importId}' does not exist`
+        : `cannot read ${type.kind} ${r.importId}: ${describeKubeError(error)}`;
+      throw this.fail(r, "import", new Error(reason));
+    }
+    const imported: CheckpointResource = {
+      urn: r.urn,
+      custom: true,
+      id: r.importId,
+      type: r.type,
+      inputs: liveInputs(type, live, r.inputs),
+      outputs: live,
+      provider: this.providerRef(r),
+      importID: r.importId,
+    };
+    if (!this.dryRun)
+      this.emit({ phase: "done", operation: "import", type: r.type, name: r.name, id: r.importId });
+    return imported;
+  }
+
+  /**
+   * A create as pulumi-kubernetes does it (await.go, Creation): client-side, failing on an object that
+   * exists, unless the provider upserts or the resource is a Patch, which apply server-side.
+   */
+  private async createKube(r: Registration): Promise<{ id: string; outputs: Props }> {
+    const type = kubeType(r.type)!;
+    if (type.patch || this.kubeSettings(r.provider).upsertExistingObjects) return this.applyKube(r, [], false);
+    const object = manifestOf(type, reveal(r.inputs) as Props);
+    try {
+      const live = await this.clusterOf(r.provider)!.create(object);
+      return { id: idOf(live), outputs: live as Props };
+    } catch (error) {
+      throw new Error(
+        `creation of ${type.kind} ${object.metadata?.name} failed: ${describeKubeError(error)}`,
+        {
+          cause: error,
+        },
+      );
+    }
+  }
+
+  /**
+   * Server-side apply; on update, the fields of client-side writers (the create's) move to the
+   * resource's manager first (fixCSAFieldManagers), and `ignoreChanges` paths carry what the cluster has
+   * now (e.g. replicas an autoscaler set), as pulumi-kubernetes does in SSA mode: the apply neither takes
+   * the field back nor drops it.
+   */
+  private async applyKube(
+    r: Registration,
+    ignored: string[],
+    update: boolean,
+  ): Promise<{ id: string; outputs: Props }> {
     const type = kubeType(r.type)!;
     const cluster = this.clusterOf(r.provider)!;
+    const manager = fieldManager(r.urn);
     let object = manifestOf(type, reveal(r.inputs) as Props);
-    if (ignored.length > 0) {
+    if (update) {
       const { name, namespace } = object.metadata ?? {};
-      const live = await cluster.read(
+      let live = await cluster.read(
         String(object.apiVersion),
         String(object.kind),
         namespace ? `${namespace}/${name}` : String(name),
       );
-      object = withPaths(object as unknown as Props, live as Props, ignored) as unknown as typeof object;
+      // Patch resources never take fields over: they would own what they do not declare.
+      if (!type.patch) live = await cluster.takeOverFields(live, manager);
+      if (ignored.length > 0) {
+        object = withPaths(object as unknown as Props, live as Props, ignored) as unknown as typeof object;
+      }
     }
     // As pulumi-kubernetes, for every resource it applies server-side, not only the Patch ones.
     const force = object.metadata?.annotations?.[PATCH_FORCE_ANNOTATION] === "true";
     try {
-      const live = await cluster.apply(object, fieldManager(r.urn), force);
-      const { name, namespace } = live.metadata ?? {};
-      return { id: namespace ? `${namespace}/${name}` : String(name), outputs: live as Props };
+      const live = await cluster.apply(object, manager, force);
+      return { id: idOf(live), outputs: live as Props };
     } catch (error) {
       throw new Error(
         `server-side apply of ${type.kind} ${object.metadata?.name} failed: ${describeKubeError(error)}`,
@@ -411,12 +603,13 @@ class Deployment implements Host {
     }
   }
 
+  /** Deletes the object and waits until it is gone, within customTimeouts.delete (await.go, Deletion). */
   async deleteKube(resource: CheckpointResource): Promise<void> {
     const type = kubeType(resource.type)!;
     const object = manifestOf(type, reveal(resource.inputs ?? {}) as Props);
     const cluster = this.clusterOf(resource.provider)!;
     if (type.patch) await cluster.relinquish(object, fieldManager(resource.urn));
-    else await cluster.delete(object);
+    else await cluster.delete(object, deleteTimeoutSeconds(object, resource.customTimeouts?.delete ?? 0));
   }
 
   private async dynamic(r: Registration): Promise<{ id: string; outputs: Props }> {
@@ -480,22 +673,35 @@ class Deployment implements Host {
   async delete(resource: CheckpointResource): Promise<void> {
     const what = { type: resource.type, name: nameOf(resource.urn) };
     // The old half of a replacement belongs to its replace step.
-    if (!this.replaced.includes(resource)) this.step("delete", resource);
+    const replacing = this.replaced.includes(resource);
+    if (!replacing) this.step("delete", resource);
+    if (resource.protect && !replacing) {
+      // As the engine's DeleteStep, in preview as well.
+      throw this.fail(
+        what,
+        "delete",
+        new Error(
+          `resource "${resource.urn}" cannot be deleted\nbecause it is protected. To unprotect the resource, either remove the \`protect\` flag from the resource in your Pulumi program and run \`pulumi up\`, or use the command:\n\`pulumi state unprotect '${resource.urn}'\``,
+        ),
+      );
+    }
     if (this.dryRun) return;
     this.emit({ phase: "start", operation: "delete", ...what });
     try {
-      if (resource.type.startsWith(DYNAMIC_TYPE_PREFIX)) {
-        const host = await this.dynamicHost();
-        await host.delete(resource.urn, resource.id!, resource.outputs ?? {}).catch((e) => {
-          throw new Error(grpcMessage(e));
-        });
-      } else {
-        await this.deleteKube(resource);
-      }
+      // retainOnDelete: the engine drops it from the state and leaves the object where it is.
+      if (!resource.retainOnDelete) await this.providerDelete(resource);
     } catch (error) {
       throw this.fail(what, "delete", new Error(describeKubeError(error)));
     }
     this.emit({ phase: "done", operation: "delete", ...what });
+  }
+
+  private async providerDelete(resource: CheckpointResource): Promise<void> {
+    if (!resource.type.startsWith(DYNAMIC_TYPE_PREFIX)) return this.deleteKube(resource);
+    const host = await this.dynamicHost();
+    await host.delete(resource.urn, resource.id!, resource.outputs ?? {}).catch((e) => {
+      throw new Error(grpcMessage(e));
+    });
   }
 
   /** Deletes `resources` dependents first (reverse checkpoint order); stops at the first failure. */
@@ -617,24 +823,6 @@ export async function destroy(options: EngineOptions, dryRun = false): Promise<E
   }
 }
 
-/**
- * The live object pruned to the shape of what was declared, as pulumi-kubernetes reads a resource's
- * inputs back (pruneMap: keys the inputs have, list elements up to their length).
- */
-function pruned(live: unknown, declared: unknown): unknown {
-  if (isObject(live) && isObject(declared)) {
-    return Object.fromEntries(
-      Object.keys(live)
-        .filter((k) => k in declared)
-        .map((k) => [k, pruned(live[k], declared[k])]),
-    );
-  }
-  if (Array.isArray(live) && Array.isArray(declared)) {
-    return declared.slice(0, live.length).map((d, i) => pruned(live[i], d));
-  }
-  return live;
-}
-
 interface Refreshed {
   id: string;
   inputs: Props;
@@ -667,12 +855,7 @@ export async function refresh(options: EngineOptions): Promise<EngineResult> {
       throw new Error(describeKubeError(error), { cause: error });
     }
     const declared = normalizeInputs(k8s, reveal(resource.inputs ?? {}) as Props);
-    // As pulumi-kubernetes keeps them: a Secret's data is secret whatever the program marked.
-    const secrets = k8s.kind === "Secret" ? ["data", "stringData"] : [];
-    const inputs = markSecret(annotateSecrets(pruned(live, declared), resource.inputs) as Props, [
-      ...secretKeys(resource.inputs ?? {}),
-      ...secrets,
-    ]);
+    const inputs = liveInputs(k8s, live, resource.inputs);
     // As the engine's refresh diffs: what the program lets another actor own (its ignoreChanges) is no
     // drift, though the state takes what was read.
     const wanted = withPaths(inputs, declared, resource.ignoreChanges ?? []);

@@ -1,0 +1,27 @@
+import * as k8s from "@pulumi/kubernetes";
+import * as pulumi from "@pulumi/pulumi";
+
+// Each stack of the test declares one object, named and shaped by its config.
+const config = new pulumi.Config();
+const name = config.require("name");
+const kind = config.get("kind") ?? "ConfigMap";
+const value = config.get("value") ?? "one";
+const upsert = config.getBoolean("upsertProvider");
+const provider = upsert
+  ? new k8s.Provider("upsert", { upsertExistingObjects: true, enableServerSideApply: true })
+  : undefined;
+const opts: pulumi.CustomResourceOptions = {
+  provider,
+  import: config.get("import"),
+  protect: config.getBoolean("protect"),
+  retainOnDelete: config.getBoolean("retainOnDelete"),
+  replaceOnChanges: config.getObject<string[]>("replaceOnChanges"),
+  customTimeouts: { delete: config.get("deleteTimeout") },
+};
+const metadata = { name, namespace: "default", labels: { tier: config.get("tier") ?? "a" } };
+
+if (kind === "Secret") {
+  new k8s.core.v1.Secret(name, { metadata, type: "Opaque", stringData: { key: pulumi.secret(value) } }, opts);
+} else {
+  new k8s.core.v1.ConfigMap(name, { metadata, data: { value } }, opts);
+}
