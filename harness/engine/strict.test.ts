@@ -92,4 +92,104 @@ describe("the engine holds programs to pulumi-kubernetes' rules", function () {
     assert.deepEqual(changes(mutable), ["update fresh"]);
     assert.deepEqual((await destroy(stackOf("fresh", []))).errors, []);
   });
+  it("replaces a Secret whose data changes, as the preview says, unless the provider makes Secrets mutable (diff.go, forceNewProperties)", async () => {
+    const secret = (config: string[]) => stackOf("key", ["kind=Secret", ...config]);
+    assert.deepEqual((await deploy(secret([]))).errors, []);
+    const rotated = await preview(secret(["value=two"]));
+    assert.deepEqual(
+      rotated.plan.filter((s) => s.op !== "same").map((s) => [s.op, s.diffs]),
+      [["replace", ["data.key"]]],
+    );
+    const mutable = await preview(secret(["value=two", "kubernetes:enableSecretMutable=true"]));
+    assert.deepEqual(changes(mutable), ["update key"]);
+    const relabelled = await preview(secret(["tier=b", 'replaceOnChanges=["metadata.labels"]']));
+    assert.deepEqual(changes(relabelled), ["replace key"], "replaceOnChanges (step_generator.go)");
+    assert.deepEqual((await destroy(secret([]))).errors, []);
+  });
+
+  it("imports an existing object as an import step, then applies what the program declares differently, and fails on a missing one (step.go, ImportStep.Apply)", async () => {
+    await kubectl(sim.kubeconfigPath, [
+      "create",
+      "configmap",
+      "adopted",
+      "-n",
+      "default",
+      "--from-literal=value=one",
+    ]);
+    const adopt = stackOf("adopted", ["import=default/adopted"]);
+    const planned = await preview(adopt);
+    assert.deepEqual(planned.errors, []);
+    assert.deepEqual(changes(planned), ["import adopted", "update adopted"]);
+    const uid = live("ConfigMap", "adopted")?.metadata.uid;
+    const up = await deploy(adopt);
+    assert.deepEqual(up.errors, []);
+    assert.deepEqual(changes(up), changes(planned));
+    assert.equal(live("ConfigMap", "adopted")?.metadata.uid, uid, "the same object, never recreated");
+    assert.deepEqual(live("ConfigMap", "adopted")?.metadata.labels, { tier: "a" });
+    const state = up.state.deployment.resources.find((r) => r.urn === urnOf("adopted"));
+    assert.equal(state?.importID, "default/adopted");
+    assert.deepEqual(changes(await preview(adopt)), [], "imported once: the next preview plans nothing");
+
+    const missing = await deploy(stackOf("missing", ["import=default/missing"]));
+    assert.equal(missing.ok, false);
+    assert.deepEqual(missing.errors, ["ConfigMap missing: resource 'default/missing' does not exist"]);
+    assert.deepEqual((await destroy(adopt)).errors, []);
+  });
+  it("waits for a delete until the object is gone, and past customTimeouts.delete fails and keeps the resource in state (await.go, Deletion)", async () => {
+    const held = stackOf("held", ["deleteTimeout=1s"]);
+    assert.deepEqual((await deploy(held)).errors, []);
+    // Another controller's finalizer holds the object, as a terminating namespace or a draining machine would.
+    const finalizers = (list: string[]) => [
+      "patch",
+      "configmap",
+      "held",
+      "-n",
+      "default",
+      "--type=merge",
+      `-p=${JSON.stringify({ metadata: { finalizers: list } })}`,
+    ];
+    await kubectl(sim.kubeconfigPath, finalizers(["example.com/hold"]));
+    const stuck = await destroy(held);
+    assert.equal(stuck.ok, false);
+    assert.match(
+      stuck.errors.join("\n"),
+      /ConfigMap held: timed out after 1s waiting for ConfigMap held to be deleted \(finalizers: example.com\/hold\)/,
+    );
+    assert.ok(
+      stuck.state.deployment.resources.some((r) => r.urn === urnOf("held")),
+      "kept in state",
+    );
+    assert.ok(live("ConfigMap", "held")?.metadata.deletionTimestamp, "deleting");
+
+    await kubectl(sim.kubeconfigPath, finalizers([]));
+    const down = await destroy(held);
+    assert.deepEqual(down.errors, []);
+    assert.equal(live("ConfigMap", "held"), undefined);
+  });
+
+  it("refuses to delete a protected resource and leaves a retainOnDelete one in the cluster (step.go, DeleteStep.Apply)", async () => {
+    const guarded = stackOf("guarded", ["protect=true"]);
+    assert.deepEqual((await deploy(guarded)).errors, []);
+    const refused = await destroy(guarded);
+    assert.equal(refused.ok, false);
+    assert.match(refused.errors.join("\n"), /cannot be deleted\nbecause it is protected/);
+    assert.ok(live("ConfigMap", "guarded"), "still in the cluster");
+    assert.ok(
+      refused.state.deployment.resources.some((r) => r.urn === urnOf("guarded")),
+      "still in state",
+    );
+    const unprotected = stackOf("guarded", []);
+    assert.deepEqual((await deploy(unprotected)).errors, []);
+    assert.deepEqual((await destroy(unprotected)).errors, []);
+
+    const kept = stackOf("kept", ["retainOnDelete=true"]);
+    assert.deepEqual((await deploy(kept)).errors, []);
+    const down = await destroy(kept);
+    assert.deepEqual(down.errors, []);
+    assert.ok(
+      !down.state.deployment.resources.some((r) => r.urn === urnOf("kept")),
+      "dropped from the state",
+    );
+    assert.ok(live("ConfigMap", "kept"), "left in the cluster");
+  });
 });
