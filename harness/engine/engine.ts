@@ -29,7 +29,14 @@ import {
 } from "../kube";
 import type { Project } from "../project";
 import { annotateSecrets, isSecret, markSecret, reveal, secretKeys } from "../secrets";
-import { Checkpoint, CheckpointResource, loadCheckpoint, nameOf, saveCheckpoint } from "./checkpoint";
+import {
+  Checkpoint,
+  CheckpointResource,
+  loadCheckpoint,
+  lockStack,
+  nameOf,
+  saveCheckpoint,
+} from "./checkpoint";
 import { DynamicHost } from "./dynamic-host";
 import { Host, qualifiedType, Registration, startMonitor, STACK_TYPE } from "./monitor";
 import { runProgram } from "./program";
@@ -218,6 +225,10 @@ class Deployment implements Host {
   readonly logged: string[] = [];
   /** Old resources replaced create-before-delete: deleted with the removed ones, after the program. */
   readonly replaced: CheckpointResource[] = [];
+  /** URNs of the checkpoint's resources deleted so far. */
+  readonly deleted = new Set<string>();
+  /** Writes the state after each step carried out, as the CLI's snapshot manager does. */
+  persist: () => void = () => undefined;
   outputs: Props = {};
   private host?: Promise<DynamicHost>;
   /** Clusters of explicit Kubernetes providers, by provider URN. */
@@ -444,6 +455,7 @@ class Deployment implements Host {
       throw this.fail(r, op, error);
     }
     const outputs = this.record(r, result.id, inputs, result.outputs);
+    this.persist();
     this.emit({ phase: "done", operation: op, type: r.type, name: r.name, id: result.id });
     return { id: result.id, outputs };
   }
@@ -547,7 +559,8 @@ class Deployment implements Host {
    */
   private async createKube(r: Registration): Promise<{ id: string; outputs: Props }> {
     const type = kubeType(r.type)!;
-    if (type.patch || this.kubeSettings(r.provider).upsertExistingObjects) return this.applyKube(r, [], false);
+    if (type.patch || this.kubeSettings(r.provider).upsertExistingObjects)
+      return this.applyKube(r, [], false);
     const object = manifestOf(type, reveal(r.inputs) as Props);
     try {
       const live = await this.clusterOf(r.provider)!.create(object);
@@ -705,15 +718,14 @@ class Deployment implements Host {
   }
 
   /** Deletes `resources` dependents first (reverse checkpoint order); stops at the first failure. */
-  async deleteAll(resources: CheckpointResource[]): Promise<Set<string>> {
-    const deleted = new Set<string>();
+  async deleteAll(resources: CheckpointResource[]): Promise<void> {
     for (const resource of [...resources].reverse()) {
       if (
         !resource.custom ||
         resource.type.startsWith(PROVIDER_PREFIX) ||
         (resource as { external?: boolean }).external
       ) {
-        deleted.add(resource.urn);
+        this.deleted.add(resource.urn);
         continue;
       }
       try {
@@ -721,9 +733,9 @@ class Deployment implements Host {
       } catch {
         break;
       }
-      deleted.add(resource.urn);
+      this.deleted.add(resource.urn);
+      this.persist();
     }
-    return deleted;
   }
 
   /** Program errors that are not echoes of a resource failure or refusals after one. */
@@ -747,13 +759,50 @@ function save(options: EngineOptions, checkpoint: Checkpoint, resources: Checkpo
   return next;
 }
 
+/**
+ * Runs an operation that writes the state under the stack's lock; one the lock refuses fails before
+ * anything is read or changed.
+ */
+async function locked(options: EngineOptions, run: () => Promise<EngineResult>): Promise<EngineResult> {
+  let release: () => void;
+  try {
+    release = options.statePath ? lockStack(options.statePath) : () => undefined;
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    return {
+      ok: false,
+      errors: [message],
+      plan: [],
+      outputs: {},
+      checkpoint: loadCheckpoint(options.statePath),
+    };
+  }
+  try {
+    return await run();
+  } finally {
+    release();
+  }
+}
+
 /** `pulumi preview` (dryRun) or `pulumi up`: runs the program and carries out (or plans) its steps. */
-export async function update(options: EngineOptions, dryRun: boolean): Promise<EngineResult> {
+export function update(options: EngineOptions, dryRun: boolean): Promise<EngineResult> {
+  return dryRun ? updateStack(options, true) : locked(options, () => updateStack(options, false));
+}
+
+async function updateStack(options: EngineOptions, dryRun: boolean): Promise<EngineResult> {
   const checkpoint = loadCheckpoint(options.statePath);
   const prior = priorMap(checkpoint);
   const cluster = new Cluster(fs.readFileSync(options.kubeconfigPath, "utf8"));
   let address = "";
   const deployment = new Deployment(options, dryRun, prior, cluster, () => address);
+  // What this deployment did, then what it did not touch yet (or kept when it failed before deleting them).
+  const snapshot = () => [
+    ...deployment.resources.values(),
+    ...checkpoint.deployment.resources.filter(
+      (r) => !deployment.resources.has(r.urn) && !deployment.deleted.has(r.urn),
+    ),
+  ];
+  if (!dryRun) deployment.persist = () => save(options, checkpoint, snapshot());
   const monitor = await startMonitor(options.project.name, options.project.stack, deployment);
   address = monitor.address;
   try {
@@ -769,10 +818,9 @@ export async function update(options: EngineOptions, dryRun: boolean): Promise<E
       programErrors.push(`the program exited with code ${run.code}: ${run.output.trim()}`);
     }
     let errors = [...deployment.failures, ...programErrors];
-    let deleted = new Set<string>();
     if (errors.length === 0) {
       const removed = checkpoint.deployment.resources.filter((r) => !deployment.resources.has(r.urn));
-      deleted = await deployment.deleteAll([...removed, ...deployment.replaced]);
+      await deployment.deleteAll([...removed, ...deployment.replaced]);
       errors = [...deployment.failures];
     }
     if (dryRun) {
@@ -784,11 +832,7 @@ export async function update(options: EngineOptions, dryRun: boolean): Promise<E
         checkpoint,
       };
     }
-    // What this deployment did, then what it did not touch (kept when it failed before deleting them).
-    const kept = checkpoint.deployment.resources.filter(
-      (r) => !deployment.resources.has(r.urn) && !deleted.has(r.urn),
-    );
-    const next = save(options, checkpoint, [...deployment.resources.values(), ...kept]);
+    const next = save(options, checkpoint, snapshot());
     return {
       ok: errors.length === 0,
       errors,
@@ -803,20 +847,20 @@ export async function update(options: EngineOptions, dryRun: boolean): Promise<E
 }
 
 /** `pulumi destroy`: deletes every resource of the checkpoint, dependents first. */
-export async function destroy(options: EngineOptions, dryRun = false): Promise<EngineResult> {
+export function destroy(options: EngineOptions, dryRun = false): Promise<EngineResult> {
+  return dryRun ? destroyStack(options, true) : locked(options, () => destroyStack(options, false));
+}
+
+async function destroyStack(options: EngineOptions, dryRun: boolean): Promise<EngineResult> {
   const checkpoint = loadCheckpoint(options.statePath);
   const cluster = new Cluster(fs.readFileSync(options.kubeconfigPath, "utf8"));
   const deployment = new Deployment(options, dryRun, priorMap(checkpoint), cluster, () => "127.0.0.1:0");
+  const remaining = () => checkpoint.deployment.resources.filter((r) => !deployment.deleted.has(r.urn));
+  if (!dryRun) deployment.persist = () => save(options, checkpoint, remaining());
   try {
-    const deleted = await deployment.deleteAll(checkpoint.deployment.resources);
+    await deployment.deleteAll(checkpoint.deployment.resources);
     const errors = [...deployment.failures];
-    const next = dryRun
-      ? checkpoint
-      : save(
-          options,
-          checkpoint,
-          checkpoint.deployment.resources.filter((r) => !deleted.has(r.urn)),
-        );
+    const next = dryRun ? checkpoint : save(options, checkpoint, remaining());
     return { ok: errors.length === 0, errors, plan: deployment.plan, outputs: {}, checkpoint: next };
   } finally {
     await deployment.close();
@@ -836,7 +880,11 @@ interface Refreshed {
  * and shows as drift what an `up` of the unchanged program would now change, as the engine's refresh
  * step does. The next `up` then takes the drifted fields back.
  */
-export async function refresh(options: EngineOptions): Promise<EngineResult> {
+export function refresh(options: EngineOptions): Promise<EngineResult> {
+  return locked(options, () => refreshStack(options));
+}
+
+async function refreshStack(options: EngineOptions): Promise<EngineResult> {
   const checkpoint = loadCheckpoint(options.statePath);
   const cluster = new Cluster(fs.readFileSync(options.kubeconfigPath, "utf8"));
   const deployment = new Deployment(options, false, priorMap(checkpoint), cluster, () => "127.0.0.1:0");

@@ -4,12 +4,14 @@
  * pulumi/pulumi pkg/resource/deploy). One stack per behaviour, all on one simulator.
  */
 import * as assert from "node:assert/strict";
+import * as fs from "node:fs";
 import * as path from "node:path";
 import { Simulator } from "../../simulator/simulator";
 import { simulatorForSuite } from "../../test/harness-simulator";
 import { changes, kubectl } from "../../test/stack-life";
 import { deploy, DeployOptions, destroy, preview } from "../deploy";
 import { CSA_FIELD_MANAGER, fieldManager } from "../kube";
+import { loadCheckpoint, lockDir } from "./checkpoint";
 import { loadProject } from "../project";
 
 const PROGRAM = path.join(__dirname, "..", "testdata", "strict-kube");
@@ -191,5 +193,31 @@ describe("the engine holds programs to pulumi-kubernetes' rules", function () {
       "dropped from the state",
     );
     assert.ok(live("ConfigMap", "kept"), "left in the cluster");
+  });
+  it("writes the state after every step and locks the stack against a second operation at once (diy backend Lock, snapshot manager)", async () => {
+    const options = stackOf("locked", []);
+    let written: string[] = [];
+    const watched: DeployOptions = {
+      ...options,
+      onEvent: (e) => {
+        // The checkpoint on disk when the step reports done, before the deployment ends.
+        if (e.phase === "done")
+          written = loadCheckpoint(options.statePath).deployment.resources.map((r) => r.urn);
+      },
+    };
+    const [first, second] = await Promise.all([deploy(watched), deploy(options)]);
+    assert.deepEqual(first.errors, []);
+    assert.ok(written.includes(urnOf("locked")), "the create was in the checkpoint as soon as it was done");
+    assert.equal(second.ok, false);
+    assert.match(
+      second.errors[0],
+      /^the stack is currently locked by 1 lock\(s\)\. Either wait for the other process\(es\) to end or delete the lock file with `pulumi cancel`\.\n {2}\S+\.locks\/locked\.json\/[0-9a-f-]+\.json: created by \S+@\S+ \(pid \d+\)/,
+    );
+    assert.deepEqual(
+      fs.readdirSync(lockDir(options.statePath!)),
+      [],
+      "the lock is released after the operation",
+    );
+    assert.deepEqual((await destroy(options)).errors, []);
   });
 });
