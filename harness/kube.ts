@@ -141,6 +141,43 @@ function propagationOf(object: KubernetesObject): string {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** client-go's default: a request is tried at most this many more times. */
+const MAX_RETRIES = 10;
+
+/**
+ * How long to wait before trying again, or undefined when the failure is final: 429 and 5xx answers
+ * with their `Retry-After` (client-go's checkWait), else a 503 with a doubling backoff, and for reads
+ * (idempotent) a connection reset or refused.
+ */
+function retryDelayMs(error: unknown, attempt: number, idempotent: boolean): number | undefined {
+  const backoff = Math.min(200 * 2 ** attempt, 5000);
+  if (error instanceof ApiException) {
+    const code = error.code as number;
+    const header = Object.entries((error.headers ?? {}) as Record<string, string>).find(
+      ([k]) => k.toLowerCase() === "retry-after",
+    )?.[1];
+    const after = header === undefined ? Number.NaN : Number.parseInt(header, 10);
+    if ((code === 429 || code >= 500) && !Number.isNaN(after)) return after * 1000;
+    return code === 503 ? backoff : undefined;
+  }
+  const cause = (error as { code?: string; cause?: { code?: string } } | undefined) ?? {};
+  const code = cause.code ?? cause.cause?.code;
+  return idempotent && (code === "ECONNRESET" || code === "ECONNREFUSED") ? backoff : undefined;
+}
+
+/** Runs `request`, trying again on throttling, unavailability and (reads) dropped connections. */
+async function retried<T>(request: () => Promise<T>, idempotent: boolean): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await request();
+    } catch (error) {
+      const delay = attempt < MAX_RETRIES ? retryDelayMs(error, attempt, idempotent) : undefined;
+      if (delay === undefined) throw error;
+      await sleep(delay);
+    }
+  }
+}
+
 interface ManagedFieldsEntry {
   manager?: string;
   operation?: string;
@@ -175,7 +212,7 @@ export class Cluster {
    */
   async create(object: KubernetesObject): Promise<KubernetesObject> {
     try {
-      return await this.api.create(object, undefined, undefined, CSA_FIELD_MANAGER);
+      return await retried(() => this.api.create(object, undefined, undefined, CSA_FIELD_MANAGER), false);
     } catch (error) {
       if (!isAlreadyExists(error)) throw error;
       throw new Error(`${describeKubeError(error)}\n\n${ALREADY_EXISTS_HELP}`, { cause: error });
@@ -200,24 +237,34 @@ export class Cluster {
       fieldsV1: moved.reduce((fields, e) => mergeFields(fields, e.fieldsV1 ?? {}), {}),
     };
     const managedFields = [...entries.filter((e) => !taken(e)), merged];
-    return this.api.patch(
-      { ...header(live), metadata: { ...header(live).metadata, managedFields } } as KubernetesObject,
-      undefined,
-      undefined,
-      undefined,
-      undefined,
-      PatchStrategy.MergePatch,
+    const patch = { ...header(live), metadata: { ...header(live).metadata, managedFields } };
+    return retried(
+      () =>
+        this.api.patch(
+          patch as KubernetesObject,
+          undefined,
+          undefined,
+          undefined,
+          undefined,
+          PatchStrategy.MergePatch,
+        ),
+      false,
     );
   }
 
   /** Server-side apply; a conflict with another manager fails unless `force`. */
   async apply(object: KubernetesObject, manager: string, force: boolean): Promise<KubernetesObject> {
-    return this.api.patch(object, undefined, undefined, manager, force, PatchStrategy.ServerSideApply);
+    // An apply is idempotent: the same configuration applied twice is one change.
+    return retried(
+      () => this.api.patch(object, undefined, undefined, manager, force, PatchStrategy.ServerSideApply),
+      true,
+    );
   }
 
   async read(apiVersion: string, kind: string, id: string): Promise<KubernetesObject> {
     const [namespace, name] = id.includes("/") ? id.split("/", 2) : [undefined, id];
-    return this.api.read({ apiVersion, kind, metadata: { name, ...(namespace ? { namespace } : {}) } });
+    const target = { apiVersion, kind, metadata: { name, ...(namespace ? { namespace } : {}) } };
+    return retried(() => this.api.read(target), true);
   }
 
   /**
@@ -227,7 +274,10 @@ export class Cluster {
   async delete(object: KubernetesObject, timeoutSeconds = DEFAULT_DELETE_TIMEOUT_SECONDS): Promise<void> {
     const target = header(object);
     try {
-      await this.api.delete(target, undefined, undefined, undefined, undefined, propagationOf(object));
+      await retried(
+        () => this.api.delete(target, undefined, undefined, undefined, undefined, propagationOf(object)),
+        false,
+      );
     } catch (error) {
       if (isNotFound(error)) return;
       throw error;
@@ -236,7 +286,7 @@ export class Cluster {
     let live: KubernetesObject | undefined;
     while (Date.now() < deadline) {
       try {
-        live = await this.api.read(target);
+        live = await retried(() => this.api.read(target), true);
       } catch (error) {
         if (isNotFound(error)) return;
         throw error;

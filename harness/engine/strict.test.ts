@@ -6,18 +6,20 @@
 import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { kubectl as runKubectl } from "../../simulator/apiserver/kubectl";
 import { Simulator } from "../../simulator/simulator";
 import { simulatorForSuite } from "../../test/harness-simulator";
 import { changes, kubectl } from "../../test/stack-life";
 import { deploy, DeployOptions, destroy, preview } from "../deploy";
-import { CSA_FIELD_MANAGER, fieldManager } from "../kube";
+import { Cluster, CSA_FIELD_MANAGER, fieldManager } from "../kube";
 import { loadCheckpoint, lockDir } from "./checkpoint";
 import { loadProject } from "../project";
 
 const PROGRAM = path.join(__dirname, "..", "testdata", "strict-kube");
+const AUTOSCALER = path.join(__dirname, "..", "testdata", "existing-autoscaler");
 
 describe("the engine holds programs to pulumi-kubernetes' rules", function () {
-  this.timeout(60_000);
+  this.timeout(120_000);
   let sim: Simulator;
   let dir: string;
   const suite = simulatorForSuite("harness-strict-");
@@ -78,14 +80,12 @@ describe("the engine holds programs to pulumi-kubernetes' rules", function () {
     assert.deepEqual(managers("ConfigMap", "fresh"), [`${fieldManager(urnOf("fresh"))} Apply`]);
 
     const uid = live("ConfigMap", "fresh")?.metadata.uid;
-    const planned = await preview(stackOf("fresh", ["tier=b", "value=two"]));
-    assert.deepEqual(
-      planned.plan.filter((s) => s.op !== "same").map((s) => [s.op, s.diffs]),
-      [["replace", ["data.value"]]],
-    );
     const replaced = await deploy(stackOf("fresh", ["tier=b", "value=two"]));
     assert.deepEqual(replaced.errors, []);
-    assert.deepEqual(changes(replaced), ["replace fresh"]);
+    assert.deepEqual(
+      replaced.plan.filter((s) => s.op !== "same").map((s) => [s.op, s.diffs]),
+      [["replace", ["data.value"]]],
+    );
     assert.notEqual(live("ConfigMap", "fresh")?.metadata.uid, uid, "a new object");
 
     const mutable = await preview(
@@ -219,5 +219,57 @@ describe("the engine holds programs to pulumi-kubernetes' rules", function () {
       "the lock is released after the operation",
     );
     assert.deepEqual((await destroy(options)).errors, []);
+  });
+  it("fails a library user's first up on a cluster that already has the ClusterAutoscaler, naming it and the ways out, and adopts it through a provider that upserts (await.go, Creation)", async () => {
+    const handMade = {
+      apiVersion: "autoscaling.openshift.io/v1",
+      kind: "ClusterAutoscaler",
+      metadata: { name: "default" },
+      spec: { balanceSimilarNodeGroups: true, logVerbosity: 4 },
+    };
+    const made = await runKubectl(sim.kubeconfigPath, ["create", "-f", "-"], JSON.stringify(handMade));
+    assert.equal(made.code, 0, made.stderr);
+    const stack = (config: string[]): DeployOptions => ({
+      project: loadProject(AUTOSCALER, "dev", config),
+      kubeconfigPath: sim.kubeconfigPath,
+      statePath: path.join(dir, "autoscaler.json"),
+    });
+    const first = await deploy(stack([]));
+    assert.equal(first.ok, false);
+    assert.match(
+      first.errors.join("\n"),
+      /ClusterAutoscaler autoscaler-cluster-autoscaler: .*clusterautoscalers.autoscaling.openshift.io "default" already exists[^]*use `pulumi import`[^]*set upsertExistingObjects on the provider/,
+    );
+    const adopted = await deploy(stack(["kubernetes:upsertExistingObjects=true"]));
+    assert.deepEqual(adopted.errors, []);
+    const live = sim.store.get({ apiVersion: handMade.apiVersion, kind: handMade.kind, name: "default" });
+    assert.equal(
+      (live?.spec as { logVerbosity?: number }).logVerbosity,
+      4,
+      "what the program does not declare stays",
+    );
+    // Adopted, it is the stack's: destroy deletes it.
+    assert.deepEqual((await destroy(stack(["kubernetes:upsertExistingObjects=true"]))).errors, []);
+    assert.equal(
+      sim.store.get({ apiVersion: handMade.apiVersion, kind: handMade.kind, name: "default" }),
+      undefined,
+    );
+  });
+  it("tries reads and applies again on 429 (after its Retry-After) and 503, as client-go's request retries (request.go, checkWait)", async () => {
+    const cluster = new Cluster(fs.readFileSync(sim.kubeconfigPath, "utf8"));
+    sim.faults.failNextRequests(2, 429, 0);
+    assert.equal((await cluster.read("v1", "Namespace", "default")).metadata?.name, "default");
+    sim.faults.failNextRequests(2, 503, 0);
+    const applied = await cluster.apply(
+      {
+        apiVersion: "v1",
+        kind: "ConfigMap",
+        metadata: { name: "retried", namespace: "default" },
+      },
+      "retry-test",
+      false,
+    );
+    assert.equal(applied.metadata?.name, "retried");
+    await cluster.delete(applied);
   });
 });
