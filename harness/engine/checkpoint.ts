@@ -34,6 +34,8 @@ export interface CheckpointResource {
   retainOnDelete?: boolean;
   /** The id the resource was imported with (`import` option). */
   importID?: string;
+  /** Why a resource its provider made did not initialize; the next `up` updates it (ResourceV3). */
+  initErrors?: string[];
 }
 
 export interface Checkpoint {

@@ -40,7 +40,7 @@ import {
 import { DynamicHost } from "./dynamic-host";
 import { Host, qualifiedType, Registration, startMonitor, STACK_TYPE } from "./monitor";
 import { runProgram } from "./program";
-import { containsUnknown, grpcMessage, Props, UNKNOWN } from "./rpc";
+import { containsUnknown, grpcMessage, initFailure, Props, UNKNOWN } from "./rpc";
 
 export type StepOp = "create" | "update" | "replace" | "same" | "delete" | "read" | "import";
 
@@ -227,6 +227,8 @@ class Deployment implements Host {
   readonly replaced: CheckpointResource[] = [];
   /** URNs of the checkpoint's resources deleted so far. */
   readonly deleted = new Set<string>();
+  /** Old URNs of resources registered under an alias: renamed, neither deleted nor kept. */
+  readonly aliased = new Set<string>();
   /** Writes the state after each step carried out, as the CLI's snapshot manager does. */
   persist: () => void = () => undefined;
   outputs: Props = {};
@@ -415,12 +417,12 @@ class Deployment implements Host {
 
   private async registerStep(r: Registration): Promise<{ id: string; outputs: Props }> {
     if (!r.custom) {
-      this.record(r, "", r.inputs, this.prior.get(r.urn)?.outputs ?? {});
+      this.record(r, "", r.inputs, this.priorOf(r)?.outputs ?? {});
       return { id: "", outputs: {} };
     }
     if (r.type.startsWith(PROVIDER_PREFIX)) {
       // As the engine's provider registry: a new provider has no id until it is created.
-      const id = this.prior.get(r.urn)?.id ?? (this.dryRun ? UNKNOWN : randomUUID());
+      const id = this.priorOf(r)?.id ?? (this.dryRun ? UNKNOWN : randomUUID());
       return { id, outputs: this.record(r, id, r.inputs, r.inputs) };
     }
     if (this.failures.length > 0) throw new Error(`${r.name} ${SKIPPED}`);
@@ -435,6 +437,19 @@ class Deployment implements Host {
     if (kubeType(r.type)) return this.kube(r);
     if (r.type.startsWith(DYNAMIC_TYPE_PREFIX)) return this.dynamic(r);
     throw this.fail(r, "create", new Error(`the harness cannot deploy resources of type ${r.type}`));
+  }
+
+  /**
+   * The checkpoint's state of a registration: under its URN, or under one of its aliases, as the step
+   * generator finds it, so a rename or a new parent is no replacement.
+   */
+  private priorOf(r: Registration): CheckpointResource | undefined {
+    const own = this.prior.get(r.urn);
+    if (own) return own;
+    const alias = r.aliases.find((a) => this.prior.has(a) && !this.resources.has(a));
+    if (alias === undefined) return undefined;
+    this.aliased.add(alias);
+    return this.prior.get(alias);
   }
 
   private replaceRequested(urn: string): boolean {
@@ -462,8 +477,9 @@ class Deployment implements Host {
 
   private async kube(r: Registration): Promise<{ id: string; outputs: Props }> {
     const type = kubeType(r.type)!;
-    const imported = this.prior.has(r.urn) || !r.importId ? undefined : await this.importKube(r, type);
-    const old = this.prior.get(r.urn) ?? imported;
+    const known = this.priorOf(r);
+    const imported = known || !r.importId ? undefined : await this.importKube(r, type);
+    const old = known ?? imported;
     // As the engine does, ignored paths take their old inputs before the diff.
     const normal = (props: Props) => normalizeInputs(type, reveal(props) as Props);
     const diffs = old
@@ -626,7 +642,7 @@ class Deployment implements Host {
   }
 
   private async dynamic(r: Registration): Promise<{ id: string; outputs: Props }> {
-    const old = this.prior.get(r.urn);
+    const old = this.priorOf(r);
     const host = await this.dynamicHost();
     const checked = await host.check(r.urn, old?.inputs ?? {}, r.inputs).catch((e) => {
       throw this.fail(r, old ? "update" : "create", new Error(grpcMessage(e)));
@@ -651,7 +667,10 @@ class Deployment implements Host {
         throw this.fail(r, "update", new Error(grpcMessage(e)));
       });
       deleteBeforeReplace ||= diff.deleteBeforeReplace;
-      const changed = diff.changes === "unknown" ? diffs.length > 0 : diff.changes === "some";
+      // A resource that failed to initialize is updated even without changes (step_generator.go).
+      const changed =
+        (diff.changes === "unknown" ? diffs.length > 0 : diff.changes === "some") ||
+        (old.initErrors?.length ?? 0) > 0;
       op = diff.replaces.length > 0 || this.replaceRequested(r.urn) ? "replace" : changed ? "update" : "same";
       if (op === "replace" && diff.replaces.length > 0) diffs = diff.replaces;
     }
@@ -675,11 +694,24 @@ class Deployment implements Host {
           if (op === "replace" && !deleteBeforeReplace) this.replaced.push(old!);
           return created;
         } catch (error) {
+          this.keepInitFailure(r, inputs, error);
           throw new Error(grpcMessage(error), { cause: error });
         }
       },
       inputs,
     );
+  }
+
+  /**
+   * A create or update the provider carried out but whose resource did not initialize stays in the
+   * state with its id, outputs and reasons, as the engine keeps InitErrors; the step still fails.
+   */
+  private keepInitFailure(r: Registration, inputs: Props, error: unknown): void {
+    const failure = initFailure(error);
+    if (!failure || this.dryRun) return;
+    this.record(r, failure.id, inputs, failure.properties);
+    this.resources.get(r.urn)!.initErrors = failure.reasons;
+    this.persist();
   }
 
   /** Deletes one resource of the checkpoint with the provider that made it. */
@@ -799,7 +831,8 @@ async function updateStack(options: EngineOptions, dryRun: boolean): Promise<Eng
   const snapshot = () => [
     ...deployment.resources.values(),
     ...checkpoint.deployment.resources.filter(
-      (r) => !deployment.resources.has(r.urn) && !deployment.deleted.has(r.urn),
+      (r) =>
+        !deployment.resources.has(r.urn) && !deployment.deleted.has(r.urn) && !deployment.aliased.has(r.urn),
     ),
   ];
   if (!dryRun) deployment.persist = () => save(options, checkpoint, snapshot());
@@ -819,7 +852,9 @@ async function updateStack(options: EngineOptions, dryRun: boolean): Promise<Eng
     }
     let errors = [...deployment.failures, ...programErrors];
     if (errors.length === 0) {
-      const removed = checkpoint.deployment.resources.filter((r) => !deployment.resources.has(r.urn));
+      const removed = checkpoint.deployment.resources.filter(
+        (r) => !deployment.resources.has(r.urn) && !deployment.aliased.has(r.urn),
+      );
       await deployment.deleteAll([...removed, ...deployment.replaced]);
       errors = [...deployment.failures];
     }

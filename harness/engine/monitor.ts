@@ -45,6 +45,8 @@ export interface Registration {
   customTimeouts: CustomTimeouts;
   protect: boolean;
   retainOnDelete: boolean;
+  /** URNs the resource had before (`aliases`, as the SDK computes them, parents' included). */
+  aliases: string[];
 }
 
 export interface CustomTimeouts {
@@ -146,6 +148,7 @@ export async function startMonitor(project: string, stack: string, host: Host): 
     customTimeouts: timeouts(req.getCustomtimeouts?.() as TimeoutsMessage | undefined),
     protect: Boolean(req.getProtect?.()),
     retainOnDelete: Boolean(req.getRetainondelete?.()),
+    aliases: (req.getAliasurnsList?.() as string[] | undefined) ?? [],
   });
   const fail = (reply: Reply, error: unknown) =>
     reply({

@@ -17,6 +17,7 @@ import { loadProject } from "../project";
 
 const PROGRAM = path.join(__dirname, "..", "testdata", "strict-kube");
 const AUTOSCALER = path.join(__dirname, "..", "testdata", "existing-autoscaler");
+const INIT_FAILURE = path.join(__dirname, "..", "testdata", "init-failure");
 
 describe("the engine holds programs to pulumi-kubernetes' rules", function () {
   this.timeout(120_000);
@@ -271,5 +272,43 @@ describe("the engine holds programs to pulumi-kubernetes' rules", function () {
     );
     assert.equal(applied.metadata?.name, "retried");
     await cluster.delete(applied);
+  });
+  it("renames a resource kept by an alias without replacing its object, where without one the create fails on the object that exists (step_generator.go, aliases; await.go, Creation)", async () => {
+    const statePath = path.join(dir, "renamed.json");
+    const stack = (config: string[]): DeployOptions => ({ ...stackOf("renamed", config), statePath });
+    assert.deepEqual((await deploy(stack(["name=before"]))).errors, []);
+    const uid = live("ConfigMap", "before")?.metadata.uid;
+
+    const unaliased = await deploy(stack(["name=after", "objectName=before"]));
+    assert.equal(unaliased.ok, false);
+    assert.match(unaliased.errors.join("\n"), /configmaps "before" already exists/);
+
+    const renamed = await deploy(stack(["name=after", "objectName=before", "renamedFrom=before"]));
+    assert.deepEqual(renamed.errors, []);
+    assert.deepEqual(changes(renamed), [], "a rename is no create, delete or replace");
+    const urns = renamed.state.deployment.resources.map((r) => r.urn);
+    assert.ok(urns.includes(urnOf("after")) && !urns.includes(urnOf("before")));
+    assert.equal(live("ConfigMap", "before")?.metadata.uid, uid, "the same object");
+    assert.deepEqual((await destroy(stack([]))).errors, []);
+  });
+  it("keeps a dynamic resource its provider made but could not initialize in the state with its id, and updates it on the next up (step.go, InitErrors)", async () => {
+    const stack = (env: NodeJS.ProcessEnv): DeployOptions => ({
+      project: loadProject(INIT_FAILURE, "dev"),
+      kubeconfigPath: sim.kubeconfigPath,
+      statePath: path.join(dir, "init-failure.json"),
+      env,
+    });
+    const failed = await deploy(stack({ MADE_FAILS: "1" }));
+    assert.equal(failed.ok, false);
+    assert.match(failed.errors.join("\n"), /made: made, but not ready/);
+    const kept = failed.state.deployment.resources.find((r) => r.urn.endsWith("::made"));
+    assert.equal(kept?.id, "made-1");
+    assert.deepEqual(kept?.initErrors, ["made, but not ready"]);
+
+    const retried = await deploy(stack({}));
+    assert.deepEqual(retried.errors, []);
+    assert.deepEqual(changes(retried), ["update made"], "updated though its inputs did not change");
+    const ready = retried.state.deployment.resources.find((r) => r.urn.endsWith("::made"));
+    assert.equal(ready?.initErrors, undefined);
   });
 });

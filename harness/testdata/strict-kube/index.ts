@@ -4,6 +4,9 @@ import * as pulumi from "@pulumi/pulumi";
 // Each stack of the test declares one object, named and shaped by its config.
 const config = new pulumi.Config();
 const name = config.require("name");
+// The object's name when it is not the resource's (a resource renamed, its object kept).
+const objectName = config.get("objectName") ?? name;
+const renamedFrom = config.get("renamedFrom");
 const kind = config.get("kind") ?? "ConfigMap";
 const value = config.get("value") ?? "one";
 const upsert = config.getBoolean("upsertProvider");
@@ -17,8 +20,9 @@ const opts: pulumi.CustomResourceOptions = {
   retainOnDelete: config.getBoolean("retainOnDelete"),
   replaceOnChanges: config.getObject<string[]>("replaceOnChanges"),
   customTimeouts: { delete: config.get("deleteTimeout") },
+  aliases: renamedFrom ? [{ name: renamedFrom }] : undefined,
 };
-const metadata = { name, namespace: "default", labels: { tier: config.get("tier") ?? "a" } };
+const metadata = { name: objectName, namespace: "default", labels: { tier: config.get("tier") ?? "a" } };
 
 if (kind === "Secret") {
   new k8s.core.v1.Secret(name, { metadata, type: "Opaque", stringData: { key: pulumi.secret(value) } }, opts);
