@@ -329,7 +329,11 @@ class Deployment implements Host {
   }
 
   private record(r: Registration, id: string, inputs: Props, outputs: Props, external = false): Props {
-    const marked = markSecret(outputs, [...secretKeys(r.inputs), ...r.additionalSecretOutputs]);
+    // As the engine's annotateSecrets: an output is secret at every path where its input was.
+    const marked = markSecret(annotateSecrets(outputs, r.inputs) as Props, [
+      ...secretKeys(r.inputs),
+      ...r.additionalSecretOutputs,
+    ]);
     this.resources.set(r.urn, {
       urn: r.urn,
       custom: r.custom,

@@ -14,6 +14,7 @@ import { deploy, DeployOptions, destroy, preview } from "../deploy";
 import { Cluster, CSA_FIELD_MANAGER, fieldManager } from "../kube";
 import { loadCheckpoint, lockDir } from "./checkpoint";
 import { loadProject } from "../project";
+import { isSecret } from "../secrets";
 
 const PROGRAM = path.join(__dirname, "..", "testdata", "strict-kube");
 const AUTOSCALER = path.join(__dirname, "..", "testdata", "existing-autoscaler");
@@ -310,5 +311,14 @@ describe("the engine holds programs to pulumi-kubernetes' rules", function () {
     assert.deepEqual(changes(retried), ["update made"], "updated though its inputs did not change");
     const ready = retried.state.deployment.resources.find((r) => r.urn.endsWith("::made"));
     assert.equal(ready?.initErrors, undefined);
+  });
+  it("keeps a secret nested in an input secret in the outputs at the same path, never plaintext in the checkpoint (provider_plugin.go, annotateSecrets)", async () => {
+    const options = stackOf("nested", ["secretValue=true", "value=n3sted-s3cret"]);
+    const up = await deploy(options);
+    assert.deepEqual(up.errors, []);
+    const state = up.state.deployment.resources.find((r) => r.urn === urnOf("nested"))!;
+    assert.ok(isSecret((state.outputs?.data as Record<string, unknown>).value), "the output at data.value");
+    assert.ok(!fs.readFileSync(options.statePath!, "utf8").includes("n3sted-s3cret"));
+    assert.deepEqual((await destroy(options)).errors, []);
   });
 });

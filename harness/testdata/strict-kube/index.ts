@@ -27,5 +27,7 @@ const metadata = { name: objectName, namespace: "default", labels: { tier: confi
 if (kind === "Secret") {
   new k8s.core.v1.Secret(name, { metadata, type: "Opaque", stringData: { key: pulumi.secret(value) } }, opts);
 } else {
-  new k8s.core.v1.ConfigMap(name, { metadata, data: { value } }, opts);
+  // A secret nested in the inputs, as a program passes one value of a map.
+  const data = config.getBoolean("secretValue") ? { value: pulumi.secret(value) } : { value };
+  new k8s.core.v1.ConfigMap(name, { metadata, data }, opts);
 }
