@@ -57,10 +57,12 @@ export const PATCH_FORCE_ANNOTATION = "pulumi.com/patchForce";
 
 /**
  * One field manager per resource, stable across revisions: a later apply by the same manager drops the
- * fields it no longer declares, and deleting a patch gives its fields back.
+ * fields it no longer declares, and deleting a patch gives its fields back. Shaped as pulumi-kubernetes
+ * names it (`pulumi-kubernetes-` and 8 hex characters from the resource's random seed, fieldManagerName),
+ * the seed here being the URN.
  */
 export function fieldManager(urn: string): string {
-  return `pulumi-harness-${createHash("sha256").update(urn).digest("hex").slice(0, 12)}`;
+  return `pulumi-kubernetes-${createHash("sha256").update(urn).digest("hex").slice(0, 8)}`;
 }
 
 export function describeKubeError(error: unknown): string {
