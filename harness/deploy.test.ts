@@ -126,7 +126,9 @@ describe("deploy harness against the simulator", function () {
   });
 
   it("destroys a pool with its MachineConfig: machines, nodes, the MachineConfig and the pool all go", async () => {
-    const statePath = path.join(dir, "destroy.json");
+    // The stack of the test above, whose pool is still in the cluster: a second stack declaring the same
+    // objects would fail its creates with AlreadyExists, as under pulumi-kubernetes.
+    const statePath = path.join(dir, "infra.json");
     const revision = (config: string[]) =>
       deploy({
         project: loadProject(installedProgram(INFRA_POOL), "dev", config),
@@ -183,7 +185,16 @@ describe("deploy harness against the simulator", function () {
     const cli = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
       execFile(
         process.execPath,
-        ["-r", "ts-node/register/transpile-only", path.join(__dirname, "deploy.ts"), "up", program],
+        [
+          "-r",
+          "ts-node/register/transpile-only",
+          path.join(__dirname, "deploy.ts"),
+          "up",
+          program,
+          // The same stack: without its state the CLI would create the MachineConfig again, which exists.
+          "--state",
+          path.join(dir, "worker.json"),
+        ],
         {
           cwd: path.resolve(__dirname, ".."),
           timeout: 45_000,

@@ -30,6 +30,7 @@ const MARKS: Record<StepOp, string> = {
   delete: "- ",
   same: "  ",
   read: "> ",
+  import: "= ",
 };
 
 const VERBS: Record<StepOp, { planned: string; doing: string; done: string }> = {
@@ -39,6 +40,7 @@ const VERBS: Record<StepOp, { planned: string; doing: string; done: string }> = 
   delete: { planned: "delete", doing: "deleting", done: "deleted" },
   same: { planned: "same", doing: "same", done: "unchanged" },
   read: { planned: "read", doing: "reading", done: "read" },
+  import: { planned: "import", doing: "importing", done: "imported" },
 };
 
 /** ` +  <type> <name> creating`, ` +  <type> <name> created (2.1s)`, ` +  <type> <name> creating failed`. */
@@ -187,7 +189,7 @@ export function outputLines(outputs: Record<string, unknown>): string[] {
 export function resourceLines(command: Command, counts: Partial<Record<StepOp, number>>): string[] {
   const planned = command === "preview";
   const lines = ["Resources:"];
-  for (const op of ["create", "update", "replace", "delete"] as const) {
+  for (const op of ["create", "update", "replace", "delete", "import"] as const) {
     const n = counts[op];
     if (n) lines.push(`    ${MARKS[op].trim()} ${n} ${planned ? `to ${VERBS[op].planned}` : VERBS[op].done}`);
   }

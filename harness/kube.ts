@@ -57,10 +57,12 @@ export const PATCH_FORCE_ANNOTATION = "pulumi.com/patchForce";
 
 /**
  * One field manager per resource, stable across revisions: a later apply by the same manager drops the
- * fields it no longer declares, and deleting a patch gives its fields back.
+ * fields it no longer declares, and deleting a patch gives its fields back. Shaped as pulumi-kubernetes
+ * names it (`pulumi-kubernetes-` and 8 hex characters from the resource's random seed, fieldManagerName),
+ * the seed here being the URN.
  */
 export function fieldManager(urn: string): string {
-  return `pulumi-harness-${createHash("sha256").update(urn).digest("hex").slice(0, 12)}`;
+  return `pulumi-kubernetes-${createHash("sha256").update(urn).digest("hex").slice(0, 8)}`;
 }
 
 export function describeKubeError(error: unknown): string {
@@ -84,6 +86,119 @@ export function isNotFound(error: unknown): boolean {
   return error instanceof ApiException && error.code === 404;
 }
 
+function isAlreadyExists(error: unknown): boolean {
+  return (
+    error instanceof ApiException && error.code === 409 && /already exists/.test(describeKubeError(error))
+  );
+}
+
+/**
+ * The manager of client-side creates: pulumi-kubernetes creates with this static name, and its first
+ * server-side update moves these fields to the resource's own manager (await.go, Creation and
+ * fixCSAFieldManagers).
+ */
+export const CSA_FIELD_MANAGER = "pulumi-kubernetes";
+
+/** Managers whose fields a server-side update takes over, as fixCSAFieldManagers lists them (name, operation). */
+const TAKEN_OVER: [string, string][] = [
+  ["kubectl", "Apply"],
+  ["kubectl", "Update"],
+  ["before-first-apply", "Update"],
+  [CSA_FIELD_MANAGER, "Update"],
+  ["pulumi-kubernetes.exe", "Update"],
+  ["pulumi-resource-kubernetes", "Update"],
+];
+
+/** What pulumi-kubernetes adds to a failed create of an object that exists (await.go, Creation). */
+const ALREADY_EXISTS_HELP = `The resource already exists in the cluster. This can happen when:
+
+  - Renaming a Pulumi resource: use an alias to preserve the identity,
+    or use deleteBeforeReplace if the resource needs replacement.
+  - Managing an existing resource: use a Patch resource (e.g. NamespacePatch)
+    to manage specific fields without owning the resource lifecycle.
+  - Adopting a resource into Pulumi: use \`pulumi import\`. Note that
+    protected resources (e.g. kube-system) cannot be deleted on destroy.
+  - Intentional upsert: set upsertExistingObjects on the provider to allow
+    server-side apply to update existing objects on create.`;
+
+/** How long pulumi-kubernetes waits for a delete when neither customTimeouts nor the annotation say. */
+export const DEFAULT_DELETE_TIMEOUT_SECONDS = 600;
+const TIMEOUT_ANNOTATION = "pulumi.com/timeoutSeconds";
+const PROPAGATION_ANNOTATION = "pulumi.com/deletionPropagationPolicy";
+/** How often an awaited delete looks whether the object is gone. */
+const DELETE_POLL_MS = 100;
+
+/** The delete deadline: customTimeouts, else the `pulumi.com/timeoutSeconds` annotation, else 10 minutes (TimeoutDuration). */
+export function deleteTimeoutSeconds(object: KubernetesObject, customSeconds: number): number {
+  if (customSeconds > 0) return customSeconds;
+  const annotated = Number.parseInt(object.metadata?.annotations?.[TIMEOUT_ANNOTATION] ?? "", 10);
+  return Number.isNaN(annotated) ? DEFAULT_DELETE_TIMEOUT_SECONDS : annotated;
+}
+
+/** Foreground unless the object's annotation says orphan or background (metadata.DeletionPropagation). */
+function propagationOf(object: KubernetesObject): string {
+  const policy = object.metadata?.annotations?.[PROPAGATION_ANNOTATION]?.toLowerCase();
+  return policy === "orphan" ? "Orphan" : policy === "background" ? "Background" : "Foreground";
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** client-go's default: a request is tried at most this many more times. */
+const MAX_RETRIES = 10;
+
+/**
+ * How long to wait before trying again, or undefined when the failure is final: 429 and 5xx answers
+ * with their `Retry-After` (client-go's checkWait), else a 503 with a doubling backoff, and for reads
+ * (idempotent) a connection reset or refused.
+ */
+function retryDelayMs(error: unknown, attempt: number, idempotent: boolean): number | undefined {
+  const backoff = Math.min(200 * 2 ** attempt, 5000);
+  if (error instanceof ApiException) {
+    const code = error.code as number;
+    const header = Object.entries((error.headers ?? {}) as Record<string, string>).find(
+      ([k]) => k.toLowerCase() === "retry-after",
+    )?.[1];
+    const after = header === undefined ? Number.NaN : Number.parseInt(header, 10);
+    if ((code === 429 || code >= 500) && !Number.isNaN(after)) return after * 1000;
+    return code === 503 ? backoff : undefined;
+  }
+  const cause = (error as { code?: string; cause?: { code?: string } } | undefined) ?? {};
+  const code = cause.code ?? cause.cause?.code;
+  return idempotent && (code === "ECONNRESET" || code === "ECONNREFUSED") ? backoff : undefined;
+}
+
+/** Runs `request`, trying again on throttling, unavailability and (reads) dropped connections. */
+async function retried<T>(request: () => Promise<T>, idempotent: boolean): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await request();
+    } catch (error) {
+      const delay = attempt < MAX_RETRIES ? retryDelayMs(error, attempt, idempotent) : undefined;
+      if (delay === undefined) throw error;
+      await sleep(delay);
+    }
+  }
+}
+
+interface ManagedFieldsEntry {
+  manager?: string;
+  operation?: string;
+  fieldsV1?: Record<string, unknown>;
+  [key: string]: unknown;
+}
+
+function mergeFields(a: Record<string, unknown>, b: Record<string, unknown>): Record<string, unknown> {
+  const result: Record<string, unknown> = { ...a };
+  for (const [key, value] of Object.entries(b)) {
+    const mine = result[key];
+    result[key] =
+      mine && typeof mine === "object" && value && typeof value === "object"
+        ? mergeFields(mine as Record<string, unknown>, value as Record<string, unknown>)
+        : value;
+  }
+  return result;
+}
+
 export class Cluster {
   private readonly api: KubernetesObjectApi;
 
@@ -93,23 +208,98 @@ export class Cluster {
     this.api = KubernetesObjectApi.makeApiClient(kc);
   }
 
+  /**
+   * A client-side create, as pulumi-kubernetes creates unless its provider upserts: an object that
+   * already exists fails with AlreadyExists and the provider's advice.
+   */
+  async create(object: KubernetesObject): Promise<KubernetesObject> {
+    try {
+      return await retried(() => this.api.create(object, undefined, undefined, CSA_FIELD_MANAGER), false);
+    } catch (error) {
+      if (!isAlreadyExists(error)) throw error;
+      throw new Error(`${describeKubeError(error)}\n\n${ALREADY_EXISTS_HELP}`, { cause: error });
+    }
+  }
+
+  /**
+   * Moves the fields of client-side writers (pulumi-kubernetes' own create, kubectl apply) to `manager`
+   * as its applied fields, so that its server-side update does not conflict with them (fixCSAFieldManagers).
+   */
+  async takeOverFields(live: KubernetesObject, manager: string): Promise<KubernetesObject> {
+    const entries = (live.metadata?.managedFields ?? []) as ManagedFieldsEntry[];
+    const taken = (e: ManagedFieldsEntry) =>
+      (e.manager === manager && e.operation === "Apply") ||
+      TAKEN_OVER.some(([name, operation]) => e.manager === name && e.operation === operation);
+    const moved = entries.filter(taken);
+    if (!moved.some((e) => !(e.manager === manager && e.operation === "Apply"))) return live;
+    const merged: ManagedFieldsEntry = {
+      ...moved[0],
+      manager,
+      operation: "Apply",
+      fieldsV1: moved.reduce((fields, e) => mergeFields(fields, e.fieldsV1 ?? {}), {}),
+    };
+    const managedFields = [...entries.filter((e) => !taken(e)), merged];
+    const patch = { ...header(live), metadata: { ...header(live).metadata, managedFields } };
+    return retried(
+      () =>
+        this.api.patch(
+          patch as KubernetesObject,
+          undefined,
+          undefined,
+          undefined,
+          undefined,
+          PatchStrategy.MergePatch,
+        ),
+      false,
+    );
+  }
+
   /** Server-side apply; a conflict with another manager fails unless `force`. */
   async apply(object: KubernetesObject, manager: string, force: boolean): Promise<KubernetesObject> {
-    return this.api.patch(object, undefined, undefined, manager, force, PatchStrategy.ServerSideApply);
+    // An apply is idempotent: the same configuration applied twice is one change.
+    return retried(
+      () => this.api.patch(object, undefined, undefined, manager, force, PatchStrategy.ServerSideApply),
+      true,
+    );
   }
 
   async read(apiVersion: string, kind: string, id: string): Promise<KubernetesObject> {
     const [namespace, name] = id.includes("/") ? id.split("/", 2) : [undefined, id];
-    return this.api.read({ apiVersion, kind, metadata: { name, ...(namespace ? { namespace } : {}) } });
+    const target = { apiVersion, kind, metadata: { name, ...(namespace ? { namespace } : {}) } };
+    return retried(() => this.api.read(target), true);
   }
 
-  /** Deletes the object; one already gone counts as deleted. */
-  async delete(object: KubernetesObject): Promise<void> {
+  /**
+   * Deletes the object with its propagation policy (foreground by default) and waits until it is gone,
+   * as await.Deletion does; past `timeoutSeconds` the delete fails. One already gone counts as deleted.
+   */
+  async delete(object: KubernetesObject, timeoutSeconds = DEFAULT_DELETE_TIMEOUT_SECONDS): Promise<void> {
+    const target = header(object);
     try {
-      await this.api.delete(header(object));
+      await retried(
+        () => this.api.delete(target, undefined, undefined, undefined, undefined, propagationOf(object)),
+        false,
+      );
     } catch (error) {
-      if (!isNotFound(error)) throw error;
+      if (isNotFound(error)) return;
+      throw error;
     }
+    const deadline = Date.now() + timeoutSeconds * 1000;
+    let live: KubernetesObject | undefined;
+    while (Date.now() < deadline) {
+      try {
+        live = await retried(() => this.api.read(target), true);
+      } catch (error) {
+        if (isNotFound(error)) return;
+        throw error;
+      }
+      await sleep(Math.min(DELETE_POLL_MS, Math.max(0, deadline - Date.now())));
+    }
+    const finalizers = live?.metadata?.finalizers ?? [];
+    throw new Error(
+      `timed out after ${timeoutSeconds}s waiting for ${object.kind} ${target.metadata.name} to be deleted` +
+        (finalizers.length > 0 ? ` (finalizers: ${finalizers.join(", ")})` : ""),
+    );
   }
 
   /** Gives back every field `manager` applied to the object, as deleting a Patch resource does. */

@@ -6,8 +6,9 @@
  * in `secrets_providers.state.salt`), so the file holds no plaintext secret. In memory, secrets are
  * `{ <sig>: <secret sig>, value }` as on the wire.
  */
-import { createCipheriv, createDecipheriv, pbkdf2Sync, randomBytes } from "node:crypto";
+import { createCipheriv, createDecipheriv, pbkdf2Sync, randomBytes, randomUUID } from "node:crypto";
 import * as fs from "node:fs";
+import * as os from "node:os";
 import * as path from "node:path";
 import { isSecret, secret, SECRET_SIG, SECRET_SIG_KEY } from "../secrets";
 import type { Props } from "./rpc";
@@ -27,6 +28,14 @@ export interface CheckpointResource {
   additionalSecretOutputs?: string[];
   /** Property paths the program's `ignoreChanges` names: a refresh shows no drift there (as ResourceV3). */
   ignoreChanges?: string[];
+  /** `customTimeouts` in seconds (ResourceV3 keeps them for the delete of a resource no longer declared). */
+  customTimeouts?: { create?: number; update?: number; delete?: number };
+  protect?: boolean;
+  retainOnDelete?: boolean;
+  /** The id the resource was imported with (`import` option). */
+  importID?: string;
+  /** Why a resource its provider made did not initialize; the next `up` updates it (ResourceV3). */
+  initErrors?: string[];
 }
 
 export interface Checkpoint {
@@ -152,4 +161,47 @@ export function saveCheckpoint(file: string, checkpoint: Checkpoint): void {
 /** The resource's name: the last part of its URN. */
 export function nameOf(urn: string): string {
   return urn.slice(urn.lastIndexOf("::") + 2);
+}
+
+/** Where the locks of the stack whose checkpoint is `file` live, as the diy backend keeps `.pulumi/locks/<stack>/`. */
+export function lockDir(file: string): string {
+  return path.join(path.dirname(file), ".locks", path.basename(file));
+}
+
+/**
+ * Locks the stack for one operation, as the diy backend's Lock: a file per lock; another one fails the
+ * operation naming it (the lock of a process that died stays until deleted, as with the CLI). Returns
+ * the release.
+ */
+export function lockStack(file: string): () => void {
+  const dir = lockDir(file);
+  fs.mkdirSync(dir, { recursive: true });
+  const mine = path.join(dir, `${randomUUID()}.json`);
+  const content = {
+    pid: process.pid,
+    username: os.userInfo().username,
+    hostname: os.hostname(),
+    timestamp: new Date().toISOString(),
+  };
+  fs.writeFileSync(mine, JSON.stringify(content));
+  // Written before looking, so that of two operations started at once at most one goes ahead.
+  const others = fs
+    .readdirSync(dir)
+    .map((f) => path.join(dir, f))
+    .filter((f) => f !== mine);
+  if (others.length > 0) {
+    fs.rmSync(mine, { force: true });
+    const holders = others.map((f) => {
+      try {
+        const l = JSON.parse(fs.readFileSync(f, "utf8")) as typeof content;
+        return `\n  ${f}: created by ${l.username}@${l.hostname} (pid ${l.pid}) at ${l.timestamp}`;
+      } catch {
+        return `\n  ${f}`;
+      }
+    });
+    throw new Error(
+      `the stack is currently locked by ${others.length} lock(s). Either wait for the other process(es) to end or delete the lock file with \`pulumi cancel\`.${holders.join("")}`,
+    );
+  }
+  return () => fs.rmSync(mine, { force: true });
 }

@@ -24,6 +24,12 @@ export interface DiffResult {
 
 type Message = Record<string, (...args: unknown[]) => unknown>;
 
+/**
+ * Loaded into the host before its entry: the host exits when its stdin, a pipe from the harness, closes,
+ * so a harness killed outright (kill -9, where no exit handler runs) leaves no host running.
+ */
+const EXIT_WITH_PARENT = `data:text/javascript,process.stdin.on("end",()=>process.exit(0)).resume()`;
+
 /** A request about a resource's old and new properties (Diff, Update), values revealed. */
 function oldsAndNews<T extends Message>(request: T, urn: string, id: string, olds: Props, news: Props): T {
   request.setUrn(urn);
@@ -47,10 +53,10 @@ export class DynamicHost {
     const entry = path.dirname(
       require.resolve("@pulumi/pulumi/cmd/dynamic-provider", { paths: [programDir] }),
     );
-    const child = spawn(process.execPath, [entry, engine], {
+    const child = spawn(process.execPath, ["--import", EXIT_WITH_PARENT, entry, engine], {
       cwd: programDir,
       env: { ...process.env, ...env },
-      stdio: ["ignore", "pipe", "pipe"],
+      stdio: ["pipe", "pipe", "pipe"],
     });
     const kill = () => child.kill("SIGKILL");
     process.on("exit", kill);

@@ -11,12 +11,11 @@
 import { randomUUID } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { isObject } from "../../primitives/objects";
-import { stableJson } from "../../primitives/stable-json";
-import { DYNAMIC_TYPE_PREFIX, PROVIDER_KEY } from "../dynamic";
+import { DYNAMIC_TYPE_PREFIX } from "../dynamic";
 import { answerInvoke, Fixtures } from "../fixtures";
 import {
   Cluster,
+  deleteTimeoutSeconds,
   describeKubeError,
   fieldManager,
   isNotFound,
@@ -27,14 +26,32 @@ import {
   PATCH_FORCE_ANNOTATION,
 } from "../kube";
 import type { Project } from "../project";
-import { annotateSecrets, isSecret, markSecret, reveal, secretKeys } from "../secrets";
-import { Checkpoint, CheckpointResource, loadCheckpoint, nameOf, saveCheckpoint } from "./checkpoint";
+import { annotateSecrets, markSecret, reveal, secretKeys } from "../secrets";
+import {
+  Checkpoint,
+  CheckpointResource,
+  loadCheckpoint,
+  lockStack,
+  nameOf,
+  saveCheckpoint,
+} from "./checkpoint";
 import { DynamicHost } from "./dynamic-host";
 import { Host, qualifiedType, Registration, startMonitor, STACK_TYPE } from "./monitor";
 import { runProgram } from "./program";
-import { containsUnknown, grpcMessage, Props, UNKNOWN } from "./rpc";
+import {
+  diffPaths,
+  forceNewPaths,
+  idOf,
+  KubeSettings,
+  kubeSettings,
+  liveInputs,
+  under,
+  withoutProvider,
+  withPaths,
+} from "./diff";
+import { containsUnknown, grpcMessage, initFailure, Props, UNKNOWN } from "./rpc";
 
-export type StepOp = "create" | "update" | "replace" | "same" | "delete" | "read";
+export type StepOp = "create" | "update" | "replace" | "same" | "delete" | "read" | "import";
 
 export interface PlanStep {
   op: StepOp;
@@ -92,36 +109,6 @@ const SKIPPED = "not deployed: an earlier resource failed";
 
 const short = (type: string) => type.split(":").pop()!;
 
-/** `target` with the values `source` has at `paths` (dotted), absent where `source` has none. */
-function withPaths(target: Props, source: Props, paths: string[]): Props {
-  if (paths.length === 0) return target;
-  const result = structuredClone(target);
-  for (const p of paths) {
-    const keys = p.split(".");
-    const value = keys.reduce<unknown>((o, k) => (o as Props | undefined)?.[k], source);
-    let parent = result;
-    for (const k of keys.slice(0, -1)) parent = (parent[k] ??= {}) as Props;
-    const last = keys[keys.length - 1];
-    if (value === undefined) delete parent[last];
-    else parent[last] = value;
-  }
-  return result;
-}
-
-/** Property paths where `news` differs from `olds` (objects descended into, lists and leaves compared whole). */
-export function diffPaths(olds: unknown, news: unknown, prefix = ""): string[] {
-  if (isObject(olds) && isObject(news) && !isSecret(olds) && !isSecret(news)) {
-    const keys = [...new Set([...Object.keys(olds), ...Object.keys(news)])].sort();
-    return keys.flatMap((k) => diffPaths(olds[k], news[k], prefix ? `${prefix}.${k}` : k));
-  }
-  return stableJson(reveal(olds)) === stableJson(reveal(news)) ? [] : [prefix];
-}
-
-const withoutProvider = (props: Props): Props => {
-  const { [PROVIDER_KEY]: _p, ...rest } = props;
-  return rest;
-};
-
 function packageOf(type: string): string {
   return type.startsWith(DYNAMIC_TYPE_PREFIX) ? "pulumi-nodejs" : type.split(":")[0];
 }
@@ -144,6 +131,12 @@ class Deployment implements Host {
   readonly logged: string[] = [];
   /** Old resources replaced create-before-delete: deleted with the removed ones, after the program. */
   readonly replaced: CheckpointResource[] = [];
+  /** URNs of the checkpoint's resources deleted so far. */
+  readonly deleted = new Set<string>();
+  /** Old URNs of resources registered under an alias: renamed, neither deleted nor kept. */
+  readonly aliased = new Set<string>();
+  /** Writes the state after each step carried out, as the CLI's snapshot manager does. */
+  persist: () => void = () => undefined;
   outputs: Props = {};
   private host?: Promise<DynamicHost>;
   /** Clusters of explicit Kubernetes providers, by provider URN. */
@@ -179,6 +172,21 @@ class Deployment implements Host {
     const cluster = new Cluster(text);
     this.clusters.set(urn, cluster);
     return cluster;
+  }
+
+  /**
+   * The settings of a Kubernetes resource's provider: an explicit provider's inputs, the default
+   * provider's the stack's `kubernetes:` config, either falling back to the environment.
+   */
+  kubeSettings(providerRef: string | undefined): KubeSettings {
+    const urn = providerRef?.slice(0, providerRef.lastIndexOf("::")) ?? "";
+    const explicit = qualifiedType(urn).split("$").pop() === `${PROVIDER_PREFIX}kubernetes`;
+    const inputs = explicit
+      ? (reveal((this.resources.get(urn) ?? this.prior.get(urn))?.inputs) as Props)
+      : {};
+    const config = (key: string) =>
+      explicit ? inputs?.[key] : this.options.project.config[`kubernetes:${key}`];
+    return kubeSettings(config, { ...process.env, ...this.options.env });
   }
 
   dynamicHost(): Promise<DynamicHost> {
@@ -228,7 +236,11 @@ class Deployment implements Host {
   }
 
   private record(r: Registration, id: string, inputs: Props, outputs: Props, external = false): Props {
-    const marked = markSecret(outputs, [...secretKeys(r.inputs), ...r.additionalSecretOutputs]);
+    // As the engine's annotateSecrets: an output is secret at every path where its input was.
+    const marked = markSecret(annotateSecrets(outputs, r.inputs) as Props, [
+      ...secretKeys(r.inputs),
+      ...r.additionalSecretOutputs,
+    ]);
     this.resources.set(r.urn, {
       urn: r.urn,
       custom: r.custom,
@@ -242,6 +254,12 @@ class Deployment implements Host {
       propertyDependencies: r.propertyDependencies,
       ...(r.additionalSecretOutputs.length > 0 ? { additionalSecretOutputs: r.additionalSecretOutputs } : {}),
       ...(r.ignoreChanges.length > 0 ? { ignoreChanges: r.ignoreChanges } : {}),
+      ...(Object.values(r.customTimeouts ?? {}).some((t) => t > 0)
+        ? { customTimeouts: r.customTimeouts }
+        : {}),
+      ...(r.protect ? { protect: true } : {}),
+      ...(r.retainOnDelete ? { retainOnDelete: true } : {}),
+      ...(r.importId ? { importID: r.importId } : {}),
       ...(external ? { external: true } : {}),
     } as CheckpointResource);
     return marked;
@@ -319,12 +337,12 @@ class Deployment implements Host {
 
   private async registerStep(r: Registration): Promise<{ id: string; outputs: Props }> {
     if (!r.custom) {
-      this.record(r, "", r.inputs, this.prior.get(r.urn)?.outputs ?? {});
+      this.record(r, "", r.inputs, this.priorOf(r)?.outputs ?? {});
       return { id: "", outputs: {} };
     }
     if (r.type.startsWith(PROVIDER_PREFIX)) {
       // As the engine's provider registry: a new provider has no id until it is created.
-      const id = this.prior.get(r.urn)?.id ?? (this.dryRun ? UNKNOWN : randomUUID());
+      const id = this.priorOf(r)?.id ?? (this.dryRun ? UNKNOWN : randomUUID());
       return { id, outputs: this.record(r, id, r.inputs, r.inputs) };
     }
     if (this.failures.length > 0) throw new Error(`${r.name} ${SKIPPED}`);
@@ -339,6 +357,19 @@ class Deployment implements Host {
     if (kubeType(r.type)) return this.kube(r);
     if (r.type.startsWith(DYNAMIC_TYPE_PREFIX)) return this.dynamic(r);
     throw this.fail(r, "create", new Error(`the harness cannot deploy resources of type ${r.type}`));
+  }
+
+  /**
+   * The checkpoint's state of a registration: under its URN, or under one of its aliases, as the step
+   * generator finds it, so a rename or a new parent is no replacement.
+   */
+  private priorOf(r: Registration): CheckpointResource | undefined {
+    const own = this.prior.get(r.urn);
+    if (own) return own;
+    const alias = r.aliases.find((a) => this.prior.has(a) && !this.resources.has(a));
+    if (alias === undefined) return undefined;
+    this.aliased.add(alias);
+    return this.prior.get(alias);
   }
 
   private replaceRequested(urn: string): boolean {
@@ -359,72 +390,160 @@ class Deployment implements Host {
       throw this.fail(r, op, error);
     }
     const outputs = this.record(r, result.id, inputs, result.outputs);
+    this.persist();
     this.emit({ phase: "done", operation: op, type: r.type, name: r.name, id: result.id });
     return { id: result.id, outputs };
   }
 
   private async kube(r: Registration): Promise<{ id: string; outputs: Props }> {
-    const old = this.prior.get(r.urn);
-    // As the engine does, ignored paths take their old inputs before the diff.
     const type = kubeType(r.type)!;
+    const known = this.priorOf(r);
+    const imported = known || !r.importId ? undefined : await this.importKube(r, type);
+    const old = known ?? imported;
+    // As the engine does, ignored paths take their old inputs before the diff.
     const normal = (props: Props) => normalizeInputs(type, reveal(props) as Props);
     const diffs = old
       ? diffPaths(normal(old.inputs ?? {}), normal(withPaths(r.inputs, old.inputs ?? {}, r.ignoreChanges)))
       : [];
     const renamed = diffs.some((d) => d === "metadata.name" || d === "metadata.namespace");
+    const forceNew = [
+      ...forceNewPaths(type, reveal(r.inputs) as Props, this.kubeSettings(r.provider)),
+      ...r.replaceOnChanges,
+    ];
+    const replaces = diffs.filter((d) => forceNew.some((p) => under(d, p)));
     const op: StepOp = !old
       ? "create"
-      : renamed || this.replaceRequested(r.urn)
+      : replaces.length > 0 || this.replaceRequested(r.urn)
         ? "replace"
         : diffs.length > 0
           ? "update"
           : "same";
-    this.step(op, r, diffs);
+    if (op === "replace" && old!.protect && r.protect) {
+      throw this.fail(
+        r,
+        op,
+        new Error(
+          `unable to replace resource "${r.urn}"\nas it is currently marked for protection. To unprotect the resource, remove the \`protect\` flag from the resource in your Pulumi program and run \`pulumi up\``,
+        ),
+      );
+    }
+    if (!imported || op !== "same") this.step(op, r, diffs);
     if (this.dryRun || op === "same") {
       // A provider whose config is unknown previews nothing: every output is unknown.
       const planned = this.clusterOf(r.provider) ? r.inputs : {};
       const outputs = op === "same" ? (old!.outputs ?? {}) : planned;
       const id = op === "same" ? old!.id! : "";
-      return { id, outputs: this.record(r, id, r.inputs, outputs) };
+      return {
+        id,
+        outputs: this.record(r, id, op === "same" && imported ? old!.inputs! : r.inputs, outputs),
+      };
     }
     return this.carryOut(
       op,
       r,
       async () => {
+        if (op === "update") return this.applyKube(r, r.ignoreChanges, true);
         if (op === "replace") {
-          // Same name: the old object goes first; a renamed one is deleted after the deployment.
+          // Same name: the old object goes first (delete before replace, as pulumi-kubernetes' Diff
+          // asks for a named object); a renamed one is deleted after the deployment.
           if (renamed) this.replaced.push(old!);
           else await this.deleteKube(old!);
         }
-        return this.applyKube(r, op === "update" ? r.ignoreChanges : []);
+        return this.createKube(r);
       },
       r.inputs,
     );
   }
 
   /**
-   * Server-side apply; on update, `ignoreChanges` paths carry what the cluster has now (e.g. replicas an
-   * autoscaler set), as pulumi-kubernetes does in SSA mode: the apply neither takes the field back nor drops it.
+   * The `import` option: the object is read (the engine's ImportStep, through pulumi-kubernetes' Read)
+   * and fails the step when it is missing; what the program declares differently then updates or
+   * replaces it as any change would.
    */
-  private async applyKube(r: Registration, ignored: string[]): Promise<{ id: string; outputs: Props }> {
+  private async importKube(r: Registration, type: KubeType): Promise<CheckpointResource | undefined> {
+    this.step("import", r);
+    const cluster = this.clusterOf(r.provider);
+    if (!cluster) return undefined;
+    if (!this.dryRun) this.emit({ phase: "start", operation: "import", type: r.type, name: r.name });
+    let live: Props;
+    try {
+      live = (await cluster.read(type.apiVersion, type.kind, r.importId)) as Props;
+    } catch (error) {
+      const reason = isNotFound(error)
+        ? `resource '${r.importId}' does not exist`
+        : `cannot read ${type.kind} ${r.importId}: ${describeKubeError(error)}`;
+      throw this.fail(r, "import", new Error(reason));
+    }
+    const imported: CheckpointResource = {
+      urn: r.urn,
+      custom: true,
+      id: r.importId,
+      type: r.type,
+      inputs: liveInputs(type, live, r.inputs),
+      outputs: live,
+      provider: this.providerRef(r),
+      importID: r.importId,
+    };
+    if (!this.dryRun)
+      this.emit({ phase: "done", operation: "import", type: r.type, name: r.name, id: r.importId });
+    return imported;
+  }
+
+  /**
+   * A create as pulumi-kubernetes does it (await.go, Creation): client-side, failing on an object that
+   * exists, unless the provider upserts or the resource is a Patch, which apply server-side.
+   */
+  private async createKube(r: Registration): Promise<{ id: string; outputs: Props }> {
+    const type = kubeType(r.type)!;
+    if (type.patch || this.kubeSettings(r.provider).upsertExistingObjects)
+      return this.applyKube(r, [], false);
+    const object = manifestOf(type, reveal(r.inputs) as Props);
+    try {
+      const live = await this.clusterOf(r.provider)!.create(object);
+      return { id: idOf(live), outputs: live as Props };
+    } catch (error) {
+      throw new Error(
+        `creation of ${type.kind} ${object.metadata?.name} failed: ${describeKubeError(error)}`,
+        {
+          cause: error,
+        },
+      );
+    }
+  }
+
+  /**
+   * Server-side apply; on update, the fields of client-side writers (the create's) move to the
+   * resource's manager first (fixCSAFieldManagers), and `ignoreChanges` paths carry what the cluster has
+   * now (e.g. replicas an autoscaler set), as pulumi-kubernetes does in SSA mode: the apply neither takes
+   * the field back nor drops it.
+   */
+  private async applyKube(
+    r: Registration,
+    ignored: string[],
+    update: boolean,
+  ): Promise<{ id: string; outputs: Props }> {
     const type = kubeType(r.type)!;
     const cluster = this.clusterOf(r.provider)!;
+    const manager = fieldManager(r.urn);
     let object = manifestOf(type, reveal(r.inputs) as Props);
-    if (ignored.length > 0) {
+    if (update) {
       const { name, namespace } = object.metadata ?? {};
-      const live = await cluster.read(
+      let live = await cluster.read(
         String(object.apiVersion),
         String(object.kind),
         namespace ? `${namespace}/${name}` : String(name),
       );
-      object = withPaths(object as unknown as Props, live as Props, ignored) as unknown as typeof object;
+      // Patch resources never take fields over: they would own what they do not declare.
+      if (!type.patch) live = await cluster.takeOverFields(live, manager);
+      if (ignored.length > 0) {
+        object = withPaths(object as unknown as Props, live as Props, ignored) as unknown as typeof object;
+      }
     }
     // As pulumi-kubernetes, for every resource it applies server-side, not only the Patch ones.
     const force = object.metadata?.annotations?.[PATCH_FORCE_ANNOTATION] === "true";
     try {
-      const live = await cluster.apply(object, fieldManager(r.urn), force);
-      const { name, namespace } = live.metadata ?? {};
-      return { id: namespace ? `${namespace}/${name}` : String(name), outputs: live as Props };
+      const live = await cluster.apply(object, manager, force);
+      return { id: idOf(live), outputs: live as Props };
     } catch (error) {
       throw new Error(
         `server-side apply of ${type.kind} ${object.metadata?.name} failed: ${describeKubeError(error)}`,
@@ -433,16 +552,17 @@ class Deployment implements Host {
     }
   }
 
+  /** Deletes the object and waits until it is gone, within customTimeouts.delete (await.go, Deletion). */
   async deleteKube(resource: CheckpointResource): Promise<void> {
     const type = kubeType(resource.type)!;
     const object = manifestOf(type, reveal(resource.inputs ?? {}) as Props);
     const cluster = this.clusterOf(resource.provider)!;
     if (type.patch) await cluster.relinquish(object, fieldManager(resource.urn));
-    else await cluster.delete(object);
+    else await cluster.delete(object, deleteTimeoutSeconds(object, resource.customTimeouts?.delete ?? 0));
   }
 
   private async dynamic(r: Registration): Promise<{ id: string; outputs: Props }> {
-    const old = this.prior.get(r.urn);
+    const old = this.priorOf(r);
     const host = await this.dynamicHost();
     const checked = await host.check(r.urn, old?.inputs ?? {}, r.inputs).catch((e) => {
       throw this.fail(r, old ? "update" : "create", new Error(grpcMessage(e)));
@@ -467,7 +587,10 @@ class Deployment implements Host {
         throw this.fail(r, "update", new Error(grpcMessage(e)));
       });
       deleteBeforeReplace ||= diff.deleteBeforeReplace;
-      const changed = diff.changes === "unknown" ? diffs.length > 0 : diff.changes === "some";
+      // A resource that failed to initialize is updated even without changes (step_generator.go).
+      const changed =
+        (diff.changes === "unknown" ? diffs.length > 0 : diff.changes === "some") ||
+        (old.initErrors?.length ?? 0) > 0;
       op = diff.replaces.length > 0 || this.replaceRequested(r.urn) ? "replace" : changed ? "update" : "same";
       if (op === "replace" && diff.replaces.length > 0) diffs = diff.replaces;
     }
@@ -491,6 +614,7 @@ class Deployment implements Host {
           if (op === "replace" && !deleteBeforeReplace) this.replaced.push(old!);
           return created;
         } catch (error) {
+          this.keepInitFailure(r, inputs, error);
           throw new Error(grpcMessage(error), { cause: error });
         }
       },
@@ -498,38 +622,62 @@ class Deployment implements Host {
     );
   }
 
+  /**
+   * A create or update the provider carried out but whose resource did not initialize stays in the
+   * state with its id, outputs and reasons, as the engine keeps InitErrors; the step still fails.
+   */
+  private keepInitFailure(r: Registration, inputs: Props, error: unknown): void {
+    const failure = initFailure(error);
+    if (!failure || this.dryRun) return;
+    this.record(r, failure.id, inputs, failure.properties);
+    this.resources.get(r.urn)!.initErrors = failure.reasons;
+    this.persist();
+  }
+
   /** Deletes one resource of the checkpoint with the provider that made it. */
   async delete(resource: CheckpointResource): Promise<void> {
     const what = { type: resource.type, name: nameOf(resource.urn), parent: resource.parent };
     // The old half of a replacement belongs to its replace step.
-    if (!this.replaced.includes(resource)) this.step("delete", resource);
+    const replacing = this.replaced.includes(resource);
+    if (!replacing) this.step("delete", resource);
+    if (resource.protect && !replacing) {
+      // As the engine's DeleteStep, in preview as well.
+      throw this.fail(
+        what,
+        "delete",
+        new Error(
+          `resource "${resource.urn}" cannot be deleted\nbecause it is protected. To unprotect the resource, either remove the \`protect\` flag from the resource in your Pulumi program and run \`pulumi up\`, or use the command:\n\`pulumi state unprotect '${resource.urn}'\``,
+        ),
+      );
+    }
     if (this.dryRun) return;
     this.emit({ phase: "start", operation: "delete", ...what });
     try {
-      if (resource.type.startsWith(DYNAMIC_TYPE_PREFIX)) {
-        const host = await this.dynamicHost();
-        await host.delete(resource.urn, resource.id!, resource.outputs ?? {}).catch((e) => {
-          throw new Error(grpcMessage(e));
-        });
-      } else {
-        await this.deleteKube(resource);
-      }
+      // retainOnDelete: the engine drops it from the state and leaves the object where it is.
+      if (!resource.retainOnDelete) await this.providerDelete(resource);
     } catch (error) {
       throw this.fail(what, "delete", new Error(describeKubeError(error)));
     }
     this.emit({ phase: "done", operation: "delete", ...what });
   }
 
+  private async providerDelete(resource: CheckpointResource): Promise<void> {
+    if (!resource.type.startsWith(DYNAMIC_TYPE_PREFIX)) return this.deleteKube(resource);
+    const host = await this.dynamicHost();
+    await host.delete(resource.urn, resource.id!, resource.outputs ?? {}).catch((e) => {
+      throw new Error(grpcMessage(e));
+    });
+  }
+
   /** Deletes `resources` dependents first (reverse checkpoint order); stops at the first failure. */
-  async deleteAll(resources: CheckpointResource[]): Promise<Set<string>> {
-    const deleted = new Set<string>();
+  async deleteAll(resources: CheckpointResource[]): Promise<void> {
     for (const resource of [...resources].reverse()) {
       if (
         !resource.custom ||
         resource.type.startsWith(PROVIDER_PREFIX) ||
         (resource as { external?: boolean }).external
       ) {
-        deleted.add(resource.urn);
+        this.deleted.add(resource.urn);
         continue;
       }
       try {
@@ -537,9 +685,9 @@ class Deployment implements Host {
       } catch {
         break;
       }
-      deleted.add(resource.urn);
+      this.deleted.add(resource.urn);
+      this.persist();
     }
-    return deleted;
   }
 
   /** Program errors that are not echoes of a resource failure or refusals after one. */
@@ -563,13 +711,51 @@ function save(options: EngineOptions, checkpoint: Checkpoint, resources: Checkpo
   return next;
 }
 
+/**
+ * Runs an operation that writes the state under the stack's lock; one the lock refuses fails before
+ * anything is read or changed.
+ */
+async function locked(options: EngineOptions, run: () => Promise<EngineResult>): Promise<EngineResult> {
+  let release: () => void;
+  try {
+    release = options.statePath ? lockStack(options.statePath) : () => undefined;
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    return {
+      ok: false,
+      errors: [message],
+      plan: [],
+      outputs: {},
+      checkpoint: loadCheckpoint(options.statePath),
+    };
+  }
+  try {
+    return await run();
+  } finally {
+    release();
+  }
+}
+
 /** `pulumi preview` (dryRun) or `pulumi up`: runs the program and carries out (or plans) its steps. */
-export async function update(options: EngineOptions, dryRun: boolean): Promise<EngineResult> {
+export function update(options: EngineOptions, dryRun: boolean): Promise<EngineResult> {
+  return dryRun ? updateStack(options, true) : locked(options, () => updateStack(options, false));
+}
+
+async function updateStack(options: EngineOptions, dryRun: boolean): Promise<EngineResult> {
   const checkpoint = loadCheckpoint(options.statePath);
   const prior = priorMap(checkpoint);
   const cluster = new Cluster(fs.readFileSync(options.kubeconfigPath, "utf8"));
   let address = "";
   const deployment = new Deployment(options, dryRun, prior, cluster, () => address);
+  // What this deployment did, then what it did not touch yet (or kept when it failed before deleting them).
+  const snapshot = () => [
+    ...deployment.resources.values(),
+    ...checkpoint.deployment.resources.filter(
+      (r) =>
+        !deployment.resources.has(r.urn) && !deployment.deleted.has(r.urn) && !deployment.aliased.has(r.urn),
+    ),
+  ];
+  if (!dryRun) deployment.persist = () => save(options, checkpoint, snapshot());
   const monitor = await startMonitor(options.project.name, options.project.stack, deployment);
   address = monitor.address;
   try {
@@ -585,10 +771,11 @@ export async function update(options: EngineOptions, dryRun: boolean): Promise<E
       programErrors.push(`the program exited with code ${run.code}: ${run.output.trim()}`);
     }
     let errors = [...deployment.failures, ...programErrors];
-    let deleted = new Set<string>();
     if (errors.length === 0) {
-      const removed = checkpoint.deployment.resources.filter((r) => !deployment.resources.has(r.urn));
-      deleted = await deployment.deleteAll([...removed, ...deployment.replaced]);
+      const removed = checkpoint.deployment.resources.filter(
+        (r) => !deployment.resources.has(r.urn) && !deployment.aliased.has(r.urn),
+      );
+      await deployment.deleteAll([...removed, ...deployment.replaced]);
       errors = [...deployment.failures];
     }
     if (dryRun) {
@@ -600,11 +787,7 @@ export async function update(options: EngineOptions, dryRun: boolean): Promise<E
         checkpoint,
       };
     }
-    // What this deployment did, then what it did not touch (kept when it failed before deleting them).
-    const kept = checkpoint.deployment.resources.filter(
-      (r) => !deployment.resources.has(r.urn) && !deleted.has(r.urn),
-    );
-    const next = save(options, checkpoint, [...deployment.resources.values(), ...kept]);
+    const next = save(options, checkpoint, snapshot());
     return {
       ok: errors.length === 0,
       errors,
@@ -619,42 +802,24 @@ export async function update(options: EngineOptions, dryRun: boolean): Promise<E
 }
 
 /** `pulumi destroy`: deletes every resource of the checkpoint, dependents first. */
-export async function destroy(options: EngineOptions, dryRun = false): Promise<EngineResult> {
+export function destroy(options: EngineOptions, dryRun = false): Promise<EngineResult> {
+  return dryRun ? destroyStack(options, true) : locked(options, () => destroyStack(options, false));
+}
+
+async function destroyStack(options: EngineOptions, dryRun: boolean): Promise<EngineResult> {
   const checkpoint = loadCheckpoint(options.statePath);
   const cluster = new Cluster(fs.readFileSync(options.kubeconfigPath, "utf8"));
   const deployment = new Deployment(options, dryRun, priorMap(checkpoint), cluster, () => "127.0.0.1:0");
+  const remaining = () => checkpoint.deployment.resources.filter((r) => !deployment.deleted.has(r.urn));
+  if (!dryRun) deployment.persist = () => save(options, checkpoint, remaining());
   try {
-    const deleted = await deployment.deleteAll(checkpoint.deployment.resources);
+    await deployment.deleteAll(checkpoint.deployment.resources);
     const errors = [...deployment.failures];
-    const next = dryRun
-      ? checkpoint
-      : save(
-          options,
-          checkpoint,
-          checkpoint.deployment.resources.filter((r) => !deleted.has(r.urn)),
-        );
+    const next = dryRun ? checkpoint : save(options, checkpoint, remaining());
     return { ok: errors.length === 0, errors, plan: deployment.plan, outputs: {}, checkpoint: next };
   } finally {
     await deployment.close();
   }
-}
-
-/**
- * The live object pruned to the shape of what was declared, as pulumi-kubernetes reads a resource's
- * inputs back (pruneMap: keys the inputs have, list elements up to their length).
- */
-function pruned(live: unknown, declared: unknown): unknown {
-  if (isObject(live) && isObject(declared)) {
-    return Object.fromEntries(
-      Object.keys(live)
-        .filter((k) => k in declared)
-        .map((k) => [k, pruned(live[k], declared[k])]),
-    );
-  }
-  if (Array.isArray(live) && Array.isArray(declared)) {
-    return declared.slice(0, live.length).map((d, i) => pruned(live[i], d));
-  }
-  return live;
 }
 
 interface Refreshed {
@@ -670,7 +835,11 @@ interface Refreshed {
  * and shows as drift what an `up` of the unchanged program would now change, as the engine's refresh
  * step does. The next `up` then takes the drifted fields back.
  */
-export async function refresh(options: EngineOptions): Promise<EngineResult> {
+export function refresh(options: EngineOptions): Promise<EngineResult> {
+  return locked(options, () => refreshStack(options));
+}
+
+async function refreshStack(options: EngineOptions): Promise<EngineResult> {
   const checkpoint = loadCheckpoint(options.statePath);
   const cluster = new Cluster(fs.readFileSync(options.kubeconfigPath, "utf8"));
   const deployment = new Deployment(options, false, priorMap(checkpoint), cluster, () => "127.0.0.1:0");
@@ -689,12 +858,7 @@ export async function refresh(options: EngineOptions): Promise<EngineResult> {
       throw new Error(describeKubeError(error), { cause: error });
     }
     const declared = normalizeInputs(k8s, reveal(resource.inputs ?? {}) as Props);
-    // As pulumi-kubernetes keeps them: a Secret's data is secret whatever the program marked.
-    const secrets = k8s.kind === "Secret" ? ["data", "stringData"] : [];
-    const inputs = markSecret(annotateSecrets(pruned(live, declared), resource.inputs) as Props, [
-      ...secretKeys(resource.inputs ?? {}),
-      ...secrets,
-    ]);
+    const inputs = liveInputs(k8s, live, resource.inputs);
     // As the engine's refresh diffs: what the program lets another actor own (its ignoreChanges) is no
     // drift, though the state takes what was read.
     const wanted = withPaths(inputs, declared, resource.ignoreChanges ?? []);

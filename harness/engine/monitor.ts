@@ -37,6 +37,35 @@ export interface Registration {
   deleteBeforeReplace: boolean;
   /** Property paths kept at their current values on update (`ignoreChanges`). */
   ignoreChanges: string[];
+  /** Property paths whose change replaces the resource (`replaceOnChanges`). */
+  replaceOnChanges: string[];
+  /** The `import` option: the id of an existing object to adopt instead of creating one. */
+  importId: string;
+  /** `customTimeouts`, in seconds (0 when not given), as the engine keeps them in state. */
+  customTimeouts: CustomTimeouts;
+  protect: boolean;
+  retainOnDelete: boolean;
+  /** URNs the resource had before (`aliases`, as the SDK computes them, parents' included). */
+  aliases: string[];
+}
+
+export interface CustomTimeouts {
+  create: number;
+  update: number;
+  delete: number;
+}
+
+/** A Go duration as the SDK sends `customTimeouts` ("10m", "1h30m", "90s", "500ms"), in seconds. */
+export function durationSeconds(text: string): number {
+  if (!text) return 0;
+  const units: Record<string, number> = { h: 3600, m: 60, s: 1, ms: 0.001, us: 1e-6, ns: 1e-9 };
+  let seconds = 0;
+  const rest = text.replace(/(\d+(?:\.\d+)?)(ms|us|ns|h|m|s)/g, (_all, n: string, unit: string) => {
+    seconds += Number(n) * units[unit];
+    return "";
+  });
+  if (rest !== "") throw new Error(`customTimeouts: "${text}" is not a duration such as "10m" or "90s"`);
+  return seconds;
 }
 
 export interface Host {
@@ -80,6 +109,20 @@ export interface Monitor {
   stop(): Promise<void>;
 }
 
+interface TimeoutsMessage {
+  getCreate(): string;
+  getUpdate(): string;
+  getDelete(): string;
+}
+
+function timeouts(message: TimeoutsMessage | undefined): CustomTimeouts {
+  return {
+    create: durationSeconds(message?.getCreate() ?? ""),
+    update: durationSeconds(message?.getUpdate() ?? ""),
+    delete: durationSeconds(message?.getDelete() ?? ""),
+  };
+}
+
 export async function startMonitor(project: string, stack: string, host: Host): Promise<Monitor> {
   let root = "";
   const urn = (parent: string, type: string, name: string) =>
@@ -100,6 +143,12 @@ export async function startMonitor(project: string, stack: string, host: Host): 
     additionalSecretOutputs: req.getAdditionalsecretoutputsList() as string[],
     deleteBeforeReplace: Boolean(req.getDeletebeforereplace?.()),
     ignoreChanges: (req.getIgnorechangesList?.() as string[] | undefined) ?? [],
+    replaceOnChanges: (req.getReplaceonchangesList?.() as string[] | undefined) ?? [],
+    importId: (req.getImportid?.() as string | undefined) ?? "",
+    customTimeouts: timeouts(req.getCustomtimeouts?.() as TimeoutsMessage | undefined),
+    protect: Boolean(req.getProtect?.()),
+    retainOnDelete: Boolean(req.getRetainondelete?.()),
+    aliases: (req.getAliasurnsList?.() as string[] | undefined) ?? [],
   });
   const fail = (reply: Reply, error: unknown) =>
     reply({
@@ -114,7 +163,12 @@ export async function startMonitor(project: string, stack: string, host: Host): 
       reply(null, response);
     },
     registerResource({ request }: Request, reply: Reply) {
-      const r = registration(request, request.getCustom() as boolean);
+      let r: Registration;
+      try {
+        r = registration(request, request.getCustom() as boolean);
+      } catch (error) {
+        return fail(reply, error);
+      }
       host.register(r).then(
         ({ id, outputs }) => {
           const response = new resourceProto.RegisterResourceResponse();

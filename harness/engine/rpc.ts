@@ -12,6 +12,7 @@ export const providerProto = require("@pulumi/pulumi/proto/provider_pb");
 export const providerRpc = require("@pulumi/pulumi/proto/provider_grpc_pb");
 export const emptyProto = require("google-protobuf/google/protobuf/empty_pb");
 const structProto = require("google-protobuf/google/protobuf/struct_pb");
+const statusProto = require("@pulumi/pulumi/proto/status_pb");
 
 /** Pulumi's wire marker for a value not known during preview. */
 export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
@@ -64,4 +65,29 @@ export function call<Req, Res>(client: Record<string, unknown>, method: string, 
 export function grpcMessage(error: unknown): string {
   const e = error as { details?: string; message?: string };
   return e.details || (e.message ?? String(error)).replace(/^\d+ [A-Z_]+: /, "");
+}
+
+/** A resource its provider made but could not initialize (ErrorResourceInitFailed): kept with its id. */
+export interface InitFailure {
+  id: string;
+  properties: Props;
+  reasons: string[];
+}
+
+/** The init failure a provider packed into a gRPC error's status details, if any. */
+export function initFailure(error: unknown): InitFailure | undefined {
+  const metadata = (error as Partial<grpc.ServiceError> | undefined)?.metadata;
+  const details = metadata?.get("grpc-status-details-bin")[0];
+  if (!details) return undefined;
+  const status = statusProto.Status.deserializeBinary(details);
+  const any = (status.getDetailsList() as Array<Record<string, () => unknown>>).find((d) =>
+    String(d.getTypeUrl()).endsWith("pulumirpc.ErrorResourceInitFailed"),
+  );
+  if (!any) return undefined;
+  const detail = providerProto.ErrorResourceInitFailed.deserializeBinary(any.getValue_asU8());
+  return {
+    id: detail.getId() as string,
+    properties: fromStruct(detail.getProperties() as StructLike | undefined),
+    reasons: detail.getReasonsList() as string[],
+  };
 }

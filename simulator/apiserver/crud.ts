@@ -12,7 +12,7 @@ import { decode, decodeObject, patchContentType, sendList, sendObject } from "./
 import { jsonPatch, mergePatch, PatchError, strategicMergePatch } from "./patch";
 import { parseFieldSelector, parseLabelSelector } from "./selectors";
 import { ApiError, errors } from "./status";
-import { isObject } from "../../primitives/objects";
+import { isObject, jsonEqual } from "../../primitives/objects";
 import {
   apiVersion,
   Backend,
@@ -115,8 +115,15 @@ export function commit(
   if (target.resource.status && !status && existing.status === undefined) delete merged.status;
   const admitted = admit(backend.schemas, request, target, merged);
   if (track) {
-    // Ownership is computed on the admitted object, so pruned fields are never owned.
-    trackUpdate(existing, admitted, {
+    // Ownership is computed on the admitted object, so pruned fields are never owned. A write that
+    // sets managedFields itself starts from those, as the API server's field manager decodes the
+    // request's entries before tracking (pulumi-kubernetes moves its create's fields this way).
+    const requested = candidate.metadata.managedFields;
+    const base =
+      requested !== undefined && !jsonEqual(requested, existing.metadata.managedFields)
+        ? { ...existing, metadata: { ...existing.metadata, managedFields: requested } }
+        : existing;
+    trackUpdate(base, admitted, {
       manager: fieldManagerOf(request),
       types: listTypes(backend, target),
       scope: track.scope,

@@ -1,0 +1,324 @@
+/**
+ * The rules of a real `pulumi up` with pulumi-kubernetes 4.x that the engine holds programs to, each
+ * checked against the upstream function that decides it (pulumi/pulumi-kubernetes provider/pkg, and
+ * pulumi/pulumi pkg/resource/deploy). One stack per behaviour, all on one simulator.
+ */
+import * as assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { kubectl as runKubectl } from "../../simulator/apiserver/kubectl";
+import { Simulator } from "../../simulator/simulator";
+import { simulatorForSuite } from "../../test/harness-simulator";
+import { changes, kubectl } from "../../test/stack-life";
+import { deploy, DeployOptions, destroy, preview } from "../deploy";
+import { Cluster, CSA_FIELD_MANAGER, fieldManager } from "../kube";
+import { loadCheckpoint, lockDir } from "./checkpoint";
+import { loadProject } from "../project";
+import { isSecret } from "../secrets";
+
+const PROGRAM = path.join(__dirname, "..", "testdata", "strict-kube");
+const AUTOSCALER = path.join(__dirname, "..", "testdata", "existing-autoscaler");
+const INIT_FAILURE = path.join(__dirname, "..", "testdata", "init-failure");
+
+describe("the engine holds programs to pulumi-kubernetes' rules", function () {
+  this.timeout(120_000);
+  let sim: Simulator;
+  let dir: string;
+  const suite = simulatorForSuite("harness-strict-");
+  before(() => ({ sim, dir } = suite));
+
+  /** The stack `stack` of the program, with `config` (`key=value`) on top. */
+  const stackOf = (stack: string, config: string[]): DeployOptions => ({
+    project: loadProject(PROGRAM, "dev", [`name=${stack}`, ...config]),
+    kubeconfigPath: sim.kubeconfigPath,
+    statePath: path.join(dir, `${stack}.json`),
+  });
+  const live = (kind: string, name: string) =>
+    sim.store.get({ apiVersion: "v1", kind, name, namespace: "default" });
+  const managers = (kind: string, name: string) =>
+    ((live(kind, name)?.metadata.managedFields ?? []) as Array<{ manager: string; operation: string }>)
+      .map((e) => `${e.manager} ${e.operation}`)
+      .sort();
+  const urnOf = (name: string) =>
+    `urn:pulumi:dev::harness-strict-kube::kubernetes:core/v1:ConfigMap::${name}`;
+
+  it("fails to create an object that exists, with pulumi-kubernetes' advice, and adopts it through a provider with upsertExistingObjects (await.go, Creation)", async () => {
+    await kubectl(sim.kubeconfigPath, [
+      "create",
+      "configmap",
+      "taken",
+      "-n",
+      "default",
+      "--from-literal=value=one",
+    ]);
+    const strict = await deploy(stackOf("taken", []));
+    assert.equal(strict.ok, false);
+    assert.match(strict.errors.join("\n"), /ConfigMap taken: .*configmaps "taken" already exists/);
+    assert.match(strict.errors.join("\n"), /set upsertExistingObjects on the provider/);
+    assert.deepEqual(
+      strict.state.deployment.resources.filter((r) => r.type.endsWith(":ConfigMap")),
+      [],
+      "the failed create is not in the state",
+    );
+    assert.equal(live("ConfigMap", "taken")?.metadata.labels, undefined, "the object is untouched");
+
+    const adopted = await deploy(stackOf("taken", ["upsertProvider=true"]));
+    assert.deepEqual(adopted.errors, []);
+    // The upsert applies without force: a field the hand-made object holds at another value conflicts
+    // (patchForce), so the object is adopted as it is and the program's additions applied.
+    assert.deepEqual(live("ConfigMap", "taken")?.metadata.labels, { tier: "a" });
+    assert.ok(managers("ConfigMap", "taken").includes(`${fieldManager(urnOf("taken"))} Apply`));
+    assert.deepEqual((await destroy(stackOf("taken", ["upsertProvider=true"]))).errors, []);
+  });
+
+  it("creates client-side as pulumi-kubernetes, moves those fields to the resource's manager on the first update, and replaces a ConfigMap whose data changes unless the provider makes it mutable (Creation, fixCSAFieldManagers, forceNewProperties)", async () => {
+    const first = await deploy(stackOf("fresh", []));
+    assert.deepEqual(first.errors, []);
+    assert.deepEqual(managers("ConfigMap", "fresh"), [`${CSA_FIELD_MANAGER} Update`]);
+
+    const relabelled = await deploy(stackOf("fresh", ["tier=b"]));
+    assert.deepEqual(relabelled.errors, []);
+    assert.deepEqual(changes(relabelled), ["update fresh"]);
+    assert.deepEqual(managers("ConfigMap", "fresh"), [`${fieldManager(urnOf("fresh"))} Apply`]);
+
+    const uid = live("ConfigMap", "fresh")?.metadata.uid;
+    const replaced = await deploy(stackOf("fresh", ["tier=b", "value=two"]));
+    assert.deepEqual(replaced.errors, []);
+    assert.deepEqual(
+      replaced.plan.filter((s) => s.op !== "same").map((s) => [s.op, s.diffs]),
+      [["replace", ["data.value"]]],
+    );
+    assert.notEqual(live("ConfigMap", "fresh")?.metadata.uid, uid, "a new object");
+
+    const mutable = await preview(
+      stackOf("fresh", ["tier=b", "value=three", "kubernetes:enableConfigMapMutable=true"]),
+    );
+    assert.deepEqual(changes(mutable), ["update fresh"]);
+    assert.deepEqual((await destroy(stackOf("fresh", []))).errors, []);
+  });
+  it("replaces a Secret whose data changes, as the preview says, unless the provider makes Secrets mutable (diff.go, forceNewProperties)", async () => {
+    const secret = (config: string[]) => stackOf("key", ["kind=Secret", ...config]);
+    assert.deepEqual((await deploy(secret([]))).errors, []);
+    const rotated = await preview(secret(["value=two"]));
+    assert.deepEqual(
+      rotated.plan.filter((s) => s.op !== "same").map((s) => [s.op, s.diffs]),
+      [["replace", ["data.key"]]],
+    );
+    const mutable = await preview(secret(["value=two", "kubernetes:enableSecretMutable=true"]));
+    assert.deepEqual(changes(mutable), ["update key"]);
+    const relabelled = await preview(secret(["tier=b", 'replaceOnChanges=["metadata.labels"]']));
+    assert.deepEqual(changes(relabelled), ["replace key"], "replaceOnChanges (step_generator.go)");
+    assert.deepEqual((await destroy(secret([]))).errors, []);
+  });
+
+  it("imports an existing object as an import step, then applies what the program declares differently, and fails on a missing one (step.go, ImportStep.Apply)", async () => {
+    await kubectl(sim.kubeconfigPath, [
+      "create",
+      "configmap",
+      "adopted",
+      "-n",
+      "default",
+      "--from-literal=value=one",
+    ]);
+    const adopt = stackOf("adopted", ["import=default/adopted"]);
+    const planned = await preview(adopt);
+    assert.deepEqual(planned.errors, []);
+    assert.deepEqual(changes(planned), ["import adopted", "update adopted"]);
+    const uid = live("ConfigMap", "adopted")?.metadata.uid;
+    const up = await deploy(adopt);
+    assert.deepEqual(up.errors, []);
+    assert.deepEqual(changes(up), changes(planned));
+    assert.equal(live("ConfigMap", "adopted")?.metadata.uid, uid, "the same object, never recreated");
+    assert.deepEqual(live("ConfigMap", "adopted")?.metadata.labels, { tier: "a" });
+    const state = up.state.deployment.resources.find((r) => r.urn === urnOf("adopted"));
+    assert.equal(state?.importID, "default/adopted");
+    assert.deepEqual(changes(await preview(adopt)), [], "imported once: the next preview plans nothing");
+
+    const missing = await deploy(stackOf("missing", ["import=default/missing"]));
+    assert.equal(missing.ok, false);
+    assert.deepEqual(missing.errors, ["ConfigMap missing: resource 'default/missing' does not exist"]);
+    assert.deepEqual((await destroy(adopt)).errors, []);
+  });
+  it("waits for a delete until the object is gone, and past customTimeouts.delete fails and keeps the resource in state (await.go, Deletion)", async () => {
+    const held = stackOf("held", ["deleteTimeout=1s"]);
+    assert.deepEqual((await deploy(held)).errors, []);
+    // Another controller's finalizer holds the object, as a terminating namespace or a draining machine would.
+    const finalizers = (list: string[]) => [
+      "patch",
+      "configmap",
+      "held",
+      "-n",
+      "default",
+      "--type=merge",
+      `-p=${JSON.stringify({ metadata: { finalizers: list } })}`,
+    ];
+    await kubectl(sim.kubeconfigPath, finalizers(["example.com/hold"]));
+    const stuck = await destroy(held);
+    assert.equal(stuck.ok, false);
+    assert.match(
+      stuck.errors.join("\n"),
+      /ConfigMap held: timed out after 1s waiting for ConfigMap held to be deleted \(finalizers: example.com\/hold\)/,
+    );
+    assert.ok(
+      stuck.state.deployment.resources.some((r) => r.urn === urnOf("held")),
+      "kept in state",
+    );
+    assert.ok(live("ConfigMap", "held")?.metadata.deletionTimestamp, "deleting");
+
+    await kubectl(sim.kubeconfigPath, finalizers([]));
+    const down = await destroy(held);
+    assert.deepEqual(down.errors, []);
+    assert.equal(live("ConfigMap", "held"), undefined);
+  });
+
+  it("refuses to delete a protected resource and leaves a retainOnDelete one in the cluster (step.go, DeleteStep.Apply)", async () => {
+    const guarded = stackOf("guarded", ["protect=true"]);
+    assert.deepEqual((await deploy(guarded)).errors, []);
+    const refused = await destroy(guarded);
+    assert.equal(refused.ok, false);
+    assert.match(refused.errors.join("\n"), /cannot be deleted\nbecause it is protected/);
+    assert.ok(live("ConfigMap", "guarded"), "still in the cluster");
+    assert.ok(
+      refused.state.deployment.resources.some((r) => r.urn === urnOf("guarded")),
+      "still in state",
+    );
+    const unprotected = stackOf("guarded", []);
+    assert.deepEqual((await deploy(unprotected)).errors, []);
+    assert.deepEqual((await destroy(unprotected)).errors, []);
+
+    const kept = stackOf("kept", ["retainOnDelete=true"]);
+    assert.deepEqual((await deploy(kept)).errors, []);
+    const down = await destroy(kept);
+    assert.deepEqual(down.errors, []);
+    assert.ok(
+      !down.state.deployment.resources.some((r) => r.urn === urnOf("kept")),
+      "dropped from the state",
+    );
+    assert.ok(live("ConfigMap", "kept"), "left in the cluster");
+  });
+  it("writes the state after every step and locks the stack against a second operation at once (diy backend Lock, snapshot manager)", async () => {
+    const options = stackOf("locked", []);
+    let written: string[] = [];
+    const watched: DeployOptions = {
+      ...options,
+      onEvent: (e) => {
+        // The checkpoint on disk when the step reports done, before the deployment ends.
+        if (e.phase === "done")
+          written = loadCheckpoint(options.statePath).deployment.resources.map((r) => r.urn);
+      },
+    };
+    const [first, second] = await Promise.all([deploy(watched), deploy(options)]);
+    assert.deepEqual(first.errors, []);
+    assert.ok(written.includes(urnOf("locked")), "the create was in the checkpoint as soon as it was done");
+    assert.equal(second.ok, false);
+    assert.match(
+      second.errors[0],
+      /^the stack is currently locked by 1 lock\(s\)\. Either wait for the other process\(es\) to end or delete the lock file with `pulumi cancel`\.\n {2}\S+\.locks\/locked\.json\/[0-9a-f-]+\.json: created by \S+@\S+ \(pid \d+\)/,
+    );
+    assert.deepEqual(
+      fs.readdirSync(lockDir(options.statePath!)),
+      [],
+      "the lock is released after the operation",
+    );
+    assert.deepEqual((await destroy(options)).errors, []);
+  });
+  it("fails a library user's first up on a cluster that already has the ClusterAutoscaler, naming it and the ways out, and adopts it through a provider that upserts (await.go, Creation)", async () => {
+    const handMade = {
+      apiVersion: "autoscaling.openshift.io/v1",
+      kind: "ClusterAutoscaler",
+      metadata: { name: "default" },
+      spec: { balanceSimilarNodeGroups: true, logVerbosity: 4 },
+    };
+    const made = await runKubectl(sim.kubeconfigPath, ["create", "-f", "-"], JSON.stringify(handMade));
+    assert.equal(made.code, 0, made.stderr);
+    const stack = (config: string[]): DeployOptions => ({
+      project: loadProject(AUTOSCALER, "dev", config),
+      kubeconfigPath: sim.kubeconfigPath,
+      statePath: path.join(dir, "autoscaler.json"),
+    });
+    const first = await deploy(stack([]));
+    assert.equal(first.ok, false);
+    assert.match(
+      first.errors.join("\n"),
+      /ClusterAutoscaler autoscaler-cluster-autoscaler: .*clusterautoscalers.autoscaling.openshift.io "default" already exists[^]*use `pulumi import`[^]*set upsertExistingObjects on the provider/,
+    );
+    const adopted = await deploy(stack(["kubernetes:upsertExistingObjects=true"]));
+    assert.deepEqual(adopted.errors, []);
+    const live = sim.store.get({ apiVersion: handMade.apiVersion, kind: handMade.kind, name: "default" });
+    assert.equal(
+      (live?.spec as { logVerbosity?: number }).logVerbosity,
+      4,
+      "what the program does not declare stays",
+    );
+    // Adopted, it is the stack's: destroy deletes it.
+    assert.deepEqual((await destroy(stack(["kubernetes:upsertExistingObjects=true"]))).errors, []);
+    assert.equal(
+      sim.store.get({ apiVersion: handMade.apiVersion, kind: handMade.kind, name: "default" }),
+      undefined,
+    );
+  });
+  it("tries reads and applies again on 429 (after its Retry-After) and 503, as client-go's request retries (request.go, checkWait)", async () => {
+    const cluster = new Cluster(fs.readFileSync(sim.kubeconfigPath, "utf8"));
+    sim.faults.failNextRequests(2, 429, 0);
+    assert.equal((await cluster.read("v1", "Namespace", "default")).metadata?.name, "default");
+    sim.faults.failNextRequests(2, 503, 0);
+    const applied = await cluster.apply(
+      {
+        apiVersion: "v1",
+        kind: "ConfigMap",
+        metadata: { name: "retried", namespace: "default" },
+      },
+      "retry-test",
+      false,
+    );
+    assert.equal(applied.metadata?.name, "retried");
+    await cluster.delete(applied);
+  });
+  it("renames a resource kept by an alias without replacing its object, where without one the create fails on the object that exists (step_generator.go, aliases; await.go, Creation)", async () => {
+    const statePath = path.join(dir, "renamed.json");
+    const stack = (config: string[]): DeployOptions => ({ ...stackOf("renamed", config), statePath });
+    assert.deepEqual((await deploy(stack(["name=before"]))).errors, []);
+    const uid = live("ConfigMap", "before")?.metadata.uid;
+
+    const unaliased = await deploy(stack(["name=after", "objectName=before"]));
+    assert.equal(unaliased.ok, false);
+    assert.match(unaliased.errors.join("\n"), /configmaps "before" already exists/);
+
+    const renamed = await deploy(stack(["name=after", "objectName=before", "renamedFrom=before"]));
+    assert.deepEqual(renamed.errors, []);
+    assert.deepEqual(changes(renamed), [], "a rename is no create, delete or replace");
+    const urns = renamed.state.deployment.resources.map((r) => r.urn);
+    assert.ok(urns.includes(urnOf("after")) && !urns.includes(urnOf("before")));
+    assert.equal(live("ConfigMap", "before")?.metadata.uid, uid, "the same object");
+    assert.deepEqual((await destroy(stack([]))).errors, []);
+  });
+  it("keeps a dynamic resource its provider made but could not initialize in the state with its id, and updates it on the next up (step.go, InitErrors)", async () => {
+    const stack = (env: NodeJS.ProcessEnv): DeployOptions => ({
+      project: loadProject(INIT_FAILURE, "dev"),
+      kubeconfigPath: sim.kubeconfigPath,
+      statePath: path.join(dir, "init-failure.json"),
+      env,
+    });
+    const failed = await deploy(stack({ MADE_FAILS: "1" }));
+    assert.equal(failed.ok, false);
+    assert.match(failed.errors.join("\n"), /made: made, but not ready/);
+    const kept = failed.state.deployment.resources.find((r) => r.urn.endsWith("::made"));
+    assert.equal(kept?.id, "made-1");
+    assert.deepEqual(kept?.initErrors, ["made, but not ready"]);
+
+    const retried = await deploy(stack({}));
+    assert.deepEqual(retried.errors, []);
+    assert.deepEqual(changes(retried), ["update made"], "updated though its inputs did not change");
+    const ready = retried.state.deployment.resources.find((r) => r.urn.endsWith("::made"));
+    assert.equal(ready?.initErrors, undefined);
+  });
+  it("keeps a secret nested in an input secret in the outputs at the same path, never plaintext in the checkpoint (provider_plugin.go, annotateSecrets)", async () => {
+    const options = stackOf("nested", ["secretValue=true", "value=n3sted-s3cret"]);
+    const up = await deploy(options);
+    assert.deepEqual(up.errors, []);
+    const state = up.state.deployment.resources.find((r) => r.urn === urnOf("nested"))!;
+    assert.ok(isSecret((state.outputs?.data as Record<string, unknown>).value), "the output at data.value");
+    assert.ok(!fs.readFileSync(options.statePath!, "utf8").includes("n3sted-s3cret"));
+    assert.deepEqual((await destroy(options)).errors, []);
+  });
+});

@@ -1,0 +1,3 @@
+import { ClusterAutoscaler } from "../../../index";
+
+new ClusterAutoscaler("autoscaler", { spec: { balanceSimilarNodeGroups: true } });

@@ -1,0 +1,33 @@
+import * as k8s from "@pulumi/kubernetes";
+import * as pulumi from "@pulumi/pulumi";
+
+// Each stack of the test declares one object, named and shaped by its config.
+const config = new pulumi.Config();
+const name = config.require("name");
+// The object's name when it is not the resource's (a resource renamed, its object kept).
+const objectName = config.get("objectName") ?? name;
+const renamedFrom = config.get("renamedFrom");
+const kind = config.get("kind") ?? "ConfigMap";
+const value = config.get("value") ?? "one";
+const upsert = config.getBoolean("upsertProvider");
+const provider = upsert
+  ? new k8s.Provider("upsert", { upsertExistingObjects: true, enableServerSideApply: true })
+  : undefined;
+const opts: pulumi.CustomResourceOptions = {
+  provider,
+  import: config.get("import"),
+  protect: config.getBoolean("protect"),
+  retainOnDelete: config.getBoolean("retainOnDelete"),
+  replaceOnChanges: config.getObject<string[]>("replaceOnChanges"),
+  customTimeouts: { delete: config.get("deleteTimeout") },
+  aliases: renamedFrom ? [{ name: renamedFrom }] : undefined,
+};
+const metadata = { name: objectName, namespace: "default", labels: { tier: config.get("tier") ?? "a" } };
+
+if (kind === "Secret") {
+  new k8s.core.v1.Secret(name, { metadata, type: "Opaque", stringData: { key: pulumi.secret(value) } }, opts);
+} else {
+  // A secret nested in the inputs, as a program passes one value of a map.
+  const data = config.getBoolean("secretValue") ? { value: pulumi.secret(value) } : { value };
+  new k8s.core.v1.ConfigMap(name, { metadata, data }, opts);
+}
