@@ -56,9 +56,10 @@ describe("package.json: one @pulumi/pulumi in a consumer's project", () => {
   it("starts the range where the library's APIs and its @pulumi dependencies need it", () => {
     const floor = caretFloor(range);
     assert.ok(atLeast(floor, INPUT_PROPERTY_ERROR_SINCE), `InputPropertyError: ${floor}`);
-    // Below their own floor, npm would nest a second SDK under @pulumi/kubernetes, aws or azure-native.
-    const needs = Object.keys(pkg.dependencies ?? {})
-      .filter((name) => name.startsWith("@pulumi/"))
+    // Below their own floor, npm would nest a second SDK under @pulumi/kubernetes, or under aws or
+    // azure-native (optional peers, installed by the projects that use that cloud).
+    const needs = Object.keys({ ...pkg.dependencies, ...pkg.peerDependencies })
+      .filter((name) => name.startsWith("@pulumi/") && name !== SDK)
       .map((name) => {
         const dependency = read(path.join(ROOT, "node_modules", name, "package.json"));
         const wanted = dependency.dependencies?.[SDK] ?? dependency.peerDependencies?.[SDK];
