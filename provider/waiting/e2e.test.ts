@@ -535,13 +535,16 @@ describe("waiting core against the simulator", function () {
     });
 
     it("re-lists after 410 Gone on resume", async () => {
+      // Both sources' next resumes get 410. With one, the MachineConfigNodes' watch could take it and
+      // the pool's events finish the rollout while that source pauses before listing again, as
+      // client-go's `Reflector.Run` pauses through its backoff manager before every re-list.
       const { sent, afterFault } = await rolloutWith(() => {
-        sim.faults.expireNextWatchResume(1);
+        sim.faults.expireNextWatchResume(2);
         sim.faults.dropWatches();
       });
-      // Unless the events already received finished the rollout before any watch resumed, a watch
-      // (possibly sent just before the fault and answered after it) got 410 and the waiter listed that
-      // resource again. Without a 410 a watch is only ever followed by another watch.
+      // Unless the events already received finished the rollout before both watches resumed, the
+      // pool's watch got 410 and the waiter listed the pools again to see the rollout end. Without a
+      // 410 a watch is only ever followed by another watch.
       if (sim.faults.status().pendingWatchExpiries > 0) return;
       const relisted = afterFault.some((request, i) => {
         if (!request.startsWith("list ")) return false;
