@@ -294,6 +294,31 @@ describe("converge", () => {
     assert.equal(evaluation.state, "waiting");
     assert.deepEqual(calls, ["list"]);
   });
+
+  it("observes a predicate that keeps asking for a source it was given, returning once it is listed", async () => {
+    // As the MachineSet predicate asks for the nodes its MachineSets select at every evaluation: the
+    // refresh of a pool whose nodes are not ready must report it, not wait out its deadline.
+    const { client, calls } = scriptedClient(
+      [
+        { items: [obj("a", "1", "Pending")], resourceVersion: "1" },
+        { items: [], resourceVersion: "1" },
+      ],
+      [],
+    );
+    const evaluation = await observe({
+      client,
+      waiter: "thing a",
+      sources: [source],
+      evaluate: (view) => ({
+        state: "waiting",
+        message: view.sources.extra === undefined ? "listing" : "a is Pending",
+        needs: [{ type: "source", source: { ...source, name: "extra" } }],
+      }),
+      timeoutMs: 5000,
+    });
+    assert.equal(evaluation.message, "a is Pending");
+    assert.deepEqual(calls, ["list", "list"]);
+  });
 });
 
 describe("reflector", () => {

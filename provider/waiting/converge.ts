@@ -174,9 +174,12 @@ function reevaluate<R>(run: Run<R>): void {
   if (evaluation.state === "failed") {
     return run.finish(waitError("failed", waiter, evaluation.message, evaluation.message), evaluation);
   }
-  // Predicates ask only for what they lack, so an observation is complete when nothing is asked.
+  // An observation is complete when nothing it lacks is asked: a source already listed is had, even
+  // when the predicate, whose source depends on what it sees, asks for it again.
   const pending = (evaluation.needs ?? []).filter(
-    (n) => !(run.once && (n.type === "patch" || n.type === "recheck")),
+    (n) =>
+      !(run.once && (n.type === "patch" || n.type === "recheck")) &&
+      !(n.type === "source" && run.stores[n.source.name] !== undefined),
   );
   if (run.once && pending.length === 0) return run.finish(undefined, evaluation);
   for (const need of pending) satisfy(run, need);
