@@ -104,11 +104,13 @@ describe("waitForMachineSetsDeleted", () => {
       clock: fakeClock(),
       onProgress: (event) => {
         messages.push(event.message);
-        if (event.state === "waiting") steps.shift()?.();
+        // Nothing is gone before the nodes are listed, which the wait asks for after its first look.
+        if (event.state === "waiting" && !event.message.endsWith("(listing nodes)")) steps.shift()?.();
       },
     });
     const prefix = "deletion of MachineSets infra-a: waiting for";
     assert.deepEqual(messages, [
+      `${prefix} MachineSets infra-a; Machines m1, m2 to go (listing nodes)`,
       `${prefix} MachineSets infra-a; Machines m1, m2; Nodes n1, n2 to go`,
       `${prefix} Machines m1, m2; Nodes n1, n2 to go`,
       `${prefix} Machines m2; Nodes n1, n2 to go`,
