@@ -27,7 +27,7 @@ export const CRDS: Reference = {
   what: "the upstream CRDs",
   dir: defaultCrdDir(),
   provide:
-    'set OPENSHIFT_CRDS_DIR to a directory of them, e.g. exported from your cluster with `npm run crds:export -- --out DIR` (README, "CRDs")',
+    "set OPENSHIFT_CRDS_DIR to a directory of them, e.g. exported from your cluster with `npm run crds:export -- --out DIR` (docs/crds.md)",
   brief: "no upstream CRDs (set OPENSHIFT_CRDS_DIR, e.g. to `npm run crds:export`'s output)",
 };
 
@@ -57,7 +57,7 @@ const announced = new Set<string>();
 /**
  * Skips the test, or the whole suite when called from a `before` hook, unless every reference is present.
  * Mocha's reporters show no reason for a skip, so the suite is named once with what is missing, briefly
- * (the README's "CRDs" section says how to get them): `skipped "<suite>": ...` for a whole suite,
+ * (docs/crds.md says how to get them): `skipped "<suite>": ...` for a whole suite,
  * `skipped "<suite>" in part: ...` for its tests that need the reference.
  */
 export function requireReference(context: Mocha.Context, ...references: Reference[]): void {
