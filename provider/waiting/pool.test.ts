@@ -90,14 +90,20 @@ function node(name: string, state: string, desired: string, reason = ""): KubeOb
 
 const ours: PoolRolloutTarget = { pool: "worker", machineConfigs: ["99-worker-chrony"] };
 
-/** Evaluates one observation as the waiter does at successive times: sightings recorded after each. */
-function overTime(o: PoolObservation, target = ours) {
+/** Evaluates the observation of each step as the waiter does at successive times: sightings recorded after each. */
+function overSteps<S>(observe: (step: S) => PoolObservation, target = ours) {
   const since: Sightings = {};
-  return (nowMs: number) => {
-    const e = evaluatePoolRollout(target, { ...o, since, nowMs });
+  return (step: S, nowMs: number) => {
+    const e = evaluatePoolRollout(target, { ...observe(step), since, nowMs });
     recordSightings(since, e.problems ?? [], nowMs);
     return e;
   };
+}
+
+/** Evaluates one observation as the waiter does at successive times. */
+function overTime(o: PoolObservation, target = ours) {
+  const at = overSteps(() => o, target);
+  return (nowMs: number) => at(undefined, nowMs);
 }
 const created = { "99-worker-chrony": mc("99-worker-chrony", 1) };
 
@@ -297,15 +303,10 @@ describe("pool rollout predicate", () => {
     next((n) =>
       withAnnotations(n, { "machineconfiguration.openshift.io/currentConfig": "rendered-worker-mid" }),
     );
-    const since: Sightings = {};
-    const at = (n: KubeObject, nowMs: number) => {
-      const e = evaluatePoolRollout(
-        ours,
-        observation({ pool: p, machineConfigs: created, nodes: [n], since, nowMs }),
-      );
-      recordSightings(since, e.problems ?? [], nowMs);
-      return e.state;
-    };
+    const judged = overSteps((n: KubeObject) =>
+      observation({ pool: p, machineConfigs: created, nodes: [n] }),
+    );
+    const at = (n: KubeObject, nowMs: number) => judged(n, nowMs).state;
     const minute = 60_000;
     steps.forEach((n, i) => {
       // Had the change not counted, the node would have stood still for five minutes by then.
@@ -356,15 +357,9 @@ describe("pool rollout predicate", () => {
     next((st) => ((st.conditions as Array<Record<string, string>>)[1].type = "UpdateExecuted"));
     next((st) => (st.configVersion = { current: "rendered-worker-mid", desired: "rendered-worker-new" }));
     assert.equal(conditionsOf(steps[steps.length - 1])[1].type, "UpdateExecuted");
-    const since: Sightings = {};
-    const at = (m: KubeObject, nowMs: number) => {
-      const e = evaluatePoolRollout(
-        ours,
-        observation({ pool: p, machineConfigs: created, machineConfigNodes: [m], since, nowMs }),
-      );
-      recordSightings(since, e.problems ?? [], nowMs);
-      return e;
-    };
+    const at = overSteps((m: KubeObject) =>
+      observation({ pool: p, machineConfigs: created, machineConfigNodes: [m] }),
+    );
     const minute = 60_000;
     steps.forEach((m, i) => {
       assert.equal(at(m, 4 * minute * i).state, "waiting", `step ${i}`);
@@ -392,15 +387,7 @@ describe("pool rollout predicate", () => {
       metadata: { ...stale.metadata, annotations: { ...stale.metadata.annotations, ...annotations } },
       status: { conditions: [{ type: "Ready", status: ready }] },
     });
-    const since: Sightings = {};
-    const at = (n: KubeObject, nowMs: number) => {
-      const e = evaluatePoolRollout(
-        ours,
-        observation({ pool: p, machineConfigs: created, nodes: [n], since, nowMs }),
-      );
-      recordSightings(since, e.problems ?? [], nowMs);
-      return e;
-    };
+    const at = overSteps((n: KubeObject) => observation({ pool: p, machineConfigs: created, nodes: [n] }));
     const minute = 60_000;
     assert.equal(at(stale, 0).state, "waiting");
     const draining = step({ "machineconfiguration.openshift.io/desiredDrain": "drain-rendered-worker-new" });
@@ -861,15 +848,9 @@ describe("pool rollout predicate with MachineConfigNodes", () => {
         ],
       },
     };
-    const since: Sightings = {};
-    const at = (m: KubeObject, nowMs: number) => {
-      const e = evaluatePoolRollout(
-        ours,
-        observation({ pool: p, machineConfigs: created, machineConfigNodes: [mcns[0], m], since, nowMs }),
-      );
-      recordSightings(since, e.problems ?? [], nowMs);
-      return e;
-    };
+    const at = overSteps((m: KubeObject) =>
+      observation({ pool: p, machineConfigs: created, machineConfigNodes: [mcns[0], m] }),
+    );
     assert.equal(at(handed, 0).state, "waiting");
     assert.equal(at(working, PERSISTENCE_MS - 1).state, "waiting");
     assert.equal(at(working, 2 * PERSISTENCE_MS - 2).state, "waiting");
