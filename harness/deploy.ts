@@ -14,12 +14,11 @@ import {
   destroy as destroyStack,
   EngineOptions,
   EngineResult,
-  PlanStep,
   refresh as refreshStack,
-  StepOp,
   update,
-  UNKNOWN,
 } from "./engine/engine";
+import type { PlanStep, StepOp } from "./engine/plan";
+import { UNKNOWN } from "./engine/rpc";
 import {
   Command,
   diagnosticsLines,
@@ -32,7 +31,7 @@ import {
   resourceLines,
   stepLine,
 } from "./display";
-import type { Diagnostic } from "./engine/engine";
+import type { Diagnostic } from "./engine/diagnostics";
 import { Fixtures, loadFixtures, noFixtures } from "./fixtures";
 import { progressFile } from "./progress";
 import { loadProject, programDir, Project, setConfig } from "./project";

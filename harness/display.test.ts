@@ -1,6 +1,6 @@
 import * as assert from "node:assert/strict";
 import { diagnosticsLines, errorLine, outputLines, planLines, resourceLines, stepLine } from "./display";
-import { UNKNOWN } from "./engine/engine";
+import { UNKNOWN } from "./engine/rpc";
 import { secret } from "./secrets";
 import { table } from "./view";
 

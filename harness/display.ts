@@ -4,10 +4,11 @@
  * resource, `Outputs:` with values aligned and secrets as `[secret]`, then `Resources:` and `Duration:`).
  * Pure functions of what the engine reports, so the CLI's output is tested line by line.
  */
-import type { Diagnostic, PlanStep, StepOp } from "./engine/engine";
+import type { Diagnostic } from "./engine/diagnostics";
+import type { PlanStep, StepOp } from "./engine/plan";
 import { nameOf } from "./engine/checkpoint";
 import { isSecret } from "./secrets";
-import { UNKNOWN } from "./engine/engine";
+import { UNKNOWN } from "./engine/rpc";
 
 export type Command = "preview" | "up" | "refresh" | "destroy";
 
