@@ -119,6 +119,17 @@ describe("API server fault injection", function () {
     });
   }
 
+  it("resets the connections of the next requests before answering them", async () => {
+    t.server.faults.resetNextRequests(1);
+    const error = await t.request("GET", "/api/v1/namespaces").then(
+      () => undefined,
+      (e: NodeJS.ErrnoException) => e.code,
+    );
+    assert.equal(error, "ECONNRESET");
+    assert.equal(t.server.faults.status().pendingResets, 0);
+    assert.equal((await t.request("GET", "/api/v1/namespaces")).status, 200);
+  });
+
   it("adds latency to every response", async () => {
     t.server.faults.setLatency(150);
     const started = Date.now();

@@ -35,6 +35,7 @@ export interface ServerFaultsStatus {
   /** Every watch that resumes from a resourceVersion gets 410 until `reset`. */
   goneStorm: boolean;
   pendingSilentWatches: number;
+  pendingResets: number;
   refusing: boolean;
   clusterFaults: string[];
 }
@@ -47,6 +48,7 @@ export class ServerFaults {
   private watchExpiries = 0;
   private goneStorm = false;
   private silentWatches = 0;
+  private resets = 0;
   private refusing = false;
   private readonly handlers = new Map<string, FaultHandler>();
 
@@ -83,6 +85,14 @@ export class ServerFaults {
    */
   silenceNextWatches(count = 1): void {
     this.silentWatches += count;
+  }
+
+  /**
+   * The connections of the next `count` API requests are reset before any answer, as a load balancer
+   * or an API server restarting mid-request drops them: clients see ECONNRESET.
+   */
+  resetNextRequests(count = 1): void {
+    this.resets = Math.max(0, Math.floor(count));
   }
 
   /** The next `count` API requests are answered with `code` (429 carries `Retry-After`). */
@@ -134,10 +144,11 @@ export class ServerFaults {
     return handler(params);
   }
 
-  /** Clears latency, pending errors, pending watch expiries, a 410 storm and pending silent watches. */
+  /** Clears latency, pending errors and resets, pending watch expiries, a 410 storm and pending silent watches. */
   reset(): void {
     this.latency = 0;
     this.errorsLeft = 0;
+    this.resets = 0;
     this.watchExpiries = 0;
     this.goneStorm = false;
     this.silentWatches = 0;
@@ -155,6 +166,7 @@ export class ServerFaults {
       pendingWatchExpiries: this.watchExpiries,
       goneStorm: this.goneStorm,
       pendingSilentWatches: this.silentWatches,
+      pendingResets: this.resets,
       refusing: this.refusing,
       clusterFaults: [...this.handlers.keys()],
     };
@@ -170,6 +182,13 @@ export class ServerFaults {
     if (this.errorsLeft <= 0) return undefined;
     this.errorsLeft--;
     return { code: this.errorCode, retryAfterSeconds: this.retryAfter };
+  }
+
+  /** For the server: consumes one pending connection reset, if any. */
+  takeReset(): boolean {
+    if (this.resets <= 0) return false;
+    this.resets--;
+    return true;
   }
 
   /** For the server: consumes one pending watch expiry, if any; always true during a 410 storm. */
@@ -189,7 +208,7 @@ export class ServerFaults {
 
   /**
    * Handles a control request body: `{"fault": "<name>", ...params}`. Built-in names: `dropWatches`,
-   * `resetWatches`, `expireWatch` (`count`), `goneStorm`, `silentWatch` (`count`), `errors` (`count`, `code`, `retryAfterSeconds`), `latency` (`ms`),
+   * `resetWatches`, `expireWatch` (`count`), `goneStorm`, `silentWatch` (`count`), `errors` (`count`, `code`, `retryAfterSeconds`), `resetRequests` (`count`), `latency` (`ms`),
    * `refuseConnections` (`seconds`), `rotateToken`, `reset`, `status`; any other name goes to a
    * registered handler.
    */
@@ -222,6 +241,9 @@ export class ServerFaults {
         this.failNextRequests(num("count", 1), code, num("retryAfterSeconds", 1));
         return { body: this.status() };
       }
+      case "resetRequests":
+        this.resetNextRequests(num("count", 1));
+        return { body: this.status() };
       case "latency":
         this.setLatency(num("ms", 0));
         return { body: this.status() };
@@ -260,6 +282,7 @@ const BUILTIN_FAULTS = [
   "goneStorm",
   "silentWatch",
   "errors",
+  "resetRequests",
   "latency",
   "refuseConnections",
   "rotateToken",

@@ -208,6 +208,10 @@ export class ApiServer implements FaultTarget {
       request.query = request.url.searchParams;
       const api = !isControlPath(request.url.pathname);
       if (api) for (const observe of this.requestObservers) observe(req.method ?? "GET", req.url ?? "/");
+      if (api && this.faults.takeReset()) {
+        req.socket.destroy();
+        return;
+      }
       if (!authenticated(req, this.token)) throw errors.unauthorized();
       if (api) await injectFaults(this.faults);
       request.body = await readBody(req, this.maxBody);
