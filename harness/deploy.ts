@@ -9,7 +9,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { parseArgs } from "node:util";
-import { Checkpoint } from "./engine/checkpoint";
+import { cancelStack, Checkpoint } from "./engine/checkpoint";
 import {
   destroy as destroyStack,
   EngineOptions,
@@ -143,6 +143,7 @@ commands:
   up                       create, update and delete, then wait until the cluster has converged
   refresh                  read every resource back; what drifted shows as an update
   destroy                  delete the stack's resources, dependents first
+  cancel                   delete the stack's locks (one a killed operation left), as pulumi cancel does
   config set <key> <value> remember a config value in Pulumi.<stack>.yaml
   config                   list the stack's config
 
@@ -196,10 +197,19 @@ async function main(argv: string[]): Promise<number> {
   const stack = values.stack;
   const first = positionals.shift();
   if (first === "config") return configCommand(positionals, stack);
-  if (!first || !(first in COMMANDS)) throw new Error(USAGE);
-  const command = first as Command;
+  if (!first || !(first in COMMANDS || first === "cancel")) throw new Error(USAGE);
   const [location, ...extra] = positionals;
   if (!location || extra.length > 0) throw new Error(USAGE);
+  const statePathOf = (project: Project) =>
+    values.state
+      ? path.resolve(values.state)
+      : path.join(os.homedir(), ".openshift-topology-harness", `${project.name}.${stack}.json`);
+  if (first === "cancel") {
+    cancelStack(statePathOf(loadProject(location, stack)));
+    console.log(`The currently running update for '${stack}' has been canceled!`);
+    return 0;
+  }
+  const command = first as Command;
   const kubeconfigPath = path.resolve(
     values.kubeconfig ?? (process.env.KUBECONFIG || path.resolve(__dirname, "..", ".sim", "kubeconfig")),
   );
@@ -214,9 +224,7 @@ async function main(argv: string[]): Promise<number> {
     setConfig(location, stack, setting.slice(0, at), setting.slice(at + 1));
   }
   const project = loadProject(location, stack);
-  const statePath = values.state
-    ? path.resolve(values.state)
-    : path.join(os.homedir(), ".openshift-topology-harness", `${project.name}.${stack}.json`);
+  const statePath = statePathOf(project);
 
   console.log(`${header(command, stack)}\n`);
   const diagnostics: Diagnostic[] = [];

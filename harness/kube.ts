@@ -56,10 +56,9 @@ export function normalizeInputs(type: KubeType, inputs: Record<string, unknown>)
 export const PATCH_FORCE_ANNOTATION = "pulumi.com/patchForce";
 
 /**
- * One field manager per resource, stable across revisions: a later apply by the same manager drops the
- * fields it no longer declares, and deleting a patch gives its fields back. Shaped as pulumi-kubernetes
- * names it (`pulumi-kubernetes-` and 8 hex characters from the resource's random seed, fieldManagerName),
- * the seed here being the URN.
+ * The field manager the harness gave a resource before it kept pulumi-kubernetes' own name in the
+ * state (`__fieldManager`): derived from the URN, so that a checkpoint an earlier release wrote keeps
+ * applying as the same manager.
  */
 export function fieldManager(urn: string): string {
   return `pulumi-kubernetes-${createHash("sha256").update(urn).digest("hex").slice(0, 8)}`;
@@ -121,18 +120,21 @@ const ALREADY_EXISTS_HELP = `The resource already exists in the cluster. This ca
   - Intentional upsert: set upsertExistingObjects on the provider to allow
     server-side apply to update existing objects on create.`;
 
-/** How long pulumi-kubernetes waits for a delete when neither customTimeouts nor the annotation say. */
-export const DEFAULT_DELETE_TIMEOUT_SECONDS = 600;
+/** How long pulumi-kubernetes awaits a create, update or delete when neither customTimeouts nor the annotation say. */
+export const DEFAULT_TIMEOUT_SECONDS = 600;
 const TIMEOUT_ANNOTATION = "pulumi.com/timeoutSeconds";
 const PROPAGATION_ANNOTATION = "pulumi.com/deletionPropagationPolicy";
-/** How often an awaited delete looks whether the object is gone. */
-const DELETE_POLL_MS = 100;
+/** How often an awaited create, update or delete reads the object. */
+const POLL_MS = 100;
 
-/** The delete deadline: customTimeouts, else the `pulumi.com/timeoutSeconds` annotation, else 10 minutes (TimeoutDuration). */
-export function deleteTimeoutSeconds(object: KubernetesObject, customSeconds: number): number {
+/**
+ * An operation's deadline: its customTimeouts, else the `pulumi.com/timeoutSeconds` annotation, else
+ * 10 minutes (metadata.TimeoutDuration and the awaiters' default).
+ */
+export function timeoutSeconds(object: KubernetesObject, customSeconds: number): number {
   if (customSeconds > 0) return customSeconds;
   const annotated = Number.parseInt(object.metadata?.annotations?.[TIMEOUT_ANNOTATION] ?? "", 10);
-  return Number.isNaN(annotated) ? DEFAULT_DELETE_TIMEOUT_SECONDS : annotated;
+  return Number.isNaN(annotated) ? DEFAULT_TIMEOUT_SECONDS : annotated;
 }
 
 /** Foreground unless the object's annotation says orphan or background (metadata.DeletionPropagation). */
@@ -146,34 +148,38 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** client-go's default: a request is tried at most this many more times. */
 const MAX_RETRIES = 10;
 
+function isConnectionLost(error: unknown): boolean {
+  const cause = (error as { code?: string; cause?: { code?: string } } | undefined) ?? {};
+  const code = cause.code ?? cause.cause?.code;
+  return code === "ECONNRESET" || code === "EPIPE" || /socket hang up/.test(String(cause.cause ?? error));
+}
+
 /**
- * How long to wait before trying again, or undefined when the failure is final: 429 and 5xx answers
- * with their `Retry-After` (client-go's checkWait), else a 503 with a doubling backoff, and for reads
- * (idempotent) a connection reset or refused.
+ * How long to wait before trying again, or undefined when the failure is final, as client-go's
+ * withRetry.IsNextRetry decides: a 429 or 5xx answer with `Retry-After` after that many seconds
+ * (checkWait), and a GET whose connection was reset after one second (the artificial Retry-After of
+ * retryAfterResponse); writes are not tried again on a lost connection, as they are not idempotent,
+ * and a refused connection is no retryable error.
  */
-function retryDelayMs(error: unknown, attempt: number, idempotent: boolean): number | undefined {
-  const backoff = Math.min(200 * 2 ** attempt, 5000);
+function retryDelayMs(error: unknown, read: boolean): number | undefined {
   if (error instanceof ApiException) {
     const code = error.code as number;
     const header = Object.entries((error.headers ?? {}) as Record<string, string>).find(
       ([k]) => k.toLowerCase() === "retry-after",
     )?.[1];
     const after = header === undefined ? Number.NaN : Number.parseInt(header, 10);
-    if ((code === 429 || code >= 500) && !Number.isNaN(after)) return after * 1000;
-    return code === 503 ? backoff : undefined;
+    return (code === 429 || code >= 500) && !Number.isNaN(after) ? after * 1000 : undefined;
   }
-  const cause = (error as { code?: string; cause?: { code?: string } } | undefined) ?? {};
-  const code = cause.code ?? cause.cause?.code;
-  return idempotent && (code === "ECONNRESET" || code === "ECONNREFUSED") ? backoff : undefined;
+  return read && isConnectionLost(error) ? 1000 : undefined;
 }
 
-/** Runs `request`, trying again on throttling, unavailability and (reads) dropped connections. */
-async function retried<T>(request: () => Promise<T>, idempotent: boolean): Promise<T> {
+/** Runs `request`, trying again on throttling, unavailability and (GETs) reset connections. */
+async function retried<T>(request: () => Promise<T>, read: boolean): Promise<T> {
   for (let attempt = 0; ; attempt++) {
     try {
       return await request();
     } catch (error) {
-      const delay = attempt < MAX_RETRIES ? retryDelayMs(error, attempt, idempotent) : undefined;
+      const delay = attempt < MAX_RETRIES ? retryDelayMs(error, read) : undefined;
       if (delay === undefined) throw error;
       await sleep(delay);
     }
@@ -256,10 +262,9 @@ export class Cluster {
 
   /** Server-side apply; a conflict with another manager fails unless `force`. */
   async apply(object: KubernetesObject, manager: string, force: boolean): Promise<KubernetesObject> {
-    // An apply is idempotent: the same configuration applied twice is one change.
     return retried(
       () => this.api.patch(object, undefined, undefined, manager, force, PatchStrategy.ServerSideApply),
-      true,
+      false,
     );
   }
 
@@ -270,10 +275,34 @@ export class Cluster {
   }
 
   /**
+   * Reads the object until `met` holds of it (undefined: the object is gone) or `timeoutSeconds` pass,
+   * as the provider's awaiters watch it; returns whether it was met and the last object read.
+   */
+  async until(
+    object: KubernetesObject,
+    met: (live: KubernetesObject | undefined) => boolean,
+    timeoutSeconds: number,
+  ): Promise<{ met: boolean; live?: KubernetesObject }> {
+    const target = header(object);
+    const deadline = Date.now() + timeoutSeconds * 1000;
+    for (;;) {
+      let live: KubernetesObject | undefined;
+      try {
+        live = await retried(() => this.api.read(target), true);
+      } catch (error) {
+        if (!isNotFound(error)) throw error;
+      }
+      if (met(live)) return { met: true, live };
+      if (Date.now() >= deadline) return { met: false, live };
+      await sleep(Math.min(POLL_MS, Math.max(0, deadline - Date.now())));
+    }
+  }
+
+  /**
    * Deletes the object with its propagation policy (foreground by default) and waits until it is gone,
    * as await.Deletion does; past `timeoutSeconds` the delete fails. One already gone counts as deleted.
    */
-  async delete(object: KubernetesObject, timeoutSeconds = DEFAULT_DELETE_TIMEOUT_SECONDS): Promise<void> {
+  async delete(object: KubernetesObject, timeoutSeconds = DEFAULT_TIMEOUT_SECONDS): Promise<void> {
     const target = header(object);
     try {
       await retried(
@@ -284,17 +313,8 @@ export class Cluster {
       if (isNotFound(error)) return;
       throw error;
     }
-    const deadline = Date.now() + timeoutSeconds * 1000;
-    let live: KubernetesObject | undefined;
-    while (Date.now() < deadline) {
-      try {
-        live = await retried(() => this.api.read(target), true);
-      } catch (error) {
-        if (isNotFound(error)) return;
-        throw error;
-      }
-      await sleep(Math.min(DELETE_POLL_MS, Math.max(0, deadline - Date.now())));
-    }
+    const { met, live } = await this.until(object, (o) => o === undefined, timeoutSeconds);
+    if (met) return;
     const finalizers = live?.metadata?.finalizers ?? [];
     throw new Error(
       `timed out after ${timeoutSeconds}s waiting for ${object.kind} ${target.metadata.name} to be deleted` +

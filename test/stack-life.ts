@@ -9,7 +9,8 @@ import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
 import type { CheckpointResource } from "../harness/engine/checkpoint";
 import { deploy, DeployOptions, DeployResult, destroy, preview, refresh } from "../harness/deploy";
-import { fieldManager, kubeType } from "../harness/kube";
+import { fieldManagerName } from "../harness/engine/kube-check";
+import { kubeType } from "../harness/kube";
 import { reveal } from "../harness/secrets";
 import { isObject } from "../primitives/objects";
 import { kubectl as runKubectl } from "../simulator/apiserver/kubectl";
@@ -40,9 +41,8 @@ export function inCluster(sim: Simulator, resource: CheckpointResource): string 
   const live = sim.store.get({ apiVersion: type.apiVersion, kind: type.kind, name, namespace });
   if (!type.patch) return live ? `${type.kind} ${name}` : undefined;
   const managers = (live?.metadata.managedFields ?? []) as Array<{ manager?: string }>;
-  return managers.some((m) => m.manager === fieldManager(resource.urn))
-    ? `fields of ${type.kind} ${name}`
-    : undefined;
+  const manager = fieldManagerName(resource.urn, resource.inputs ?? {}, resource.outputs ?? {});
+  return managers.some((m) => m.manager === manager) ? `fields of ${type.kind} ${name}` : undefined;
 }
 
 /**

@@ -205,3 +205,16 @@ export function lockStack(file: string): () => void {
   }
   return () => fs.rmSync(mine, { force: true });
 }
+
+/**
+ * `pulumi cancel` with the diy backend (CancelCurrentUpdate): deletes every lock of the stack, whoever
+ * holds it, so that the next operation goes ahead. The operation that held one is not stopped; it is
+ * for a lock left by a process that died. Returns how many locks were deleted.
+ */
+export function cancelStack(file: string): number {
+  const dir = lockDir(file);
+  if (!fs.existsSync(dir)) return 0;
+  const locks = fs.readdirSync(dir);
+  for (const lock of locks) fs.rmSync(path.join(dir, lock), { force: true });
+  return locks.length;
+}

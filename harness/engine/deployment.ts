@@ -267,6 +267,16 @@ export class Deployment implements Host {
     return this.prior.get(alias);
   }
 
+  /**
+   * A create or update the provider carried out but whose resource did not initialize stays in the
+   * state with its id, outputs and reasons, as the engine keeps InitErrors; the step still fails.
+   */
+  recordInitFailure(r: Registration, id: string, inputs: Props, outputs: Props, reasons: string[]): void {
+    this.record(r, id, inputs, outputs);
+    this.resources.get(r.urn)!.initErrors = reasons;
+    this.persist();
+  }
+
   /** Carries out a planned step, reporting it, and records its result in the state as soon as it is done. */
   async carryOut(
     op: StepOp,

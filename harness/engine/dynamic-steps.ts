@@ -62,16 +62,10 @@ export async function dynamicStep(d: Deployment, r: Registration): Promise<{ id:
   );
 }
 
-/**
- * A create or update the provider carried out but whose resource did not initialize stays in the
- * state with its id, outputs and reasons, as the engine keeps InitErrors; the step still fails.
- */
+/** A resource the provider made but could not initialize (an error carrying its id) stays in the state. */
 function keepInitFailure(d: Deployment, r: Registration, inputs: Props, error: unknown): void {
   const failure = initFailure(error);
-  if (!failure || d.dryRun) return;
-  d.record(r, failure.id, inputs, failure.properties);
-  d.resources.get(r.urn)!.initErrors = failure.reasons;
-  d.persist();
+  if (failure) d.recordInitFailure(r, failure.id, inputs, failure.properties, failure.reasons);
 }
 
 export async function deleteDynamic(d: Deployment, resource: CheckpointResource): Promise<void> {

@@ -1,35 +1,62 @@
 /**
  * Kubernetes resources' steps carried out as pulumi-kubernetes 4.x carries them out (provider.go and
  * await.go): import reads the object, create is client-side, update is a server-side apply after the
- * create's fields move to the resource's manager, replace deletes a named object first, and delete
- * waits until the object is gone.
+ * create's fields move to the resource's manager, both awaiting what readiness.ts asks, replace deletes
+ * a named object first and creates an autonamed one first, and delete waits until the object is gone.
  */
+import type { KubernetesObject } from "@kubernetes/client-node";
 import {
-  deleteTimeoutSeconds,
   describeKubeError,
-  fieldManager,
   isNotFound,
   kubeType,
   KubeType,
   manifestOf,
   PATCH_FORCE_ANNOTATION,
+  timeoutSeconds,
 } from "../kube";
 import { reveal } from "../secrets";
 import type { CheckpointResource } from "./checkpoint";
 import type { Deployment } from "./deployment";
 import { idOf, liveInputs, withPaths } from "./diff";
+import { checkKubeInputs, checkpointObject, fieldManagerName, isAutonamed } from "./kube-check";
 import type { Registration } from "./monitor";
 import { kubePlan, replaceRequested } from "./plan";
+import { Readiness, readinessOf } from "./readiness";
 import type { Props } from "./rpc";
 
-export async function kubeStep(d: Deployment, r: Registration): Promise<{ id: string; outputs: Props }> {
-  const type = kubeType(r.type)!;
-  const known = d.priorOf(r);
-  const imported = known || !r.importId ? undefined : await importKube(d, r, type);
+/** A create or update whose object did not become ready in time: kept in the state as InitErrors. */
+class NotReady extends Error {
+  constructor(
+    readonly id: string,
+    readonly live: Props,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export async function kubeStep(
+  d: Deployment,
+  registration: Registration,
+): Promise<{ id: string; outputs: Props }> {
+  const type = kubeType(registration.type)!;
+  const known = d.priorOf(registration);
+  const imported = known || !registration.importId ? undefined : await importKube(d, registration, type);
   const old = known ?? imported;
+  const checked = (olds: Props | undefined): Registration => {
+    try {
+      return {
+        ...registration,
+        inputs: checkKubeInputs(registration.urn, type.patch, registration.inputs, olds),
+      };
+    } catch (error) {
+      throw d.fail(registration, old ? "update" : "create", error);
+    }
+  };
+  let r = checked(old?.inputs);
   const { op, diffs, renamed } = kubePlan(
     type,
-    old ? (old.inputs ?? {}) : undefined,
+    old,
     r,
     d.kubeSettings(r.provider),
     replaceRequested(r.urn, d.options.replace),
@@ -43,6 +70,10 @@ export async function kubeStep(d: Deployment, r: Registration): Promise<{ id: st
       ),
     );
   }
+  // A replacement is checked again without old inputs (step_generator.go): an autonamed object gets a
+  // new name, so its replacement is created before the old one is deleted.
+  const autonamed = op === "replace" && isAutonamed(r.inputs);
+  if (autonamed) r = checked(undefined);
   if (!imported || op !== "same") d.step(op, r, diffs);
   if (d.dryRun || op === "same") {
     // A provider whose config is unknown previews nothing: every output is unknown.
@@ -54,20 +85,65 @@ export async function kubeStep(d: Deployment, r: Registration): Promise<{ id: st
       outputs: d.record(r, id, op === "same" && imported ? old!.inputs! : r.inputs, outputs),
     };
   }
+  // The old object goes first when the new one has its name (pulumi-kubernetes' Diff asks for it) or
+  // the program says deleteBeforeReplace; else it is deleted after the deployment.
+  const deleteFirst = r.deleteBeforeReplace || (!renamed && !autonamed);
+  const state = op === "update" ? old!.outputs : undefined;
+  const manager = fieldManagerName(r.urn, r.inputs, state);
   return d.carryOut(
     op,
     r,
     async () => {
-      if (op === "update") return applyKube(d, r, r.ignoreChanges, true);
-      if (op === "replace") {
-        // Same name: the old object goes first (delete before replace, as pulumi-kubernetes' Diff
-        // asks for a named object); a renamed one is deleted after the deployment.
-        if (renamed) d.replaced.push(old!);
-        else await deleteKube(d, old!);
+      try {
+        const readiness = readinessOf(type, reveal(r.inputs) as Props);
+        if (op === "replace") {
+          if (deleteFirst) await deleteKube(d, old!);
+          else d.replaced.push(old!);
+        }
+        const live =
+          op === "update"
+            ? await applyKube(d, r, manager, r.ignoreChanges, true)
+            : await createKube(d, r, manager);
+        const ready = readiness ? await awaitReady(d, r, readiness, live, op !== "update") : live;
+        return { id: idOf(ready), outputs: checkpointObject(ready, manager, state) };
+      } catch (error) {
+        if (!(error instanceof NotReady)) throw error;
+        d.recordInitFailure(r, error.id, r.inputs, checkpointObject(error.live, manager, state), [
+          error.message,
+        ]);
+        throw new Error(error.message, { cause: error });
       }
-      return createKube(d, r);
     },
     r.inputs,
+  );
+}
+
+/**
+ * Awaits what `readiness` asks of the object just written, within customTimeouts.create or .update,
+ * else the `pulumi.com/timeoutSeconds` annotation, else 10 minutes; past that the object did not
+ * initialize, with the provider's message (provider.go, Create and Update).
+ */
+async function awaitReady(
+  d: Deployment,
+  r: Registration,
+  readiness: Readiness,
+  live: Props,
+  created: boolean,
+): Promise<Props> {
+  const object = live as KubernetesObject;
+  const custom = created ? r.customTimeouts.create : r.customTimeouts.update;
+  const seconds = Math.min(timeoutSeconds(object, custom), readiness.limitSeconds ?? Infinity);
+  const cluster = d.clusterOf(r.provider)!;
+  const result = await cluster.until(object, (o) => o !== undefined && readiness.ready(o as Props), seconds);
+  if (result.met) return result.live as Props;
+  const id = idOf(object);
+  const reason = "failed to fully initialize or become live: timed out waiting for the condition";
+  throw new NotReady(
+    id,
+    (result.live ?? live) as Props,
+    created
+      ? `resource "${r.urn}" was successfully created, but the Kubernetes API server reported that it ${reason}`
+      : `the Kubernetes API server reported that "${id}" ${reason}`,
   );
 }
 
@@ -100,7 +176,7 @@ async function importKube(
     id: r.importId,
     type: r.type,
     inputs: liveInputs(type, live, r.inputs),
-    outputs: live,
+    outputs: checkpointObject(live, fieldManagerName(r.urn, r.inputs, undefined), undefined),
     provider: d.providerRef(r),
     importID: r.importId,
   };
@@ -109,16 +185,17 @@ async function importKube(
 }
 
 /**
- * A create as pulumi-kubernetes does it (await.go, Creation): client-side, failing on an object that
- * exists, unless the provider upserts or the resource is a Patch, which apply server-side.
+ * A create as pulumi-kubernetes does it (await.go, Creation): client-side under the static manager,
+ * failing on an object that exists, unless the provider upserts or the resource is a Patch, which apply
+ * server-side as the resource's manager.
  */
-async function createKube(d: Deployment, r: Registration): Promise<{ id: string; outputs: Props }> {
+async function createKube(d: Deployment, r: Registration, manager: string): Promise<Props> {
   const type = kubeType(r.type)!;
-  if (type.patch || d.kubeSettings(r.provider).upsertExistingObjects) return applyKube(d, r, [], false);
+  if (type.patch || d.kubeSettings(r.provider).upsertExistingObjects)
+    return applyKube(d, r, manager, [], false);
   const object = manifestOf(type, reveal(r.inputs) as Props);
   try {
-    const live = await d.clusterOf(r.provider)!.create(object);
-    return { id: idOf(live), outputs: live as Props };
+    return (await d.clusterOf(r.provider)!.create(object)) as Props;
   } catch (error) {
     throw new Error(`creation of ${type.kind} ${object.metadata?.name} failed: ${describeKubeError(error)}`, {
       cause: error,
@@ -135,12 +212,12 @@ async function createKube(d: Deployment, r: Registration): Promise<{ id: string;
 async function applyKube(
   d: Deployment,
   r: Registration,
+  manager: string,
   ignored: string[],
   update: boolean,
-): Promise<{ id: string; outputs: Props }> {
+): Promise<Props> {
   const type = kubeType(r.type)!;
   const cluster = d.clusterOf(r.provider)!;
-  const manager = fieldManager(r.urn);
   let object = manifestOf(type, reveal(r.inputs) as Props);
   if (update) {
     const { name, namespace } = object.metadata ?? {};
@@ -158,8 +235,7 @@ async function applyKube(
   // As pulumi-kubernetes, for every resource it applies server-side, not only the Patch ones.
   const force = object.metadata?.annotations?.[PATCH_FORCE_ANNOTATION] === "true";
   try {
-    const live = await cluster.apply(object, manager, force);
-    return { id: idOf(live), outputs: live as Props };
+    return (await cluster.apply(object, manager, force)) as Props;
   } catch (error) {
     throw new Error(
       `server-side apply of ${type.kind} ${object.metadata?.name} failed: ${describeKubeError(error)}`,
@@ -173,6 +249,7 @@ export async function deleteKube(d: Deployment, resource: CheckpointResource): P
   const type = kubeType(resource.type)!;
   const object = manifestOf(type, reveal(resource.inputs ?? {}) as Props);
   const cluster = d.clusterOf(resource.provider)!;
-  if (type.patch) await cluster.relinquish(object, fieldManager(resource.urn));
-  else await cluster.delete(object, deleteTimeoutSeconds(object, resource.customTimeouts?.delete ?? 0));
+  const manager = fieldManagerName(resource.urn, resource.inputs ?? {}, resource.outputs ?? {});
+  if (type.patch) await cluster.relinquish(object, manager);
+  else await cluster.delete(object, timeoutSeconds(object, resource.customTimeouts?.delete ?? 0));
 }

@@ -36,15 +36,17 @@ export interface KubePlan {
 
 /**
  * A Kubernetes resource's step: ignored paths take their old inputs before the diff (as the engine
- * does), and a change under pulumi-kubernetes' replacing paths or `replaceOnChanges` replaces.
+ * does), a change under pulumi-kubernetes' replacing paths or `replaceOnChanges` replaces, and a
+ * resource that failed to initialize is updated even without changes (step_generator.go).
  */
 export function kubePlan(
   type: KubeType,
-  oldInputs: Props | undefined,
+  old: { inputs?: Props; initErrors?: string[] } | undefined,
   r: { inputs: Props; ignoreChanges: string[]; replaceOnChanges: string[] },
   settings: KubeSettings,
   replace: boolean,
 ): KubePlan {
+  const oldInputs = old ? (old.inputs ?? {}) : undefined;
   const normal = (props: Props) => normalizeInputs(type, reveal(props) as Props);
   const diffs = oldInputs
     ? diffPaths(normal(oldInputs), normal(withPaths(r.inputs, oldInputs, r.ignoreChanges)))
@@ -56,7 +58,7 @@ export function kubePlan(
     ? "create"
     : replaces.length > 0 || replace
       ? "replace"
-      : diffs.length > 0
+      : diffs.length > 0 || (old?.initErrors?.length ?? 0) > 0
         ? "update"
         : "same";
   return { op, diffs, renamed };

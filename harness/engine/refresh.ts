@@ -9,6 +9,7 @@ import { annotateSecrets, markSecret, reveal, secretKeys } from "../secrets";
 import { CheckpointResource, nameOf } from "./checkpoint";
 import type { Deployment } from "./deployment";
 import { diffPaths, liveInputs, withoutProvider, withPaths } from "./diff";
+import { checkpointObject, fieldManagerName } from "./kube-check";
 import type { PlanStep, StepOp } from "./plan";
 import type { Props } from "./rpc";
 
@@ -39,7 +40,9 @@ async function readKube(
   // drift, though the state takes what was read.
   const wanted = withPaths(inputs, declared, resource.ignoreChanges ?? []);
   const diffs = diffPaths(manifestOf(k8s, declared), manifestOf(k8s, wanted));
-  return { id: resource.id!, inputs, outputs: live, diffs, changed: diffs.length > 0 };
+  const manager = fieldManagerName(resource.urn, resource.inputs ?? {}, resource.outputs ?? {});
+  const outputs = checkpointObject(live, manager, resource.outputs);
+  return { id: resource.id!, inputs, outputs, diffs, changed: diffs.length > 0 };
 }
 
 /** A dynamic resource read back by its provider; the provider's diff against the last inputs decides drift. */

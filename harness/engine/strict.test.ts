@@ -12,7 +12,7 @@ import { simulatorForSuite } from "../../test/harness-simulator";
 import { changes, kubectl } from "../../test/stack-life";
 import { deploy, DeployOptions, destroy, preview } from "../deploy";
 import { Cluster, CSA_FIELD_MANAGER, fieldManager } from "../kube";
-import { loadCheckpoint, lockDir } from "./checkpoint";
+import { cancelStack, Checkpoint, loadCheckpoint, lockDir, lockStack, saveCheckpoint } from "./checkpoint";
 import { loadProject } from "../project";
 import { isSecret } from "../secrets";
 
@@ -41,6 +41,11 @@ describe("the engine holds programs to pulumi-kubernetes' rules", function () {
       .sort();
   const urnOf = (name: string) =>
     `urn:pulumi:dev::harness-strict-kube::kubernetes:core/v1:ConfigMap::${name}`;
+  const stateOf = (result: { state: Checkpoint }, name: string) =>
+    result.state.deployment.resources.find((r) => r.urn === urnOf(name));
+  /** The field manager pulumi-kubernetes keeps in a resource's state (checkpointObject). */
+  const managerOf = (result: { state: Checkpoint }, name: string) =>
+    stateOf(result, name)?.outputs?.__fieldManager as string;
 
   it("fails to create an object that exists, with pulumi-kubernetes' advice, and adopts it through a provider with upsertExistingObjects (await.go, Creation)", async () => {
     await kubectl(sim.kubeconfigPath, [
@@ -67,19 +72,23 @@ describe("the engine holds programs to pulumi-kubernetes' rules", function () {
     // The upsert applies without force: a field the hand-made object holds at another value conflicts
     // (patchForce), so the object is adopted as it is and the program's additions applied.
     assert.deepEqual(live("ConfigMap", "taken")?.metadata.labels, { tier: "a" });
-    assert.ok(managers("ConfigMap", "taken").includes(`${fieldManager(urnOf("taken"))} Apply`));
+    assert.ok(managers("ConfigMap", "taken").includes(`${managerOf(adopted, "taken")} Apply`));
     assert.deepEqual((await destroy(stackOf("taken", ["upsertProvider=true"]))).errors, []);
   });
 
-  it("creates client-side as pulumi-kubernetes, moves those fields to the resource's manager on the first update, and replaces a ConfigMap whose data changes unless the provider makes it mutable (Creation, fixCSAFieldManagers, forceNewProperties)", async () => {
+  it("creates client-side as pulumi-kubernetes, keeps a random field manager in the state and moves the create's fields to it on the first update, and replaces a ConfigMap whose data changes unless the provider makes it mutable (Creation, checkpointObject, fieldManagerName, fixCSAFieldManagers, forceNewProperties)", async () => {
     const first = await deploy(stackOf("fresh", []));
     assert.deepEqual(first.errors, []);
     assert.deepEqual(managers("ConfigMap", "fresh"), [`${CSA_FIELD_MANAGER} Update`]);
+    const manager = managerOf(first, "fresh");
+    assert.match(manager, /^pulumi-kubernetes-[0-9a-f]{8}$/);
+    assert.equal(stateOf(first, "fresh")?.outputs?.__initialApiVersion, "v1");
 
     const relabelled = await deploy(stackOf("fresh", ["tier=b"]));
     assert.deepEqual(relabelled.errors, []);
     assert.deepEqual(changes(relabelled), ["update fresh"]);
-    assert.deepEqual(managers("ConfigMap", "fresh"), [`${fieldManager(urnOf("fresh"))} Apply`]);
+    assert.deepEqual(managers("ConfigMap", "fresh"), [`${manager} Apply`]);
+    assert.equal(managerOf(relabelled, "fresh"), manager, "the same manager on every update");
 
     const uid = live("ConfigMap", "fresh")?.metadata.uid;
     const replaced = await deploy(stackOf("fresh", ["tier=b", "value=two"]));
@@ -257,7 +266,7 @@ describe("the engine holds programs to pulumi-kubernetes' rules", function () {
       undefined,
     );
   });
-  it("tries reads and applies again on 429 (after its Retry-After) and 503, as client-go's request retries (request.go, checkWait)", async () => {
+  it("tries reads and applies again on 429 and 503 after their Retry-After, as client-go does (with_retry.go, checkWait)", async () => {
     const cluster = new Cluster(fs.readFileSync(sim.kubeconfigPath, "utf8"));
     sim.faults.failNextRequests(2, 429, 0);
     assert.equal((await cluster.read("v1", "Namespace", "default")).metadata?.name, "default");
@@ -273,6 +282,48 @@ describe("the engine holds programs to pulumi-kubernetes' rules", function () {
     );
     assert.equal(applied.metadata?.name, "retried");
     await cluster.delete(applied);
+  });
+  it("tries a read again one second after its connection was reset, but not a write, whose retry could apply it twice (client-go rest/request.go, isErrRetryableFunc; with_retry.go, IsNextRetry)", async () => {
+    const cluster = new Cluster(fs.readFileSync(sim.kubeconfigPath, "utf8"));
+    sim.faults.resetNextRequests(1);
+    assert.equal((await cluster.read("v1", "Namespace", "default")).metadata?.name, "default");
+    assert.equal(sim.faults.status().pendingResets, 0, "the reset was met and the read tried again");
+    sim.faults.resetNextRequests(1);
+    const object = { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "reset", namespace: "default" } };
+    await assert.rejects(cluster.apply(object, "retry-test", false), /ECONNRESET|socket hang up/);
+    assert.equal(live("ConfigMap", "reset"), undefined, "not tried again");
+  });
+  it("fails the step whose create met refused connections during an up, keeps the state it had, and the next up creates it (client-go: a refused connection is not retried; the provider's Create fails)", async () => {
+    const options = stackOf("cut", []);
+    let refusing: Promise<void> | undefined;
+    const cut = await deploy({
+      ...options,
+      onEvent: (e) => {
+        // The API server goes away as the create starts, as during a control-plane restart.
+        if (e.phase === "start" && e.operation === "create") refusing ??= sim.faults.refuseConnections(0.5);
+      },
+    });
+    await refusing;
+    assert.equal(cut.ok, false);
+    assert.match(
+      cut.errors.join("\n"),
+      /^ConfigMap cut: creation of ConfigMap cut failed: .*(ECONNREFUSED|ECONNRESET|socket hang up)/,
+    );
+    assert.equal(stateOf(cut, "cut"), undefined);
+    const again = await deploy(options);
+    assert.deepEqual(again.errors, []);
+    assert.deepEqual(changes(again), ["create cut"]);
+    assert.deepEqual((await destroy(options)).errors, []);
+  });
+  it("lets the next operation go ahead once pulumi cancel deleted the lock a killed one left (diy backend, CancelCurrentUpdate)", async () => {
+    const options = stackOf("stale", []);
+    lockStack(options.statePath!);
+    const refused = await deploy(options);
+    assert.equal(refused.ok, false);
+    assert.match(refused.errors[0], /^the stack is currently locked by 1 lock\(s\)/);
+    assert.equal(cancelStack(options.statePath!), 1);
+    assert.deepEqual((await deploy(options)).errors, []);
+    assert.deepEqual((await destroy(options)).errors, []);
   });
   it("renames a resource kept by an alias without replacing its object, where without one the create fails on the object that exists (step_generator.go, aliases; await.go, Creation)", async () => {
     const statePath = path.join(dir, "renamed.json");
@@ -319,6 +370,82 @@ describe("the engine holds programs to pulumi-kubernetes' rules", function () {
     const state = up.state.deployment.resources.find((r) => r.urn === urnOf("nested"))!;
     assert.ok(isSecret((state.outputs?.data as Record<string, unknown>).value), "the output at data.value");
     assert.ok(!fs.readFileSync(options.statePath!, "utf8").includes("n3sted-s3cret"));
+    assert.deepEqual((await destroy(options)).errors, []);
+  });
+  it("awaits a create until the object meets pulumi.com/waitFor, and past customTimeouts.create keeps it in the state with InitErrors, updated by the next up once ready; skipAwait awaits nothing (await.go, Creation; metadata.ReadyCondition; provider.go, Create's partialError; step_generator.go)", async () => {
+    const waitFor = "waitFor=jsonpath={.metadata.labels.ready}=yes";
+    const awaited = stackOf("awaited", [waitFor, "createTimeout=1s"]);
+    const timedOut = await deploy(awaited);
+    assert.equal(timedOut.ok, false);
+    assert.deepEqual(timedOut.errors, [
+      `ConfigMap awaited: resource "${urnOf("awaited")}" was successfully created, but the Kubernetes API server reported that it failed to fully initialize or become live: timed out waiting for the condition`,
+    ]);
+    const kept = stateOf(timedOut, "awaited");
+    assert.equal(kept?.id, "default/awaited");
+    assert.deepEqual(kept?.initErrors, [timedOut.errors[0].replace("ConfigMap awaited: ", "")]);
+    assert.ok(live("ConfigMap", "awaited"), "the object was created");
+
+    await kubectl(sim.kubeconfigPath, ["label", "configmap", "awaited", "-n", "default", "ready=yes"]);
+    const ready = await deploy(awaited);
+    assert.deepEqual(ready.errors, []);
+    assert.deepEqual(changes(ready), ["update awaited"], "updated though its inputs did not change");
+    assert.equal(stateOf(ready, "awaited")?.initErrors, undefined);
+
+    const skipped = stackOf("skipped", [waitFor, "skipAwait=true", "createTimeout=1s"]);
+    assert.deepEqual((await deploy(skipped)).errors, []);
+    assert.deepEqual((await destroy(awaited)).errors, []);
+    assert.deepEqual((await destroy(skipped)).errors, []);
+  });
+
+  it("names an unnamed object after its resource with a random suffix, keeps that name on updates, and creates a replacement under a new name before deleting the old object (naming.go, AssignNameIfAutonamable, AdoptOldAutonameIfUnnamed; provider.go, Diff's deleteBeforeReplace; step_generator.go, Check on replace)", async () => {
+    const auto = (config: string[]) => stackOf("auto", ["autoname=true", ...config]);
+    const first = await deploy(auto([]));
+    assert.deepEqual(first.errors, []);
+    const id = stateOf(first, "auto")!.id!;
+    assert.match(id, /^default\/auto-[0-9a-f]{8}$/);
+    const name = id.split("/")[1];
+    assert.equal(live("ConfigMap", name)?.metadata.annotations?.["pulumi.com/autonamed"], "true");
+
+    const relabelled = await deploy(auto(["tier=b"]));
+    assert.deepEqual(changes(relabelled), ["update auto"]);
+    assert.equal(stateOf(relabelled, "auto")?.id, id, "the same name");
+
+    let oldAtReplace: unknown;
+    const replaced = await deploy({
+      ...auto(["tier=b", "value=two"]),
+      onEvent: (e) => {
+        if (e.phase === "done" && e.operation === "replace") oldAtReplace = live("ConfigMap", name);
+      },
+    });
+    assert.deepEqual(replaced.errors, []);
+    assert.deepEqual(changes(replaced), ["replace auto"]);
+    const renamed = stateOf(replaced, "auto")!.id!;
+    assert.match(renamed, /^default\/auto-[0-9a-f]{8}$/);
+    assert.notEqual(renamed, id);
+    assert.ok(oldAtReplace, "the old object was still there when its replacement was created");
+    assert.equal(live("ConfigMap", name), undefined, "and is deleted after it");
+
+    const deletedFirst = await deploy({
+      ...auto(["tier=b", "value=three", "deleteBeforeReplace=true"]),
+      onEvent: (e) => {
+        if (e.phase === "done" && e.operation === "replace")
+          oldAtReplace = live("ConfigMap", renamed.split("/")[1]);
+      },
+    });
+    assert.deepEqual(deletedFirst.errors, []);
+    assert.equal(oldAtReplace, undefined, "deleteBeforeReplace deletes the old object first");
+    assert.deepEqual((await destroy(auto([]))).errors, []);
+  });
+
+  it("applies as the manager a checkpoint of an earlier release implies when its state keeps none (provider.go, fieldManagerName: the state's name before a new one)", async () => {
+    const options = stackOf("legacy", []);
+    assert.deepEqual((await deploy(options)).errors, []);
+    const written = loadCheckpoint(options.statePath);
+    for (const r of written.deployment.resources) delete r.outputs?.__fieldManager;
+    saveCheckpoint(options.statePath!, written);
+    const relabelled = await deploy(stackOf("legacy", ["tier=b"]));
+    assert.deepEqual(relabelled.errors, []);
+    assert.deepEqual(managers("ConfigMap", "legacy"), [`${fieldManager(urnOf("legacy"))} Apply`]);
     assert.deepEqual((await destroy(options)).errors, []);
   });
 });

@@ -19,10 +19,28 @@ const opts: pulumi.CustomResourceOptions = {
   protect: config.getBoolean("protect"),
   retainOnDelete: config.getBoolean("retainOnDelete"),
   replaceOnChanges: config.getObject<string[]>("replaceOnChanges"),
-  customTimeouts: { delete: config.get("deleteTimeout") },
+  customTimeouts: {
+    create: config.get("createTimeout"),
+    update: config.get("updateTimeout"),
+    delete: config.get("deleteTimeout"),
+  },
+  deleteBeforeReplace: config.getBoolean("deleteBeforeReplace"),
   aliases: renamedFrom ? [{ name: renamedFrom }] : undefined,
 };
-const metadata = { name: objectName, namespace: "default", labels: { tier: config.get("tier") ?? "a" } };
+// pulumi-kubernetes' await annotations, when the stack's config gives them.
+const annotations = Object.fromEntries(
+  [
+    ["pulumi.com/waitFor", config.get("waitFor")],
+    ["pulumi.com/skipAwait", config.get("skipAwait")],
+  ].filter(([, v]) => v !== undefined),
+);
+const metadata = {
+  // Without a name (autoname=true), the provider names the object.
+  name: config.getBoolean("autoname") ? undefined : objectName,
+  namespace: "default",
+  labels: { tier: config.get("tier") ?? "a" },
+  ...(Object.keys(annotations).length > 0 ? { annotations } : {}),
+};
 
 if (kind === "Secret") {
   new k8s.core.v1.Secret(name, { metadata, type: "Opaque", stringData: { key: pulumi.secret(value) } }, opts);

@@ -1,0 +1,128 @@
+/**
+ * What pulumi-kubernetes awaits after a create or an update before the step is done (await.go,
+ * Creation and Update; metadata.ReadyCondition; awaiters.go): nothing when the inputs say
+ * `pulumi.com/skipAwait`, the `pulumi.com/waitFor` conditions when given, else the built-in awaiter of
+ * the object's kind. Of the kinds the library declares only a service-account-token Secret has one (its
+ * data filled in); Namespaces, ConfigMaps, RuntimeClasses and custom resources are ready once written.
+ */
+import { evaluateJsonPath } from "../../simulator/apiserver/jsonpath";
+import type { KubeType } from "../kube";
+import type { Props } from "./rpc";
+
+const SKIP_AWAIT_ANNOTATION = "pulumi.com/skipAwait";
+const WAIT_FOR_ANNOTATION = "pulumi.com/waitFor";
+
+export interface Readiness {
+  /** Whether the object read back is ready. */
+  ready(live: Props): boolean;
+  /** An awaiter's own limit, shorter than the operation's timeout (the Secret's 5 s). */
+  limitSeconds?: number;
+}
+
+/** Kinds with a built-in awaiter the harness does not model; none of them is declared by the library. */
+const UNMODELLED = new Set([
+  "apps/v1/Deployment",
+  "apps/v1/StatefulSet",
+  "apps/v1/DaemonSet",
+  "batch/v1/Job",
+  "v1/Pod",
+  "v1/Service",
+  "v1/PersistentVolume",
+  "v1/PersistentVolumeClaim",
+  "v1/ReplicationController",
+  "v1/ResourceQuota",
+  "networking.k8s.io/v1/Ingress",
+]);
+
+const annotation = (object: Props, key: string): string | undefined =>
+  (object.metadata as { annotations?: Record<string, string> } | undefined)?.annotations?.[key];
+
+const nested = (object: Props, path: string[]): unknown =>
+  path.reduce<unknown>((o, k) => (o as Props | undefined)?.[k], object);
+
+/** A status that has not seen the object's generation yet says nothing about it (observedGeneration). */
+function current(live: Props, observed: unknown): boolean {
+  const generation = nested(live, ["metadata", "generation"]);
+  return typeof generation !== "number" || typeof observed !== "number" || observed >= generation;
+}
+
+/** `condition=Type` or `condition=Type=Status` as kubectl wait checks it (condition/kubectl.go, checkCondition). */
+function conditionReadiness(expression: string): (live: Props) => boolean {
+  const body = expression.slice("condition=".length);
+  const at = body.indexOf("=");
+  const type = at < 0 ? body : body.slice(0, at);
+  const status = at < 0 ? "True" : body.slice(at + 1);
+  return (live) => {
+    const conditions = nested(live, ["status", "conditions"]);
+    if (!Array.isArray(conditions)) return false;
+    const found = (conditions as Props[]).find(
+      (c) => typeof c.type === "string" && c.type.toLowerCase() === type.toLowerCase(),
+    );
+    if (!found || typeof found.status !== "string") return false;
+    const observed = found.observedGeneration ?? nested(live, ["status", "observedGeneration"]);
+    return current(live, observed) && found.status.toLowerCase() === status.toLowerCase();
+  };
+}
+
+/**
+ * `jsonpath={.path}` (the path exists) or `jsonpath={.path}=value` (its first value prints as value),
+ * as jsonpath.Parse and Parsed.Matches take kubectl's strict syntax.
+ */
+function jsonPathReadiness(expression: string): (live: Props) => boolean {
+  const raw = expression.slice("jsonpath=".length);
+  const parts = raw.replaceAll("==", "\u0000").split("=");
+  if (parts.length > 2) throw new Error(`format should be {.path}=value or {.path}, got "${raw}"`);
+  const path = parts[0].replaceAll("\u0000", "==");
+  const value = parts[1]?.replaceAll("\u0000", "==");
+  if (value === "") throw new Error(`${path}= requires a value`);
+  if (!/^\{\s*.*?\s*\}$/.test(path)) throw new Error(`${path} should be wrapped in brackets { ... }`);
+  return (live) => {
+    if (!current(live, nested(live, ["status", "observedGeneration"]))) return false;
+    const [first] = evaluateJsonPath(live, path);
+    if (first === undefined) return false;
+    if (value === undefined) return true;
+    if (typeof first === "object" && first !== null)
+      throw new Error(`"${path}" has a non-primitive value (${JSON.stringify(first)})`);
+    return String(first) === value;
+  };
+}
+
+/**
+ * What to await of `object` (inputs with the name the create or update used) after it was written, or
+ * undefined when nothing is. Throws when the `waitFor` annotation is malformed, or for a kind whose
+ * built-in awaiter the harness does not model.
+ */
+export function readinessOf(type: KubeType, object: Props): Readiness | undefined {
+  if (annotation(object, SKIP_AWAIT_ANNOTATION) === "true") return undefined;
+  const waitFor = annotation(object, WAIT_FOR_ANNOTATION);
+  if (waitFor !== undefined && waitFor !== "") {
+    let expressions: string[];
+    try {
+      expressions = JSON.parse(waitFor) as string[];
+      if (!Array.isArray(expressions)) expressions = [waitFor];
+    } catch {
+      expressions = [waitFor];
+    }
+    if (expressions.length === 0) throw new Error("at least one condition must be specified");
+    const checks = expressions.map((e) => {
+      if (e.startsWith("jsonpath=")) return jsonPathReadiness(e);
+      if (e.startsWith("condition=")) return conditionReadiness(e);
+      throw new Error(`expected a "jsonpath=" or "condition=" prefix, got "${e}"`);
+    });
+    return { ready: (live) => checks.every((check) => check(live)) };
+  }
+  const gvk = `${type.apiVersion}/${type.kind}`;
+  if (UNMODELLED.has(gvk)) {
+    throw new Error(
+      `the harness does not await a ${type.kind} as pulumi-kubernetes does (awaiters.go); annotate it ${SKIP_AWAIT_ANNOTATION} or ${WAIT_FOR_ANNOTATION}`,
+    );
+  }
+  if (gvk === "v1/Secret" && object.type === "kubernetes.io/service-account-token") {
+    // untilCoreV1SecretInitialized: the token controller fills its data in.
+    return {
+      ready: (live) => Object.keys((live.data as Props | undefined) ?? {}).length > 0,
+      limitSeconds: 5,
+    };
+  }
+  return undefined;
+}
