@@ -5,6 +5,7 @@ import * as path from "node:path";
 import { parse } from "yaml";
 import { Simulator } from "../simulator/simulator";
 import { simulatorForSuite } from "../test/harness-simulator";
+import { lockDir, lockStack } from "./engine/checkpoint";
 import { installedProgram } from "./installed";
 
 const DEPLOY_CLI = path.join(__dirname, "testdata", "deploy-cli");
@@ -44,6 +45,15 @@ describe("npm run deploy: the command a user runs", function () {
     assert.deepEqual(parse(fs.readFileSync(file, "utf8")), {
       config: { "harness-deploy-cli:motd": "hello-from-config\n" },
     });
+  });
+
+  it("deletes the locks a killed operation left, as pulumi cancel does with the diy backend (CancelCurrentUpdate)", async () => {
+    const state = path.join(home, "cancelled.json");
+    lockStack(state);
+    const result = await deployCommand(sim, home, ["cancel", installedProgram(DEPLOY_CLI), "--state", state]);
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(result.stdout[0], "The currently running update for 'dev' has been canceled!");
+    assert.deepEqual(fs.readdirSync(lockDir(state)), []);
   });
 
   it("previews with each resource's diagnostics, the rollout impact among them, and the planned steps", async () => {
