@@ -21,25 +21,19 @@ const opts: pulumi.CustomResourceOptions = {
   replaceOnChanges: config.getObject<string[]>("replaceOnChanges"),
   customTimeouts: {
     create: config.get("createTimeout"),
-    update: config.get("updateTimeout"),
     delete: config.get("deleteTimeout"),
   },
   deleteBeforeReplace: config.getBoolean("deleteBeforeReplace"),
   aliases: renamedFrom ? [{ name: renamedFrom }] : undefined,
 };
-// pulumi-kubernetes' await annotations, when the stack's config gives them.
-const annotations = Object.fromEntries(
-  [
-    ["pulumi.com/waitFor", config.get("waitFor")],
-    ["pulumi.com/skipAwait", config.get("skipAwait")],
-  ].filter(([, v]) => v !== undefined),
-);
+// pulumi-kubernetes' await annotation, when the stack's config gives one.
+const waitFor = config.get("waitFor");
 const metadata = {
   // Without a name (autoname=true), the provider names the object.
   name: config.getBoolean("autoname") ? undefined : objectName,
   namespace: "default",
   labels: { tier: config.get("tier") ?? "a" },
-  ...(Object.keys(annotations).length > 0 ? { annotations } : {}),
+  ...(waitFor ? { annotations: { "pulumi.com/waitFor": waitFor } } : {}),
 };
 
 if (kind === "Secret") {
