@@ -3,6 +3,7 @@
  * provider.go fieldManagerName and checkpointObject).
  */
 import * as assert from "node:assert/strict";
+import { isSecret, reveal, secret } from "../secrets";
 import { checkKubeInputs, checkpointObject, fieldManagerName, isAutonamed } from "./kube-check";
 
 const URN = "urn:pulumi:dev::p::kubernetes:core/v1:ConfigMap::settings";
@@ -15,6 +16,12 @@ describe("Kubernetes inputs as pulumi-kubernetes' Check returns them", () => {
     assert.ok(isAutonamed(checked));
     const again = checkKubeInputs(URN, false, { metadata: { namespace: "default" } }, undefined);
     assert.notEqual((again.metadata as { name: string }).name, metadata.name, "drawn anew");
+  });
+
+  it("names an object whose metadata is secret as a whole, which stays secret", () => {
+    const checked = checkKubeInputs(URN, false, { metadata: secret({ namespace: "default" }) }, undefined);
+    assert.ok(isSecret(checked.metadata));
+    assert.match((reveal(checked.metadata) as { name: string }).name, /^settings-[0-9a-f]{8}$/);
   });
 
   it("keeps the old autoname on later revisions, and a given name as given (AdoptOldAutonameIfUnnamed, IsNamed)", () => {

@@ -7,7 +7,7 @@
 import { randomBytes } from "node:crypto";
 import { isObject } from "../../primitives/objects";
 import { fieldManager } from "../kube";
-import { reveal } from "../secrets";
+import { isSecret, reveal, secret } from "../secrets";
 import { nameOf } from "./checkpoint";
 import type { Props } from "./rpc";
 
@@ -25,8 +25,10 @@ interface Metadata {
   annotations?: Record<string, unknown>;
 }
 
-const metadataOf = (inputs: Props | undefined): Metadata =>
-  (isObject(inputs?.metadata) ? inputs.metadata : {}) as Metadata;
+const metadataOf = (inputs: Props | undefined): Metadata => {
+  const metadata = reveal(inputs?.metadata);
+  return (isObject(metadata) ? metadata : {}) as Metadata;
+};
 
 /** Whether the object is named, with a known or an unknown name (metadata.IsNamed). */
 const isNamed = (inputs: Props) => {
@@ -37,12 +39,15 @@ const isNamed = (inputs: Props) => {
 export const isAutonamed = (inputs: Props | undefined) =>
   reveal(metadataOf(inputs).annotations?.[AUTONAMED_ANNOTATION]) === "true";
 
+/** The inputs with `name` as an autoname; metadata given as a secret stays secret. */
 function withName(inputs: Props, name: unknown): Props {
   const metadata = metadataOf(inputs);
-  return {
-    ...inputs,
-    metadata: { ...metadata, name, annotations: { ...metadata.annotations, [AUTONAMED_ANNOTATION]: "true" } },
+  const named = {
+    ...metadata,
+    name,
+    annotations: { ...metadata.annotations, [AUTONAMED_ANNOTATION]: "true" },
   };
+  return { ...inputs, metadata: isSecret(inputs.metadata) ? secret(named) : named };
 }
 
 /**

@@ -19,7 +19,10 @@ export interface Readiness {
   limitSeconds?: number;
 }
 
-/** Kinds with a built-in awaiter the harness does not model; none of them is declared by the library. */
+/**
+ * Kinds with a built-in awaiter the harness does not model; none of them is declared by the library.
+ * (A ServiceAccount is awaited only on clusters older than Kubernetes 1.24, which OpenShift 4.11+ is not.)
+ */
 const UNMODELLED = new Set([
   "apps/v1/Deployment",
   "apps/v1/StatefulSet",
