@@ -379,7 +379,7 @@ describe("the engine holds programs to pulumi-kubernetes' rules", function () {
     assert.ok(!fs.readFileSync(options.statePath!, "utf8").includes("n3sted-s3cret"));
     assert.deepEqual((await destroy(options)).errors, []);
   });
-  it("awaits a create until the object meets pulumi.com/waitFor, and past customTimeouts.create keeps it in the state with InitErrors, updated by the next up once ready (await.go, Creation; metadata.ReadyCondition; provider.go, Create's partialError; step_generator.go)", async () => {
+  it("awaits a create until the object meets pulumi.com/waitFor, and past customTimeouts.create keeps it in the state with InitErrors, updated by the next up once ready, and awaits an update alike (await.go, Creation and Update; metadata.ReadyCondition; provider.go, Create's and Update's partialError; step_generator.go)", async () => {
     const waitFor = "waitFor=jsonpath={.metadata.labels.ready}=yes";
     const awaited = stackOf("awaited", [waitFor, "createTimeout=1s"]);
     const timedOut = await deploy(awaited);
@@ -397,6 +397,15 @@ describe("the engine holds programs to pulumi-kubernetes' rules", function () {
     assert.deepEqual(ready.errors, []);
     assert.deepEqual(changes(ready), ["update awaited"], "updated though its inputs did not change");
     assert.equal(stateOf(ready, "awaited")?.initErrors, undefined);
+
+    // An update awaits too, within customTimeouts.update (provider.go, Update's partialError).
+    await kubectl(sim.kubeconfigPath, ["label", "configmap", "awaited", "-n", "default", "ready-"]);
+    const stale = await deploy(stackOf("awaited", [waitFor, "updateTimeout=1s", "tier=b"]));
+    assert.deepEqual(stale.errors, [
+      `ConfigMap awaited: the Kubernetes API server reported that "default/awaited" failed to fully initialize or become live: timed out waiting for the condition`,
+    ]);
+    assert.equal(stateOf(stale, "awaited")?.initErrors?.length, 1);
+    assert.deepEqual(live("ConfigMap", "awaited")?.metadata.labels, { tier: "b" }, "the update was applied");
     assert.deepEqual((await destroy(awaited)).errors, []);
   });
 

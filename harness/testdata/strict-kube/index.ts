@@ -21,6 +21,7 @@ const opts: pulumi.CustomResourceOptions = {
   replaceOnChanges: config.getObject<string[]>("replaceOnChanges"),
   customTimeouts: {
     create: config.get("createTimeout"),
+    update: config.get("updateTimeout"),
     delete: config.get("deleteTimeout"),
   },
   deleteBeforeReplace: config.getBoolean("deleteBeforeReplace"),
