@@ -172,7 +172,8 @@ export function installedProgram(programDir: string): string {
     layout = dir;
   }
   const target = path.join(layout, path.relative(ROOT, path.resolve(programDir)));
-  if (!fs.existsSync(target)) {
+  // A program's directory may already hold another program's (a YAML program beside its TypeScript one).
+  if (!fs.existsSync(path.join(target, "Pulumi.yaml"))) {
     const files = fs.readdirSync(programDir).filter((f) => fs.statSync(path.join(programDir, f)).isFile());
     copyProgram(programDir, target, files);
   }

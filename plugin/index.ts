@@ -6,6 +6,9 @@
  * one whose schema the SDK infers from its exported classes.
  */
 import { main } from "@pulumi/pulumi/provider";
+import { reportInputErrors } from "./input-errors";
 import { ComponentProvider } from "./provider";
 
+// Before the host's own handlers, which answer the Constructs in flight with what they receive.
+reportInputErrors();
 void main(new ComponentProvider(), process.argv.slice(2));

@@ -35,9 +35,11 @@ import {
   nameOf,
   saveCheckpoint,
 } from "./checkpoint";
+import { ComponentHost, InputPropertiesFailure } from "./component-host";
 import { DynamicHost } from "./dynamic-host";
 import { Host, qualifiedType, Registration, startMonitor, STACK_TYPE } from "./monitor";
 import { runProgram } from "./program";
+import { runYamlProgram } from "./yaml-program";
 import {
   diffPaths,
   forceNewPaths,
@@ -93,6 +95,8 @@ export interface EngineOptions {
   onDiagnostic?: (diagnostic: Diagnostic) => void;
   /** Extra environment for the program and the dynamic-provider host. */
   env?: NodeJS.ProcessEnv;
+  /** Every registration the program (or a component package's provider) made, as the engine received it. */
+  onRegistration?: (registration: Registration) => void;
 }
 
 export interface EngineResult {
@@ -139,6 +143,8 @@ class Deployment implements Host {
   persist: () => void = () => undefined;
   outputs: Props = {};
   private host?: Promise<DynamicHost>;
+  /** The providers of component packages, by package name, started when a program first constructs one. */
+  private readonly packages = new Map<string, Promise<ComponentHost>>();
   /** Clusters of explicit Kubernetes providers, by provider URN. */
   private readonly clusters = new Map<string, Cluster>();
 
@@ -198,8 +204,27 @@ class Deployment implements Host {
     return this.host;
   }
 
+  /** A component package's provider, started from the directory the project names for the package. */
+  componentHost(pkg: string): Promise<ComponentHost> {
+    let host = this.packages.get(pkg);
+    if (!host) {
+      const dir = this.options.project.packages[pkg];
+      host = dir
+        ? ComponentHost.start(dir, this.monitorAddress(), {
+            KUBECONFIG: this.options.kubeconfigPath,
+            ...this.options.env,
+          })
+        : Promise.reject(
+            new Error(`no package ${pkg} in the project's packages (pulumi package add adds it)`),
+          );
+      this.packages.set(pkg, host);
+    }
+    return host;
+  }
+
   async close(): Promise<void> {
     if (this.host) (await this.host.catch(() => undefined))?.stop();
+    for (const host of this.packages.values()) (await host.catch(() => undefined))?.stop();
   }
 
   fail(what: { type: string; name: string; parent?: string }, operation: StepOp, error: unknown): Error {
@@ -336,6 +361,8 @@ class Deployment implements Host {
   }
 
   private async registerStep(r: Registration): Promise<{ id: string; outputs: Props }> {
+    this.options.onRegistration?.(r);
+    if (r.remote) return this.construct(r);
     if (!r.custom) {
       this.record(r, "", r.inputs, this.priorOf(r)?.outputs ?? {});
       return { id: "", outputs: {} };
@@ -357,6 +384,39 @@ class Deployment implements Host {
     if (kubeType(r.type)) return this.kube(r);
     if (r.type.startsWith(DYNAMIC_TYPE_PREFIX)) return this.dynamic(r);
     throw this.fail(r, "create", new Error(`the harness cannot deploy resources of type ${r.type}`));
+  }
+
+  /**
+   * A component of a package, as the engine's step generator handles a remote registration: its
+   * provider constructs it, registering the component and its children with this monitor, and its
+   * state is the component's outputs. Bad input fails it with the properties and reasons.
+   */
+  private async construct(r: Registration): Promise<{ id: string; outputs: Props }> {
+    if (this.failures.length > 0) throw new Error(`${r.name} ${SKIPPED}`);
+    try {
+      const host = await this.componentHost(r.type.split(":")[0]);
+      const { state } = await host.construct({
+        project: this.options.project.name,
+        stack: this.options.project.stack,
+        config: this.options.project.config,
+        dryRun: this.dryRun,
+        monitor: this.monitorAddress(),
+        type: r.type,
+        name: r.name,
+        parent: r.parent,
+        inputs: r.inputs,
+        dependencies: r.dependencies,
+      });
+      const component = this.resources.get(r.urn);
+      if (component) component.outputs = state;
+      return { id: "", outputs: state };
+    } catch (error) {
+      // The component's own name heads its message; the engine names the resource once.
+      const named = new RegExp(`^${short(r.type)} "${r.name}": `);
+      const message =
+        error instanceof InputPropertiesFailure ? error.message.replace(named, "") : grpcMessage(error);
+      throw this.fail(r, "create", new Error(message));
+    }
   }
 
   /**
@@ -759,7 +819,7 @@ async function updateStack(options: EngineOptions, dryRun: boolean): Promise<Eng
   const monitor = await startMonitor(options.project.name, options.project.stack, deployment);
   address = monitor.address;
   try {
-    const program = runProgram(options.project, {
+    const program = (options.project.runtime === "yaml" ? runYamlProgram : runProgram)(options.project, {
       monitor: monitor.address,
       dryRun,
       env: { KUBECONFIG: options.kubeconfigPath, ...options.env },
