@@ -4,9 +4,9 @@ import * as path from "node:path";
 import { Simulator } from "../simulator/simulator";
 import { simulatorForSuite } from "../test/harness-simulator";
 import { fixturesFor } from "./deploy";
-import { ComponentHost } from "./engine/component-host";
+import { ComponentHost, InputPropertiesFailure } from "./engine/component-host";
 import { EngineOptions, EngineResult, update } from "./engine/engine";
-import type { Registration } from "./engine/monitor";
+import { Registration, startMonitor } from "./engine/monitor";
 import { installedProgram } from "./installed";
 import { loadProject, Project } from "./project";
 import { render, Renderer, Rendering } from "./render";
@@ -89,19 +89,6 @@ describe("the component package, as a YAML or Python program uses it", function 
     return { result, registrations };
   };
 
-  it("serves the schema it was built with", async () => {
-    const project = loadProject(installedProgram(path.join(ROOT_EXAMPLE, "yaml")));
-    const host = await ComponentHost.start(project.packages["openshift-topology"], "127.0.0.1:0", {});
-    try {
-      assert.deepEqual(
-        await host.schema(),
-        JSON.parse(fs.readFileSync(path.join(ROOT, "plugin", "schema.json"), "utf8")),
-      );
-    } finally {
-      host.stop();
-    }
-  });
-
   it("previews the root example's YAML program with the objects and waiters of the TypeScript program, then deploys it and waits until the cluster converged", async () => {
     const project = loadProject(installedProgram(path.join(ROOT_EXAMPLE, "yaml")));
     // The program's resources are what the engine constructs, one remote registration each.
@@ -115,8 +102,11 @@ describe("the component package, as a YAML or Python program uses it", function 
       remote.map((r) => `${r.type} ${r.name}`).sort(),
       declared.map(([name, r]) => `${r.type} ${name}`).sort(),
     );
-    // Plain values, as YAML sends them: the MachineConfig's role is the pool's output, resolved.
-    assert.equal(remote.find((r) => r.name === "99-infra-chrony")!.inputs.role, "infra");
+    // Plain values, as YAML sends them.
+    assert.deepEqual(remote.find((r) => r.name === "infra-kubelet")!.inputs, {
+      pool: "infra",
+      kubeletConfig: { maxPods: 250 },
+    });
     // Each component registered itself under the URN the engine gave the remote registration.
     for (const r of remote)
       assert.ok(preview.registrations.some((c) => !c.remote && !c.custom && c.urn === r.urn));
@@ -206,21 +196,60 @@ describe("the component package, as a YAML or Python program uses it", function 
     );
   });
 
-  it("returns bad input as Pulumi's property errors, each property with what is allowed", async () => {
-    const project = loadProject(installedProgram(path.join(ROOT, "harness", "testdata", "bad-input-yaml")));
-    const preview = await run(project, true);
-    assert.equal(preview.result.ok, false);
-    assert.deepEqual(preview.result.errors, [
-      [
-        "InfraNodePool bad: 2 inputs are invalid",
-        '  role: "worker" is a pool every cluster already has: a custom pool needs another DNS label (e.g. "infra"), not "master" or "worker"',
-        '  zones[1]: zone "us-east-2a" is listed twice (also at zones[0]): each zone may appear once',
-      ].join("\n"),
-    ]);
-    // The component declared nothing from bad input.
-    assert.deepEqual(
-      preview.registrations.filter((r) => r.custom),
-      [],
-    );
+  it("serves its schema, and returns bad input as Pulumi's property errors, each property with what is allowed", async () => {
+    const project = loadProject(installedProgram(path.join(ROOT_EXAMPLE, "yaml")));
+    const registered: Registration[] = [];
+    const monitor = await startMonitor(project.name, project.stack, {
+      register: async (r) => (registered.push(r), { id: "", outputs: {} }),
+      read: async () => ({}),
+      invoke: () => ({}),
+      registerOutputs: () => undefined,
+      log: () => undefined,
+    });
+    const host = await ComponentHost.start(project.packages["openshift-topology"], monitor.address, {});
+    try {
+      assert.deepEqual(
+        await host.schema(),
+        JSON.parse(fs.readFileSync(path.join(ROOT, "plugin", "schema.json"), "utf8")),
+      );
+      const failure = await host
+        .construct({
+          project: project.name,
+          stack: project.stack,
+          config: {},
+          dryRun: true,
+          monitor: monitor.address,
+          type: "openshift-topology:index:InfraNodePool",
+          name: "bad",
+          parent: "",
+          inputs: { role: "worker", zones: ["us-east-2a", "us-east-2a"] },
+          dependencies: [],
+        })
+        .then(
+          () => assert.fail("Construct accepted bad input"),
+          (e: unknown) => e,
+        );
+      assert.ok(failure instanceof InputPropertiesFailure, String(failure));
+      assert.equal(failure.heading, 'InfraNodePool "bad": 2 inputs are invalid');
+      assert.deepEqual(failure.errors, [
+        {
+          propertyPath: "role",
+          reason:
+            '"worker" is a pool every cluster already has: a custom pool needs another DNS label (e.g. "infra"), not "master" or "worker"',
+        },
+        {
+          propertyPath: "zones[1]",
+          reason: 'zone "us-east-2a" is listed twice (also at zones[0]): each zone may appear once',
+        },
+      ]);
+      // The component declared nothing from bad input.
+      assert.deepEqual(
+        registered.map((r) => r.type),
+        ["openshift-topology:index:InfraNodePool"],
+      );
+    } finally {
+      host.stop();
+      await monitor.stop();
+    }
   });
 });
