@@ -47,7 +47,11 @@ function packageDir(projectDir: string, source: string): string {
   const direct = path.resolve(projectDir, source);
   const inModules = /^(?:\.\/)?node_modules\/(.+)$/.exec(source);
   if (fs.existsSync(direct) || !inModules) return direct;
-  return path.dirname(require.resolve(`${inModules[1]}/PulumiPlugin.yaml`, { paths: [projectDir] }));
+  try {
+    return path.dirname(require.resolve(`${inModules[1]}/PulumiPlugin.yaml`, { paths: [projectDir] }));
+  } catch {
+    return direct;
+  }
 }
 
 /**

@@ -209,14 +209,16 @@ class Deployment implements Host {
     let host = this.packages.get(pkg);
     if (!host) {
       const dir = this.options.project.packages[pkg];
-      host = dir
-        ? ComponentHost.start(dir, this.monitorAddress(), {
-            KUBECONFIG: this.options.kubeconfigPath,
-            ...this.options.env,
-          })
-        : Promise.reject(
+      host = !dir
+        ? Promise.reject(
             new Error(`no package ${pkg} in the project's packages (pulumi package add adds it)`),
-          );
+          )
+        : !fs.existsSync(path.join(dir, "PulumiPlugin.yaml"))
+          ? Promise.reject(new Error(`package ${pkg}: no PulumiPlugin.yaml in ${dir} (is it installed?)`))
+          : ComponentHost.start(dir, this.monitorAddress(), {
+              KUBECONFIG: this.options.kubeconfigPath,
+              ...this.options.env,
+            });
       this.packages.set(pkg, host);
     }
     return host;
