@@ -67,8 +67,6 @@ export interface PackageSchema {
   description: string;
   keywords: string[];
   license: string;
-  repository?: string;
-  language: Record<string, unknown>;
   types: Record<string, TypeSpec>;
   resources: Record<string, ResourceSpec>;
 }
@@ -426,13 +424,6 @@ export class SchemaGenerator {
       description: pkg.description,
       keywords: pkg.keywords,
       license: pkg.license,
-      language: {
-        nodejs: { packageName: pkg.name },
-        python: { packageName: "pulumi_openshift_topology" },
-        csharp: { rootNamespace: "OpenShiftTopology" },
-        go: { importBasePath: "github.com/openshift-topology/pulumi/sdk/go/openshifttopology" },
-        java: { basePackage: "com.openshifttopology" },
-      },
       types: sorted(Object.fromEntries(this.types)),
       resources: sorted(resources),
     };
