@@ -17,8 +17,32 @@ export const PACKAGE_NAME = (
   JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")) as { name: string }
 ).name;
 
+/**
+ * What the package holds besides compiled modules: the component package's manifest and schema
+ * (`npm run build` copies the manifest; the schema is a JSON module the compiler emits).
+ */
+const ASSETS = ["plugin/PulumiPlugin.yaml", "plugin/schema.json"];
+
+function copyAssets(dist: string): void {
+  for (const asset of ASSETS) fs.copyFileSync(path.join(ROOT, asset), path.join(dist, asset));
+}
+
 /** A relative import in a program; it names the library when it resolves to this repository's index. */
 const RELATIVE_IMPORT = /(["'])((?:\.\.\/)+)index\1/g;
+
+/** tsconfig.build.json as the compiler reads it: the package's files and compiler options. */
+export function buildConfig(): ts.ParsedCommandLine {
+  return ts.getParsedCommandLineOfConfigFile(
+    path.join(ROOT, "tsconfig.build.json"),
+    {},
+    {
+      ...ts.sys,
+      onUnRecoverableConfigFileDiagnostic: (d) => {
+        throw new Error(ts.flattenDiagnosticMessageText(d.messageText, "\n"));
+      },
+    },
+  )!;
+}
 
 /**
  * Compiles the library into `project`'s node_modules and returns the package's directory. Its own
@@ -29,16 +53,7 @@ export function installPackage(project: string, options: { linkDependencies?: bo
   const modules = path.join(project, "node_modules");
   const root = path.join(modules, ...PACKAGE_NAME.split("/"));
   fs.rmSync(root, { recursive: true, force: true });
-  const config = ts.getParsedCommandLineOfConfigFile(
-    path.join(ROOT, "tsconfig.build.json"),
-    {},
-    {
-      ...ts.sys,
-      onUnRecoverableConfigFileDiagnostic: (d) => {
-        throw new Error(ts.flattenDiagnosticMessageText(d.messageText, "\n"));
-      },
-    },
-  )!;
+  const config = buildConfig();
   for (const file of config.fileNames) {
     const { outputText } = ts.transpileModule(fs.readFileSync(file, "utf8"), {
       compilerOptions: config.options,
@@ -48,6 +63,7 @@ export function installPackage(project: string, options: { linkDependencies?: bo
     fs.mkdirSync(path.dirname(out), { recursive: true });
     fs.writeFileSync(out, outputText);
   }
+  copyAssets(path.join(root, "dist"));
   fs.copyFileSync(path.join(ROOT, "package.json"), path.join(root, "package.json"));
   if (options.linkDependencies) linkDependencies(modules);
   return root;
@@ -100,6 +116,7 @@ export function stagePackage(dir: string): string {
       stdio: ["ignore", "pipe", "pipe"],
     },
   );
+  copyAssets(path.join(dir, "dist"));
   for (const file of ["package.json", "README.md", "CHANGELOG.md", "LICENSE"]) {
     fs.copyFileSync(path.join(ROOT, file), path.join(dir, file));
   }
@@ -155,7 +172,8 @@ export function installedProgram(programDir: string): string {
     layout = dir;
   }
   const target = path.join(layout, path.relative(ROOT, path.resolve(programDir)));
-  if (!fs.existsSync(target)) {
+  // A program's directory may already hold another program's (a YAML program beside its TypeScript one).
+  if (!fs.existsSync(path.join(target, "Pulumi.yaml"))) {
     const files = fs.readdirSync(programDir).filter((f) => fs.statSync(path.join(programDir, f)).isFile());
     copyProgram(programDir, target, files);
   }

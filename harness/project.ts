@@ -11,8 +11,12 @@ export interface Project {
   dir: string;
   name: string;
   stack: string;
-  /** Absolute path of the program's entry module. */
+  /** `nodejs` (a TypeScript program) or `yaml` (a Pulumi YAML program, whose resources are in Pulumi.yaml). */
+  runtime: "nodejs" | "yaml";
+  /** Absolute path of the program's entry module (Pulumi.yaml itself for a YAML program). */
   main: string;
+  /** Directories of the component packages the project names (`packages:`, as `pulumi package add` writes them). */
+  packages: Record<string, string>;
   /** `project:key` -> value as the language host passes it (structured values as JSON). */
   config: Record<string, string>;
 }
@@ -36,6 +40,21 @@ function qualified(projectName: string, key: string): string {
 }
 
 /**
+ * A package's directory as `packages:` names it: a path from the project, where one under `node_modules/`
+ * is found as Node finds a package (in the nearest node_modules above the project that has it).
+ */
+function packageDir(projectDir: string, source: string): string {
+  const direct = path.resolve(projectDir, source);
+  const inModules = /^(?:\.\/)?node_modules\/(.+)$/.exec(source);
+  if (fs.existsSync(direct) || !inModules) return direct;
+  try {
+    return path.dirname(require.resolve(`${inModules[1]}/PulumiPlugin.yaml`, { paths: [projectDir] }));
+  } catch {
+    return direct;
+  }
+}
+
+/**
  * Loads the project in `location` (a directory or its Pulumi.yaml) with the stack's config file, if
  * any, and `overrides` (`key=value`, as `pulumi config set key value`) on top.
  */
@@ -43,14 +62,26 @@ export function loadProject(location: string, stack = "dev", overrides: string[]
   const file = location.endsWith(".yaml") ? path.resolve(location) : path.resolve(location, "Pulumi.yaml");
   if (!fs.existsSync(file)) throw new Error(`no Pulumi project: ${file} does not exist`);
   const dir = path.dirname(file);
-  const doc = (parse(fs.readFileSync(file, "utf8")) ?? {}) as { name?: string; main?: string };
+  const doc = (parse(fs.readFileSync(file, "utf8")) ?? {}) as {
+    name?: string;
+    main?: string;
+    runtime?: string | { name?: string };
+    packages?: Record<string, string>;
+  };
   if (!doc.name) throw new Error(`${file} has no project name`);
-  const mainPath = path.resolve(dir, doc.main ?? "index.ts");
+  const runtime = typeof doc.runtime === "string" ? doc.runtime : doc.runtime?.name;
+  if (runtime !== undefined && runtime !== "nodejs" && runtime !== "yaml") {
+    throw new Error(`${file}: runtime ${runtime}: the harness runs nodejs and yaml programs`);
+  }
+  const mainPath = path.resolve(dir, doc.main ?? (runtime === "yaml" ? "Pulumi.yaml" : "index.ts"));
   const main =
     fs.existsSync(mainPath) && fs.statSync(mainPath).isDirectory()
       ? path.join(mainPath, "index.ts")
       : mainPath;
   if (!fs.existsSync(main)) throw new Error(`${file}: the program ${main} does not exist`);
+  const packages = Object.fromEntries(
+    Object.entries(doc.packages ?? {}).map(([name, source]) => [name, packageDir(dir, source)]),
+  );
 
   const config: Record<string, string> = {};
   const stackFile = path.join(dir, `Pulumi.${stack}.yaml`);
@@ -67,7 +98,7 @@ export function loadProject(location: string, stack = "dev", overrides: string[]
     if (at <= 0) throw new Error(`config override ${JSON.stringify(override)} must be key=value`);
     config[qualified(doc.name, override.slice(0, at))] = override.slice(at + 1);
   }
-  return { dir, name: doc.name, stack, main, config };
+  return { dir, name: doc.name, stack, runtime: runtime ?? "nodejs", main, packages, config };
 }
 
 /**

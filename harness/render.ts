@@ -74,9 +74,52 @@ export function manifestFile(manifest: Record<string, unknown>, patch: boolean):
   return path.join(dir, ...(meta.namespace ? [meta.namespace] : []), `${name}${patch ? ".patch" : ""}.yaml`);
 }
 
+/** What registrations declare, as a rendering: each Kubernetes object's manifest, each waiter's inputs. */
+export class Renderer {
+  private readonly manifests: RenderedManifest[] = [];
+  private readonly waiters: RenderedWaiter[] = [];
+
+  /** Adds a custom resource's registration: a manifest, a waiter, or (any other type) nothing. */
+  add(type: string, name: string, inputs: Record<string, unknown>): void {
+    const k8s = kubeType(type);
+    if (k8s) {
+      const manifest = ordered(redact(manifestOf(k8s, inputs)) as Record<string, unknown>);
+      this.manifests.push({
+        file: manifestFile(manifest, k8s.patch),
+        resource: name,
+        patch: k8s.patch,
+        manifest,
+      });
+    } else if (type.startsWith(DYNAMIC_TYPE_PREFIX)) {
+      const { kubeconfig: _k, [PROVIDER_KEY]: provider, ...rest } = inputs;
+      this.waiters.push({
+        type: type.slice(DYNAMIC_TYPE_PREFIX.length),
+        name,
+        inputs: redact(rest) as Record<string, unknown>,
+        providerSize: String(provider ?? "").length,
+      });
+    }
+  }
+
+  /** The rendering in a stable order (by file, by name), with `errors` and any file two resources declare. */
+  rendering(errors: string[]): Rendering {
+    const problems = [...errors];
+    const seen = new Map<string, string>();
+    for (const m of this.manifests) {
+      const other = seen.get(m.file);
+      if (other) problems.push(`resources ${other} and ${m.resource} both declare ${m.file}`);
+      seen.set(m.file, m.resource);
+    }
+    return {
+      manifests: [...this.manifests].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0)),
+      waiters: [...this.waiters].sort((a, b) => (a.type + a.name < b.type + b.name ? -1 : 1)),
+      errors: problems,
+    };
+  }
+}
+
 class RenderMocks implements HarnessMocks {
-  readonly manifests: RenderedManifest[] = [];
-  readonly waiters: RenderedWaiter[] = [];
+  readonly renderer = new Renderer();
 
   constructor(private readonly fixtures: Fixtures) {}
 
@@ -85,29 +128,13 @@ class RenderMocks implements HarnessMocks {
   }
 
   async newResource(args: HarnessResourceArgs): Promise<pulumi.runtime.MockResourceResult> {
-    const k8s = kubeType(args.type);
     if (args.id) {
+      const k8s = kubeType(args.type);
       if (!k8s) throw new Error(`${args.name}: render cannot read resources of type ${args.type}`);
       return { id: args.id, state: answerRead(this.fixtures, k8s.apiVersion, k8s.kind, args.id) };
     }
     if (!args.custom) return { id: undefined, state: {} };
-    if (k8s) {
-      const manifest = ordered(redact(manifestOf(k8s, args.inputs)) as Record<string, unknown>);
-      this.manifests.push({
-        file: manifestFile(manifest, k8s.patch),
-        resource: args.name,
-        patch: k8s.patch,
-        manifest,
-      });
-    } else if (args.type.startsWith(DYNAMIC_TYPE_PREFIX)) {
-      const { kubeconfig: _k, [PROVIDER_KEY]: provider, ...inputs } = args.inputs;
-      this.waiters.push({
-        type: args.type.slice(DYNAMIC_TYPE_PREFIX.length),
-        name: args.name,
-        inputs: redact(inputs) as Record<string, unknown>,
-        providerSize: String(provider ?? "").length,
-      });
-    }
+    this.renderer.add(args.type, args.name, args.inputs);
     return { id: `${args.name}-rendered`, state: args.inputs };
   }
 }
@@ -121,18 +148,9 @@ export async function render(
   const evaluation = await evaluate(project, mocks, { kubeconfigPath: PLACEHOLDER_KUBECONFIG });
   // A failed read also fails every registration that takes its outputs, each quoting its message.
   const messages = evaluation.errors.map((e) => e.message);
-  const errors = messages.filter((m) => !messages.some((other) => other !== m && m.includes(other)));
-  const seen = new Map<string, string>();
-  for (const m of mocks.manifests) {
-    const other = seen.get(m.file);
-    if (other) errors.push(`resources ${other} and ${m.resource} both declare ${m.file}`);
-    seen.set(m.file, m.resource);
-  }
-  return {
-    manifests: [...mocks.manifests].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0)),
-    waiters: [...mocks.waiters].sort((a, b) => (a.type + a.name < b.type + b.name ? -1 : 1)),
-    errors,
-  };
+  return mocks.renderer.rendering(
+    messages.filter((m) => !messages.some((other) => other !== m && m.includes(other))),
+  );
 }
 
 /** Kubernetes serves these groups itself (core, `apps`, `*.k8s.io`): no CRD defines their kinds. */

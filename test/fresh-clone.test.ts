@@ -71,6 +71,7 @@ const SKIPPED = [
   ["API server with kubectl", "OPENSHIFT_SEEDS_DIR"],
   ["MachineSet builders", "OPENSHIFT_SEEDS_DIR"],
   ["startSimulator driven by kubectl", "OPENSHIFT_SEEDS_DIR"],
+  ["the component package's schema", "PULUMI_METASCHEMA_DIR"],
 ];
 
 describe("a fresh clone without ../shared", function () {
@@ -169,6 +170,10 @@ describe("a fresh clone without ../shared", function () {
     assert.match(
       output,
       /CI=true: the upstream CRDs are missing \(no .*\): set OPENSHIFT_CRDS_DIR .*npm run crds:export/,
+    );
+    assert.match(
+      output,
+      /CI=true: Pulumi's package metaschema are missing \(no .*\): set PULUMI_METASCHEMA_DIR/,
     );
     assert.doesNotMatch(output, /passing|pending/);
   });

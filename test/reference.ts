@@ -40,6 +40,18 @@ export const PROVIDER_SPECS: Reference = {
   brief: "no provider-spec definitions (machine-provider-specs.openapi.json beside the CRDs)",
 };
 
+/** Pulumi's package metaschema, which a component provider's schema must satisfy. */
+export const PULUMI_METASCHEMA: Reference = {
+  what: "Pulumi's package metaschema",
+  dir: path.join(
+    process.env.PULUMI_METASCHEMA_DIR || path.resolve(__dirname, "../../shared/pulumi"),
+    "package-metaschema.json",
+  ),
+  provide:
+    "set PULUMI_METASCHEMA_DIR to a directory holding package-metaschema.json (pulumi/pulumi's pkg/codegen/schema/pulumi.json)",
+  brief: "no Pulumi package metaschema (set PULUMI_METASCHEMA_DIR)",
+};
+
 export function isCI(): boolean {
   return ["true", "1"].includes((process.env.CI ?? "").toLowerCase());
 }

@@ -1,12 +1,12 @@
 import * as path from "node:path";
-import { CRDS, isCI, missing, SEEDS } from "./reference";
+import { CRDS, isCI, missing, PULUMI_METASCHEMA, SEEDS } from "./reference";
 
 // Tests never reach a real cluster: components that read the ambient kubeconfig get a fake one.
 process.env.KUBECONFIG = path.join(__dirname, "fixtures", "kubeconfig.yaml");
 
 // Elsewhere the suites needing them are skipped; CI must run them, so it stops here instead.
 if (isCI()) {
-  const reasons = [SEEDS, CRDS].map(missing).filter((r) => r !== undefined);
+  const reasons = [SEEDS, CRDS, PULUMI_METASCHEMA].map(missing).filter((r) => r !== undefined);
   if (reasons.length > 0) {
     for (const reason of reasons) console.error(`CI=true: ${reason}`);
     process.exit(1);

@@ -55,7 +55,7 @@ describe("The project template, type-checked against the packed library", functi
 
   after(() => work && fs.rmSync(work, { recursive: true, force: true }));
 
-  it("packs the compiled library with its declarations, README, LICENSE and CHANGELOG, and no tests", () => {
+  it("packs the compiled library with its declarations, the component package, README, LICENSE and CHANGELOG, and no tests", () => {
     for (const file of [
       "package.json",
       "README.md",
@@ -63,6 +63,9 @@ describe("The project template, type-checked against the packed library", functi
       "CHANGELOG.md",
       "dist/index.js",
       "dist/index.d.ts",
+      "dist/plugin/index.js",
+      "dist/plugin/schema.json",
+      "dist/plugin/PulumiPlugin.yaml",
     ])
       assert.ok(packed.includes(file), file);
     assert.deepEqual(

@@ -16,6 +16,7 @@ export interface WaitArgs {
   /**
    * Kubeconfig the waiters use; kept secret in state. Default: the file named by $KUBECONFIG (its
    * first entry), else ~/.kube/config, as the Kubernetes provider does.
+   * @secret
    */
   kubeconfig?: pulumi.Input<string>;
   /** Deadlines of the waits (`create`, `update`, `delete`, e.g. "45m"); default 30 minutes each. */

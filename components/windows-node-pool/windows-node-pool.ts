@@ -48,6 +48,7 @@ export interface WindowsNodePoolArgs extends MachinePoolArgs {
   /**
    * RSA private key (PEM) WMCO uses to reach its VMs; kept secret end to end. Generated (and kept in
    * state) when omitted. Prefer a key other than the cluster's install key.
+   * @secret
    */
   privateKey?: pulumi.Input<string>;
   /**

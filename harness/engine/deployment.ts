@@ -15,6 +15,8 @@ import { annotateSecrets, markSecret, reveal, secretKeys } from "../secrets";
 import { CheckpointResource, nameOf } from "./checkpoint";
 import { Diagnostic, Diagnostics, EngineEvent, SKIPPED } from "./diagnostics";
 import { KubeSettings, kubeSettings } from "./diff";
+import { ComponentHost } from "./component-host";
+import { constructStep } from "./component-steps";
 import { deleteDynamic, dynamicStep } from "./dynamic-steps";
 import { DynamicHost } from "./dynamic-host";
 import type { EngineOptions } from "./engine";
@@ -43,6 +45,8 @@ export class Deployment implements Host {
   persist: () => void = () => undefined;
   outputs: Props = {};
   private host?: Promise<DynamicHost>;
+  /** The providers of component packages, by package name, started when a program first constructs one. */
+  private readonly packages = new Map<string, Promise<ComponentHost>>();
   /** Clusters of explicit Kubernetes providers, by provider URN. */
   private readonly clusters = new Map<string, Cluster>();
   private inflight = 0;
@@ -54,7 +58,7 @@ export class Deployment implements Host {
     readonly dryRun: boolean,
     private readonly prior: Map<string, CheckpointResource>,
     private readonly cluster: Cluster,
-    private readonly monitorAddress: () => string,
+    readonly monitorAddress: () => string,
   ) {
     this.diagnostics = new Diagnostics(options.onEvent, options.onDiagnostic);
   }
@@ -115,8 +119,29 @@ export class Deployment implements Host {
     return this.host;
   }
 
+  /** A component package's provider, started from the directory the project names for the package. */
+  componentHost(pkg: string): Promise<ComponentHost> {
+    let host = this.packages.get(pkg);
+    if (!host) {
+      const dir = this.options.project.packages[pkg];
+      host = !dir
+        ? Promise.reject(
+            new Error(`no package ${pkg} in the project's packages (pulumi package add adds it)`),
+          )
+        : !fs.existsSync(path.join(dir, "PulumiPlugin.yaml"))
+          ? Promise.reject(new Error(`package ${pkg}: no PulumiPlugin.yaml in ${dir} (is it installed?)`))
+          : ComponentHost.start(dir, this.monitorAddress(), {
+              KUBECONFIG: this.options.kubeconfigPath,
+              ...this.options.env,
+            });
+      this.packages.set(pkg, host);
+    }
+    return host;
+  }
+
   async close(): Promise<void> {
     if (this.host) (await this.host.catch(() => undefined))?.stop();
+    for (const host of this.packages.values()) (await host.catch(() => undefined))?.stop();
   }
 
   step(op: StepOp, r: { urn: string; type: string }, diffs: string[] = []): void {
@@ -231,6 +256,8 @@ export class Deployment implements Host {
   }
 
   private async registerStep(r: Registration): Promise<{ id: string; outputs: Props }> {
+    this.options.onRegistration?.(r);
+    if (r.remote) return constructStep(this, r);
     if (!r.custom) {
       this.record(r, "", r.inputs, this.priorOf(r)?.outputs ?? {});
       return { id: "", outputs: {} };

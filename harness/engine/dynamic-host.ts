@@ -5,11 +5,10 @@
  * not accept secrets (its Configure says so), so, as the engine does, values are revealed before they
  * are sent and outputs of secret inputs are marked secret again by the caller.
  */
-import * as grpc from "@grpc/grpc-js";
-import { ChildProcess, spawn } from "node:child_process";
 import * as path from "node:path";
 import { reveal } from "../secrets";
-import { call, fromStruct, Props, providerProto, providerRpc, StructLike, toStruct } from "./rpc";
+import { PluginProcess, startPlugin } from "./plugin-process";
+import { call, fromStruct, Props, providerProto, StructLike, toStruct } from "./rpc";
 
 export interface CheckFailure {
   property: string;
@@ -24,12 +23,6 @@ export interface DiffResult {
 
 type Message = Record<string, (...args: unknown[]) => unknown>;
 
-/**
- * Loaded into the host before its entry: the host exits when its stdin, a pipe from the harness, closes,
- * so a harness killed outright (kill -9, where no exit handler runs) leaves no host running.
- */
-const EXIT_WITH_PARENT = `data:text/javascript,process.stdin.on("end",()=>process.exit(0)).resume()`;
-
 /** A request about a resource's old and new properties (Diff, Update), values revealed. */
 function oldsAndNews<T extends Message>(request: T, urn: string, id: string, olds: Props, news: Props): T {
   request.setUrn(urn);
@@ -40,59 +33,18 @@ function oldsAndNews<T extends Message>(request: T, urn: string, id: string, old
 }
 
 export class DynamicHost {
-  private constructor(
-    private readonly child: ChildProcess,
-    private readonly client: grpc.Client & Record<string, unknown>,
-    private readonly output: () => string,
-    /** Kills the host when the harness exits first; dropped once the host is stopped. */
-    private readonly killOnExit: () => void,
-  ) {}
+  private constructor(private readonly plugin: PluginProcess) {}
 
   /** Starts the host from the program's directory (its serialized providers' requires resolve there). */
   static async start(programDir: string, engine: string, env: NodeJS.ProcessEnv): Promise<DynamicHost> {
     const entry = path.dirname(
       require.resolve("@pulumi/pulumi/cmd/dynamic-provider", { paths: [programDir] }),
     );
-    const child = spawn(process.execPath, ["--import", EXIT_WITH_PARENT, entry, engine], {
-      cwd: programDir,
-      env: { ...process.env, ...env },
-      stdio: ["pipe", "pipe", "pipe"],
-    });
-    const kill = () => child.kill("SIGKILL");
-    process.on("exit", kill);
-    child.on("exit", () => process.off("exit", kill));
-    let output = "";
-    child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
-    const port = await new Promise<number>((resolve, reject) => {
-      let first = "";
-      const onData = (chunk: Buffer) => {
-        first += chunk.toString();
-        const newline = first.indexOf("\n");
-        if (newline < 0) return;
-        child.stdout!.off("data", onData);
-        // What providers print later (their progress lines) is the host's own output.
-        child.stdout!.on("data", (more: Buffer) => (output += more.toString()));
-        resolve(Number(first.slice(0, newline).trim()));
-      };
-      child.stdout!.on("data", onData);
-      child.on("error", reject);
-      child.on("exit", (code) => reject(new Error(`the dynamic-provider host exited (${code}): ${output}`)));
-    });
-    const Client = grpc.makeGenericClientConstructor(providerRpc.ResourceProviderService, "ResourceProvider");
-    const client = new Client(`127.0.0.1:${port}`, grpc.credentials.createInsecure(), {
-      "grpc.max_receive_message_length": 400 * 1024 * 1024,
-    }) as grpc.Client & Record<string, unknown>;
-    const host = new DynamicHost(child, client, () => output, kill);
-    const configure = new providerProto.ConfigureRequest();
-    configure.setArgs(toStruct({}));
-    configure.setAcceptsecrets(true);
-    configure.setAcceptresources(true);
-    await host.rpc("configure", configure);
-    return host;
+    return new DynamicHost(await startPlugin("dynamic-provider host", [entry, engine], programDir, env));
   }
 
   private async rpc<T>(method: string, request: unknown): Promise<T> {
-    return call<unknown, T>(this.client, method, request);
+    return call<unknown, T>(this.plugin.client, method, request);
   }
 
   async check(urn: string, olds: Props, news: Props): Promise<{ inputs: Props; failures: CheckFailure[] }> {
@@ -165,13 +117,10 @@ export class DynamicHost {
 
   /** What the host printed (its errors and the providers' own lines). */
   log(): string {
-    return this.output();
+    return this.plugin.output();
   }
 
   stop(): void {
-    this.client.close();
-    this.child.removeAllListeners("exit");
-    process.off("exit", this.killOnExit);
-    this.child.kill();
+    this.plugin.stop();
   }
 }

@@ -17,9 +17,10 @@ import type { Project } from "../project";
 import { Checkpoint, CheckpointResource, loadCheckpoint, lockStack, saveCheckpoint } from "./checkpoint";
 import { Deployment } from "./deployment";
 import type { Diagnostic, EngineEvent } from "./diagnostics";
-import { startMonitor } from "./monitor";
+import { Registration, startMonitor } from "./monitor";
 import type { PlanStep } from "./plan";
 import { runProgram } from "./program";
+import { runYamlProgram } from "./yaml-program";
 import { refreshResources } from "./refresh";
 import type { Props } from "./rpc";
 
@@ -35,6 +36,8 @@ export interface EngineOptions {
   onDiagnostic?: (diagnostic: Diagnostic) => void;
   /** Extra environment for the program and the dynamic-provider host. */
   env?: NodeJS.ProcessEnv;
+  /** Every registration the program (or a component package's provider) made, as the engine received it. */
+  onRegistration?: (registration: Registration) => void;
 }
 
 export interface EngineResult {
@@ -103,7 +106,7 @@ async function updateStack(options: EngineOptions, dryRun: boolean): Promise<Eng
   const monitor = await startMonitor(options.project.name, options.project.stack, deployment);
   address = monitor.address;
   try {
-    const program = runProgram(options.project, {
+    const program = (options.project.runtime === "yaml" ? runYamlProgram : runProgram)(options.project, {
       monitor: monitor.address,
       dryRun,
       env: { KUBECONFIG: options.kubeconfigPath, ...options.env },

@@ -26,6 +26,8 @@ export interface Registration {
   name: string;
   parent: string;
   custom: boolean;
+  /** A component of a package that the engine asks the package's provider to Construct. */
+  remote: boolean;
   /** Set for a read (`.get`): the id to read. */
   readId?: string;
   inputs: Props;
@@ -133,6 +135,7 @@ export async function startMonitor(project: string, stack: string, host: Host): 
     name: req.getName() as string,
     parent: req.getParent() as string,
     custom,
+    remote: Boolean(req.getRemote?.()),
     readId,
     inputs: fromStruct((req.getObject ?? req.getProperties).call(req) as StructLike | undefined),
     dependencies: req.getDependenciesList() as string[],

@@ -1,0 +1,255 @@
+import * as assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { Simulator } from "../simulator/simulator";
+import { simulatorForSuite } from "../test/harness-simulator";
+import { fixturesFor } from "./deploy";
+import { ComponentHost, InputPropertiesFailure } from "./engine/component-host";
+import { EngineOptions, EngineResult, update } from "./engine/engine";
+import { Registration, startMonitor } from "./engine/monitor";
+import { installedProgram } from "./installed";
+import { loadProject, Project } from "./project";
+import { render, Renderer, Rendering } from "./render";
+import { reveal } from "./secrets";
+import { UNKNOWN } from "./engine/rpc";
+import { readYamlProgram } from "./engine/yaml-program";
+
+const ROOT = path.resolve(__dirname, "..");
+const ROOT_EXAMPLE = path.join(ROOT, "examples", "aws-infra-windows");
+
+/** What a program's registrations declare, rendered as `npm run render` renders a TypeScript program. */
+function rendered(registrations: Registration[]): Rendering {
+  const renderer = new Renderer();
+  for (const r of registrations) if (r.custom) renderer.add(r.type, r.name, r.inputs);
+  return renderer.rendering([]);
+}
+
+/**
+ * A waiter's inputs as a preview knows them: what the objects it waits on will be once created is
+ * unknown to the engine, while the mocks of a render answer with the inputs.
+ */
+function known(value: unknown, preview: unknown): unknown {
+  if (preview === UNKNOWN) return UNKNOWN;
+  if (Array.isArray(value) && Array.isArray(preview)) return value.map((v, i) => known(v, preview[i]));
+  if (value !== null && typeof value === "object" && preview !== null && typeof preview === "object") {
+    const p = preview as Record<string, unknown>;
+    // What the render's mocks leave out (a read of the cluster: the pool's machines) a preview has as unknown.
+    const unread = Object.keys(p).filter((k) => p[k] === UNKNOWN && !(k in value));
+    return Object.fromEntries([
+      ...Object.entries(value).map(([k, v]) => [k, known(v, p[k])]),
+      ...unread.map((k) => [k, UNKNOWN]),
+    ]);
+  }
+  return value;
+}
+
+function sameRendering(fromPackage: Rendering, typescript: Rendering): void {
+  assert.deepEqual(fromPackage.errors, []);
+  assert.deepEqual(typescript.errors, []);
+  assert.deepEqual(
+    fromPackage.manifests.map((m) => m.file),
+    typescript.manifests.map((m) => m.file),
+  );
+  for (const [i, m] of fromPackage.manifests.entries()) {
+    assert.deepEqual(m.manifest, known(typescript.manifests[i].manifest, m.manifest), m.file);
+  }
+  assert.deepEqual(
+    fromPackage.waiters.map((w) => `${w.type} ${w.name}`),
+    typescript.waiters.map((w) => `${w.type} ${w.name}`),
+  );
+  for (const [i, w] of fromPackage.waiters.entries()) {
+    assert.deepEqual(w.inputs, known(typescript.waiters[i].inputs, w.inputs), `${w.type} ${w.name}`);
+  }
+}
+
+/**
+ * The components as every other language uses them: the engine runs a Pulumi YAML program by
+ * registering its resources as remote components, starts the component package as the CLI starts a
+ * Node.js source plugin (the SDK's plugin runner on the package's directory), and calls Construct with
+ * the plain values the program holds, as a YAML or Python program sends them. What the package's
+ * provider registers is what the TypeScript program declares, and it deploys and waits the same way.
+ */
+describe("the component package, as a YAML or Python program uses it", function () {
+  this.timeout(180_000);
+  let sim: Simulator;
+  let dir: string;
+  const suite = simulatorForSuite("harness-languages-", { speed: 500 });
+  before(() => ({ sim, dir } = suite));
+
+  const run = async (project: Project, dryRun: boolean, statePath?: string) => {
+    const registrations: Registration[] = [];
+    const options: EngineOptions = {
+      project,
+      kubeconfigPath: sim.kubeconfigPath,
+      statePath,
+      fixtures: fixturesFor(project),
+      onRegistration: (r) => registrations.push(r),
+    };
+    const result: EngineResult = await update(options, dryRun);
+    return { result, registrations };
+  };
+
+  it("previews the root example's YAML program with the objects and waiters of the TypeScript program, then deploys it and waits until the cluster converged", async () => {
+    const project = loadProject(installedProgram(path.join(ROOT_EXAMPLE, "yaml")));
+    // The program's resources are what the engine constructs, one remote registration each.
+    const declared = Object.entries(readYamlProgram(project).resources);
+    const statePath = path.join(dir, "yaml.json");
+
+    const preview = await run(project, true, statePath);
+    assert.deepEqual(preview.result.errors, []);
+    const remote = preview.registrations.filter((r) => r.remote);
+    assert.deepEqual(
+      remote.map((r) => `${r.type} ${r.name}`).sort(),
+      declared.map(([name, r]) => `${r.type} ${name}`).sort(),
+    );
+    // Plain values, as YAML sends them.
+    assert.deepEqual(remote.find((r) => r.name === "infra-kubelet")!.inputs, {
+      pool: "infra",
+      kubeletConfig: { maxPods: 250 },
+    });
+    // Each component registered itself under the URN the engine gave the remote registration.
+    for (const r of remote)
+      assert.ok(preview.registrations.some((c) => !c.remote && !c.custom && c.urn === r.urn));
+    // The TypeScript program, previewed on the same cluster: what the cluster has decides the same for both.
+    const typescript = rendered((await run(loadProject(installedProgram(ROOT_EXAMPLE)), true)).registrations);
+    sameRendering(rendered(preview.registrations), typescript);
+
+    const up = await run(project, false, statePath);
+    assert.deepEqual(up.result.errors, []);
+    assert.deepEqual(
+      rendered(up.registrations).manifests.map((m) => m.file),
+      typescript.manifests.map((m) => m.file),
+    );
+    const outputs = reveal(up.result.outputs) as Record<string, unknown>;
+    assert.deepEqual(outputs.infraMachineSets, [
+      "cluster-zbwlg-cbgq7-infra-us-east-2a",
+      "cluster-zbwlg-cbgq7-infra-us-east-2b",
+      "cluster-zbwlg-cbgq7-infra-us-east-2c",
+    ]);
+    assert.equal(outputs.windowsRuntimeClass, "windows-2022");
+    // Waited for: the pool's machines run a render with the MachineConfig and the KubeletConfig, and the
+    // components' state has what their waiters observed.
+    const state = (name: string) =>
+      reveal(
+        up.result.checkpoint.deployment.resources.find((r) => r.urn.endsWith(`::${name}`) && !r.custom)!
+          .outputs,
+      ) as Record<string, unknown>;
+    const pool = sim.store.get({
+      apiVersion: "machineconfiguration.openshift.io/v1",
+      kind: "MachineConfigPool",
+      name: "infra",
+    })!;
+    const status = pool.status as {
+      configuration: { name: string; source: Array<{ name: string }> };
+      machineCount: number;
+      updatedMachineCount: number;
+    };
+    assert.equal(status.machineCount, 3);
+    assert.equal(status.updatedMachineCount, 3);
+    assert.ok(status.configuration.source.some((s) => s.name === "99-infra-chrony"));
+    assert.equal(state("infra").readyMachineCount, 3);
+    for (const name of ["infra", "99-infra-chrony", "infra-kubelet"]) {
+      assert.match(String(state(name).renderedConfig), /^rendered-infra-[0-9a-f]{32}$/, name);
+    }
+    assert.equal((state("windows").configuredNodes as string[]).length, 1);
+  });
+
+  it("constructs every other component as the TypeScript program declares it, and deploys them", async () => {
+    const project = loadProject(
+      installedProgram(path.join(ROOT, "harness", "testdata", "other-components", "yaml")),
+    );
+    const statePath = path.join(dir, "other.json");
+    const preview = await run(project, true, statePath);
+    assert.deepEqual(preview.result.errors, []);
+    assert.deepEqual(
+      preview.registrations
+        .filter((r) => r.remote)
+        .map((r) => r.type.split(":")[2])
+        .sort(),
+      ["ClusterAutoscaler", "ContainerRuntimeConfig", "MachineConfigPool", "OperatorSubscription"],
+    );
+    // These objects depend on nothing read from the cluster: the render's mocks decide as the cluster does.
+    const typescript = await render(loadProject(path.join(ROOT, "harness", "testdata", "other-components")));
+    sameRendering(rendered(preview.registrations), typescript);
+
+    const up = await run(project, false, statePath);
+    assert.deepEqual(up.result.errors, []);
+    const csv = (reveal(up.result.outputs) as { localStorageCSV: string }).localStorageCSV;
+    const installed = sim.store.get({
+      apiVersion: "operators.coreos.com/v1alpha1",
+      kind: "ClusterServiceVersion",
+      namespace: "openshift-local-storage",
+      name: csv,
+    });
+    assert.equal((installed?.status as { phase?: string } | undefined)?.phase, "Succeeded");
+    const crio = up.result.checkpoint.deployment.resources.find(
+      (r) => r.urn.endsWith("::gpu-crio") && !r.custom,
+    )!;
+    const pool = sim.store.get({
+      apiVersion: "machineconfiguration.openshift.io/v1",
+      kind: "MachineConfigPool",
+      name: "gpu",
+    })!;
+    assert.equal(
+      (reveal(crio.outputs) as { renderedConfig: string }).renderedConfig,
+      (pool.status as { configuration: { name: string } }).configuration.name,
+    );
+  });
+
+  it("serves its schema, and returns bad input as Pulumi's property errors, each property with what is allowed", async () => {
+    const project = loadProject(installedProgram(path.join(ROOT_EXAMPLE, "yaml")));
+    const registered: Registration[] = [];
+    const monitor = await startMonitor(project.name, project.stack, {
+      register: async (r) => (registered.push(r), { id: "", outputs: {} }),
+      read: async () => ({}),
+      invoke: () => ({}),
+      registerOutputs: () => undefined,
+      log: () => undefined,
+    });
+    const host = await ComponentHost.start(project.packages["openshift-topology"], monitor.address, {});
+    try {
+      assert.deepEqual(
+        await host.schema(),
+        JSON.parse(fs.readFileSync(path.join(ROOT, "plugin", "schema.json"), "utf8")),
+      );
+      const failure = await host
+        .construct({
+          project: project.name,
+          stack: project.stack,
+          config: {},
+          dryRun: true,
+          monitor: monitor.address,
+          type: "openshift-topology:index:InfraNodePool",
+          name: "bad",
+          parent: "",
+          inputs: { role: "worker", zones: ["us-east-2a", "us-east-2a"] },
+          dependencies: [],
+        })
+        .then(
+          () => assert.fail("Construct accepted bad input"),
+          (e: unknown) => e,
+        );
+      assert.ok(failure instanceof InputPropertiesFailure, String(failure));
+      assert.equal(failure.heading, 'InfraNodePool "bad": 2 inputs are invalid');
+      assert.deepEqual(failure.errors, [
+        {
+          propertyPath: "role",
+          reason:
+            '"worker" is a pool every cluster already has: a custom pool needs another DNS label (e.g. "infra"), not "master" or "worker"',
+        },
+        {
+          propertyPath: "zones[1]",
+          reason: 'zone "us-east-2a" is listed twice (also at zones[0]): each zone may appear once',
+        },
+      ]);
+      // The component declared nothing from bad input.
+      assert.deepEqual(
+        registered.map((r) => r.type),
+        ["openshift-topology:index:InfraNodePool"],
+      );
+    } finally {
+      host.stop();
+      await monitor.stop();
+    }
+  });
+});
