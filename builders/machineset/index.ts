@@ -19,6 +19,11 @@ export {
   type MachineSetManifest,
 } from "./machineset";
 export { defaultReplicas, spreadReplicas } from "./naming";
+export {
+  requireMachineReplacement,
+  type MachineReplacementArgs,
+  type MachineReplacementPolicy,
+} from "./replacement";
 export type { MachineSetPlatformModule, WorkerMachineSet, ZonePlacement, ZoneSpec } from "./platform";
 export {
   isMachineSetPlatform,

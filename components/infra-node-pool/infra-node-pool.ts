@@ -177,6 +177,7 @@ export class InfraNodePool extends pulumi.ComponentResource {
           machineSets: machineSets.names,
           nodeLabels: nodeRoleLabels,
           contentHash: machineSets.contentHash,
+          machineReplacement: machineSets.replacement,
         },
         waits.options(machineSets.resources),
       );
