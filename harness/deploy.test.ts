@@ -158,8 +158,19 @@ describe("deploy harness against the simulator", function () {
       seen.minReady = Math.min(seen.minReady, live().filter(ready).length);
       seen.maxLive = Math.max(seen.maxLive, live().length);
     });
+    // The preview says what the new template does to the machines there.
+    const replace = options(["instanceType=m6i.2xlarge", "maxSurge=1", "maxUnavailable=0"]);
+    const said: string[] = [];
+    const planned = await preview({ ...replace, onDiagnostic: (d) => said.push(d.message) });
+    assert.deepEqual(planned.errors, []);
+    assert.deepEqual(
+      said.filter((m) => m.startsWith("MachineSet ") && m.includes("replaced")),
+      [
+        `MachineSet ${machineSet}: 2 machines on m6i.xlarge replaced by machines with m6i.2xlarge, 1 new first, an old one deleted (drained) as each new one is Ready, none unavailable`,
+      ],
+    );
     try {
-      const revised = await deploy(options(["instanceType=m6i.2xlarge", "maxSurge=1", "maxUnavailable=0"]));
+      const revised = await deploy(replace);
       assert.deepEqual(revised.errors, []);
       // When up returns, the pool runs the new type only: the waiter held it until then.
       const after = live();

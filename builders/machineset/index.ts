@@ -20,6 +20,7 @@ export {
 } from "./machineset";
 export { defaultReplicas, spreadReplicas } from "./naming";
 export {
+  machineSpecChange,
   requireMachineReplacement,
   type MachineReplacementArgs,
   type MachineReplacementPolicy,

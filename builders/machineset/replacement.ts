@@ -3,6 +3,7 @@
  * instance type, disk, image or spot setting). The machine-api never changes a machine it has made, so
  * without it a changed template reaches only machines created later.
  */
+import { jsonEqual } from "../../primitives/objects";
 import { collectErrors, InputError } from "../errors";
 import { requireFields, requireNonNegativeInteger, requireOneOf } from "../validation";
 
@@ -62,4 +63,40 @@ export function requireMachineReplacement(
       "with maxSurge 0, 0 replaces nothing: allow a surge, or machines to be unavailable",
     );
   return policy;
+}
+
+/** The provider spec fields that name a machine's size, which users recognise machines by. */
+const SIZE_FIELDS = ["instanceType", "vmSize"];
+
+/**
+ * What a preview says of a MachineSet whose template no longer matches some of its machines: which
+ * machines keep what, and what replacing them does. `template` is the provider spec the program
+ * declares, `machines` those of its live machines; undefined when every machine has the declared one.
+ */
+export function machineSpecChange(
+  machineSet: string,
+  template: Record<string, unknown>,
+  machines: ReadonlyArray<Record<string, unknown>>,
+  policy: MachineReplacementPolicy | undefined,
+): string | undefined {
+  // Only the fields the program declares: the API server's defaults are on the old and new machines alike.
+  const differs = (m: Record<string, unknown>, k: string) => !jsonEqual(m[k], template[k]);
+  const declared = Object.keys(template);
+  const old = machines.filter((m) => declared.some((k) => differs(m, k)));
+  if (old.length === 0) return undefined;
+  const changed = declared.filter((k) => old.some((m) => differs(m, k))).sort();
+  const size = SIZE_FIELDS.find((k) => changed.includes(k));
+  const others = changed.filter((k) => k !== size);
+  const sizes = size ? [...new Set(old.map((m) => String(m[size])))].sort().join(", ") : undefined;
+  const also = others.length > 0 ? ` (also ${others.join(", ")})` : "";
+  const oldSpec = sizes ?? `the previous ${others.join(", ")}`;
+  const newSpec = size ? `${String(template[size])}${also}` : `the new ${others.join(", ")}`;
+  const count = old.length === 1 ? "1 machine" : `${old.length} machines`;
+  if (!policy)
+    return `MachineSet ${machineSet}: ${count} ${old.length === 1 ? "keeps" : "keep"} ${oldSpec}; only new machines get ${newSpec} (machineReplacement replaces them)`;
+  const pace =
+    policy.maxSurge > 0
+      ? `${policy.maxSurge} new first, an old one deleted (drained) as each new one is Ready, ${policy.maxUnavailable === 0 ? "none" : `at most ${policy.maxUnavailable}`} unavailable`
+      : `${policy.maxUnavailable} at a time deleted (drained) first, each replaced from the template`;
+  return `MachineSet ${machineSet}: ${count} on ${oldSpec} replaced by machines with ${newSpec}, ${pace}`;
 }

@@ -25,6 +25,7 @@ import { contentHash, MachineSetRemoval } from "../../provider/dynamic";
 import type { MachineReplacement } from "../../provider/waiting";
 import { ClusterFacts, ClusterFactsArgs, MachineImage } from "../cluster/facts";
 import { manifestArgs } from "../cluster/kube";
+import { previewMachineSpecChanges } from "../cluster/rollout-impact";
 import { WaitArgs, Waiting } from "../cluster/wait";
 import { within } from "../../builders/errors";
 import { checked, checkedAsKnown, inputPropertyError, naming } from "../errors";
@@ -113,6 +114,8 @@ export interface DeclaredMachineSets {
   contentHash: pulumi.Output<string>;
   /** What the readiness waiter replaces machines by (`machineReplacement`), with the replicas it keeps. */
   replacement?: pulumi.Output<MachineReplacement>;
+  /** At preview, a line per MachineSet whose machines run another spec than its template (logged too). */
+  specChanges: pulumi.Output<string[] | undefined>;
 }
 
 /**
@@ -307,23 +310,31 @@ export function declareMachineSets(
       return sets.map(({ key, manifest }) => declare(key, manifest, guard));
     });
   }
+  const replacement =
+    args.machineReplacement === undefined
+      ? undefined
+      : pulumi.all([resolved, args.machineReplacement]).apply(([sets, given]) => {
+          const policy = checked(() =>
+            within("machineReplacement", () => requireMachineReplacement(given, autoscaled)),
+          );
+          // An autoscaled set's replicas are the autoscaler's: the waiter keeps whatever they are.
+          if (autoscaled) return policy;
+          const replicas = sets.map((s) => [s.manifest.metadata.name, s.manifest.spec.replicas]);
+          return { ...policy, replicas: Object.fromEntries(replicas) as Record<string, number> };
+        });
+  const declared = resolved.apply((sets) =>
+    sets.map((s) => ({
+      name: s.manifest.metadata.name,
+      providerSpec: s.manifest.spec.template.spec.providerSpec.value as unknown as Record<string, unknown>,
+    })),
+  );
   return {
     zones,
     names: resolved.apply((sets) => sets.map((s) => s.manifest.metadata.name)),
     resources,
     contentHash: resolved.apply((sets) => contentHash(sets.map((s) => s.manifest))),
-    replacement:
-      args.machineReplacement === undefined
-        ? undefined
-        : pulumi.all([resolved, args.machineReplacement]).apply(([sets, given]) => {
-            const policy = checked(() =>
-              within("machineReplacement", () => requireMachineReplacement(given, autoscaled)),
-            );
-            // An autoscaled set's replicas are the autoscaler's: the waiter keeps whatever they are.
-            if (autoscaled) return policy;
-            const replicas = sets.map((s) => [s.manifest.metadata.name, s.manifest.spec.replicas]);
-            return { ...policy, replicas: Object.fromEntries(replicas) as Record<string, number> };
-          }),
+    replacement,
+    specChanges: previewMachineSpecChanges(invoke.parent, options.waiting?.kubeconfig, declared, replacement),
   };
 }
 
