@@ -10,7 +10,7 @@ import { Clock, systemClock } from "./clock";
 import { KubeObject, ResourceKind } from "./kinds";
 import { ProgressListener, ProgressReporter, progressReporter, WaitState } from "./progress";
 import { reflect, retrying, Session, SourceSpec, Store } from "./reflector";
-import { DEFAULT_RETRY, describeApiError, RetryPolicy } from "./retry";
+import { ApiError, DEFAULT_RETRY, describeApiError, RetryPolicy } from "./retry";
 
 export type { SourceSpec } from "./reflector";
 
@@ -29,7 +29,16 @@ export type Need =
       metadataOnly?: boolean;
     }
   /** A merge patch sent once per key; the view marks it done. Never sent by a read-only observation. */
-  | { type: "patch"; key: string; resource: ResourceKind; name: string; namespace?: string; patch: unknown }
+  | {
+      type: "patch";
+      key: string;
+      resource: ResourceKind;
+      name: string;
+      namespace?: string;
+      patch: unknown;
+      /** An object gone by the time the patch is sent needs it no more (a Machine another controller deleted). */
+      unlessGone?: boolean;
+    }
   /** A delete sent once per key; the view marks it done with the patches. Never sent by an observation. */
   | { type: "delete"; key: string; resource: ResourceKind; name: string; namespace?: string }
   /**
@@ -228,9 +237,15 @@ function request<R>(run: Run<R>, need: Exclude<Need, { type: "source" | "recheck
     );
   }
   return retrying(session, `patch ${need.resource.kind} ${need.name}`, (s) =>
-    client.mergePatch(need.resource, need.name, need.namespace, need.patch, s).then(() => {
-      patched[need.key] = true;
-    }),
+    client.mergePatch(need.resource, need.name, need.namespace, need.patch, s).then(
+      () => {
+        patched[need.key] = true;
+      },
+      (e: ApiError) => {
+        if (!(need.unlessGone && e.status === 404)) throw e;
+        patched[need.key] = true;
+      },
+    ),
   );
 }
 

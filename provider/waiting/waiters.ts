@@ -280,7 +280,9 @@ function replacementNeeds(namespace: string, steps: ReplacementStep[]): Need[] {
     if (step.type === "mark") {
       const patch = { metadata: { annotations: { [DELETE_MACHINE_ANNOTATION]: "true" } } };
       const key = `mark/${step.machine}`;
-      return { type: "patch", key, resource: KINDS.machine, name: step.machine, namespace, patch };
+      const machine = { resource: KINDS.machine, name: step.machine, namespace };
+      // A machine the health check or the autoscaler deleted meanwhile needs no mark.
+      return { type: "patch", key, ...machine, patch, unlessGone: true };
     }
     return {
       type: "delete",
