@@ -20,6 +20,7 @@ export {
 } from "./machineset";
 export { defaultReplicas, spreadReplicas } from "./naming";
 export {
+  differsFromDeclared,
   machineSpecChange,
   requireMachineReplacement,
   type MachineReplacementArgs,

@@ -65,6 +65,17 @@ export function requireMachineReplacement(
   return policy;
 }
 
+/**
+ * Whether a provider spec in the cluster differs from the one the program declares, in the fields it
+ * declares: the API server's defaults are on old and new machines alike.
+ */
+export function differsFromDeclared(
+  declared: Record<string, unknown>,
+  spec: Record<string, unknown>,
+): boolean {
+  return Object.keys(declared).some((k) => !jsonEqual(spec[k], declared[k]));
+}
+
 /** The provider spec fields that name a machine's size, which users recognise machines by. */
 const SIZE_FIELDS = ["instanceType", "vmSize"];
 
@@ -79,10 +90,9 @@ export function machineSpecChange(
   machines: ReadonlyArray<Record<string, unknown>>,
   policy: MachineReplacementPolicy | undefined,
 ): string | undefined {
-  // Only the fields the program declares: the API server's defaults are on the old and new machines alike.
   const differs = (m: Record<string, unknown>, k: string) => !jsonEqual(m[k], template[k]);
   const declared = Object.keys(template);
-  const old = machines.filter((m) => declared.some((k) => differs(m, k)));
+  const old = machines.filter((m) => differsFromDeclared(template, m));
   if (old.length === 0) return undefined;
   const changed = declared.filter((k) => old.some((m) => differs(m, k))).sort();
   const size = SIZE_FIELDS.find((k) => changed.includes(k));

@@ -16,7 +16,7 @@ import {
 } from "../../builders/rollout-impact";
 import { PoolRollout } from "../../provider/dynamic";
 import { RolloutBaseline } from "../../provider/dynamic/rollout-baseline";
-import { machineSpecChange, MachineReplacementPolicy } from "../../builders/machineset";
+import { differsFromDeclared, machineSpecChange, MachineReplacementPolicy } from "../../builders/machineset";
 import { field, type KubeObject } from "../../provider/waiting/kinds";
 import { machinesOf } from "../../provider/waiting/machineset";
 import { ClusterSnapshot, CONFIG_KINDS, readCluster } from "./cluster-snapshot";
@@ -248,7 +248,8 @@ export interface DeclaredMachineSet {
  * At preview, what a changed template does to the MachineSets' machines: the machine-api applies it
  * only to machines it creates, so each MachineSet with machines on another spec gets a line saying
  * which keep what (`3 machines keep m6i.xlarge; only new machines get m6i.2xlarge`) or, with a
- * replacement policy, how they are replaced. Read with the preview's shared connection; undefined on
+ * replacement policy, how they are replaced. Read with the preview's shared connection (the
+ * MachineSets once, a pool's Machines only when it changes its template or replaces); undefined on
  * `up` and without a kubeconfig, and empty when every machine has its template's spec.
  */
 export function previewMachineSpecChanges(
@@ -268,8 +269,24 @@ export function previewMachineSpecChanges(
         return undefined;
       }
       try {
-        const machines = await cluster.machines(sets.map((s) => s.name));
-        const lines = sets.flatMap((set) => {
+        // Machines are read for the MachineSets whose template changes, or all with a policy (a
+        // template changed by an earlier up may have left machines to replace).
+        const live = await cluster.machineSets();
+        const asked = sets.filter((set) => {
+          const now = live.find((m) => m.metadata.name === set.name);
+          const spec = field<Record<string, unknown>>(
+            now,
+            "spec",
+            "template",
+            "spec",
+            "providerSpec",
+            "value",
+          );
+          return now && (replacement || differsFromDeclared(set.providerSpec, spec ?? {}));
+        });
+        if (asked.length === 0) return [];
+        const machines = await cluster.machines(asked.map((s) => s.name));
+        const lines = asked.flatMap((set) => {
           const specs = machinesOf(set.name, machines)
             .filter((m) => !m.metadata.deletionTimestamp)
             .map((m) => field<Record<string, unknown>>(m, "spec", "providerSpec", "value") ?? {});
