@@ -245,13 +245,20 @@ describe("bad input, stopped at preview", () => {
         "machineReplacement.maxSurges",
         /did you mean maxSurge\?/,
       ],
+      [
+        "a pool that does not wait",
+        { strategy: "rolling", wait: false },
+        "machineReplacement",
+        /the pool's waiter replaces the machines, and wait is false/,
+      ],
     ];
-    for (const [what, { autoscaled, ...machineReplacement }, path, allowed] of replacements) {
+    for (const [what, { autoscaled, wait, ...machineReplacement }, path, allowed] of replacements) {
       it(`machineReplacement: ${what}, at ${path}`, async () => {
         const pool = new InfraNodePool("infra", {
           zones: ["us-east-2a"],
           machineReplacement: machineReplacement as never,
           ...(autoscaled ? { autoscaling: { minReplicas: 1, maxReplicas: 3 } } : {}),
+          ...(wait === false ? { wait: false } : {}),
         });
         await rejects(pool.machineSetNames, path, allowed);
       });

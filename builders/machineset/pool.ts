@@ -91,6 +91,8 @@ export interface PoolInputs {
   machineReplacement?: MachineReplacementArgs;
   /** Whether the pool has `autoscaling`, which decides what `machineReplacement` may be. */
   autoscaled?: boolean;
+  /** Whether the pool waits (`wait` is not false): its waiter is what replaces machines. */
+  waits?: boolean;
 }
 
 /** Every problem of a pool's own inputs at once, without the cluster's facts. */
@@ -104,7 +106,11 @@ export function checkPoolInputs(inputs: PoolInputs): void {
     () =>
       inputs.machineReplacement === undefined ||
       within("machineReplacement", () =>
-        requireMachineReplacement(inputs.machineReplacement!, inputs.autoscaled === true),
+        requireMachineReplacement(
+          inputs.machineReplacement!,
+          inputs.autoscaled === true,
+          inputs.waits !== false,
+        ),
       ),
   ]);
 }

@@ -29,12 +29,16 @@ const STRATEGIES = ["rolling"] as const;
  * autoscaler, which writes them itself (and removes machines by the same delete annotation): a surge
  * would be a count the autoscaler did not choose and may take back, so an autoscaled pool replaces by
  * deleting old machines, `maxUnavailable` at a time, and the autoscaler may add machines meanwhile.
+ * The pool's waiter does the replacing, so a pool that does not wait cannot have one.
  */
 export function requireMachineReplacement(
   value: MachineReplacementArgs,
   autoscaled: boolean,
+  waits = true,
 ): MachineReplacementPolicy {
   requireFields("", value, ["strategy", "maxSurge", "maxUnavailable"], "machineReplacement");
+  if (!waits)
+    throw new InputError("", "the pool's waiter replaces the machines, and wait is false: leave wait on");
   const [, maxSurge, maxUnavailable] = collectErrors([
     () => requireOneOf("strategy", value.strategy, STRATEGIES),
     () => (value.maxSurge === undefined ? undefined : requireNonNegativeInteger("maxSurge", value.maxSurge)),

@@ -136,6 +136,7 @@ export function checkPoolArgs(
     image,
     machineReplacement: args.machineReplacement,
     autoscaled: args.autoscaling !== undefined,
+    waits: args.wait !== false,
   });
   return pulumi.all([own, waits?.check]).apply(() => undefined);
 }
