@@ -17,6 +17,7 @@ export {
   type AwsMachineOptions,
   type AzureImage,
   type AzureMachineOptions,
+  type MachineReplacementArgs,
   type MachineSetArgs,
   type MachineSetManifest,
   type MachineSetPlatform,

@@ -3,6 +3,7 @@ import * as assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
+import type { KubeObject } from "../simulator/store/types";
 import { Simulator } from "../simulator/simulator";
 import { simulatorForSuite } from "../test/harness-simulator";
 import { K, keyOf } from "../test/simulator-fixture";
@@ -123,6 +124,67 @@ describe("deploy harness against the simulator", function () {
     assert.equal(fourth.counts.delete, 3, "MachineSetReady, PoolRollout and MachineSetRemoval");
     const kept = sim.store.get(keyOf(K.machineSet, machineSet, "openshift-machine-api")) as any;
     assert.equal(kept.spec.replicas, 1);
+  });
+
+  it("replaces every machine of a pool whose instance type changed, a new one Ready before an old one goes, and holds up until all run it (#26)", async () => {
+    // The MachineSet controller copies its template into a Machine only when it creates it
+    // (machine-api-operator pkg/controller/machineset/controller.go, createMachine): without a
+    // replacement the pool would keep running m6i.xlarge under a template that says m6i.2xlarge.
+    // The stack of the test above, grown to two machines; the test below takes it down.
+    const options = (config: string[]): DeployOptions => ({
+      project: loadProject(installedProgram(INFRA_POOL), "dev", ["replicas=2", ...config]),
+      kubeconfigPath: sim.kubeconfigPath,
+      statePath: path.join(dir, "infra.json"),
+    });
+    const machineSet = "cluster-zbwlg-cbgq7-infra-us-east-2a";
+    const machines = () =>
+      sim.store
+        .list(K.machine.apiVersion, K.machine.kind, { namespace: "openshift-machine-api" })
+        .filter((m) => m.metadata.labels?.["machine.openshift.io/cluster-api-machineset"] === machineSet);
+    const live = () => machines().filter((m) => !m.metadata.deletionTimestamp);
+    const typeOf = (m: KubeObject) => (m.spec as any).providerSpec.value.instanceType as string;
+    const ready = (m: KubeObject) => {
+      const node = sim.store.get(keyOf(K.node, (m.status as any)?.nodeRef?.name ?? "")) as any;
+      return node?.status.conditions.some((c: any) => c.type === "Ready" && c.status === "True") === true;
+    };
+    const grown = await deploy(options([]));
+    assert.deepEqual(grown.errors, []);
+    const before = live().map((m) => m.metadata.name);
+    assert.deepEqual(live().map(typeOf), ["m6i.xlarge", "m6i.xlarge"]);
+
+    // Never fewer Ready machines than the replicas (maxUnavailable 0), never more than one extra (maxSurge 1).
+    const seen = { minReady: Infinity, maxLive: 0 };
+    const unsubscribe = sim.store.subscribe(() => {
+      seen.minReady = Math.min(seen.minReady, live().filter(ready).length);
+      seen.maxLive = Math.max(seen.maxLive, live().length);
+    });
+    // The preview says what the new template does to the machines there.
+    const replace = options(["instanceType=m6i.2xlarge", "maxSurge=1", "maxUnavailable=0"]);
+    const said: string[] = [];
+    const planned = await preview({ ...replace, onDiagnostic: (d) => said.push(d.message) });
+    assert.deepEqual(planned.errors, []);
+    assert.deepEqual(
+      said.filter((m) => m.startsWith("MachineSet ") && m.includes("replaced")),
+      [
+        `MachineSet ${machineSet}: 2 machines on m6i.xlarge replaced by machines with m6i.2xlarge, 1 new first, an old one deleted (drained) as each new one is Ready, none unavailable`,
+      ],
+    );
+    try {
+      const revised = await deploy(replace);
+      assert.deepEqual(revised.errors, []);
+      // When up returns, the pool runs the new type only: the waiter held it until then.
+      const after = live();
+      assert.deepEqual(after.map(typeOf), ["m6i.2xlarge", "m6i.2xlarge"]);
+      assert.ok(after.every(ready));
+      assert.ok(!after.some((m) => before.includes(m.metadata.name)), "every machine replaced");
+      assert.equal(machines().length, 2, "the old machines are gone, not only being deleted");
+      const set = sim.store.get(keyOf(K.machineSet, machineSet, "openshift-machine-api")) as any;
+      assert.equal(set.spec.replicas, 2, "the surge is given back");
+    } finally {
+      unsubscribe();
+    }
+    assert.equal(seen.minReady, 2);
+    assert.equal(seen.maxLive, 3);
   });
 
   it("destroys a pool with its MachineConfig: machines, nodes, the MachineConfig and the pool all go", async () => {

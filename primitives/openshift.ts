@@ -31,6 +31,13 @@ export const MACHINE_LABELS = {
   osId: "machine.openshift.io/os-id",
 } as const;
 
+/**
+ * Marks a Machine its MachineSet deletes first when it scales down, whatever the delete policy
+ * (machine-api-operator, pkg/controller/machineset/delete_policy.go, `DeleteNodeAnnotation`); the
+ * cluster autoscaler marks the machines it removes the same way.
+ */
+export const DELETE_MACHINE_ANNOTATION = "machine.openshift.io/delete-machine";
+
 /** The annotations the machine-api (cluster-autoscaler-operator) writes on an autoscaled MachineSet. */
 export const AUTOSCALER_ANNOTATIONS = {
   minSize: "machine.openshift.io/cluster-api-autoscaler-node-group-min-size",

@@ -213,6 +213,57 @@ describe("bad input, stopped at preview", () => {
       );
     });
 
+    const replacements: Array<[string, Record<string, unknown>, string, RegExp]> = [
+      [
+        "an unknown strategy",
+        { strategy: "recreate" },
+        "machineReplacement.strategy",
+        /use one of "rolling"/,
+      ],
+      ["a negative surge", { strategy: "rolling", maxSurge: -1 }, "machineReplacement.maxSurge", /0 or more/],
+      [
+        "neither surge nor unavailability",
+        { strategy: "rolling", maxSurge: 0 },
+        "machineReplacement.maxUnavailable",
+        /0 replaces nothing/,
+      ],
+      [
+        "a surge on an autoscaled pool",
+        { strategy: "rolling", maxSurge: 1, autoscaled: true },
+        "machineReplacement.maxSurge",
+        /belong to the cluster autoscaler.*leave maxSurge out or 0/,
+      ],
+      [
+        "no unavailability on an autoscaled pool",
+        { strategy: "rolling", maxUnavailable: 0, autoscaled: true },
+        "machineReplacement.maxUnavailable",
+        /cannot surge, so 0 replaces nothing/,
+      ],
+      [
+        "a misspelt field",
+        { strategy: "rolling", maxSurges: 1 },
+        "machineReplacement.maxSurges",
+        /did you mean maxSurge\?/,
+      ],
+      [
+        "a pool that does not wait",
+        { strategy: "rolling", wait: false },
+        "machineReplacement",
+        /the pool's waiter replaces the machines, and wait is false/,
+      ],
+    ];
+    for (const [what, { autoscaled, wait, ...machineReplacement }, path, allowed] of replacements) {
+      it(`machineReplacement: ${what}, at ${path}`, async () => {
+        const pool = new InfraNodePool("infra", {
+          zones: ["us-east-2a"],
+          machineReplacement: machineReplacement as never,
+          ...(autoscaled ? { autoscaling: { minReplicas: 1, maxReplicas: 3 } } : {}),
+          ...(wait === false ? { wait: false } : {}),
+        });
+        await rejects(pool.machineSetNames, path, allowed);
+      });
+    }
+
     it("an encrypted private key, saying it is encrypted", async () => {
       const pool = new WindowsNodePool("win", { zones: ["us-east-2a"], privateKey: ENCRYPTED_KEY });
       await rejects(pool.privateKeyFingerprint, "privateKey", /this key is encrypted/);

@@ -19,6 +19,13 @@ export {
   type MachineSetManifest,
 } from "./machineset";
 export { defaultReplicas, spreadReplicas } from "./naming";
+export {
+  differsFromDeclared,
+  machineSpecChange,
+  requireMachineReplacement,
+  type MachineReplacementArgs,
+  type MachineReplacementPolicy,
+} from "./replacement";
 export type { MachineSetPlatformModule, WorkerMachineSet, ZonePlacement, ZoneSpec } from "./platform";
 export {
   isMachineSetPlatform,

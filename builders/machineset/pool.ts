@@ -14,6 +14,7 @@ import { spreadReplicas } from "./naming";
 import { MachineSetPlatformModule, WorkerMachineSet, ZoneSpec } from "./platform";
 import { MachineSetPlatform, PlatformOptions, platformModule } from "./platforms";
 import { AzureImage, ProviderSpec } from "./provider-spec";
+import { MachineReplacementArgs, requireMachineReplacement } from "./replacement";
 
 interface PoolSpecBase {
   infrastructureId: string;
@@ -87,6 +88,11 @@ export interface PoolInputs {
    * since on AWS the better message is that an AMI id is needed.
    */
   image?: string | Partial<AzureImage>;
+  machineReplacement?: MachineReplacementArgs;
+  /** Whether the pool has `autoscaling`, which decides what `machineReplacement` may be. */
+  autoscaled?: boolean;
+  /** Whether the pool waits (`wait` is not false): its waiter is what replaces machines. */
+  waits?: boolean;
 }
 
 /** Every problem of a pool's own inputs at once, without the cluster's facts. */
@@ -97,6 +103,15 @@ export function checkPoolInputs(inputs: PoolInputs): void {
     () => requireLabels("nodeLabels", inputs.nodeLabels),
     () => requireTaints("taints", inputs.taints),
     () => typeof inputs.image !== "string" || requireAmiId("image", inputs.image),
+    () =>
+      inputs.machineReplacement === undefined ||
+      within("machineReplacement", () =>
+        requireMachineReplacement(
+          inputs.machineReplacement!,
+          inputs.autoscaled === true,
+          inputs.waits !== false,
+        ),
+      ),
   ]);
 }
 

@@ -9,8 +9,11 @@
  * carry no label (the MCO's render controller sets only an owner and annotations) and are the bulk of a
  * long-lived cluster's MachineConfigs: each holds the whole merged Ignition config, often hundreds of
  * KB, and clusters keep one per pool and change. The two a pending rollout compares are read by name.
+ * The MachineSets are listed once; a pool's Machines only when its template changes or it replaces
+ * machines, by its MachineSets' label, to tell which run another spec than the one declared.
  */
-import { ROLE_LABEL } from "../../primitives/openshift";
+import { MACHINE_API_NAMESPACE, ROLE_LABEL } from "../../primitives/openshift";
+import { machinesSelector } from "../../provider/waiting/machineset";
 import { createApiClient } from "../../provider/waiting/api";
 import { KINDS, KubeObject, ResourceKind } from "../../provider/waiting/kinds";
 import { apiError, ApiError, describeApiError, withRetry } from "../../provider/waiting/retry";
@@ -36,6 +39,10 @@ export interface ClusterSnapshot {
   objects(kind: ResourceKind): Promise<KubeObject[]>;
   /** A MachineConfig by name (a rendered one); undefined when there is none. */
   machineConfig(name: string): Promise<KubeObject | undefined>;
+  /** The MachineSets of the machine-api's namespace: tens of small objects on any cluster. */
+  machineSets(): Promise<KubeObject[]>;
+  /** The Machines of these MachineSets, selected by the label the machine-api gives them. */
+  machines(machineSets: string[]): Promise<KubeObject[]>;
 }
 
 export function readCluster(kubeconfig: string): ClusterSnapshot {
@@ -87,5 +94,17 @@ export function readCluster(kubeconfig: string): ClusterSnapshot {
         const mc = await retried(() => client.get(KINDS.machineConfig, name));
         return mc && { ...mc, kind: KINDS.machineConfig.kind };
       }),
+    machineSets: () =>
+      once("machineSets", async () => {
+        const selectors = { namespace: MACHINE_API_NAMESPACE };
+        return (await retried(() => client.list(KINDS.machineSet, selectors))).items;
+      }),
+    machines: (machineSets) => {
+      const labelSelector = machinesSelector(machineSets);
+      return once(`machines/${labelSelector}`, async () => {
+        const selectors = { namespace: MACHINE_API_NAMESPACE, labelSelector };
+        return (await retried(() => client.list(KINDS.machine, selectors))).items;
+      });
+    },
   };
 }

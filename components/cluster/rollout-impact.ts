@@ -16,7 +16,9 @@ import {
 } from "../../builders/rollout-impact";
 import { PoolRollout } from "../../provider/dynamic";
 import { RolloutBaseline } from "../../provider/dynamic/rollout-baseline";
-import type { KubeObject } from "../../provider/waiting/kinds";
+import { differsFromDeclared, machineSpecChange, MachineReplacementPolicy } from "../../builders/machineset";
+import { field, type KubeObject } from "../../provider/waiting/kinds";
+import { machinesOf } from "../../provider/waiting/machineset";
 import { ClusterSnapshot, CONFIG_KINDS, readCluster } from "./cluster-snapshot";
 
 /** The settings of a MachineConfigPool that pace or hold its rollouts. */
@@ -234,6 +236,69 @@ export function previewPoolImpact(
 ): pulumi.Output<PoolImpact | undefined> {
   const settings = manifest.apply(settingsOf);
   return previewImpact(parent, kubeconfig, pool, settings, poolImpactIn);
+}
+
+/** A MachineSet as the program declares it: its name and its template's provider spec. */
+export interface DeclaredMachineSet {
+  name: string;
+  providerSpec: Record<string, unknown>;
+}
+
+/**
+ * At preview, what a changed template does to the MachineSets' machines: the machine-api applies it
+ * only to machines it creates, so each MachineSet with machines on another spec gets a line saying
+ * which keep what (`3 machines keep m6i.xlarge; only new machines get m6i.2xlarge`) or, with a
+ * replacement policy, how they are replaced. Read with the preview's shared connection (the
+ * MachineSets once, a pool's Machines only when it changes its template or replaces); undefined on
+ * `up` and without a kubeconfig, and empty when every machine has its template's spec.
+ */
+export function previewMachineSpecChanges(
+  parent: pulumi.Resource,
+  kubeconfig: pulumi.Output<string> | undefined,
+  machineSets: pulumi.Output<DeclaredMachineSet[]>,
+  policy: pulumi.Output<MachineReplacementPolicy> | undefined,
+): pulumi.Output<string[] | undefined> {
+  if (!pulumi.runtime.isDryRun() || !kubeconfig) return pulumi.output(undefined);
+  return pulumi
+    .all([pulumi.unsecret(kubeconfig), machineSets, policy])
+    .apply(async ([config, sets, replacement]) => {
+      const cluster = clusterOfThisRun(config);
+      const down = await cluster.unreachableBecause();
+      if (down !== undefined) {
+        pulumi.log.warn(`machine specs unknown: the cluster does not answer: ${down}`, parent);
+        return undefined;
+      }
+      try {
+        // Machines are read for the MachineSets whose template changes, or all with a policy (a
+        // template changed by an earlier up may have left machines to replace).
+        const live = await cluster.machineSets();
+        const asked = sets.filter((set) => {
+          const now = live.find((m) => m.metadata.name === set.name);
+          const spec = field<Record<string, unknown>>(
+            now,
+            "spec",
+            "template",
+            "spec",
+            "providerSpec",
+            "value",
+          );
+          return now && (replacement || differsFromDeclared(set.providerSpec, spec ?? {}));
+        });
+        if (asked.length === 0) return [];
+        const machines = await cluster.machines(asked.map((s) => s.name));
+        const lines = asked.flatMap((set) => {
+          const specs = machinesOf(set.name, machines)
+            .filter((m) => !m.metadata.deletionTimestamp)
+            .map((m) => field<Record<string, unknown>>(m, "spec", "providerSpec", "value") ?? {});
+          return machineSpecChange(set.name, set.providerSpec, specs, replacement) ?? [];
+        });
+        for (const line of lines) pulumi.log.info(line, parent);
+        return lines;
+      } catch (e) {
+        pulumi.log.warn(`machine specs unknown: ${(e as Error).message}`, parent);
+        return undefined;
+      }
+    });
 }
 
 /** What a component declares for its pool, and the waiter that sees the pool roll it out. */

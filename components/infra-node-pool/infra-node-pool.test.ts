@@ -133,6 +133,27 @@ describe("InfraNodePool", () => {
     }
   });
 
+  it("hands its machine replacement to the machines' waiter with the replicas each MachineSet keeps, or none when autoscaled", async () => {
+    const waiterOf = async (args: InfraNodePoolArgs) => {
+      resetMocks();
+      const pool = new InfraNodePool("infra", { zones: ["us-east-2a", "us-east-2b"], ...args });
+      await valueOf(pool.machineSetNames);
+      await settle();
+      return mocks.resources.find((r) => r.name === "infra-machines-ready")!.inputs;
+    };
+    const [a, b] = [`${AWS_INFRA_ID}-infra-us-east-2a`, `${AWS_INFRA_ID}-infra-us-east-2b`];
+    assert.deepEqual(
+      (await waiterOf({ replicas: 3, machineReplacement: { strategy: "rolling" } })).machineReplacement,
+      { maxSurge: 1, maxUnavailable: 0, replicas: { [a]: 2, [b]: 1 } },
+    );
+    const autoscaled = await waiterOf({
+      autoscaling: { minReplicas: 2, maxReplicas: 4 },
+      machineReplacement: { strategy: "rolling", maxUnavailable: 2 },
+    });
+    assert.deepEqual(autoscaled.machineReplacement, { maxSurge: 0, maxUnavailable: 2 });
+    assert.equal((await waiterOf({})).machineReplacement, undefined);
+  });
+
   it("shows its MachineSets in a preview while the values their manifests need are unknown", async () => {
     await resetMocks(undefined, { preview: true });
     // As when the cluster is created in the same stack: nothing about it is known during the preview.

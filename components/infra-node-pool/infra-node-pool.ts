@@ -71,6 +71,11 @@ export class InfraNodePool extends pulumi.ComponentResource {
   declare public readonly facts: pulumi.Output<ClusterFacts>;
   declare public readonly machineSetNames: pulumi.Output<string[]>;
   declare public readonly machineSets: pulumi.Output<k8s.apiextensions.CustomResource[]>;
+  /**
+   * At preview, a line per MachineSet whose machines run another spec than it declares (`3 machines
+   * keep m6i.xlarge; only new machines get m6i.2xlarge`), also logged on the component.
+   */
+  declare public readonly machineSpecChanges: pulumi.Output<string[] | undefined>;
   /** One MachineAutoscaler per MachineSet with `autoscaling`, else none. */
   declare public readonly machineAutoscalers: pulumi.Output<k8s.apiextensions.CustomResource[]>;
   /** The pool's MachineHealthCheck with `healthCheck`. */
@@ -177,6 +182,7 @@ export class InfraNodePool extends pulumi.ComponentResource {
           machineSets: machineSets.names,
           nodeLabels: nodeRoleLabels,
           contentHash: machineSets.contentHash,
+          machineReplacement: machineSets.replacement,
         },
         waits.options(machineSets.resources),
       );
@@ -195,6 +201,7 @@ export class InfraNodePool extends pulumi.ComponentResource {
     this.role = role;
     this.facts = facts;
     this.machineSetNames = machineSets.names;
+    this.machineSpecChanges = machineSets.specChanges;
     this.machineSets = machineSets.resources;
     this.machineAutoscalers = scaling.autoscalers;
     this.machineHealthCheck = scaling.healthCheck;
@@ -214,6 +221,7 @@ export class InfraNodePool extends pulumi.ComponentResource {
       role,
       facts,
       machineSetNames: this.machineSetNames,
+      machineSpecChanges: this.machineSpecChanges,
       placement,
       readyMachineCount: this.readyMachineCount,
       renderedConfig: this.renderedConfig,

@@ -6,6 +6,8 @@ import {
   AzureMachineOptions,
   checkPoolInputs,
   defaultReplicas,
+  MachineReplacementArgs,
+  requireMachineReplacement,
   MACHINE_SET_API_VERSION,
   MachineSetPoolSpec,
   machineSetsInZones,
@@ -20,8 +22,10 @@ import { HealthCheckOptions } from "../../builders/health-check";
 import { healthCheckManifest } from "./health-check";
 import { Taint } from "../../builders/validation";
 import { contentHash, MachineSetRemoval } from "../../provider/dynamic";
+import type { MachineReplacement } from "../../provider/waiting";
 import { ClusterFacts, ClusterFactsArgs, MachineImage } from "../cluster/facts";
 import { manifestArgs } from "../cluster/kube";
+import { previewMachineSpecChanges } from "../cluster/rollout-impact";
 import { WaitArgs, Waiting } from "../cluster/wait";
 import { within } from "../../builders/errors";
 import { checked, checkedAsKnown, inputPropertyError, naming } from "../errors";
@@ -51,6 +55,15 @@ export interface MachinePoolArgs extends ClusterFactsArgs, WaitArgs {
    * (Ready False/Unknown for 300s, maxUnhealthy 40%, nodeStartupTimeout 10m), or the fields to change.
    */
   healthCheck?: boolean | pulumi.Input<HealthCheckOptions>;
+  /**
+   * Replace machines when their spec changes (instance type, disks, image, spot): the machine-api
+   * applies a changed MachineSet template only to machines it creates afterwards. `{ strategy:
+   * "rolling" }` creates `maxSurge` new machines per MachineSet (default 1), deletes an old one (which
+   * drains it) each time a new one is Ready, never leaving more than `maxUnavailable` (default 0) of a
+   * MachineSet's replicas unready, and `pulumi up` waits until every machine has the current spec. With
+   * `autoscaling` the autoscaler owns the replicas: no surge, `maxUnavailable` default 1.
+   */
+  machineReplacement?: pulumi.Input<MachineReplacementArgs>;
   /** Extra node labels. */
   nodeLabels?: pulumi.Input<Record<string, string>>;
   /**
@@ -99,6 +112,10 @@ export interface DeclaredMachineSets {
   resources: pulumi.Output<k8s.apiextensions.CustomResource[]>;
   /** Hash of the rendered MachineSets: what their readiness waiter depends on. */
   contentHash: pulumi.Output<string>;
+  /** What the readiness waiter replaces machines by (`machineReplacement`), with the replicas it keeps. */
+  replacement?: pulumi.Output<MachineReplacement>;
+  /** At preview, a line per MachineSet whose machines run another spec than its template (logged too). */
+  specChanges: pulumi.Output<string[] | undefined>;
 }
 
 /**
@@ -117,6 +134,9 @@ export function checkPoolArgs(
     nodeLabels: args.nodeLabels,
     taints,
     image,
+    machineReplacement: args.machineReplacement,
+    autoscaled: args.autoscaling !== undefined,
+    waits: args.wait !== false,
   });
   return pulumi.all([own, waits?.check]).apply(() => undefined);
 }
@@ -291,11 +311,31 @@ export function declareMachineSets(
       return sets.map(({ key, manifest }) => declare(key, manifest, guard));
     });
   }
+  const replacement =
+    args.machineReplacement === undefined
+      ? undefined
+      : pulumi.all([resolved, args.machineReplacement]).apply(([sets, given]) => {
+          const policy = checked(() =>
+            within("machineReplacement", () => requireMachineReplacement(given, autoscaled)),
+          );
+          // An autoscaled set's replicas are the autoscaler's: the waiter keeps whatever they are.
+          if (autoscaled) return policy;
+          const replicas = sets.map((s) => [s.manifest.metadata.name, s.manifest.spec.replicas]);
+          return { ...policy, replicas: Object.fromEntries(replicas) as Record<string, number> };
+        });
+  const declared = resolved.apply((sets) =>
+    sets.map((s) => ({
+      name: s.manifest.metadata.name,
+      providerSpec: s.manifest.spec.template.spec.providerSpec.value as unknown as Record<string, unknown>,
+    })),
+  );
   return {
     zones,
     names: resolved.apply((sets) => sets.map((s) => s.manifest.metadata.name)),
     resources,
     contentHash: resolved.apply((sets) => contentHash(sets.map((s) => s.manifest))),
+    replacement,
+    specChanges: previewMachineSpecChanges(invoke.parent, options.waiting?.kubeconfig, declared, replacement),
   };
 }
 

@@ -116,6 +116,30 @@ describe("WindowsNodePool", () => {
     assert.deepEqual(nodes.inputs.machineSets, [`${AWS_INFRA_ID}-windows-worker-us-east-2a`]);
   });
 
+  it("replaces machines on a changed spec only with machineReplacement, through a MachineSetReady", async () => {
+    const pool = new WindowsNodePool("win", {
+      zones: ["us-east-2a"],
+      replicas: 2,
+      privateKey: RSA_PEM,
+      machineReplacement: { strategy: "rolling", maxSurge: 0, maxUnavailable: 1 },
+    });
+    await valueOf(pool.machineSetNames);
+    await settle();
+    const name = `${AWS_INFRA_ID}-windows-worker-us-east-2a`;
+    const replaced = mocks.resources.find((r) => r.type === "pulumi-nodejs:dynamic:MachineSetReady")!;
+    assert.equal(replaced.name, "win-machines-replaced");
+    assert.deepEqual(replaced.inputs.machineReplacement, {
+      maxSurge: 0,
+      maxUnavailable: 1,
+      replicas: { [name]: 2 },
+    });
+    await resetMocks();
+    const plain = new WindowsNodePool("win", { zones: ["us-east-2a"], privateKey: RSA_PEM });
+    await valueOf(plain.machineSetNames);
+    await settle();
+    assert.equal(mocks.resources.filter((r) => r.type === "pulumi-nodejs:dynamic:MachineSetReady").length, 0);
+  });
+
   it("names Azure Windows MachineSets <role><zone> within 9 characters, with a Windows OS disk", async () => {
     await resetMocks(azureCloud());
     const pool = new WindowsNodePool("win", { zones: ["1", "2"], privateKey: RSA_PEM });

@@ -13,7 +13,7 @@ import {
   WMCO,
 } from "../../builders/windows";
 import { publicKeyFingerprint, RsaPrivateKey } from "./rsa-private-key";
-import { WindowsNodesReady } from "../../provider/dynamic";
+import { MachineSetReady, WindowsNodesReady } from "../../provider/dynamic";
 import { ClusterFacts, MachineImage, resolveClusterFacts, workerMachineSet } from "../cluster/facts";
 import { kubeOptions, PATCH_FORCE, withAnnotations } from "../cluster/kube";
 import { sharedArgs, SharedArgs, waiting } from "../cluster/wait";
@@ -77,6 +77,11 @@ export class WindowsNodePool extends pulumi.ComponentResource {
   declare public readonly facts: pulumi.Output<ClusterFacts>;
   declare public readonly machineSetNames: pulumi.Output<string[]>;
   declare public readonly machineSets: pulumi.Output<k8s.apiextensions.CustomResource[]>;
+  /**
+   * At preview, a line per MachineSet whose machines run another spec than it declares (`3 machines
+   * keep m6i.xlarge; only new machines get m6i.2xlarge`), also logged on the component.
+   */
+  declare public readonly machineSpecChanges: pulumi.Output<string[] | undefined>;
   /** One MachineAutoscaler per MachineSet with `autoscaling`, else none. */
   declare public readonly machineAutoscalers: pulumi.Output<k8s.apiextensions.CustomResource[]>;
   /** The pool's MachineHealthCheck with `healthCheck`. */
@@ -213,6 +218,21 @@ export class WindowsNodePool extends pulumi.ComponentResource {
       waiting: waits,
     });
 
+    // With machineReplacement, the machines a changed template left on the previous spec are replaced
+    // (each new one Ready, so configured by WMCO, before an old one goes) before the nodes are counted.
+    const replaced =
+      waits &&
+      machineSets.replacement &&
+      new MachineSetReady(
+        `${name}-machines-replaced`,
+        {
+          ...waits.watching(machineSets.resources),
+          machineSets: machineSets.names,
+          contentHash: machineSets.contentHash,
+          machineReplacement: machineSets.replacement,
+        },
+        waits.options(machineSets.resources),
+      );
     const configured =
       waits &&
       new WindowsNodesReady(
@@ -223,7 +243,9 @@ export class WindowsNodePool extends pulumi.ComponentResource {
           wmcoNamespace: namespace,
           contentHash: machineSets.contentHash,
         },
-        waits.options(machineSets.resources),
+        waits.options(
+          replaced ? machineSets.resources.apply((r) => [...r, replaced]) : machineSets.resources,
+        ),
       );
 
     const runtimeClass =
@@ -239,6 +261,7 @@ export class WindowsNodePool extends pulumi.ComponentResource {
 
     this.facts = facts;
     this.machineSetNames = machineSets.names;
+    this.machineSpecChanges = machineSets.specChanges;
     this.machineSets = machineSets.resources;
     this.machineAutoscalers = scaling.autoscalers;
     this.machineHealthCheck = scaling.healthCheck;
@@ -254,6 +277,7 @@ export class WindowsNodePool extends pulumi.ComponentResource {
     this.registerOutputs({
       facts,
       machineSetNames: this.machineSetNames,
+      machineSpecChanges: this.machineSpecChanges,
       windowsBuild: build,
       runtimeClassName: this.runtimeClassName,
       privateKeyFingerprint: this.privateKeyFingerprint,

@@ -101,6 +101,20 @@ describe("waiter providers: check and diff", () => {
     assert.deepEqual(empty.failures, [
       { property: "machineSets", reason: "machineSets needs at least one name" },
     ]);
+    const replacing = (machineReplacement: unknown) =>
+      provider(MachineSetReady.provider).check(
+        {},
+        { kubeconfig: KUBECONFIG, machineSets: ["a"], machineReplacement },
+      );
+    const policy = { maxSurge: 1, maxUnavailable: 0, replicas: { a: 3 } };
+    assert.deepEqual((await replacing(policy)).failures, []);
+    assert.deepEqual((await replacing({ ...policy, replicas: { a: -1 } })).failures, [
+      {
+        property: "machineReplacement",
+        reason:
+          "machineReplacement needs maxSurge, maxUnavailable and replicas per MachineSet, each 0 or more",
+      },
+    ]);
     const removal = await provider(NodeConfigRemoval.provider).check(
       {},
       {

@@ -4,8 +4,12 @@ import {
   waitForMachineSetsDeleted,
   waitForMachineSetsReady,
 } from "../waiting/waiters";
+import type { MachineReplacement } from "../waiting/replacement";
+import type { Input } from "@pulumi/pulumi";
+import type { CheckFailure } from "./common";
 import {
   ArgsOf,
+  InputSpec,
   ProviderOf,
   defineRemoval,
   defineWaiter,
@@ -32,10 +36,42 @@ export function machineApiId<K extends string>(prefix: string, key: K) {
     `${prefix}/${inputs.namespace ?? MACHINE_API_NAMESPACE}/${inputs[key].join(",")}`;
 }
 
+const count = (value: unknown) => typeof value === "number" && Number.isInteger(value) && value >= 0;
+
+/**
+ * A replacement policy: counts of 0 or more, replicas per MachineSet name. The pool checks the policy
+ * users write; this guards the waiter's own inputs, as every input spec does.
+ */
+function replacementPolicy(): InputSpec<MachineReplacement, Input<MachineReplacement>, false> {
+  return {
+    required: false,
+    check(value, property): CheckFailure[] {
+      if (value === undefined || value === null) return [];
+      const policy = value as Partial<Record<keyof MachineReplacement, unknown>>;
+      const replicas = policy.replicas ?? {};
+      const valid =
+        typeof value === "object" &&
+        count(policy.maxSurge) &&
+        count(policy.maxUnavailable) &&
+        typeof replicas === "object" &&
+        Object.values(replicas as object).every(count);
+      return valid
+        ? []
+        : [
+            {
+              property,
+              reason: `${property} needs maxSurge, maxUnavailable and replicas per MachineSet, each 0 or more`,
+            },
+          ];
+    },
+  };
+}
+
 /**
  * Waits until every replica of some MachineSets is a Ready node with the template's labels; fails on a
  * MachineSet error or a failed Machine, naming it. Depend it on the MachineSets; give `contentHash` of
- * their specs, so that a change (a scale, a new instance type) waits again.
+ * their specs, so that a change (a scale, a new instance type) waits again. With `machineReplacement`
+ * it also replaces the machines a changed template left on the previous spec.
  */
 export const MachineSetReady = defineWaiter({
   kind: "MachineSetReady",
@@ -44,11 +80,16 @@ export const MachineSetReady = defineWaiter({
     ...machineSetInputs,
     /** Labels each node must carry besides its MachineSet template's node labels. */
     nodeLabels: labelMap(),
+    /**
+     * Replace machines whose provider spec is not their template's, through the machine-api, and wait
+     * until none is left (`provider/waiting/replacement.ts`).
+     */
+    machineReplacement: replacementPolicy(),
   },
   outputs: { machineCount: output<number>(), readyMachineCount: output<number>(), nodes: output<string[]>() },
   id: machineApiId("machinesets", "machineSets"),
-  wait: (options) => waitForMachineSetsReady(options),
-  observe: (options) => observeMachineSets(options),
+  wait: (options) => waitForMachineSetsReady({ ...options, replacement: options.machineReplacement }),
+  observe: (options) => observeMachineSets({ ...options, replacement: options.machineReplacement }),
 });
 export type MachineSetReady = InstanceType<typeof MachineSetReady>;
 export type MachineSetReadyArgs = ArgsOf<typeof MachineSetReady>;

@@ -10,7 +10,7 @@ import { Clock, systemClock } from "./clock";
 import { KubeObject, ResourceKind } from "./kinds";
 import { ProgressListener, ProgressReporter, progressReporter, WaitState } from "./progress";
 import { reflect, retrying, Session, SourceSpec, Store } from "./reflector";
-import { DEFAULT_RETRY, describeApiError, RetryPolicy } from "./retry";
+import { ApiError, DEFAULT_RETRY, describeApiError, RetryPolicy } from "./retry";
 
 export type { SourceSpec } from "./reflector";
 
@@ -29,7 +29,18 @@ export type Need =
       metadataOnly?: boolean;
     }
   /** A merge patch sent once per key; the view marks it done. Never sent by a read-only observation. */
-  | { type: "patch"; key: string; resource: ResourceKind; name: string; namespace?: string; patch: unknown }
+  | {
+      type: "patch";
+      key: string;
+      resource: ResourceKind;
+      name: string;
+      namespace?: string;
+      patch: unknown;
+      /** An object gone by the time the patch is sent needs it no more (a Machine another controller deleted). */
+      unlessGone?: boolean;
+    }
+  /** A delete sent once per key; the view marks it done with the patches. Never sent by an observation. */
+  | { type: "delete"; key: string; resource: ResourceKind; name: string; namespace?: string }
   /**
    * Evaluate again after this long even if nothing changes: a failure that is final only once it has
    * lasted (persistence.ts) must be judged when that time comes. Ignored by a read-only observation.
@@ -46,7 +57,7 @@ export interface View {
   sources: Record<string, KubeObject[] | null | undefined>;
   /** Results of `get` needs (object or null) by key. */
   fetched: Record<string, KubeObject | null | undefined>;
-  /** Keys of patches that were applied. */
+  /** Keys of patches and deletes that were applied. */
   patched: Record<string, true | undefined>;
   /** Milliseconds since the wait began. */
   elapsedMs: number;
@@ -178,7 +189,7 @@ function reevaluate<R>(run: Run<R>): void {
   // when the predicate, whose source depends on what it sees, asks for it again.
   const pending = (evaluation.needs ?? []).filter(
     (n) =>
-      !(run.once && (n.type === "patch" || n.type === "recheck")) &&
+      !(run.once && (n.type === "patch" || n.type === "delete" || n.type === "recheck")) &&
       !(n.type === "source" && run.stores[n.source.name] !== undefined),
   );
   if (run.once && pending.length === 0) return run.finish(undefined, evaluation);
@@ -198,7 +209,7 @@ function satisfy<R>(run: Run<R>, need: Need): void {
     return;
   }
   if (run.inFlight[need.key]) return;
-  if (need.type === "patch" ? run.patched[need.key] : run.fetched[need.key] !== undefined) return;
+  if (need.type === "get" ? run.fetched[need.key] !== undefined : run.patched[need.key]) return;
   run.inFlight[need.key] = true;
   void request(run, need).then(() => {
     delete run.inFlight[need.key];
@@ -207,7 +218,7 @@ function satisfy<R>(run: Run<R>, need: Need): void {
   });
 }
 
-/** Sends what a get or patch need asks for, retrying, and records the answer in the run. */
+/** Sends what a get, patch or delete need asks for, retrying, and records the answer in the run. */
 function request<R>(run: Run<R>, need: Exclude<Need, { type: "source" | "recheck" }>): Promise<unknown> {
   const { session, fetched, patched } = run;
   const { client } = session;
@@ -218,10 +229,23 @@ function request<R>(run: Run<R>, need: Exclude<Need, { type: "source" | "recheck
       }),
     );
   }
+  if (need.type === "delete") {
+    return retrying(session, `delete ${need.resource.kind} ${need.name}`, (s) =>
+      client.delete(need.resource, need.name, need.namespace, s).then(() => {
+        patched[need.key] = true;
+      }),
+    );
+  }
   return retrying(session, `patch ${need.resource.kind} ${need.name}`, (s) =>
-    client.mergePatch(need.resource, need.name, need.namespace, need.patch, s).then(() => {
-      patched[need.key] = true;
-    }),
+    client.mergePatch(need.resource, need.name, need.namespace, need.patch, s).then(
+      () => {
+        patched[need.key] = true;
+      },
+      (e: ApiError) => {
+        if (!(need.unlessGone && e.status === 404)) throw e;
+        patched[need.key] = true;
+      },
+    ),
   );
 }
 

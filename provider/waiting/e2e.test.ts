@@ -30,6 +30,10 @@ import {
 import { startTestServer, TestServer } from "../../simulator/apiserver/testing";
 import { FakeClock, fakeClock } from "../../test/fake-clock";
 import { PERSISTENCE_MS } from "./persistence";
+import type { KubeObject as StoreObject } from "../../simulator/store/types";
+import { AUTOSCALER_ANNOTATIONS } from "../../primitives/openshift";
+import { CLUSTER_AUTOSCALER, MACHINE_AUTOSCALER } from "../../simulator/controllers/machine-autoscaler";
+import { MACHINE_HEALTH_CHECK } from "../../simulator/controllers/machine-health-check";
 
 const CURRENT = "machineconfiguration.openshift.io/currentConfig";
 const DESIRED = "machineconfiguration.openshift.io/desiredConfig";
@@ -654,6 +658,84 @@ describe("waiting core against the simulator", function () {
       await waitForMachineSetsDeleted({ kubeconfig, machineSets: ["infra-a"], timeoutMs: DEADLINE_MS });
       for (const m of machines) assert.equal(sim.store.get(keyOf(K.machine, m.metadata.name, NS)), undefined);
       for (const node of nodes) assert.equal(sim.store.get(keyOf(K.node, node)), undefined);
+    });
+
+    it("replaces an autoscaled MachineSet's machines without writing its replicas, while the autoscaler scales it and a health check remediates", async () => {
+      // The cluster autoscaler owns an autoscaled MachineSet's replicas, so the replacement deletes old
+      // machines (maxUnavailable at a time) and the MachineSet creates each replacement from its
+      // template (machine-api-operator pkg/controller/machineset/controller.go, shouldExcludeMachine
+      // and syncReplicas); what the autoscaler adds and what the health check replaces meanwhile also
+      // comes from the new template.
+      const name = "auto-a";
+      const set = () => sim.store.get(keyOf(K.machineSet, name, NS))!;
+      const machines = () =>
+        sim.store
+          .list(K.machine.apiVersion, K.machine.kind, { namespace: NS })
+          .filter((m) => m.metadata.labels?.["machine.openshift.io/cluster-api-machineset"] === name);
+      const typeOf = (m: StoreObject) => (m.spec as any).providerSpec.value.instanceType as string;
+      createMachineSet(sim, name, { replicas: 2, providerSpec: { instanceType: "m6i.xlarge" } });
+      await waitForMachineSetsReady({ kubeconfig, machineSets: [name], timeoutMs: DEADLINE_MS });
+      const created = [
+        { ...CLUSTER_AUTOSCALER, metadata: { name: "default" }, spec: {} },
+        {
+          ...MACHINE_AUTOSCALER,
+          metadata: { name, namespace: NS },
+          spec: {
+            minReplicas: 2,
+            maxReplicas: 3,
+            scaleTargetRef: { apiVersion: "machine.openshift.io/v1beta1", kind: "MachineSet", name },
+          },
+        },
+        {
+          ...MACHINE_HEALTH_CHECK,
+          metadata: { name, namespace: NS },
+          spec: {
+            selector: { matchLabels: { "machine.openshift.io/cluster-api-machineset": name } },
+            unhealthyConditions: [{ type: "Ready", status: "Unknown", timeout: "300s" }],
+            maxUnhealthy: 1,
+            nodeStartupTimeout: "10m",
+          },
+        },
+      ].map((o) => sim.store.create(o as never));
+      await storeUntil(
+        sim,
+        "the autoscaler's bounds",
+        () => set().metadata.annotations?.[AUTOSCALER_ANNOTATIONS.maxSize],
+      );
+      const [victim, other] = machines();
+      sim.store.mutate(keyOf(K.machineSet, name, NS), (m) => {
+        (m.spec as any).template.spec.providerSpec.value.instanceType = "m6i.2xlarge";
+      });
+
+      const client = createApiClient(kubeconfig);
+      const patched: string[] = [];
+      const recording: ApiClient = Object.assign(Object.create(client) as ApiClient, {
+        mergePatch: (...args: Parameters<ApiClient["mergePatch"]>) => {
+          patched.push(`${args[0].kind} ${args[1]}`);
+          return client.mergePatch(...args);
+        },
+      });
+      const replaced = waitForMachineSetsReady({
+        client: recording,
+        machineSets: [name],
+        replacement: { maxSurge: 0, maxUnavailable: 1 },
+        timeoutMs: DEADLINE_MS,
+      });
+      // Pods that need one more node, and a kubelet that stops on an old machine.
+      sim.faults.inject("pendingPods", { nodes: 1 });
+      sim.faults.inject("stopKubelet", { node: (victim.status as any).nodeRef.name });
+      const outcome = await replaced;
+
+      const live = machines().filter((m) => !m.metadata.deletionTimestamp);
+      assert.equal((set().spec as { replicas: number }).replicas, 3, "the autoscaler's count");
+      assert.deepEqual(live.map(typeOf), ["m6i.2xlarge", "m6i.2xlarge", "m6i.2xlarge"]);
+      assert.ok(!live.some((m) => [victim.metadata.name, other.metadata.name].includes(m.metadata.name)));
+      assert.equal(outcome.result.readyMachineCount, 3);
+      // Marks on machines only: the replicas stayed the autoscaler's.
+      assert.ok(patched.length > 0 && patched.every((p) => p.startsWith("Machine ")), patched.join(", "));
+      for (const o of created) sim.store.delete(keyOf(o as never, o.metadata.name, o.metadata.namespace));
+      sim.store.delete(keyOf(K.machineSet, name, NS));
+      await waitForMachineSetsDeleted({ kubeconfig, machineSets: [name], timeoutMs: DEADLINE_MS });
     });
 
     it("fails naming a failed Machine and its error", async () => {

@@ -1,7 +1,8 @@
 import { strict as assert } from "node:assert";
-import { converge, isWaitError, observe, View } from "./converge";
+import { converge, Evaluation, isWaitError, observe, View } from "./converge";
 import { KINDS, KubeObject } from "./kinds";
 import { ProgressEvent } from "./progress";
+import { apiError } from "./retry";
 import { fakeClock } from "../../test/fake-clock";
 import { memoryClient } from "../../test/memory-client";
 
@@ -241,6 +242,74 @@ describe("waiting engine: how a wait ends without success", () => {
       wait,
       (e: unknown) =>
         isWaitError(e) && e.kind === "timeout" && e.message === "timed out after 1.5s waiting for w: 1 left",
+    );
+  });
+});
+
+describe("waiting engine: what a wait sends for its predicate", () => {
+  /** Asks for `needs` until the machines are gone or a patch or delete was answered. */
+  const asking = (needs: Evaluation<string[]>) => (view: View) =>
+    (view.sources.machines ?? []).length === 0 || Object.keys(view.patched).length > 0
+      ? { state: "done" as const, message: "done", result: Object.keys(view.patched) }
+      : needs;
+
+  it("sends a delete once per key, and an observation sends none", async () => {
+    const client = memoryClient();
+    client.put(KINDS.machine, machine("m1"));
+    const deletes: string[] = [];
+    const counting = Object.assign(Object.create(client), {
+      delete: (...args: Parameters<typeof client.delete>) => (deletes.push(args[1]), client.delete(...args)),
+    });
+    const del = {
+      type: "delete" as const,
+      key: "delete/m1",
+      resource: KINDS.machine,
+      name: "m1",
+      namespace: NS,
+    };
+    const evaluate = asking({ state: "waiting", message: "deleting", needs: [del, del] });
+    const options = {
+      client: counting,
+      waiter: "w",
+      sources,
+      evaluate,
+      timeoutMs: 60_000,
+      clock: fakeClock(),
+    };
+    assert.equal((await observe(options)).state, "waiting");
+    assert.deepEqual(deletes, []);
+    await converge(options);
+    assert.deepEqual(deletes, ["m1"]);
+  });
+
+  it("takes a patch of an object gone meanwhile as done only when the need says so", async () => {
+    const client = memoryClient();
+    client.put(KINDS.machine, machine("m1"));
+    const gone = Object.assign(Object.create(client), {
+      mergePatch: () =>
+        Promise.reject(apiError('machines "m1" not found', { status: 404, reason: "NotFound" })),
+    });
+    const patch = {
+      type: "patch" as const,
+      key: "mark/m1",
+      resource: KINDS.machine,
+      name: "m1",
+      namespace: NS,
+      patch: {},
+    };
+    const run = (unlessGone: boolean) =>
+      converge({
+        client: gone,
+        waiter: "w",
+        sources,
+        evaluate: asking({ state: "waiting", message: "marking", needs: [{ ...patch, unlessGone }] }),
+        timeoutMs: 60_000,
+        clock: fakeClock(),
+      });
+    assert.deepEqual((await run(true)).result, ["mark/m1"]);
+    await assert.rejects(
+      run(false),
+      (e: unknown) => isWaitError(e) && /cannot patch Machine m1: HTTP 404/.test(e.message),
     );
   });
 });

@@ -46,5 +46,6 @@ export {
 } from "./autoscaling";
 export type { PoolRolloutResult } from "./pool";
 export type { MachineSetResult } from "./machineset";
+export type { MachineReplacement } from "./replacement";
 export type { OperatorResult } from "./operator";
 export type { WindowsResult } from "./windows";

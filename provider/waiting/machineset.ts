@@ -6,6 +6,7 @@ import { MACHINE_LABELS } from "../../primitives/openshift";
 import { equalitySelectorQuery } from "../../primitives/selectors";
 import { conditionOf, field, KubeObject, labelsOf } from "./kinds";
 import { WaitState } from "./progress";
+import { MachineReplacement, planReplacement, ReplacementStep } from "./replacement";
 
 export const MACHINESET_LABEL = MACHINE_LABELS.machineSet;
 
@@ -14,6 +15,8 @@ export interface MachineSetTarget {
   machineSets: string[];
   /** Labels every node must carry besides those of each MachineSet's template. */
   nodeLabels?: Record<string, string>;
+  /** Replace machines whose provider spec is not their template's, and wait until none is left. */
+  replacement?: MachineReplacement;
 }
 
 export interface MachineSetObservation {
@@ -43,6 +46,8 @@ export interface MachineSetEvaluation {
   done?: number;
   total?: number;
   result?: MachineSetResult;
+  /** What the replacement does next (scale, mark, delete), when there is one. */
+  steps?: ReplacementStep[];
 }
 
 /** The Machines a MachineSet owns: by controller reference, or by the label the machine-api sets. */
@@ -103,6 +108,7 @@ export function evaluateMachineSetsReady(
   const statuses: MachineSetStatus[] = [];
   const nodeNames: string[] = [];
   const waits: string[] = [];
+  const steps: ReplacementStep[] = [];
   let desiredTotal = 0;
   let readyTotal = 0;
   for (const name of target.machineSets) {
@@ -111,6 +117,12 @@ export function evaluateMachineSetsReady(
       waits.push(`MachineSet ${name} does not exist yet`);
       continue;
     }
+    const machines = machinesOf(name, obs.machines);
+    const ready = (m: KubeObject) => {
+      const node = nodeOf(m, obs.nodes);
+      return !!node && isNodeReady(node);
+    };
+    const plan = target.replacement && planReplacement(ms, machines, ready, target.replacement);
     const errorReason = field<string>(ms, "status", "errorReason");
     const errorMessage = field<string>(ms, "status", "errorMessage");
     if (errorReason || errorMessage) {
@@ -120,7 +132,8 @@ export function evaluateMachineSetsReady(
           `MachineSet ${name} failed${errorReason ? ` (${errorReason})` : ""}: ${errorMessage ?? ""}`.trim(),
       };
     }
-    const desired = field<number>(ms, "spec", "replicas") ?? 1;
+    // While replacing, a surge raises replicas above what the pool declares, which it ends with.
+    const desired = plan?.replicas ?? field<number>(ms, "spec", "replicas") ?? 1;
     const status = {
       name,
       replicas: field<number>(ms, "status", "replicas") ?? 0,
@@ -129,10 +142,18 @@ export function evaluateMachineSetsReady(
     };
     statuses.push(status);
     desiredTotal += desired;
-    const machines = machinesOf(name, obs.machines);
     for (const m of machines) {
       const failure = machineFailure(m);
-      if (failure) return { state: "failed", message: `MachineSet ${name}: ${failure}` };
+      const left = plan?.outdated.length
+        ? `; ${plan.outdated.length} machines still run the previous spec (${plan.outdated.join(", ")})`
+        : "";
+      if (failure) return { state: "failed", message: `MachineSet ${name}: ${failure}${left}` };
+    }
+    steps.push(...(plan?.steps ?? []));
+    if (plan && plan.outdated.length > 0) {
+      waits.push(
+        `MachineSet ${name}: ${plan.outdated.length} of ${desired} machines run the previous spec (${plan.outdated.join(", ")}); ${plan.waiting ?? describeSteps(plan.steps)}`,
+      );
     }
     const expected = {
       ...(field<Record<string, string>>(ms, "spec", "template", "spec", "metadata", "labels") ?? {}),
@@ -154,7 +175,7 @@ export function evaluateMachineSetsReady(
       readyHere++;
       nodeNames.push(node.metadata.name);
     }
-    readyTotal += Math.min(readyHere, desired);
+    readyTotal += Math.min(plan ? plan.current : readyHere, desired);
     if (field(ms, "status", "observedGeneration") !== ms.metadata.generation) {
       waits.push(
         `MachineSet ${name}: the machine-api has not observed generation ${ms.metadata.generation} yet`,
@@ -190,7 +211,20 @@ export function evaluateMachineSetsReady(
     done: readyTotal,
     total: desiredTotal,
     result,
+    ...(steps.length > 0 ? { steps } : {}),
   };
+}
+
+function describeSteps(steps: ReplacementStep[]): string {
+  return steps
+    .map((s) =>
+      s.type === "scale"
+        ? `scaling from ${s.from} to ${s.replicas}`
+        : s.type === "mark"
+          ? `marking ${s.machine} for deletion`
+          : `deleting ${s.machine}`,
+    )
+    .join(", ");
 }
 
 export interface MachineSetDeletionObservation extends MachineSetObservation {

@@ -25,6 +25,7 @@ import {
   machinesSelector,
   nodesSelector,
 } from "./machineset";
+import { DELETE_MACHINE_ANNOTATION, MachineReplacement, ReplacementStep } from "./replacement";
 import { evaluateOperatorInstall, OperatorResult, OperatorTarget } from "./operator";
 import { recordSightings, Sightings } from "./persistence";
 import { evaluatePoolRollout, generatedKey, PoolRolloutResult, PoolRolloutTarget } from "./pool";
@@ -228,6 +229,8 @@ export interface MachineSetOptions extends WaitOptions, ClusterAccess {
   /** Default `openshift-machine-api`. */
   namespace?: string;
   nodeLabels?: Record<string, string>;
+  /** Replace the machines whose provider spec is not their template's (see `replacement.ts`). */
+  replacement?: MachineReplacement;
 }
 
 /**
@@ -256,7 +259,39 @@ function machineSetTarget(options: MachineSetOptions): MachineSetTarget {
     namespace: options.namespace ?? MACHINE_API_NAMESPACE,
     machineSets: options.machineSets,
     nodeLabels: options.nodeLabels,
+    replacement: options.replacement,
   };
+}
+
+/** The requests that carry out a replacement's steps through the machine-api. */
+function replacementNeeds(namespace: string, steps: ReplacementStep[]): Need[] {
+  return steps.map((step): Need => {
+    if (step.type === "scale") {
+      const patch = { spec: { replicas: step.replicas } };
+      return {
+        type: "patch",
+        key: step.key,
+        resource: KINDS.machineSet,
+        name: step.machineSet,
+        namespace,
+        patch,
+      };
+    }
+    if (step.type === "mark") {
+      const patch = { metadata: { annotations: { [DELETE_MACHINE_ANNOTATION]: "true" } } };
+      const key = `mark/${step.machine}`;
+      const machine = { resource: KINDS.machine, name: step.machine, namespace };
+      // A machine the health check or the autoscaler deleted meanwhile needs no mark.
+      return { type: "patch", key, ...machine, patch, unlessGone: true };
+    }
+    return {
+      type: "delete",
+      key: `delete/${step.machine}`,
+      resource: KINDS.machine,
+      name: step.machine,
+      namespace,
+    };
+  });
 }
 
 function machineSetsReady(options: MachineSetOptions): ConvergeOptions<MachineSetResult> {
@@ -268,14 +303,18 @@ function machineSetsReady(options: MachineSetOptions): ConvergeOptions<MachineSe
     sources: machineSetSources(target),
     evaluate(view) {
       const machineSets = view.sources.machineSets ?? [];
-      const evaluation = evaluateMachineSetsReady(target, {
+      const { steps, ...evaluation } = evaluateMachineSetsReady(target, {
         machineSets,
         machines: view.sources.machines ?? [],
         nodes: view.sources.nodes ?? [],
       });
-      // The nodes' labels are known once every MachineSet is: until then it is waited for anyway.
+      // The nodes' labels are known once every MachineSet is: until then it is waited for anyway, and
+      // a replacement decides nothing before it sees which machines are Ready.
       const seen = target.machineSets.every((name) => machineSets.some((m) => m.metadata.name === name));
-      return { ...evaluation, needs: seen ? [poolNodes(target, machineSets)] : [] };
+      if (!seen) return { ...evaluation, needs: [] };
+      const nodes = poolNodes(target, machineSets);
+      if (view.sources.nodes === undefined) return { ...evaluation, needs: [nodes] };
+      return { ...evaluation, needs: [nodes, ...replacementNeeds(target.namespace, steps ?? [])] };
     },
   };
 }

@@ -140,6 +140,61 @@ describe("machine-api", () => {
     assert.deepEqual(order, ["cordoned", "node deleted (unschedulable=true)", "machine deleted"]);
   });
 
+  it("scales down by the delete policy: marked machines first whatever the policy, then Oldest or Newest by age; an unknown policy deletes nothing", async () => {
+    // machine-api-operator pkg/controller/machineset/delete_policy.go: getDeletePriorityFunc,
+    // oldestDeletePriority, newestDeletePriority and the delete-machine annotation's mustDelete.
+    const name = "policy";
+    machineSetFrom(sim, name, { replicas: 1 });
+    const scale = (replicas: number, deletePolicy?: string) =>
+      sim.store.mutate(keyOf(K.machineSet, name, NS), (o) => {
+        Object.assign(o.spec as object, { replicas, ...(deletePolicy ? { deletePolicy } : {}) });
+      });
+    const settled = (replicas: number) =>
+      sim.until(
+        `${replicas} ready`,
+        () => ready(sim, name, replicas) && machinesOf(sim, name).length === replicas,
+      );
+    // Created one after the other, so that each is older than the next.
+    await settled(1);
+    scale(2);
+    await settled(2);
+    scale(3);
+    await settled(3);
+    const byAge = machinesOf(sim, name)
+      .sort((a, b) => Date.parse(a.metadata.creationTimestamp!) - Date.parse(b.metadata.creationTimestamp!))
+      .map((m) => m.metadata.name);
+    assert.equal(new Set(byAge.map((n) => sim.get(K.machine, n, NS)!.metadata.creationTimestamp)).size, 3);
+    const names = () =>
+      machinesOf(sim, name)
+        .map((m) => m.metadata.name)
+        .sort();
+
+    scale(2, "Oldest");
+    await settled(2);
+    assert.deepEqual(names(), [byAge[1], byAge[2]].sort());
+
+    sim.store.mutate(keyOf(K.machine, byAge[2], NS), (o) => {
+      o.metadata.annotations = { ...o.metadata.annotations, "machine.openshift.io/delete-machine": "true" };
+    });
+    scale(1);
+    await settled(1);
+    assert.deepEqual(names(), [byAge[1]], "the marked machine, though the newest");
+
+    scale(2, "Newest");
+    await settled(2);
+    const newest = names().find((n) => n !== byAge[1])!;
+    scale(1);
+    await settled(1);
+    assert.deepEqual(names(), [byAge[1]], `the newest, ${newest}`);
+
+    scale(0, "Largest");
+    await sim.until("observed", () => {
+      const ms = sim.get(K.machineSet, name, NS)!;
+      return status<MachineSetStatus>(ms).observedGeneration === ms.metadata.generation;
+    });
+    assert.deepEqual(names(), [byAge[1]]);
+  });
+
   it("replaces a deleted Machine of a MachineSet", async () => {
     const ms = sim.cluster.workerMachineSets[1];
     const [old] = machinesOf(sim, ms);

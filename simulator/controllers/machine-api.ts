@@ -5,7 +5,7 @@
  * booted; Windows instances only become nodes through WMCO.
  */
 import { Json, field, getCondition, labelsOf, obj } from "../../primitives/objects";
-import { MACHINE_API_NAMESPACE } from "../../primitives/openshift";
+import { DELETE_MACHINE_ANNOTATION, MACHINE_API_NAMESPACE } from "../../primitives/openshift";
 import { LabelSelector, selectorMatches, selectorString } from "../../primitives/selectors";
 import { buildNode, isWindowsMachine, linkNode, providerSpecOf, provisionMachine } from "../cluster/machines";
 import { PLATFORMS, PlatformSpec } from "../cluster/platforms";
@@ -15,7 +15,6 @@ import { Stepper, WorkQueue } from "./workqueue";
 import { Condition, K, controllerRef, isControlledBy, isKind, keyOf, timestamp, uniqueName } from "./util";
 
 export const MACHINE_FINALIZER = "machine.machine.openshift.io";
-const DELETE_MACHINE_ANNOTATION = "machine.openshift.io/delete-machine";
 const NODE_MACHINE_ANNOTATION = "machine.openshift.io/machine";
 const UNSCHEDULABLE_TAINT = { key: "node.kubernetes.io/unschedulable", effect: "NoSchedule" };
 
@@ -40,12 +39,43 @@ export function cordon(node: KubeObject, unschedulable: boolean, now: Date): voi
   node.spec = spec;
 }
 
-/** The Random delete policy: machines marked for deletion, then those without a node, then the rest. */
-function deletePriority(machine: KubeObject): number {
-  if (machine.metadata.annotations?.[DELETE_MACHINE_ANNOTATION]) return 3;
-  if (field(machine, "status", "errorReason") || field(machine, "status", "errorMessage")) return 3;
-  if (!field(machine, "status", "nodeRef")) return 2;
-  return 1;
+/** The annotation the machine-api read before the cluster autoscaler's provider took DELETE_MACHINE_ANNOTATION. */
+const OLD_DELETE_MACHINE_ANNOTATION = "machine.openshift.io/cluster-api-delete-machine";
+const SECONDS_PER_HUNDRED_DAYS = 8_640_000;
+const MUST_DELETE = 100;
+
+/** Marked for deletion, or failed: first on a scale down whatever the policy. */
+function mustGo(machine: KubeObject): boolean {
+  const annotations = machine.metadata.annotations ?? {};
+  return (
+    !!annotations[DELETE_MACHINE_ANNOTATION] ||
+    !!annotations[OLD_DELETE_MACHINE_ANNOTATION] ||
+    !!field(machine, "status", "errorReason") ||
+    !!field(machine, "status", "errorMessage")
+  );
+}
+
+/** Older machines nearer 50, as `oldestDeletePriority` maps a machine's age. */
+function agePriority(machine: KubeObject, now: Date): number {
+  const created = Date.parse(machine.metadata.creationTimestamp ?? "");
+  const seconds = (now.getTime() - created) / 1000;
+  if (Number.isNaN(seconds) || seconds < 0) return 0;
+  return 50 * (1 - Math.exp(-seconds / SECONDS_PER_HUNDRED_DAYS));
+}
+
+/**
+ * Which machines a scale down deletes first, per `spec.deletePolicy` (machine-api-operator,
+ * pkg/controller/machineset/delete_policy.go, `getDeletePriorityFunc`): Random (the default) takes
+ * marked or failed machines, then those without a node, then any; Oldest and Newest take marked or
+ * failed machines, then by age. undefined for a policy the controller does not know, which deletes
+ * nothing.
+ */
+function deletePriority(policy: unknown, now: Date): ((machine: KubeObject) => number) | undefined {
+  if (policy === undefined || policy === "" || policy === "Random")
+    return (m) => (mustGo(m) ? 50 : !field(m, "status", "nodeRef") ? 40 : 20);
+  if (policy === "Oldest") return (m) => (mustGo(m) ? MUST_DELETE : agePriority(m, now));
+  if (policy === "Newest") return (m) => MUST_DELETE - (mustGo(m) ? 0 : agePriority(m, now));
+  return undefined;
 }
 
 /** What the cluster's actuator refuses before creating an instance. */
@@ -136,6 +166,7 @@ export function startMachineApi(ctx: ControllerContext): StopFn {
       owned.push(m);
     }
     const want = field<number>(ms, "spec", "replicas") ?? 1;
+    const priority = deletePriority(field(ms, "spec", "deletePolicy"), clock.now());
     if (owned.length < want) {
       const template = obj(field(ms, "spec", "template"));
       for (let i = owned.length; i < want; i++) {
@@ -166,9 +197,9 @@ export function startMachineApi(ctx: ControllerContext): StopFn {
         });
         owned.push(created);
       }
-    } else if (owned.length > want) {
+    } else if (owned.length > want && priority) {
       const victims = [...owned]
-        .sort((a, b) => deletePriority(b) - deletePriority(a) || (a.metadata.name < b.metadata.name ? 1 : -1))
+        .sort((a, b) => priority(b) - priority(a) || (a.metadata.name < b.metadata.name ? 1 : -1))
         .slice(0, owned.length - want);
       for (const v of victims) machineSets.delete(keyOf(K.machine, v.metadata.name, namespace));
       owned = owned.filter((m) => !victims.includes(m));

@@ -8,6 +8,8 @@ const waitTimeouts = { create: "60s", update: "60s", delete: "60s" };
 /**
  * The pool and a MachineConfig for it; `infra=false` declares nothing, as a destroy. `autoscale=true`
  * lets the cluster autoscaler run the pool between 1 and 2 machines; `replicas` sets its size otherwise.
+ * `instanceType` changes the machines' type, and `maxSurge`/`maxUnavailable` replace the machines
+ * that have another (`machineReplacement`).
  */
 function infraPool() {
   const autoscale = config.getBoolean("autoscale") === true;
@@ -18,6 +20,16 @@ function infraPool() {
       zones: ["us-east-2a"],
       replicas: config.getNumber("replicas") ?? 1,
       ...(autoscale ? { autoscaling: { minReplicas: 1, maxReplicas: 2 } } : {}),
+      ...(config.get("instanceType") ? { aws: { instanceType: config.get("instanceType") } } : {}),
+      ...(config.get("maxSurge") !== undefined || config.get("maxUnavailable") !== undefined
+        ? {
+            machineReplacement: {
+              strategy: "rolling" as const,
+              maxSurge: config.getNumber("maxSurge"),
+              maxUnavailable: config.getNumber("maxUnavailable"),
+            },
+          }
+        : {}),
       wait: config.getBoolean("wait") ?? true,
       waitTimeouts,
     },

@@ -1,0 +1,116 @@
+/**
+ * A pool's opt-in replacement of machines whose spec its MachineSets' template no longer has (a new
+ * instance type, disk, image or spot setting). The machine-api never changes a machine it has made, so
+ * without it a changed template reaches only machines created later.
+ */
+import { jsonEqual } from "../../primitives/objects";
+import { collectErrors, InputError } from "../errors";
+import { requireFields, requireNonNegativeInteger, requireOneOf } from "../validation";
+
+export interface MachineReplacementArgs {
+  /** `rolling`: new machines first, old ones deleted (and drained) as the new ones are Ready. */
+  strategy: "rolling";
+  /** Machines each MachineSet may have above its replicas while replacing; default 1 (0 when autoscaled). */
+  maxSurge?: number;
+  /** Machines each MachineSet may have unready below its replicas while replacing; default 0 (1 when autoscaled). */
+  maxUnavailable?: number;
+}
+
+/** The counts the waiter works with, per MachineSet. */
+export interface MachineReplacementPolicy {
+  maxSurge: number;
+  maxUnavailable: number;
+}
+
+const STRATEGIES = ["rolling"] as const;
+
+/**
+ * Checks the policy and fills in its defaults. An autoscaled pool's replicas belong to the cluster
+ * autoscaler, which writes them itself (and removes machines by the same delete annotation): a surge
+ * would be a count the autoscaler did not choose and may take back, so an autoscaled pool replaces by
+ * deleting old machines, `maxUnavailable` at a time, and the autoscaler may add machines meanwhile.
+ * The pool's waiter does the replacing, so a pool that does not wait cannot have one.
+ */
+export function requireMachineReplacement(
+  value: MachineReplacementArgs,
+  autoscaled: boolean,
+  waits = true,
+): MachineReplacementPolicy {
+  requireFields("", value, ["strategy", "maxSurge", "maxUnavailable"], "machineReplacement");
+  if (!waits)
+    throw new InputError("", "the pool's waiter replaces the machines, and wait is false: leave wait on");
+  const [, maxSurge, maxUnavailable] = collectErrors([
+    () => requireOneOf("strategy", value.strategy, STRATEGIES),
+    () => (value.maxSurge === undefined ? undefined : requireNonNegativeInteger("maxSurge", value.maxSurge)),
+    () =>
+      value.maxUnavailable === undefined
+        ? undefined
+        : requireNonNegativeInteger("maxUnavailable", value.maxUnavailable),
+  ]);
+  if (autoscaled) {
+    if (maxSurge)
+      throw new InputError(
+        "maxSurge",
+        "an autoscaled pool's replicas belong to the cluster autoscaler, so its machines are replaced by deleting old ones, maxUnavailable at a time (default 1): leave maxSurge out or 0",
+      );
+    if (maxUnavailable === 0)
+      throw new InputError(
+        "maxUnavailable",
+        "an autoscaled pool cannot surge, so 0 replaces nothing: use 1 or more (the default is 1)",
+      );
+    return { maxSurge: 0, maxUnavailable: maxUnavailable ?? 1 };
+  }
+  const policy = { maxSurge: maxSurge ?? 1, maxUnavailable: maxUnavailable ?? 0 };
+  if (policy.maxSurge === 0 && policy.maxUnavailable === 0)
+    throw new InputError(
+      "maxUnavailable",
+      "with maxSurge 0, 0 replaces nothing: allow a surge, or machines to be unavailable",
+    );
+  return policy;
+}
+
+/**
+ * Whether a provider spec in the cluster differs from the one the program declares, in the fields it
+ * declares: the API server's defaults are on old and new machines alike.
+ */
+export function differsFromDeclared(
+  declared: Record<string, unknown>,
+  spec: Record<string, unknown>,
+): boolean {
+  return Object.keys(declared).some((k) => !jsonEqual(spec[k], declared[k]));
+}
+
+/** The provider spec fields that name a machine's size, which users recognise machines by. */
+const SIZE_FIELDS = ["instanceType", "vmSize"];
+
+/**
+ * What a preview says of a MachineSet whose template no longer matches some of its machines: which
+ * machines keep what, and what replacing them does. `template` is the provider spec the program
+ * declares, `machines` those of its live machines; undefined when every machine has the declared one.
+ */
+export function machineSpecChange(
+  machineSet: string,
+  template: Record<string, unknown>,
+  machines: ReadonlyArray<Record<string, unknown>>,
+  policy: MachineReplacementPolicy | undefined,
+): string | undefined {
+  const differs = (m: Record<string, unknown>, k: string) => !jsonEqual(m[k], template[k]);
+  const declared = Object.keys(template);
+  const old = machines.filter((m) => differsFromDeclared(template, m));
+  if (old.length === 0) return undefined;
+  const changed = declared.filter((k) => old.some((m) => differs(m, k))).sort();
+  const size = SIZE_FIELDS.find((k) => changed.includes(k));
+  const others = changed.filter((k) => k !== size);
+  const sizes = size ? [...new Set(old.map((m) => String(m[size])))].sort().join(", ") : undefined;
+  const also = others.length > 0 ? ` (also ${others.join(", ")})` : "";
+  const oldSpec = sizes ?? `the previous ${others.join(", ")}`;
+  const newSpec = size ? `${String(template[size])}${also}` : `the new ${others.join(", ")}`;
+  const count = old.length === 1 ? "1 machine" : `${old.length} machines`;
+  if (!policy)
+    return `MachineSet ${machineSet}: ${count} ${old.length === 1 ? "keeps" : "keep"} ${oldSpec}; only new machines get ${newSpec} (machineReplacement replaces them)`;
+  const pace =
+    policy.maxSurge > 0
+      ? `${policy.maxSurge} new first, an old one deleted (drained) as each new one is Ready, ${policy.maxUnavailable === 0 ? "none" : `at most ${policy.maxUnavailable}`} unavailable`
+      : `${policy.maxUnavailable} at a time deleted (drained) first, each replaced from the template`;
+  return `MachineSet ${machineSet}: ${count} on ${oldSpec} replaced by machines with ${newSpec}, ${pace}`;
+}
