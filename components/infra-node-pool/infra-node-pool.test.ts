@@ -129,6 +129,8 @@ describe("InfraNodePool", () => {
     for (const waiter of ["infra-pool-rollout", "infra-machines-removal"]) {
       assert.deepEqual(waiters.find((w) => w.name === waiter)!.inputs.machineSets, names);
     }
+    // Its machines before its pool: the MCO counts only nodes its nodeSelector finds
+    // (openshift/machine-config-operator, pkg/controller/node/node_controller.go, getNodesForPool).
     const rollout = waiters.find((w) => w.name === "infra-pool-rollout")!;
     assert.deepEqual(
       [rollout.inputs.pool, rollout.inputs.nodeLabels, rollout.inputs.settings],

@@ -29,8 +29,10 @@ import * as self from "./pool-rollout";
 type PoolWaitOptions = PoolRolloutOptions & Partial<MachineSetOptions>;
 
 /**
- * The pool's own machines first, when it names them: a pool's nodes run its render only once they
- * exist, so the two are one convergence, waited for in that order within one deadline.
+ * The pool's own machines first, when it names them, then its rollout: one convergence within one
+ * deadline. The MCO counts a pool's nodes by its nodeSelector (openshift/machine-config-operator,
+ * pkg/controller/node/node_controller.go, getNodesForPool), so a machine not yet a node is not in its
+ * machineCount and the pool alone could report rolled out before its new nodes run the render.
  */
 async function waitForPool(options: PoolWaitOptions) {
   if (!options.machineSets?.length) return waitForPoolRollout(options);
