@@ -48,13 +48,10 @@ describe("a stack that makes its cluster: kubeconfig and cluster facts unknown a
         "create MachineConfigPool infra-pool",
         "create MachineSet infra-us-east-2a",
         "create MachineSet infra-us-east-2b",
-        "create MachineSetReady infra-machines-ready",
         "create MachineSetRemoval infra-machines-removal",
         "create NodeConfigRemoval 99-infra-motd-removal",
         "create PoolRollout 99-infra-motd-rollout",
         "create PoolRollout infra-pool-rollout",
-        "create RolloutBaseline 99-infra-motd-rollout-baseline",
-        "create RolloutBaseline infra-rollout-baseline",
       ]);
       // The facts are read once the cluster exists: in preview the reads are planned, their outputs unknown.
       assert.deepEqual(
@@ -86,8 +83,8 @@ describe("a stack that makes its cluster: kubeconfig and cluster facts unknown a
     const third = options([`zones=${JSON.stringify([...ZONES, "us-east-2c"])}`]);
     await revise(third, [
       "create infra-us-east-2c",
-      "update infra-machines-ready",
       "update infra-machines-removal",
+      "update infra-pool-rollout",
     ]);
     await refreshFindsDrift(sim, third, ["label", "machineconfigpool", "infra", `${POOL_LABEL}-`], {
       "infra-pool": [`metadata.labels.${POOL_LABEL}`],

@@ -54,12 +54,7 @@ describe("deploy harness against the simulator", function () {
     assert.ok(
       at("done", "MachineSetRemoval infra-machines-removal") < at("start", "MachineSet infra-us-east-2a"),
     );
-    assert.ok(
-      at("done", "MachineSet infra-us-east-2a") < at("start", "MachineSetReady infra-machines-ready"),
-    );
-    assert.ok(
-      at("done", "MachineSetReady infra-machines-ready") < at("start", "PoolRollout infra-pool-rollout"),
-    );
+    assert.ok(at("done", "MachineSet infra-us-east-2a") < at("start", "PoolRollout infra-pool-rollout"));
 
     const text = fs.readFileSync(statePath, "utf8");
     const state = JSON.parse(text) as Checkpoint;
@@ -84,18 +79,16 @@ describe("deploy harness against the simulator", function () {
         .filter((p) => p.op !== "same" && p.op !== "read")
         .map((p) => `${p.op} ${p.name}`)
         .sort(),
-      ["update 99-infra-motd", "update 99-infra-motd-rollout", "update 99-infra-motd-rollout-baseline"],
-      "only the changed MachineConfig, its rollout waiter and its rollout baseline change",
+      ["update 99-infra-motd", "update 99-infra-motd-rollout"],
+      "only the changed MachineConfig and its rollout waiter change",
     );
     const rolled = sim.store.get(keyOf(K.pool, "infra")) as any;
     assert.notEqual(rolled.status.configuration.name, pool.status.configuration.name);
     assert.equal(rolled.status.updatedMachineCount, 1);
-    // Without a preview's cluster read, the baseline compared the MachineConfig with the previous
-    // deployment's, on the machine count the rollout waiter saw then.
-    const baseline = second.state.deployment.resources.find((r) =>
-      r.urn.endsWith("::99-infra-motd-rollout-baseline"),
-    )!;
-    const impact = baseline.outputs!.impact as PoolImpact;
+    // Without a preview's cluster read, the rollout waiter compared the MachineConfig with the previous
+    // deployment's, on the machine count it saw then: both kept in its own state.
+    const updated = second.state.deployment.resources.find((r) => r.urn.endsWith("::99-infra-motd-rollout"))!;
+    const impact = updated.outputs!.impact as PoolImpact;
     assert.deepEqual(
       [impact.newRender, impact.against, impact.machineCount, impact.causes.map((c) => c.name)],
       [true, "previous deployment", rollout.outputs!.machineCount, ["/etc/motd"]],
@@ -103,11 +96,7 @@ describe("deploy harness against the simulator", function () {
 
     const third = await revision(["motd=false"]);
     assert.deepEqual(third.errors, []);
-    assert.equal(
-      third.counts.delete,
-      4,
-      "the MachineConfig, its rollout waiter, its removal guard and its baseline",
-    );
+    assert.equal(third.counts.delete, 3, "the MachineConfig, its rollout waiter and its removal guard");
     assert.equal(sim.store.get(keyOf(K.machineConfig, "99-infra-motd")), undefined);
     // The guard held the deployment until the pool ran a render without the MachineConfig.
     const dropped = sim.store.get(keyOf(K.pool, "infra")) as any;
@@ -121,7 +110,7 @@ describe("deploy harness against the simulator", function () {
     // past this test's timeout).
     const fourth = await revision(["motd=false", "wait=false"]);
     assert.deepEqual(fourth.errors, []);
-    assert.equal(fourth.counts.delete, 3, "MachineSetReady, PoolRollout and MachineSetRemoval");
+    assert.equal(fourth.counts.delete, 2, "the pool's waiter and its removal guard");
     const kept = sim.store.get(keyOf(K.machineSet, machineSet, "openshift-machine-api")) as any;
     assert.equal(kept.spec.replicas, 1);
   });
@@ -282,11 +271,7 @@ describe("deploy harness against the simulator", function () {
     const repaired = await deploy(options());
     assert.deepEqual(repaired.errors, []);
     const revision = options(["banner=managed by Pulumi, second revision\n"]);
-    await revise(revision, [
-      "update 99-worker-banner",
-      "update 99-worker-banner-rollout",
-      "update 99-worker-banner-rollout-baseline",
-    ]);
+    await revise(revision, ["update 99-worker-banner", "update 99-worker-banner-rollout"]);
     // Someone takes the MachineConfig off the pool by hand: the worker pool renders without it.
     await refreshFindsDrift(
       sim,

@@ -12,6 +12,11 @@ import { loadProject } from "./project";
 const INFRA_POOL = path.join(__dirname, "testdata", "infra-pool");
 const BROKEN_PROVIDER = path.join(__dirname, "testdata", "broken-provider");
 const MACHINE_SET = "cluster-zbwlg-cbgq7-infra-us-east-2a";
+/**
+ * The state release 0.1.0 wrote for INFRA_POOL through this engine (installed, default config): its pool
+ * had a MachineSetReady and a RolloutBaseline beside its PoolRollout, its MachineConfig a RolloutBaseline.
+ */
+const CHECKPOINT_0_1_0 = path.join(__dirname, "testdata", "checkpoints", "infra-pool-0.1.0.json");
 
 describe("preview, up, refresh, --replace and destroy through the engine", function () {
   this.timeout(120_000);
@@ -45,12 +50,9 @@ describe("preview, up, refresh, --replace and destroy through the engine", funct
       "create 99-infra-motd",
       "create 99-infra-motd-removal",
       "create 99-infra-motd-rollout",
-      "create 99-infra-motd-rollout-baseline",
-      "create infra-machines-ready",
       "create infra-machines-removal",
       "create infra-pool",
       "create infra-pool-rollout",
-      "create infra-rollout-baseline",
       "create infra-us-east-2a",
     ]);
     // Known from inputs during preview: the MachineSet names; known only once the pool rolled: its render.
@@ -61,20 +63,15 @@ describe("preview, up, refresh, --replace and destroy through the engine", funct
 
     const up = await deploy(options());
     assert.deepEqual(up.errors, []);
-    assert.equal(up.counts.create, 10);
+    assert.equal(up.counts.create, 7);
 
     const second = await preview(options(["motdText=second revision\n"]));
     assert.deepEqual(second.errors, []);
-    assert.deepEqual(changes(second).sort(), [
-      "update 99-infra-motd",
-      "update 99-infra-motd-rollout",
-      "update 99-infra-motd-rollout-baseline",
-    ]);
+    assert.deepEqual(changes(second).sort(), ["update 99-infra-motd", "update 99-infra-motd-rollout"]);
     const mc = second.plan.find((s) => s.name === "99-infra-motd")!;
     assert.deepEqual(mc.diffs, ["spec.config.storage.files"]);
-    // Nothing the pool rollout or the MachineSet waiter awaits changed: they are the same.
-    for (const name of ["infra-pool-rollout", "infra-machines-ready"])
-      assert.equal(second.plan.find((s) => s.name === name)!.op, "same");
+    // Nothing the pool's waiter awaits (its MachineSets and its pool) changed: it is the same.
+    assert.equal(second.plan.find((s) => s.name === "infra-pool-rollout")!.op, "same");
   });
 
   it("refreshes without drift, reads drift made by hand back into the inputs for the next up to undo, and replaces a waiter when asked", async () => {
@@ -106,9 +103,9 @@ describe("preview, up, refresh, --replace and destroy through the engine", funct
     const undo = await preview(options());
     assert.deepEqual(changes(undo), ["update 99-infra-motd"]);
 
-    const replaced = await deploy(options([], { replace: ["infra-machines-ready"] }));
+    const replaced = await deploy(options([], { replace: ["infra-pool-rollout"] }));
     assert.deepEqual(replaced.errors, []);
-    assert.deepEqual(changes(replaced).sort(), ["replace infra-machines-ready", "update 99-infra-motd"]);
+    assert.deepEqual(changes(replaced).sort(), ["replace infra-pool-rollout", "update 99-infra-motd"]);
     const role = await kubectl(sim.kubeconfigPath, [
       "get",
       "machineconfig",
@@ -193,10 +190,38 @@ describe("preview, up, refresh, --replace and destroy through the engine", funct
     assert.ok(!state.deployment.resources.some((r: { urn: string }) => r.urn.endsWith("::shadowed-global")));
   });
 
+  it("moves a stack deployed by release 0.1.0 without replacing anything: its pool's two waiters are one, the baselines go", async () => {
+    const statePath = path.join(dir, "from-0.1.0.json");
+    fs.copyFileSync(CHECKPOINT_0_1_0, statePath);
+    const planned = await preview(options([], { statePath }));
+    assert.deepEqual(planned.errors, []);
+    // Every object is the same; the waiters that now keep the rollout record (and name the pool's
+    // MachineSets) are updated in place; what they took over is deleted, which waits for nothing.
+    assert.deepEqual(changes(planned).sort(), [
+      "delete 99-infra-motd-rollout-baseline",
+      "delete infra-machines-ready",
+      "delete infra-rollout-baseline",
+      "update 99-infra-motd-removal",
+      "update 99-infra-motd-rollout",
+      "update infra-machines-removal",
+      "update infra-pool-rollout",
+    ]);
+    // The removal guards are unchanged: this suite's simulator is another API server than the one the
+    // checkpoint was written against, which any waiter that reaches the cluster updates for.
+    for (const guard of planned.plan.filter((s) => s.name.endsWith("-removal")))
+      assert.deepEqual(guard.diffs, ["kubeconfig"], guard.name);
+    const urns = (resources: Array<{ urn: string }>) => resources.map((r) => r.urn);
+    const before = JSON.parse(fs.readFileSync(CHECKPOINT_0_1_0, "utf8")) as {
+      deployment: { resources: Array<{ urn: string }> };
+    };
+    for (const step of planned.plan.filter((p) => p.op !== "delete" && p.op !== "read"))
+      assert.ok(urns(before.deployment.resources).includes(step.urn), `${step.urn} keeps its URN`);
+  });
+
   it("destroys the stack, dependents first, and leaves nothing of it in the cluster", async () => {
     const down = await destroy(options());
     assert.deepEqual(down.errors, []);
-    assert.equal(down.counts.delete, 10);
+    assert.equal(down.counts.delete, 7);
     const order = down.plan.map((s) => s.name);
     assert.ok(order.indexOf("infra-pool-rollout") < order.indexOf("infra-pool"));
     assert.ok(order.indexOf("infra-us-east-2a") < order.indexOf("infra-machines-removal"));

@@ -57,13 +57,11 @@ describe("render", function () {
       }
 
       assert.deepEqual([...new Set(first.waiters.map((w) => w.type))].sort(), [
-        "MachineSetReady",
         "MachineSetRemoval",
         "NodeConfigRemoval",
         "OperatorInstall",
         "OperatorRemoval",
         "PoolRollout",
-        "RolloutBaseline",
         "RsaPrivateKey",
         "WindowsNodesReady",
       ]);

@@ -280,7 +280,7 @@ describe("rollout impact: prediction against what the simulator's nodes do", fun
   it("the last change's stack: a second revision, a refresh, drift made by hand, and a destroy that rolls its file off", async () => {
     const name = "99-worker-chrony-pool";
     const revision = stack(name, "/etc/chrony.d/pool.conf", "pool time.example.com iburst\n");
-    await revise(revision, [`update ${name}`, `update ${name}-rollout`, `update ${name}-rollout-baseline`]);
+    await revise(revision, [`update ${name}`, `update ${name}-rollout`]);
     await refreshFindsDrift(
       sim,
       revision,

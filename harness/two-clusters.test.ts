@@ -42,7 +42,7 @@ describe("waiters and the provider on two clusters", function () {
     const uid = machineSetOn(a)?.metadata.uid;
     assert.ok(uid, "the provider created the MachineSet on cluster A");
     assert.equal(machineSetOn(b), undefined);
-    const mismatch = result.errors.find((e) => e.includes("MachineSetReady"));
+    const mismatch = result.errors.find((e) => e.includes("PoolRollout"));
     assert.ok(mismatch, result.errors.join("\n"));
     assert.ok(
       mismatch.includes(

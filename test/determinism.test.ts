@@ -34,7 +34,7 @@ describe("deterministic previews", () => {
     assert.equal(JSON.stringify(first), JSON.stringify(second));
   });
 
-  it("changes only the MachineSets of the pool whose replicas changed, and the wait for them", async () => {
+  it("changes only the MachineSets of the pool whose replicas changed, and the pool's wait for them", async () => {
     const before = byName(await runProgram(twoPools(3)));
     const after = byName(await runProgram(twoPools(5)));
     assert.deepEqual([...after.keys()].sort(), [...before.keys()].sort());
@@ -42,7 +42,7 @@ describe("deterministic previews", () => {
     assert.deepEqual(changed, [
       "kubernetes:machine.openshift.io/v1beta1:MachineSet::infra-us-east-2a",
       "kubernetes:machine.openshift.io/v1beta1:MachineSet::infra-us-east-2b",
-      "pulumi-nodejs:dynamic:MachineSetReady::infra-machines-ready",
+      "pulumi-nodejs:dynamic:PoolRollout::infra-pool-rollout",
     ]);
   });
 });

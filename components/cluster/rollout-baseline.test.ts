@@ -18,6 +18,14 @@ const chrony = (text: string) => ({
   wait: false as const,
 });
 
+/** The registered inputs of a component's PoolRollout, its kubeconfig revealed, as its provider gets them. */
+async function waiterOf(name: string): Promise<Record<string, unknown>> {
+  await settle();
+  const r = mocks.resources.find((x) => x.type === "pulumi-nodejs:dynamic:PoolRollout" && x.name === name);
+  assert.ok(r, `${name} registered`);
+  return { ...r.inputs, kubeconfig: (r.inputs.kubeconfig as { value: string }).value };
+}
+
 /** The registered inputs of the RolloutBaseline of a component, as the engine receives them. */
 async function baselineOf(name: string): Promise<Record<string, unknown>> {
   await settle();
@@ -29,7 +37,7 @@ async function baselineOf(name: string): Promise<Record<string, unknown>> {
 }
 
 describe("rollout impact without a cluster: against the previous deployment's inputs", () => {
-  it("a component keeps what it declares in a RolloutBaseline, whose check compares it with the last deployment", async () => {
+  it("a component that does not wait keeps what it declares in a RolloutBaseline, whose check compares it with the last deployment", async () => {
     await resetMocks(undefined, { preview: true });
     new MachineConfig("99-worker-chrony", chrony("server a\n"));
     const first = await baselineOf("99-worker-chrony");
@@ -64,6 +72,53 @@ describe("rollout impact without a cluster: against the previous deployment's in
     const observed = { machineCount: 5, learnedTimings: { drainSeconds: 30, rebootSeconds: 90 } };
     assert.equal((await provider.diff("id", deployed, { ...deployed, ...observed })).changes, false);
     assert.equal((await provider.diff("id", deployed, { ...next, ...observed })).changes, true);
+  });
+
+  it("a component that waits keeps the record in its pool waiter, whose diff says what the change does against its previous state", async () => {
+    await resetMocks();
+    // An update, which reads no cluster; the kubeconfig is the ambient one (test/fixtures/kubeconfig.yaml).
+    const waiting = (text: string) => ({ ...chrony(text), wait: true });
+    new MachineConfig("99-worker-chrony", waiting("server a\n"));
+    await settle();
+    const types = mocks.resources
+      .filter((r) => r.type.startsWith("pulumi-nodejs:dynamic:"))
+      .map((r) => r.type);
+    assert.ok(!types.includes("pulumi-nodejs:dynamic:RolloutBaseline"), types.join(", "));
+    const first = await waiterOf("99-worker-chrony-rollout");
+    assert.deepEqual(
+      (first.objects as Array<{ kind: string; metadata: { name: string } }>).map((o) => [
+        o.kind,
+        o.metadata.name,
+      ]),
+      [["MachineConfig", "99-worker-chrony"]],
+    );
+    // What the engine kept of the last deployment: the inputs echoed, and what the waiter observed.
+    const deployed = {
+      ...first,
+      renderedConfig: "rendered-worker-1",
+      machineCount: 3,
+      learnedTimings: { drainSeconds: 30, rebootSeconds: 90 },
+    };
+
+    await resetMocks();
+    new MachineConfig("99-worker-chrony", waiting("server b\n"));
+    const next = await waiterOf("99-worker-chrony-rollout");
+    const provider = requireFromString(next.__provider as string).handler();
+    const lines: string[] = [];
+    const log = console.log;
+    console.log = (line: string) => lines.push(line);
+    const diff = await provider.diff("pool/worker", deployed, next).finally(() => (console.log = log));
+    assert.equal(diff.changes, true);
+    assert.deepEqual(lines, [
+      "info: [runtime] pool worker: new render; 3 nodes drain and reboot, 1 at a time, 3 waves, about 8 min " +
+        "learned from the last rollout (file /etc/chrony.conf of 99-worker-chrony); against the previous deployment's inputs",
+    ]);
+    // A stack deployed before the waiter kept the record: nothing to compare with, nothing said.
+    const older = { ...deployed, objects: undefined };
+    lines.length = 0;
+    console.log = (line: string) => lines.push(line);
+    await provider.diff("pool/worker", older, next).finally(() => (console.log = log));
+    assert.deepEqual(lines, []);
   });
 
   it("the timings its waiter learned in the last rollout replace the defaults, and say so", () => {

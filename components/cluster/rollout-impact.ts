@@ -301,51 +301,66 @@ export function previewMachineSpecChanges(
     });
 }
 
-/** What a component declares for its pool, and the waiter that sees the pool roll it out. */
+/** What a component declares for its pool. */
 export interface DeclaredForPool {
   kubeconfig: pulumi.Output<string> | undefined;
   pool: pulumi.Input<string>;
   /** `MachineConfigPool` for the pool's own settings, else the kind of the node configuration object. */
   kind: string;
   manifest: pulumi.Output<ObjectLike>;
-  rollout: PoolRollout | undefined;
+}
+
+/** What a pool or node configuration component keeps for the next preview's rollout impact. */
+export interface RolloutRecord {
+  /** The pool waiter's inputs that keep it: what the component declares, and the cluster's answer now. */
+  inputs: {
+    objects?: pulumi.Output<ObjectLike[]>;
+    settings?: pulumi.Output<PoolSettings>;
+    clusterImpact: pulumi.Output<PoolImpact | undefined>;
+  };
+  /**
+   * The component's `rolloutImpact`: at preview the cluster's answer, else what the waiter keeping the
+   * record computed against the previous deployment; without a waiter (`wait: false`) a RolloutBaseline
+   * keeps the record instead.
+   */
+  impact(rollout: PoolRollout | undefined): pulumi.Output<PoolImpact | undefined>;
 }
 
 /**
- * The `rolloutImpact` of a pool or node configuration component: at preview, what the cluster says
- * (logged on the component), and a RolloutBaseline that keeps this deployment's inputs, machine count
- * and learned per-node timings, so that the next preview can answer without a cluster and refine a
- * cluster's estimate with the timings of the last rollout.
+ * The rollout record of a pool or node configuration component: at preview, what the cluster says
+ * (logged on the component), and this deployment's declared inputs, which the pool's waiter keeps with
+ * the machine count and per-node timings it observes, so that the next preview can answer without a
+ * cluster and refine a cluster's estimate with the timings of the last rollout.
  */
-export function reportRolloutImpact(
+export function rolloutRecord(
   parent: pulumi.Resource,
   name: string,
   declared: DeclaredForPool,
-): pulumi.Output<PoolImpact | undefined> {
-  const { kubeconfig, pool, kind, manifest, rollout } = declared;
+): RolloutRecord {
+  const { kubeconfig, pool, kind, manifest } = declared;
   const ownSettings = kind === "MachineConfigPool";
   if (ownSettings) {
     const declaredIn = poolsOfThisRun();
     pulumi.output(pool).apply((p) => declaredIn.add(p));
   }
-  const fromCluster = ownSettings
+  const clusterImpact = ownSettings
     ? previewPoolImpact(parent, kubeconfig, pool, manifest)
     : previewRolloutImpact(parent, kubeconfig, pool, manifest, kind);
-  const baseline = new RolloutBaseline(
-    `${name}-rollout-baseline`,
-    {
-      pool,
-      ...(ownSettings
-        ? {
-            settings: manifest.apply(settingsOf),
-          }
-        : { objects: manifest.apply((m) => [{ ...m, kind }]) }),
-      machineCount: rollout?.machineCount,
-      learnedTimings: rollout?.learnedTimings,
-      clusterImpact: fromCluster,
+  const inputs = ownSettings
+    ? { settings: manifest.apply(settingsOf), clusterImpact }
+    : { objects: manifest.apply((m) => [{ ...m, kind }]), clusterImpact };
+  return {
+    inputs,
+    impact(rollout) {
+      // The cluster's answer needs no waiter: it stays known at a preview that updates the waiter.
+      if (rollout)
+        return clusterImpact.apply((c) =>
+          c ? pulumi.output(c) : rollout.impact.apply((i) => i ?? undefined),
+        ) as pulumi.Output<PoolImpact | undefined>;
+      // Nothing waits for the pool, so nothing else keeps the record: the baseline's check returns the
+      // cluster's answer when there is one.
+      const baseline = new RolloutBaseline(`${name}-rollout-baseline`, { pool, ...inputs }, { parent });
+      return baseline.impact.apply((impact) => impact ?? undefined);
     },
-    { parent },
-  );
-  // The baseline's check returns the cluster's answer when there is one (refined by learned timings).
-  return baseline.impact.apply((impact) => impact ?? undefined);
+  };
 }

@@ -116,21 +116,30 @@ describe("InfraNodePool", () => {
     });
   });
 
-  it("waits for its machines, guards their removal and waits for the pool's rollout", async () => {
-    const pool = new InfraNodePool("infra", { zones: ["us-east-2a", "us-east-2b"] });
+  it("one waiter for its machines and the pool's rollout, which keeps the pool's settings, and one removal guard", async () => {
+    const pool = new InfraNodePool("infra", { zones: ["us-east-2a", "us-east-2b"], maxUnavailable: 2 });
     await valueOf(pool.machineSetNames);
     await settle();
     const waiters = mocks.resources.filter((r) => r.type.startsWith("pulumi-nodejs:dynamic:"));
     assert.deepEqual(waiters.map((w) => `${w.type.split(":")[2]} ${w.name}`).sort(), [
-      "MachineSetReady infra-machines-ready",
       "MachineSetRemoval infra-machines-removal",
       "PoolRollout infra-pool-rollout",
-      "RolloutBaseline infra-rollout-baseline",
     ]);
     const names = [`${AWS_INFRA_ID}-infra-us-east-2a`, `${AWS_INFRA_ID}-infra-us-east-2b`];
-    for (const waiter of ["infra-machines-ready", "infra-machines-removal"]) {
+    for (const waiter of ["infra-pool-rollout", "infra-machines-removal"]) {
       assert.deepEqual(waiters.find((w) => w.name === waiter)!.inputs.machineSets, names);
     }
+    // Its machines before its pool: the MCO counts only nodes its nodeSelector finds
+    // (openshift/machine-config-operator, pkg/controller/node/node_controller.go, getNodesForPool).
+    const rollout = waiters.find((w) => w.name === "infra-pool-rollout")!;
+    assert.deepEqual(
+      [rollout.inputs.pool, rollout.inputs.nodeLabels, rollout.inputs.settings],
+      [
+        "infra",
+        { "node-role.kubernetes.io/infra": "", "node-role.kubernetes.io/worker": "" },
+        { maxUnavailable: 2 },
+      ],
+    );
   });
 
   it("hands its machine replacement to the machines' waiter with the replicas each MachineSet keeps, or none when autoscaled", async () => {

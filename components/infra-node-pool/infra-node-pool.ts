@@ -13,9 +13,9 @@ import { machineConfigPool } from "../../builders/machineconfiguration";
 import { AzureImage } from "../../builders/machineset";
 import { Taint } from "../../builders/validation";
 import { ClusterFacts, resolveClusterFacts, workerImage, workerMachineSet } from "../cluster/facts";
-import { contentHash, MachineSetReady, PoolRollout } from "../../provider/dynamic";
+import { contentHash, PoolRollout } from "../../provider/dynamic";
 import { kubeOptions, manifestArgs, PATCH_FORCE, withAnnotations } from "../cluster/kube";
-import { reportRolloutImpact } from "../cluster/rollout-impact";
+import { rolloutRecord } from "../cluster/rollout-impact";
 import type { PoolImpact } from "../../builders/rollout-impact";
 import { waiting } from "../cluster/wait";
 import { InputError, InputErrors, within } from "../../builders/errors";
@@ -173,30 +173,37 @@ export class InfraNodePool extends pulumi.ComponentResource {
       waiting: waits,
     });
 
-    const ready =
-      waits &&
-      new MachineSetReady(
-        `${name}-machines-ready`,
-        {
-          ...waits.watching(machineSets.resources),
-          machineSets: machineSets.names,
-          nodeLabels: nodeRoleLabels,
-          contentHash: machineSets.contentHash,
-          machineReplacement: machineSets.replacement,
-        },
-        waits.options(machineSets.resources),
-      );
-    // The pool has converged once its new nodes run its rendered config.
+    // The pool has converged once its machines are Ready nodes and run its rendered config: one waiter.
+    // Its removal guard (declareMachineSets) stays apart, declared before the MachineSets so that Pulumi
+    // deletes it after them, while this waiter, which depends on them, is deleted before them.
+    const record = rolloutRecord(this, name, {
+      kubeconfig: waits?.kubeconfig,
+      pool: role,
+      kind: "MachineConfigPool",
+      manifest: poolManifest,
+    });
+    // The MachineSets first: a kubeconfig for another cluster is then reported on what the pool adds.
+    const awaited = machineSets.resources.apply((sets) => [...sets, pool]);
     const rollout =
       waits &&
       new PoolRollout(
         `${name}-pool-rollout`,
-        { ...waits.watching([pool]), pool: role, contentHash: poolManifest.apply(contentHash) },
-        waits.options([pool, ready!]),
+        {
+          ...waits.watching(awaited),
+          pool: role,
+          machineSets: machineSets.names,
+          nodeLabels: nodeRoleLabels,
+          machineReplacement: machineSets.replacement,
+          contentHash: pulumi
+            .all([machineSets.contentHash, poolManifest])
+            .apply(([sets, manifest]) => contentHash({ machineSets: sets, pool: manifest })),
+          ...record.inputs,
+        },
+        waits.options(awaited),
       );
 
     // Workloads move once the nodes that will host them are there (or, without waiting, declared).
-    this.placeWorkloads(name, args, placement, ready ? [ready] : machineSets.resources, kopts);
+    this.placeWorkloads(name, args, placement, rollout ? [rollout] : machineSets.resources, kopts);
 
     this.role = role;
     this.facts = facts;
@@ -206,16 +213,10 @@ export class InfraNodePool extends pulumi.ComponentResource {
     this.machineAutoscalers = scaling.autoscalers;
     this.machineHealthCheck = scaling.healthCheck;
     this.machineConfigPool = pool;
-    this.readyMachineCount = ready ? ready.readyMachineCount : pulumi.output(undefined);
+    this.readyMachineCount = rollout ? rollout.readyMachineCount : pulumi.output(undefined);
     this.renderedConfig = rollout ? rollout.renderedConfig : pulumi.output(undefined);
     this.placement = placement;
-    this.rolloutImpact = reportRolloutImpact(this, name, {
-      kubeconfig: waits?.kubeconfig,
-      pool: role,
-      kind: "MachineConfigPool",
-      manifest: poolManifest,
-      rollout,
-    });
+    this.rolloutImpact = record.impact(rollout);
     this.registerOutputs({
       rolloutImpact: this.rolloutImpact,
       role,

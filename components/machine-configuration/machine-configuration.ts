@@ -15,7 +15,7 @@ import type { PoolImpact } from "../../builders/rollout-impact";
 import { contentHash, NodeConfigRemoval, PoolRollout } from "../../provider/dynamic";
 import type { NodeConfigKind } from "../../provider/waiting/waiters";
 import { kubeOptions, manifestArgs } from "../cluster/kube";
-import { reportRolloutImpact } from "../cluster/rollout-impact";
+import { rolloutRecord } from "../cluster/rollout-impact";
 import { WaitArgs, waiting } from "../cluster/wait";
 import { checked, InputChecks } from "../errors";
 
@@ -84,8 +84,9 @@ abstract class MachineConfigurationObject<T extends { name: string }> extends pu
     this.objectName = manifest.apply((m) => m.metadata.name);
 
     // One waiter per object, on its own pool: pools roll out in parallel, so nothing here serializes them.
-    // Declared before the object (not for a pool, which has no pool to leave), so that Pulumi deletes it
-    // after the object and it can wait for the pool to roll out a render without it.
+    // Its removal guard stays apart from it: declared before the object (not for a pool, which has no
+    // pool to leave), Pulumi deletes it after the object, so it can wait for the pool to roll out a
+    // render without it, while the waiter, which depends on the object, is deleted before it.
     const removal =
       waits &&
       target.listedIn &&
@@ -99,6 +100,7 @@ abstract class MachineConfigurationObject<T extends { name: string }> extends pu
       manifestArgs(MACHINECONFIGURATION_API_VERSION, kind, manifest, ["metadata", "spec"]),
       { ...kubeOptions(this, provider), ...(removal ? { dependsOn: [removal] } : {}) },
     );
+    const record = rolloutRecord(this, name, { kubeconfig: waits?.kubeconfig, pool, kind, manifest });
     this.rollout =
       waits &&
       new PoolRollout(
@@ -108,17 +110,12 @@ abstract class MachineConfigurationObject<T extends { name: string }> extends pu
           contentHash: manifest.apply(contentHash),
           pool,
           ...(target.listedIn ? { [target.listedIn]: this.objectName.apply((n) => [n]) } : {}),
+          ...record.inputs,
         },
         waits.options([this.resource]),
       );
     this.renderedConfig = this.rollout ? this.rollout.renderedConfig : pulumi.output(undefined);
-    this.rolloutImpact = reportRolloutImpact(this, name, {
-      kubeconfig: waits?.kubeconfig,
-      pool,
-      kind,
-      manifest,
-      rollout: this.rollout,
-    });
+    this.rolloutImpact = record.impact(this.rollout);
     this.registerOutputs({
       objectName: this.objectName,
       renderedConfig: this.renderedConfig,

@@ -42,7 +42,7 @@ const count = (value: unknown) => typeof value === "number" && Number.isInteger(
  * A replacement policy: counts of 0 or more, replicas per MachineSet name. The pool checks the policy
  * users write; this guards the waiter's own inputs, as every input spec does.
  */
-function replacementPolicy(): InputSpec<MachineReplacement, Input<MachineReplacement>, false> {
+export function replacementPolicy(): InputSpec<MachineReplacement, Input<MachineReplacement>, false> {
   return {
     required: false,
     check(value, property): CheckFailure[] {

@@ -1,22 +1,69 @@
 import {
+  MachineSetOptions,
   NODE_CONFIG_KINDS,
   NodeConfigKind,
+  observeMachineSets,
   observePoolRollout,
+  PoolRolloutOptions,
+  waitForMachineSetsReady,
   waitForNodeConfigRemoval,
   waitForPoolRollout,
 } from "../waiting/waiters";
 import type { NodeTimings } from "../waiting/machineconfignode";
+import type { DeploymentRecord, ObjectLike, PoolImpact } from "../../builders/rollout-impact";
+import { replacementPolicy } from "./machineset";
+import { keepingRolloutRecord } from "./rollout-baseline";
 import {
   ArgsOf,
   ProviderOf,
   defineRemoval,
   defineWaiter,
+  labelMap,
   objectName,
   objectNames,
   oneOf,
   output,
+  recorded,
 } from "./schema";
 import * as self from "./pool-rollout";
+
+type PoolWaitOptions = PoolRolloutOptions &
+  Partial<MachineSetOptions> & { machineReplacement?: MachineSetOptions["replacement"] };
+
+/**
+ * The pool's own machines first, when it names them, then its rollout: one convergence within one
+ * deadline. The MCO counts a pool's nodes by its nodeSelector (openshift/machine-config-operator,
+ * pkg/controller/node/node_controller.go, getNodesForPool), so a machine not yet a node is not in its
+ * machineCount and the pool alone could report rolled out before its new nodes run the render.
+ */
+async function waitForPool(options: PoolWaitOptions) {
+  if (!options.machineSets?.length) return waitForPoolRollout(options);
+  const machines = await waitForMachineSetsReady({
+    ...options,
+    machineSets: options.machineSets,
+    replacement: options.machineReplacement,
+  });
+  const rollout = await waitForPoolRollout({ ...options, timeoutMs: options.timeoutMs - machines.elapsedMs });
+  return { ...rollout, result: { ...rollout.result, readyMachineCount: machines.result.readyMachineCount } };
+}
+
+/** How the pool stands, its machines first when it names them (for `read`). */
+async function observePool(options: PoolWaitOptions) {
+  if (options.machineSets?.length) {
+    const machines = await observeMachineSets({
+      ...options,
+      machineSets: options.machineSets,
+      replacement: options.machineReplacement,
+    });
+    // Until its machines are Ready nodes, their state is the pool's: a read keeps the outputs it cannot see.
+    if (machines.state !== "done") return { state: machines.state, message: machines.message };
+    const rollout = await observePoolRollout(options);
+    return rollout.result
+      ? { ...rollout, result: { ...rollout.result, readyMachineCount: machines.result!.readyMachineCount } }
+      : rollout;
+  }
+  return observePoolRollout(options);
+}
 
 /**
  * Waits until a MachineConfigPool has rolled out the given MachineConfigs on every node: race-free
@@ -25,7 +72,9 @@ import * as self from "./pool-rollout";
  * again. MachineConfigs that disappear from `machineConfigs` are not awaited on update: Pulumi deletes
  * removed resources at the end of the deployment, after this update, so their removal is awaited by a
  * NodeConfigRemoval declared before them; name MachineConfigs deleted by other means in
- * `deletedMachineConfigs`.
+ * `deletedMachineConfigs`. A pool component names its MachineSets too (`machineSets`): their machines
+ * become Ready nodes first, then the pool rolls out on them. It also keeps what its component declares
+ * (`objects` or `settings`), so that the next preview says what a change does to the nodes.
  */
 export const PoolRollout = defineWaiter({
   kind: "PoolRollout",
@@ -44,6 +93,23 @@ export const PoolRollout = defineWaiter({
     /** KubeletConfigs selecting the pool; awaited through their generated MachineConfigs. */
     kubeletConfigs: objectNames(),
     containerRuntimeConfigs: objectNames(),
+    /** A pool component's own MachineSets: their replicas become Ready nodes before it rolls out. */
+    machineSets: objectNames(),
+    /** Their namespace; default `openshift-machine-api`. */
+    namespace: objectName(),
+    /** Labels each of their nodes must carry besides its MachineSet template's node labels. */
+    nodeLabels: labelMap(),
+    /**
+     * Replace the MachineSets' machines whose provider spec is not their template's, through the
+     * machine-api, before the pool is awaited (`provider/waiting/replacement.ts`).
+     */
+    machineReplacement: replacementPolicy(),
+    /** The MachineConfig, KubeletConfig or ContainerRuntimeConfig its component declares, for the next preview. */
+    objects: recorded<ObjectLike[]>("list"),
+    /** The pool settings its pool component declares, for the next preview. */
+    settings: recorded<NonNullable<DeploymentRecord["settings"]>>("object"),
+    /** The impact the program read from the cluster at this preview: the cluster wins. */
+    clusterImpact: recorded<PoolImpact | undefined>("object"),
   },
   outputs: {
     /** The rendered config every node of the pool runs. */
@@ -52,10 +118,15 @@ export const PoolRollout = defineWaiter({
     updatedMachineCount: output<number>(),
     /** Per-node drain and reboot seconds seen in the last rollout, for the next impact estimate; null when none was seen. */
     learnedTimings: output<NodeTimings | null>(null),
+    /** Nodes that are Ready: the pool's own machines when it names its MachineSets. */
+    readyMachineCount: output<number>(),
+    /** What the change did to the pool's nodes against the previous deployment; null when unknown. */
+    impact: output<PoolImpact | null>(null),
   },
   id: (inputs) => `pool/${inputs.pool}`,
-  wait: (options) => waitForPoolRollout(options),
-  observe: (options) => observePoolRollout(options),
+  wait: (options) => waitForPool(options),
+  observe: (options) => observePool(options),
+  extend: (provider) => keepingRolloutRecord(provider),
 });
 export type PoolRollout = InstanceType<typeof PoolRollout>;
 export type PoolRolloutArgs = ArgsOf<typeof PoolRollout>;

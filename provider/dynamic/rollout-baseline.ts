@@ -14,6 +14,22 @@ import * as self from "./rollout-baseline";
 const DECLARED = ["pool", "objects", "settings"];
 
 /**
+ * The impact of `declared` after the `previous` deployment, logged when it adds to what the program
+ * logged on its component: the whole answer without a cluster, the learned timings with one.
+ */
+function impactSince(
+  previous: DeploymentRecord | undefined,
+  declared: Record<string, unknown>,
+): PoolImpact | undefined {
+  const impact = impactSincePrevious(previous, declared as DeploymentRecord, UNKNOWN);
+  if (impact && (declared.clusterImpact === undefined || impact.timingsLearned)) {
+    const { log } = require("@pulumi/pulumi") as typeof import("@pulumi/pulumi");
+    void log.info(impactLine(impact));
+  }
+  return impact;
+}
+
+/**
  * The provider of RolloutBaseline. A component cannot read its own previous state, but a provider's
  * `check` receives the resource's previous inputs beside the new ones: there the impact of the change
  * is computed and logged, and returned among the checked inputs, which a preview reports as the
@@ -22,15 +38,8 @@ const DECLARED = ["pool", "objects", "settings"];
 export const rolloutBaselineProvider: dynamic.ResourceProvider = {
   async check(olds: Record<string, unknown>, news: Record<string, unknown>) {
     const previous = olds.pool === undefined ? undefined : (olds as DeploymentRecord);
-    const impact = impactSincePrevious(previous, news as DeploymentRecord, UNKNOWN);
-    // The program logs the cluster's answer on its component; this adds what only the previous
-    // deployment knows: the whole answer without a cluster, the learned timings with one.
-    if (impact && (news.clusterImpact === undefined || impact.timingsLearned)) {
-      const { log } = require("@pulumi/pulumi") as typeof import("@pulumi/pulumi");
-      void log.info(impactLine(impact));
-    }
     // Always set, so that a preview knows it: null when there is no answer.
-    return { inputs: { ...news, impact: impact ?? null }, failures: [] };
+    return { inputs: { ...news, impact: impactSince(previous, news) ?? null }, failures: [] };
   },
   async diff(_id: string, olds: Record<string, unknown>, news: Record<string, unknown>) {
     return {
@@ -46,6 +55,51 @@ export const rolloutBaselineProvider: dynamic.ResourceProvider = {
     return { outs: news };
   },
 };
+
+/**
+ * The previous deployment's record in a pool waiter's state (its echoed inputs and its outputs), or
+ * undefined when that state holds none (a stack deployed before the waiter kept it).
+ */
+function recordIn(state: Record<string, unknown>): DeploymentRecord | undefined {
+  if (state.objects === undefined && state.settings === undefined) return undefined;
+  const { pool, objects, settings, machineCount, learnedTimings } = state as DeploymentRecord;
+  return { pool, objects, settings, machineCount, learnedTimings };
+}
+
+/** The inputs a waiter's own provider compares and echoes: the cluster's answer is per preview. */
+function declaredOnly(inputs: Record<string, unknown>): Record<string, unknown> {
+  const { clusterImpact: _perPreview, ...declared } = inputs;
+  return declared;
+}
+
+/**
+ * A pool waiter that keeps its component's rollout record (the `objects` or `settings` it declares)
+ * in its own state, beside the machine count and learned timings it observes, instead of a
+ * RolloutBaseline of its own. Pulumi's Check sees only a resource's previous inputs, and those
+ * observations are the waiter's outputs, so the impact is computed where the provider sees the previous
+ * outputs: at diff, which a preview runs, it is logged; at create and update it is kept as the
+ * `impact` output.
+ */
+export function keepingRolloutRecord(provider: dynamic.ResourceProvider): dynamic.ResourceProvider {
+  return {
+    ...provider,
+    async diff(id: string, olds: Record<string, unknown>, news: Record<string, unknown>) {
+      impactSince(recordIn(olds), news);
+      return provider.diff!(id, olds, declaredOnly(news));
+    },
+    async create(inputs: Record<string, unknown>) {
+      const created = await provider.create(declaredOnly(inputs));
+      // A first deployment has nothing to compare with.
+      return { ...created, outs: { ...created.outs, impact: null } };
+    },
+    async update(id: string, olds: Record<string, unknown>, news: Record<string, unknown>) {
+      const updated = await provider.update!(id, olds, declaredOnly(news));
+      // Logged at the preview's diff; here only kept.
+      const impact = impactSincePrevious(recordIn(olds), news as DeploymentRecord, UNKNOWN);
+      return { ...updated, outs: { ...updated.outs, impact: impact ?? null } };
+    },
+  };
+}
 
 export interface RolloutBaselineArgs {
   pool: Input<string>;
@@ -65,10 +119,11 @@ export interface RolloutBaselineArgs {
 const carried = carriedProvider(rolloutBaselineProvider, () => self.rolloutBaselineProvider);
 
 /**
- * The last deployed configuration of a component's pool, so that a preview without the cluster can
- * still say what the change does to the nodes (`impact`), against the previous deployment's inputs.
+ * The last deployed configuration of a component that does not wait (`wait: false`), so that a
+ * preview without the cluster can still say what the change does to the nodes (`impact`), against the
+ * previous deployment's inputs. A component that waits keeps it in its pool waiter instead
+ * (`keepingRolloutRecord`).
  */
-
 export class RolloutBaseline extends dynamic.Resource {
   /** At preview, the impact of the change; null on a first deployment without a cluster. */
   declare public readonly impact: Output<PoolImpact | null | undefined>;

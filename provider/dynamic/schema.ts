@@ -116,6 +116,19 @@ export function oneOf<T extends string>(allowed: readonly T[]): InputSpec<T, Inp
   };
 }
 
+/** A JSON object or list kept as given (a component's declared record); `list` demands a list. */
+export function recorded<T>(shape: "object" | "list"): InputSpec<T, Input<T>, false> {
+  return {
+    required: false,
+    check: (value, property) =>
+      value === undefined ||
+      value === null ||
+      (typeof value === "object" && Array.isArray(value) === (shape === "list"))
+        ? []
+        : [{ property, reason: `${property} must be ${shape === "list" ? "a list" : "an object"}` }],
+  };
+}
+
 /**
  * One output. It is always set once the waiter has run: from the core's result, else `fallback`, else
  * null (an absent output reads as unknown at every preview, and so changes whatever takes it as input).
@@ -245,6 +258,8 @@ export interface WaiterSchema<In extends InputSpecs, Out extends OutputSpecs, R 
   ): Promise<{ result: R }>;
   /** The waiting core's evaluation without waiting or changing anything, for `read`. */
   observe(options: InputValues<In> & WaiterInputs & { timeoutMs: number }): Promise<Evaluation<R>>;
+  /** What the waiter does beside waiting, around its provider (see `keepingRolloutRecord`). */
+  extend?(provider: dynamic.ResourceProvider): dynamic.ResourceProvider;
 }
 
 export type WaiterResourceClass<In extends InputSpecs, Out extends OutputSpecs> = ResourceClass<
@@ -258,7 +273,7 @@ export function defineWaiter<In extends InputSpecs, Out extends OutputSpecs, R e
 ): WaiterResourceClass<In, Out> {
   type I = InputValues<In> & WaiterInputs;
   const own = Object.keys(schema.inputs);
-  const provider = waiterProvider<I, Record<string, unknown>, R>({
+  const waiter = waiterProvider<I, Record<string, unknown>, R>({
     kind: schema.kind,
     inputKeys: ["kubeconfig", ...own, "contentHash", "timeoutSeconds", "created"],
     check: (news) => checkInputs(schema.inputs, news),
@@ -267,6 +282,7 @@ export function defineWaiter<In extends InputSpecs, Out extends OutputSpecs, R e
     observe: (options) => schema.observe(options),
     outputs: (result) => outputValues(schema.outputs, result as Record<string, unknown>),
   });
+  const provider = schema.extend ? schema.extend(waiter) : waiter;
   const outputKeys = [...Object.keys(schema.outputs), "durationSeconds"];
   return resourceClass(schema.kind, provider, schema.locate, (args: InputArgs<In> & WaiterArgs, opts) =>
     waiterProps(args, opts, ownInputs(schema.inputs, args), outputKeys),
