@@ -142,13 +142,13 @@ describe("InfraNodePool", () => {
     );
   });
 
-  it("hands its machine replacement to the machines' waiter with the replicas each MachineSet keeps, or none when autoscaled", async () => {
+  it("hands its machine replacement to its one waiter with the replicas each MachineSet keeps, or none when autoscaled", async () => {
     const waiterOf = async (args: InfraNodePoolArgs) => {
       resetMocks();
       const pool = new InfraNodePool("infra", { zones: ["us-east-2a", "us-east-2b"], ...args });
       await valueOf(pool.machineSetNames);
       await settle();
-      return mocks.resources.find((r) => r.name === "infra-machines-ready")!.inputs;
+      return mocks.resources.find((r) => r.name === "infra-pool-rollout")!.inputs;
     };
     const [a, b] = [`${AWS_INFRA_ID}-infra-us-east-2a`, `${AWS_INFRA_ID}-infra-us-east-2b`];
     assert.deepEqual(
