@@ -62,6 +62,7 @@ describe("render", function () {
         "NodeConfigRemoval",
         "OperatorInstall",
         "OperatorRemoval",
+        "PatchRelease",
         "PoolRollout",
         "RolloutBaseline",
         "RsaPrivateKey",
