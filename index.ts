@@ -29,6 +29,7 @@ export {
   type ClusterFactsArgs,
   type MachineImage,
 } from "./components";
+export type { KubeletConfiguration } from "./builders/generated/kubelet-configuration";
 import * as builders from "./builders";
 import * as waiters from "./provider/dynamic";
 import * as waiting from "./provider/waiting";

@@ -3,7 +3,14 @@ import * as path from "node:path";
 import { Simulator } from "../simulator/simulator";
 import { simulatorForSuite } from "../test/harness-simulator";
 import { K, keyOf } from "../test/simulator-fixture";
-import { destroyLeavesNothing, previewThenUp, refreshFindsDrift, revise } from "../test/stack-life";
+import {
+  destroyLeavesNothing,
+  mergePatch,
+  previewThenUp,
+  refreshFindsDrift,
+  revise,
+  upTakesBackHandEdits,
+} from "../test/stack-life";
 import { deploy, DeployEvent, DeployOptions } from "./deploy";
 import { installedProgram } from "./installed";
 import { loadProject } from "./project";
@@ -35,7 +42,7 @@ function until(sim: Simulator, what: string, check: () => boolean): Promise<void
 }
 
 describe("an autoscaled pool with a health check through the deploy harness", function () {
-  this.timeout(120_000);
+  this.timeout(240_000);
   let sim: Simulator;
   let dir: string;
   const suite = simulatorForSuite("harness-autoscaling-", { speed: 500 });
@@ -44,7 +51,7 @@ describe("an autoscaled pool with a health check through the deploy harness", fu
   const set = (name: string) => sim.store.get(keyOf(K.machineSet, name, NS)) as Obj | undefined;
   const readyCount = (name: string) => set(name)?.status?.readyReplicas ?? 0;
 
-  it("converges, lets the autoscaler scale without fighting it, replaces a failed node, raises the ceiling by a revision planned exactly, finds drift made by hand, and destroys autoscalers first", async () => {
+  it("converges, lets the autoscaler scale without fighting it, replaces a failed node, raises the ceiling by a revision planned exactly, finds drift made by hand, takes hand edits back, and destroys autoscalers first", async () => {
     const statePath = path.join(dir, "autoscaled.json");
     const program = installedProgram(PROGRAM);
     const options = (config: string[] = []): DeployOptions => ({
@@ -135,6 +142,19 @@ describe("an autoscaled pool with a health check through the deploy harness", fu
       ],
       { "autoscaler-cluster-autoscaler": ["spec.scaleDown.unneededTime"] },
     );
+    // A MachineAutoscaler's bounds and the health check's budget edited by hand: taken back, no 409.
+    await upTakesBackHandEdits(
+      sim,
+      raised,
+      [
+        mergePatch("machineautoscaler", SETS[0], { spec: { maxReplicas: 9 } }, NS),
+        mergePatch("machinehealthcheck", "cluster-zbwlg-cbgq7-infra", { spec: { maxUnhealthy: "50%" } }, NS),
+      ],
+      ["infra-us-east-2a-autoscaler", "infra-health-check"],
+      ["autoscaler-cluster-autoscaler"],
+    );
+    assert.equal((sim.store.get(keyOf(MA, SETS[0], NS)) as Obj).spec.maxReplicas, 3);
+    assert.equal((sim.store.get(keyOf(MHC, "cluster-zbwlg-cbgq7-infra", NS)) as Obj).spec.maxUnhealthy, 1);
 
     const events: DeployEvent[] = [];
     await destroyLeavesNothing(sim, { ...raised, onEvent: (e) => events.push(e) });

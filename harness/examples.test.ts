@@ -2,12 +2,28 @@ import * as assert from "node:assert/strict";
 import * as path from "node:path";
 import { Simulator } from "../simulator/simulator";
 import { simulatorForSuite } from "../test/harness-simulator";
-import { destroyLeavesNothing, previewThenUp, refreshFindsDrift, revise } from "../test/stack-life";
+import {
+  destroyLeavesNothing,
+  kubectl,
+  mergePatch,
+  operatorOwned,
+  previewThenUp,
+  refreshFindsDrift,
+  revise,
+  upTakesBackHandEdits,
+} from "../test/stack-life";
 import { DeployOptions } from "./deploy";
 import { installedProgram } from "./installed";
 import { loadProject } from "./project";
 
 const EXAMPLES = path.resolve(__dirname, "..", "examples");
+
+const EMPTIED_MONITORING = mergePatch(
+  "configmap",
+  "cluster-monitoring-config",
+  { data: { "config.yaml": "{}\n" } },
+  "openshift-monitoring",
+);
 
 interface Life {
   platform: "aws" | "azure";
@@ -15,35 +31,50 @@ interface Life {
   revision: { config: string[]; changes: string[] };
   /** A change made by hand with kubectl after it, and what the refresh then finds (name to paths). */
   drift: { kubectl: string[]; drifted: Record<string, string[]> };
+  /** What an admin set up before the stack (kubectl commands), which destroy must leave as it was. */
+  before?: string[][];
+  /** Hand edits of fields the stack declares (kubectl commands) and the resources they drift. */
+  handEdits: { kubectl: string[][]; drifted: string[] };
 }
 
 /**
  * An example's whole life under the engine, on one simulator of its platform, the library installed
  * beside it as in a user's project: preview, up, a second revision, a refresh without drift, drift made
- * by hand, and a destroy that leaves nothing of the stack.
+ * by hand, hand edits of the declared fields the next up takes back without a conflict, and a destroy
+ * that leaves nothing of the stack and gives the objects the operators own back as they were.
  */
 function lifecycle(example: string, life: Life): void {
   describe(`examples/${example} through the engine`, function () {
-    this.timeout(240_000);
+    this.timeout(360_000);
     let sim: Simulator;
     let dir: string;
     const suite = simulatorForSuite(`harness-${example}-`, { speed: 500, platform: life.platform });
     before(() => ({ sim, dir } = suite));
 
-    it("previews, deploys, plans and deploys exactly its second revision, refreshes, finds drift made by hand, and destroys leaving nothing", async () => {
+    it("previews, deploys, plans and deploys exactly its second revision, refreshes, finds drift made by hand, takes hand edits back, and destroys leaving the cluster as it was", async () => {
       const program = installedProgram(path.join(EXAMPLES, example));
       const options = (config: string[] = []): DeployOptions => ({
         project: loadProject(program, "dev", config),
         kubeconfigPath: sim.kubeconfigPath,
         statePath: path.join(dir, "state.json"),
       });
+      for (const command of life.before ?? []) await kubectl(sim.kubeconfigPath, command);
+      const owned = operatorOwned(sim);
       await previewThenUp(sim, options());
 
       const second = options(life.revision.config);
       await revise(second, life.revision.changes);
       await refreshFindsDrift(sim, second, life.drift.kubectl, life.drift.drifted);
+      await upTakesBackHandEdits(
+        sim,
+        second,
+        life.handEdits.kubectl,
+        life.handEdits.drifted,
+        Object.keys(life.drift.drifted),
+      );
 
       await destroyLeavesNothing(sim, second);
+      assert.deepEqual(operatorOwned(sim), owned, "the operators' objects as before the stack");
       const windowsMachines = sim.store
         .list("machine.openshift.io/v1beta1", "Machine", { namespace: "openshift-machine-api" })
         .filter((m) => m.metadata.labels?.["machine.openshift.io/os-id"] === "Windows");
@@ -60,16 +91,26 @@ lifecycle("aws-infra-windows", {
     changes: ["update 99-infra-chrony", "update 99-infra-chrony-rollout"],
   },
   drift: {
-    kubectl: [
-      "patch",
-      "configmap",
-      "cluster-monitoring-config",
-      "-n",
-      "openshift-monitoring",
-      "--type=merge",
-      '-p={"data":{"config.yaml":"{}\\n"}}',
-    ],
+    kubectl: EMPTIED_MONITORING,
     drifted: { "infra-monitoring": ["data.config.yaml"] },
+  },
+  // The router's replicas and placement, changed by hand: the ingress operator's own fields stay its own.
+  handEdits: {
+    kubectl: [
+      mergePatch(
+        "ingresscontroller",
+        "default",
+        {
+          spec: {
+            replicas: 5,
+            nodePlacement: { nodeSelector: { matchLabels: { "node-role.kubernetes.io/infra": "hand" } } },
+          },
+        },
+        "openshift-ingress-operator",
+      ),
+      mergePatch("configs.imageregistry.operator.openshift.io", "cluster", { spec: { tolerations: [] } }),
+    ],
+    drifted: ["infra-router", "infra-registry"],
   },
 });
 
@@ -78,13 +119,27 @@ lifecycle("azure-infra-windows", {
   // One more Windows machine: its MachineSet and the waiter for its nodes; the pools' rollouts stay.
   revision: { config: ["windowsReplicas=3"], changes: ["update windows-1", "update windows-nodes-ready"] },
   drift: {
-    kubectl: [
-      "patch",
-      "configs.imageregistry.operator.openshift.io",
-      "cluster",
-      "--type=merge",
-      '-p={"spec":{"nodeSelector":{"node-role.kubernetes.io/infra":"moved"}}}',
-    ],
+    kubectl: mergePatch("configs.imageregistry.operator.openshift.io", "cluster", {
+      spec: { nodeSelector: { "node-role.kubernetes.io/infra": "moved" } },
+    }),
     drifted: { "infra-registry": ["spec.nodeSelector.node-role.kubernetes.io/infra"] },
+  },
+  // An admin's monitoring settings before the stack: destroy gives them back.
+  before: [
+    [
+      "create",
+      "configmap",
+      "cluster-monitoring-config",
+      "-n",
+      "openshift-monitoring",
+      "--from-literal=config.yaml=prometheusK8s:\n  retention: 7d\n",
+    ],
+  ],
+  handEdits: {
+    kubectl: [
+      EMPTIED_MONITORING,
+      mergePatch("ingresscontroller", "default", { spec: { replicas: 1 } }, "openshift-ingress-operator"),
+    ],
+    drifted: ["infra-monitoring", "infra-router"],
   },
 });

@@ -61,6 +61,7 @@ describe("render", function () {
         "NodeConfigRemoval",
         "OperatorInstall",
         "OperatorRemoval",
+        "PatchRelease",
         "PoolRollout",
         "RsaPrivateKey",
         "WindowsNodesReady",

@@ -39,20 +39,23 @@ describe("waiters and the provider on two clusters", function () {
   it("fails at once, naming the object and the waiters' cluster, instead of waiting on cluster B", async () => {
     const result = await up([]);
     assert.equal(result.ok, false);
-    const uid = machineSetOn(a)?.metadata.uid;
-    assert.ok(uid, "the provider created the MachineSet on cluster A");
-    assert.equal(machineSetOn(b), undefined);
-    const mismatch = result.errors.find((e) => e.includes("PoolRollout"));
+    const pool = a.store.get(keyOf(K.pool, "infra"));
+    assert.ok(pool?.metadata.uid, "the provider created the pool on cluster A");
+    // The guard of the MachineSets' removal is declared before them and holds the pool's deletion: it
+    // finds the pool on its cluster first, so no machine is created while the waiters look elsewhere.
+    const mismatch = result.errors.find((e) => e.includes("MachineSetRemoval"));
     assert.ok(mismatch, result.errors.join("\n"));
     assert.ok(
       mismatch.includes(
-        `MachineSet openshift-machine-api/${MACHINE_SET} was created by the component's Kubernetes ` +
-          `provider (uid ${uid}), but ${b.server}`,
+        `MachineConfigPool infra was created by the component's Kubernetes provider ` +
+          `(uid ${pool.metadata.uid}), but ${b.server}`,
       ),
       mismatch,
     );
     assert.match(mismatch, /does not hold it: the provider and the kubeconfig reach different clusters/);
     assert.doesNotMatch(mismatch, /timed out/);
+    assert.equal(machineSetOn(a), undefined, "no machine is created for waiters on another cluster");
+    assert.equal(machineSetOn(b), undefined);
   });
 
   it("converges on cluster A once the component is given the kubeconfig its provider was made from", async () => {

@@ -137,6 +137,7 @@ describe("bad input, stopped at preview", () => {
       const kc = new KubeletConfig("kc", {
         pool: "infra",
         logLevel: 11,
+        // @ts-expect-error: a misspelt field, refused by the type and at preview.
         kubeletConfig: { maxPod: 1, cpuManagerPolicy: "Static" },
       });
       assert.deepEqual(
@@ -817,6 +818,7 @@ describe("bad input, stopped at preview", () => {
     it("a KubeletConfig's wait timeout with its settings", async () => {
       const kc = new KubeletConfig("kc", {
         pool: "infra",
+        // @ts-expect-error: a misspelt field, refused by the type and at preview.
         kubeletConfig: { maxPod: 1 },
         waitTimeouts: { update: "an hour" },
       });
@@ -881,6 +883,7 @@ describe("bad input, stopped at preview", () => {
     });
 
     it("a misspelt kubelet field, with the pool unknown", async () => {
+      // @ts-expect-error: a misspelt field, refused by the type and at preview.
       const kc = new KubeletConfig("kc", { pool: unknown(), kubeletConfig: { maxPod: 1 } });
       await rejects(kc.objectName, "kubeletConfig.maxPod", /did you mean maxPods/);
     });
@@ -888,6 +891,7 @@ describe("bad input, stopped at preview", () => {
     it("nothing about a kubelet reservation that is unknown, but the misspelt field beside it", async () => {
       const kc = new KubeletConfig("kc", {
         pool: "infra",
+        // @ts-expect-error: a misspelt field, refused by the type and at preview.
         kubeletConfig: { systemReserved: { memory: unknown() }, maxPod: 1 },
       });
       await rejects(kc.objectName, "kubeletConfig.maxPod", /did you mean maxPods/);

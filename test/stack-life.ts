@@ -28,6 +28,18 @@ export async function kubectl(kubeconfig: string, args: string[]): Promise<strin
   return stdout;
 }
 
+/** `kubectl patch --type=merge` of an object, as an operator edits one by hand. */
+export function mergePatch(resource: string, name: string, body: object, namespace?: string): string[] {
+  return [
+    "patch",
+    resource,
+    name,
+    ...(namespace ? ["-n", namespace] : []),
+    "--type=merge",
+    `-p=${JSON.stringify(body)}`,
+  ];
+}
+
 /** The Kubernetes objects a stack manages (not the ones it only reads). */
 export function managedObjects(resources: CheckpointResource[]): CheckpointResource[] {
   return resources.filter((r) => kubeType(r.type) && !(r as { external?: boolean }).external);
@@ -168,4 +180,106 @@ export async function destroyLeavesNothing(sim: Simulator, options: DeployOption
     "left in the state",
   );
   return down;
+}
+
+/**
+ * The objects the cluster's operators own that the components patch: the default IngressController
+ * (ingress operator), the image registry's Config (registry operator) and `cluster-monitoring-config`
+ * (an admin's, read by the monitoring operator).
+ */
+const OPERATOR_OWNED = [
+  {
+    apiVersion: "operator.openshift.io/v1",
+    kind: "IngressController",
+    name: "default",
+    namespace: "openshift-ingress-operator",
+  },
+  { apiVersion: "imageregistry.operator.openshift.io/v1", kind: "Config", name: "cluster" },
+  {
+    apiVersion: "v1",
+    kind: "ConfigMap",
+    name: "cluster-monitoring-config",
+    namespace: "openshift-monitoring",
+  },
+];
+
+/**
+ * What users and operators read of each operator-owned object, field by field (`spec.replicas`,
+ * `data.config.yaml`, `metadata.labels.x`), "absent" for an object that does not exist: what the API
+ * server keeps for itself (resourceVersion, managedFields, status) is left out.
+ */
+export function operatorOwned(sim: Simulator): Record<string, unknown> {
+  const leaves = (value: unknown, path: string[], out: Record<string, unknown>) => {
+    if (isObject(value) && Object.keys(value).length > 0) {
+      for (const [k, v] of Object.entries(value)) leaves(v, [...path, k], out);
+    } else out[path.join(".")] = value;
+    return out;
+  };
+  return Object.fromEntries(
+    OPERATOR_OWNED.map((ref) => {
+      const live = sim.store.get(ref);
+      const name = `${ref.kind} ${ref.namespace ? `${ref.namespace}/` : ""}${ref.name}`;
+      if (!live) return [name, "absent"];
+      const { labels, annotations, finalizers } = live.metadata;
+      const { spec, data } = live as { spec?: unknown; data?: unknown };
+      return [name, leaves({ metadata: { labels, annotations, finalizers }, spec, data }, [], {})];
+    }),
+  );
+}
+
+/**
+ * Hand edits (kubectl arguments, each a command) of fields the stack declares: the refresh after them
+ * finds exactly the resources `drifted`, the up after it takes them back (with the resources `pending`
+ * an earlier refresh found drifted) without a conflict, and the cluster then holds every field they
+ * declare.
+ */
+export async function upTakesBackHandEdits(
+  sim: Simulator,
+  options: DeployOptions,
+  byHand: string[][],
+  drifted: string[],
+  pending: string[] = [],
+): Promise<void> {
+  for (const command of byHand) await kubectl(sim.kubeconfigPath, command);
+  const found = await refresh(options);
+  assert.deepEqual(found.errors, []);
+  const updates = drifted.map((name) => `update ${name}`);
+  assert.deepEqual(changes(found).sort(), [...updates].sort(), "the refresh after the hand edits");
+  const up = await deploy(options);
+  assert.deepEqual(up.errors, [], "up after hand edits of declared fields");
+  assert.deepEqual(
+    changes(up).sort(),
+    [...new Set([...pending.map((name) => `update ${name}`), ...updates])].sort(),
+    "up takes back what the hand edits changed",
+  );
+  const declared = up.state.deployment.resources.filter(
+    (r) => kubeType(r.type) && drifted.some((name) => r.urn.endsWith(`::${name}`)),
+  );
+  assert.deepEqual(
+    declared.flatMap((r) => notAsDeclared(sim, r)),
+    [],
+    "the cluster holds what is declared",
+  );
+}
+
+/** The declared fields (leaves of the inputs) of `resource` whose value the cluster does not hold. */
+function notAsDeclared(sim: Simulator, resource: CheckpointResource): string[] {
+  const type = kubeType(resource.type)!;
+  const inputs = reveal(resource.inputs) as Record<string, unknown> & {
+    metadata: { name: string; namespace?: string };
+  };
+  const { name, namespace } = inputs.metadata;
+  const live = sim.store.get({ apiVersion: type.apiVersion, kind: type.kind, name, namespace });
+  const differ: string[] = [];
+  const walk = (want: unknown, have: unknown, path: string[]): void => {
+    if (isObject(want) && Object.keys(want).length > 0) {
+      for (const [key, value] of Object.entries(want))
+        walk(value, isObject(have) ? have[key] : undefined, [...path, key]);
+    } else if (JSON.stringify(want) !== JSON.stringify(have)) {
+      differ.push(`${type.kind} ${name}: ${path.join(".")}`);
+    }
+  };
+  const { apiVersion: _a, kind: _k, ...fields } = inputs;
+  walk(fields, live, []);
+  return differ;
 }

@@ -7,6 +7,9 @@ export {
   requireIngressReplicas,
   requireMonitoringConfig,
   MONITORING_COMPONENTS,
+  patchedPaths,
+  patchTarget,
+  type PatchManifest,
   type NodePlacement,
   type Toleration,
 } from "./placement";

@@ -1,5 +1,6 @@
 import { collectErrors, InputError } from "../errors";
 import { TLS_VERSIONS } from "../generated/enums";
+import { KUBELET_CONFIGURATION_FIELDS } from "../generated/kubelet-configuration";
 import { closest } from "../../primitives/names";
 import { isPlainObject } from "./json";
 import { requireQuantity } from "./quantity";
@@ -157,12 +158,19 @@ const forbidden: Check = (path) => {
   );
 };
 
+type TopLevel<F extends string> = F extends `${string}.${string}` ? never : F;
+
+const FORBIDDEN_CHECKS = Object.fromEntries(
+  FORBIDDEN_KUBELET_FIELDS.filter((f) => !f.includes(".")).map((f) => [f, forbidden]),
+) as Record<TopLevel<(typeof FORBIDDEN_KUBELET_FIELDS)[number]>, Check>;
+
 /**
- * Every KubeletConfiguration field with its check, as the kubelet validates it. Fields the MCO forbids
- * are listed in FORBIDDEN_KUBELET_FIELDS and checked before these.
+ * Every KubeletConfiguration field with its check, as the kubelet validates it: the type makes the
+ * compiler hold this table to the fields upstream's Go types declare (builders/generated). Fields the
+ * MCO forbids are listed in FORBIDDEN_KUBELET_FIELDS.
  */
-export const KUBELET_FIELDS: Record<string, Check> = {
-  ...Object.fromEntries(FORBIDDEN_KUBELET_FIELDS.filter((f) => !f.includes(".")).map((f) => [f, forbidden])),
+export const KUBELET_FIELDS: Record<(typeof KUBELET_CONFIGURATION_FIELDS)[number], Check> = {
+  ...FORBIDDEN_CHECKS,
   apiVersion: oneOf("kubelet.config.k8s.io/v1beta1"),
   kind: oneOf("KubeletConfiguration"),
   enableServer: bool,
@@ -178,6 +186,7 @@ export const KUBELET_FIELDS: Record<string, Check> = {
   tlsCertFile: text,
   tlsPrivateKeyFile: text,
   tlsCipherSuites: listOf(text, "cipher suite names"),
+  tlsCurvePreferences: listOf(integer(0, 65535), "crypto/tls CurveID numbers, e.g. 29 for X25519"),
   tlsMinVersion: oneOf(...TLS_VERSIONS),
   rotateCertificates: bool,
   serverTLSBootstrap: bool,
@@ -327,6 +336,7 @@ export const KUBELET_FIELDS: Record<string, Check> = {
       throw new InputError(path, `must be a number above 0 and at most 1, got ${show(value)}`);
     }
   },
+  memoryReservationPolicy: oneOf("None", "TieredReservation"),
   registerWithTaints: listOf(taint, "taints { key, value, effect }"),
   registerNode: bool,
   tracing: object({ endpoint: text, samplingRatePerMillion: integer(0, 1000000) }),

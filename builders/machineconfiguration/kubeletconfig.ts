@@ -3,6 +3,7 @@ import { requireBoolean, requireDnsSubdomain, requireInteger, requireOneOf } fro
 import { LabelSelector, MACHINECONFIGURATION_API_VERSION, poolSelector } from "./common";
 import { isPlainObject, requirePlainObject } from "./json";
 import { checkKubeletConfiguration } from "./kubelet-fields";
+import { KubeletConfiguration } from "../generated/kubelet-configuration";
 
 import { TLS_PROFILE_TYPES, TLS_VERSIONS } from "../generated/enums";
 
@@ -21,8 +22,12 @@ export interface KubeletConfigArgs {
   name: string;
   /** Role of the pool to configure; the pool must carry `pools.operator.machineconfiguration.openshift.io/<pool>`. */
   pool: string;
-  /** KubeletConfiguration fields (kubelet.config.k8s.io/v1beta1), e.g. `{ maxPods: 500 }`. */
-  kubeletConfig?: Record<string, unknown>;
+  /**
+   * KubeletConfiguration fields (kubelet.config.k8s.io/v1beta1), e.g. `{ maxPods: 500 }`: the MCO merges
+   * them over the pool's kubelet configuration. A field the kubelet does not know, a bad value, or a
+   * field the MCO manages itself fails at preview.
+   */
+  kubeletConfig?: KubeletConfiguration;
   /** Let the MCO size system-reserved CPU and memory from each node's capacity. */
   autoSizingReserved?: boolean;
   /** Kubelet verbosity, 1 to 10 (the MCO's range). */

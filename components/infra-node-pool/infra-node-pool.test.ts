@@ -216,6 +216,41 @@ describe("InfraNodePool", () => {
       tolerations,
     });
     assert.deepEqual(config.alertmanagerMain.nodeSelector, { "node-role.kubernetes.io/infra": "" });
+    // Each patch is given back on destroy by a release declared before it, reading the fields it writes.
+    const releases = created("pulumi-nodejs:dynamic:PatchRelease").map((r) => [
+      r.inputs.target,
+      r.inputs.paths,
+    ]);
+    assert.deepEqual(releases, [
+      [
+        {
+          apiVersion: "operator.openshift.io/v1",
+          kind: "IngressController",
+          name: "default",
+          namespace: "openshift-ingress-operator",
+        },
+        [
+          ["spec", "nodePlacement"],
+          ["spec", "replicas"],
+        ],
+      ],
+      [
+        { apiVersion: "imageregistry.operator.openshift.io/v1", kind: "Config", name: "cluster" },
+        [
+          ["spec", "nodeSelector"],
+          ["spec", "tolerations"],
+        ],
+      ],
+      [
+        {
+          apiVersion: "v1",
+          kind: "ConfigMap",
+          name: "cluster-monitoring-config",
+          namespace: "openshift-monitoring",
+        },
+        [["data", "config.yaml"]],
+      ],
+    ]);
   });
 
   it("finds zones, subnets and security groups on AWS when asked to look them up", async () => {

@@ -5,6 +5,9 @@ import {
   ingressControllerPlacementPatch,
   monitoringConfigMapPatch,
   NodePlacement,
+  PatchManifest,
+  patchedPaths,
+  patchTarget,
   placementFor,
   requireIngressReplicas,
   requireMonitoringConfig,
@@ -14,10 +17,11 @@ import { AzureImage } from "../../builders/machineset";
 import { Taint } from "../../builders/validation";
 import { ClusterFacts, resolveClusterFacts, workerImage, workerMachineSet } from "../cluster/facts";
 import { contentHash, PoolRollout } from "../../provider/dynamic";
+import { PatchRelease } from "../../provider/dynamic/patch-release";
 import { kubeOptions, manifestArgs, PATCH_FORCE, withAnnotations } from "../cluster/kube";
 import { rolloutRecord } from "../cluster/rollout-impact";
 import type { PoolImpact } from "../../builders/rollout-impact";
-import { waiting } from "../cluster/wait";
+import { clusterAccess, waiting } from "../cluster/wait";
 import { InputError, InputErrors, within } from "../../builders/errors";
 import { checked, InputChecks } from "../errors";
 import {
@@ -236,32 +240,45 @@ export class InfraNodePool extends pulumi.ComponentResource {
     after: pulumi.Input<pulumi.Input<pulumi.Resource>[]>,
     kopts: pulumi.CustomResourceOptions,
   ): void {
-    const options = { ...kopts, dependsOn: after };
+    const cluster = clusterAccess(args, this);
+    // Each patch gives back, once destroyed, what it took from the object the cluster owns.
+    const released = (
+      patch: string,
+      manifest: pulumi.Output<PatchManifest>,
+    ): pulumi.CustomResourceOptions => {
+      const release =
+        cluster &&
+        new PatchRelease(
+          `${patch}-release`,
+          {
+            kubeconfig: cluster.kubeconfig,
+            target: manifest.apply(patchTarget),
+            paths: manifest.apply(patchedPaths),
+          },
+          cluster.options(after),
+        );
+      return {
+        ...kopts,
+        dependsOn: release ? pulumi.output(after).apply((a) => [...a, release]) : after,
+      };
+    };
     if (args.router) {
       const replicas = typeof args.router === "object" ? args.router.replicas : undefined;
+      const manifest = pulumi
+        .all([placement, replicas])
+        .apply(([p, r]) => checked(() => within("router", () => ingressControllerPlacementPatch(p, r))));
       new k8s.apiextensions.CustomResourcePatch(
         `${name}-router`,
-        manifestArgs(
-          "operator.openshift.io/v1",
-          "IngressController",
-          pulumi
-            .all([placement, replicas])
-            .apply(([p, r]) => checked(() => within("router", () => ingressControllerPlacementPatch(p, r)))),
-          ["metadata", "spec"],
-        ),
-        options,
+        manifestArgs("operator.openshift.io/v1", "IngressController", manifest, ["metadata", "spec"]),
+        released(`${name}-router`, manifest),
       );
     }
     if (args.registry) {
+      const manifest = placement.apply((p) => imageRegistryPlacementPatch(p));
       new k8s.apiextensions.CustomResourcePatch(
         `${name}-registry`,
-        manifestArgs(
-          "imageregistry.operator.openshift.io/v1",
-          "Config",
-          placement.apply((p) => imageRegistryPlacementPatch(p)),
-          ["metadata", "spec"],
-        ),
-        options,
+        manifestArgs("imageregistry.operator.openshift.io/v1", "Config", manifest, ["metadata", "spec"]),
+        released(`${name}-registry`, manifest),
       );
     }
     if (args.monitoring) {
@@ -275,7 +292,7 @@ export class InfraNodePool extends pulumi.ComponentResource {
       new k8s.core.v1.ConfigMapPatch(
         `${name}-monitoring`,
         { metadata: manifest.metadata, data: manifest.data },
-        options,
+        released(`${name}-monitoring`, manifest),
       );
     }
   }

@@ -272,7 +272,15 @@ export function declareMachineSets(
     options.waiting &&
     new MachineSetRemoval(
       `${name}-machines-removal`,
-      { kubeconfig: options.waiting.kubeconfig, machineSets: names },
+      {
+        // The Kubernetes objects it holds the deletion of (the pool), found by UID before anything waits.
+        ...options.waiting.watching(
+          (options.dependsOn ?? []).filter((r): r is k8s.apiextensions.CustomResource =>
+            k8s.apiextensions.CustomResource.isInstance(r),
+          ),
+        ),
+        machineSets: names,
+      },
       options.waiting.options(options.dependsOn ?? []),
     );
   const declare = (

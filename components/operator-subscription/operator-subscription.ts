@@ -215,7 +215,7 @@ export class OperatorSubscription extends pulumi.ComponentResource {
       new OperatorRemoval(
         `${name}-removal`,
         {
-          kubeconfig: cluster.kubeconfig,
+          ...cluster.watching([this.subscription]),
           namespace: valid.apply(() => namespace),
           subscription: packageName,
         },

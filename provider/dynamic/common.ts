@@ -298,6 +298,12 @@ export interface RemovalArgs {
   kubeconfig: Input<string>;
   /** Deadline of the delete in seconds; defaults to customTimeouts.delete, else 30 minutes. */
   deleteTimeoutSeconds?: Input<number>;
+  /**
+   * What the guard holds the deletion of, as its provider created it (`metadata.uid` included): the
+   * guard's create fails at once when the cluster of `kubeconfig` does not hold it, so that its delete
+   * never waits on another cluster.
+   */
+  created?: Input<Input<CreatedObject>[] | undefined>;
 }
 
 /** The props of a removal guard: the kubeconfig as a secret, its own inputs and the delete's deadline. */
@@ -309,7 +315,12 @@ export function removalProps(
   const deleteTimeoutSeconds =
     args.deleteTimeoutSeconds ?? timeoutsFrom(undefined, opts).deleteTimeoutSeconds;
   // No outputs: a guard's create waits for nothing, so it has no duration or counts to show.
-  return waiterProps({ kubeconfig: args.kubeconfig }, undefined, { ...inputs, deleteTimeoutSeconds }, []);
+  return waiterProps(
+    { kubeconfig: args.kubeconfig, created: args.created },
+    undefined,
+    { ...inputs, deleteTimeoutSeconds },
+    [],
+  );
 }
 
 /** Resource options of every waiter: the kubeconfig stays secret in outputs too. */
@@ -444,10 +455,10 @@ export function removalProvider<I extends RemovalInputs, R>(
 ): dynamic.ResourceProvider {
   return waiterProvider<I, Record<string, unknown>, R | undefined>({
     kind: def.kind,
-    inputKeys: ["kubeconfig", ...def.inputKeys, "deleteTimeoutSeconds"],
+    inputKeys: ["kubeconfig", ...def.inputKeys, "deleteTimeoutSeconds", "created"],
     check: (inputs) => [...def.check(inputs), ...checkDeleteTimeout(inputs)],
     id: (inputs) => def.id(inputs),
-    // Nothing to wait for on create: what it guards is declared after it.
+    // Nothing to wait for on create (what it guards is declared after it), once `created` was found.
     wait: async () => ({ result: undefined }),
     observe: (options) => def.observe(options),
     outputs: () => ({}),

@@ -11,7 +11,13 @@ import {
   startTestSimulator,
 } from "../../test/simulator-fixture";
 import { execFileSync } from "node:child_process";
-import { clusterServer, currentCredentials, currentServer, STORED_SOURCE } from "./credentials";
+import {
+  ambientKubeconfig,
+  clusterServer,
+  currentCredentials,
+  currentServer,
+  STORED_SOURCE,
+} from "./credentials";
 import { MachineSetReady, MachineSetRemoval, PoolRollout } from "./index";
 
 function kubeconfig(server: string, token: string): string {
@@ -66,6 +72,39 @@ describe("waiter credentials", () => {
     const credentials = currentCredentials(stored);
     assert.equal(credentials.kubeconfig, stored);
     assert.match(credentials.note!, new RegExp(`no kubeconfig could be read at ${file}`));
+  });
+
+  // client-go clientcmd/loader.go, ClientConfigLoadingRules.Load: every $KUBECONFIG entry, missing
+  // ones skipped, the first file to set a value wins, file references resolved against their file.
+  it("reads every $KUBECONFIG entry as kubectl does: merged, the first file to set a value winning", () => {
+    const first = join(dir, "first");
+    const second = join(dir, "second");
+    writeFileSync(
+      first,
+      `clusters: [{ name: c, cluster: { server: "${CLUSTER}", certificate-authority: ca.crt } }]\n`,
+    );
+    writeFileSync(
+      second,
+      [
+        'clusters: [{ name: c, cluster: { server: "https://api.other.example.com:6443" } }]',
+        "users: [{ name: u, user: { token: second } }, { name: v, user: { token: v } }]",
+        "contexts: [{ name: x, context: { cluster: c, user: u } }]",
+        "current-context: x",
+      ].join("\n"),
+    );
+    const { delimiter } = require("node:path") as typeof import("node:path");
+    process.env.KUBECONFIG = [first, join(dir, "missing"), second, first].join(delimiter);
+    const { file, text } = ambientKubeconfig();
+    assert.equal(file, [first, second].join(delimiter));
+    const { parse } = require("yaml") as typeof import("yaml");
+    const merged = parse(text!);
+    assert.equal(currentServer(text!), CLUSTER, "the cluster named c in the first file wins");
+    assert.deepEqual(merged.clusters[0].cluster["certificate-authority"], join(dir, "ca.crt"));
+    assert.equal(merged["current-context"], "x", "set only by the second file");
+    assert.deepEqual(
+      merged.users.map((u: { name: string }) => u.name),
+      ["u", "v"],
+    );
   });
 
   it("a renewed token is no diff; a kubeconfig for another cluster is", async () => {

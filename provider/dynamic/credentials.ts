@@ -6,17 +6,69 @@
  * providers (see common.ts): plain functions, packages required inside them.
  */
 
-/** The kubeconfig file the Kubernetes provider would use ($KUBECONFIG's first entry, else ~/.kube/config), and its content when it can be read. */
+/**
+ * The kubeconfig the Kubernetes provider and kubectl would use: every $KUBECONFIG entry merged as
+ * client-go's loading rules do (clientcmd/loader.go, ClientConfigLoadingRules.Load: missing files
+ * skipped, the first file to set a value wins), else ~/.kube/config. `file` names what was read;
+ * `text` is absent when nothing could be.
+ */
 export function ambientKubeconfig(): { file: string; text?: string } {
   const path = require("node:path") as typeof import("node:path");
-  const file =
-    (process.env.KUBECONFIG ?? "").split(path.delimiter).find((f) => f !== "") ??
-    path.join((require("node:os") as typeof import("node:os")).homedir(), ".kube", "config");
-  try {
-    return { file, text: (require("node:fs") as typeof import("node:fs")).readFileSync(file, "utf8") };
-  } catch {
-    return { file };
+  const fs = require("node:fs") as typeof import("node:fs");
+  const listed = [...new Set((process.env.KUBECONFIG ?? "").split(path.delimiter).filter((f) => f !== ""))];
+  const files =
+    listed.length > 0
+      ? listed
+      : [path.join((require("node:os") as typeof import("node:os")).homedir(), ".kube", "config")];
+  const read = files.flatMap((file) => {
+    try {
+      return [{ file, text: fs.readFileSync(file, "utf8") }];
+    } catch {
+      return [];
+    }
+  });
+  if (read.length === 0) return { file: files.join(path.delimiter) };
+  if (read.length === 1) return read[0];
+  return { file: read.map((r) => r.file).join(path.delimiter), text: mergeKubeconfigs(read) };
+}
+
+/** The fields of a kubeconfig that name files, which client-go resolves against the file that sets them. */
+const FILE_FIELDS: Record<string, string[]> = {
+  clusters: ["certificate-authority"],
+  users: ["client-certificate", "client-key", "tokenFile"],
+};
+
+/**
+ * Several kubeconfig files as one, as client-go merges them: clusters, contexts and users by name, the
+ * first file to define a name wins; `current-context` and the other top-level values from the first
+ * file that sets them. Relative file references are made absolute first (ResolveLocalPaths).
+ */
+export function mergeKubeconfigs(files: Array<{ file: string; text: string }>): string {
+  const path = require("node:path") as typeof import("node:path");
+  const { parse, stringify } = require("yaml") as typeof import("yaml");
+  const merged: Record<string, unknown> = { apiVersion: "v1", kind: "Config" };
+  for (const { file, text } of files) {
+    const config = (parse(text) ?? {}) as Record<string, unknown>;
+    if (typeof config !== "object" || Array.isArray(config)) continue;
+    for (const [key, value] of Object.entries(config)) {
+      if (["clusters", "contexts", "users"].includes(key) && Array.isArray(value)) {
+        const have = (merged[key] ??= []) as Array<{ name?: unknown }>;
+        for (const entry of value as Array<Record<string, unknown> | null>) {
+          if (!entry || have.some((h) => h.name === entry.name)) continue;
+          const inner = key === "contexts" ? undefined : (entry[key.slice(0, -1)] as Record<string, unknown>);
+          for (const field of FILE_FIELDS[key] ?? []) {
+            const ref = inner?.[field];
+            if (typeof ref === "string" && ref !== "" && !path.isAbsolute(ref))
+              inner![field] = path.resolve(path.dirname(file), ref);
+          }
+          have.push(entry);
+        }
+      } else if (!(key in merged) || (key === "current-context" && !merged[key])) {
+        merged[key] = value;
+      }
+    }
   }
+  return stringify(merged);
 }
 
 interface KubeconfigFile {

@@ -40,19 +40,25 @@ export interface ApiClient {
     namespace?: string,
     signal?: AbortSignal,
   ): Promise<KubeObject | undefined>;
+  /** A JSON merge patch, recorded as `fieldManager`'s (the API server's default otherwise). */
   mergePatch(
     resource: ResourceKind,
     name: string,
     namespace: string | undefined,
     patch: unknown,
     signal?: AbortSignal,
+    fieldManager?: string,
   ): Promise<KubeObject>;
-  /** Deletes an object (foreground, so dependents go first); false when it was already gone. */
+  /**
+   * Deletes an object (foreground, so dependents go first); false when it was already gone. With
+   * `preconditions`, the API server refuses (409) when the object is no longer that one or has changed.
+   */
   delete(
     resource: ResourceKind,
     name: string,
     namespace: string | undefined,
     signal?: AbortSignal,
+    preconditions?: { uid?: string; resourceVersion?: string },
   ): Promise<boolean>;
   /**
    * Streams events until the server ends the response (resolves) or the connection fails (rejects).
@@ -259,10 +265,10 @@ export function createApiClient(kubeconfig: string, clientOptions: ApiClientOpti
       return value as KubeObject | undefined;
     },
 
-    async mergePatch(resource, name, namespace, patch, signal) {
+    async mergePatch(resource, name, namespace, patch, signal, fieldManager) {
       const { value } = await json(
         "PATCH",
-        resourcePath(resource, namespace, name),
+        resourcePath(resource, namespace, name) + query({ fieldManager }),
         patch,
         { "Content-Type": "application/merge-patch+json" },
         signal,
@@ -270,11 +276,16 @@ export function createApiClient(kubeconfig: string, clientOptions: ApiClientOpti
       return value as KubeObject;
     },
 
-    async delete(resource, name, namespace, signal) {
+    async delete(resource, name, namespace, signal, preconditions) {
       const { status } = await json(
         "DELETE",
         resourcePath(resource, namespace, name),
-        { kind: "DeleteOptions", apiVersion: "v1", propagationPolicy: "Foreground" },
+        {
+          kind: "DeleteOptions",
+          apiVersion: "v1",
+          propagationPolicy: "Foreground",
+          ...(preconditions ? { preconditions } : {}),
+        },
         { "Content-Type": "application/json" },
         signal,
       );

@@ -366,6 +366,23 @@ export interface ApplyOptions {
   now: Date;
 }
 
+/** The manager kube-apiserver records for what an object held before its first apply. */
+export const BEFORE_FIRST_APPLY = "before-first-apply";
+
+/**
+ * An object that no manager owns yet (written before managedFields were tracked) as the first apply
+ * sees it: every field it holds owned by "before-first-apply" through an update from the empty object,
+ * so that applying another value conflicts and releasing a field gives the earlier one back to nobody
+ * (apimachinery, pkg/util/managedfields/internal/skipnonapplied.go, skipNonAppliedManager.Apply).
+ */
+function firstApplied(live: KubeObject, options: ApplyOptions): KubeObject {
+  if (readOwnership(live).length > 0) return live;
+  const seeded = structuredClone(live);
+  delete seeded.metadata.managedFields;
+  trackUpdate(undefined, seeded, { ...options, manager: BEFORE_FIRST_APPLY, subresource: undefined });
+  return seeded;
+}
+
 /**
  * Server-side apply of `applied` onto `live` (undefined for a create). Returns the new object with
  * updated managedFields; throws ApplyConflictError unless `force`.
@@ -376,7 +393,7 @@ export function serverSideApply(
   options: ApplyOptions,
 ): KubeObject {
   const { manager, types, scope } = options;
-  const owners = readOwnership(live);
+  const owners = readOwnership(live && firstApplied(live, options));
   const appliedFields = fieldSet(applied, types, scope);
   const isMine = (o: Ownership) =>
     o.manager === manager && o.operation === "Apply" && o.subresource === options.subresource;

@@ -208,6 +208,27 @@ describe("managed fields", () => {
     );
   });
 
+  // apimachinery pkg/util/managedfields/internal/skipnonapplied.go, skipNonAppliedManager.Apply: an
+  // object no manager owns is first updated from the empty object as "before-first-apply".
+  it("gives what an object held before its first apply to before-first-apply, so another value conflicts", () => {
+    const seeded = node({ podCIDR: "10.0.0.0/24" }, { a: "1" });
+    assert.throws(
+      () => apply(seeded, node({ podCIDR: "10.0.1.0/24" }), "stack"),
+      /conflict with "before-first-apply" using v1 at .*: \.spec\.podCIDR/,
+    );
+    const applied = { ...node({ podCIDR: "10.0.1.0/24", providerID: "p" }), metadata: { name: "n" } };
+    const forced = apply(seeded, applied, "stack", true);
+    const owners = (forced.metadata.managedFields as Array<{ manager: string; fieldsV1: object }>).map(
+      (m) => [m.manager, JSON.stringify(m.fieldsV1)],
+    );
+    assert.deepEqual(owners, [
+      ["before-first-apply", '{"f:metadata":{"f:labels":{"f:a":{}}}}'],
+      ["stack", '{"f:spec":{"f:podCIDR":{},"f:providerID":{}}}'],
+    ]);
+    const released = apply(forced, { apiVersion: "v1", kind: "Node", metadata: { name: "n" } }, "stack");
+    assert.deepEqual([released.spec, released.metadata.labels], [undefined, { a: "1" }]);
+  });
+
   it("words conflicts as kube-apiserver: an applier by name, an updater with apiVersion, time and subresource", () => {
     let live = apply(undefined, node({ podCIDR: "10.0.0.0/24", providerID: "x" }, { a: "1" }), "one");
     const edited = structuredClone(live);

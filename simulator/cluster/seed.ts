@@ -176,6 +176,8 @@ const PLATFORM_SEEDS: Record<PlatformName, PlatformSeed> = {
         accountName: `imageregistry${infraId.replaceAll("-", "").slice(0, 12)}`,
         cloudName: "AzurePublicCloud",
         container: `${infraId}-image-registry-${hexHash(infraId, 20)}`,
+        // The CRD's default, which the API server fills in whenever it reads the object.
+        networkAccess: { type: "External" },
       },
       managementState: "Managed",
     }),
@@ -330,8 +332,11 @@ export function seedCluster(store: Store, options: SeedOptions): SeededCluster {
     },
     spec: {
       clientTLS: { clientCA: { name: "" }, clientCertificatePolicy: "" },
+      // The CRD's defaults, which the API server fills in whenever it reads the object.
+      closedClientConnectionPolicy: "Continue",
       httpCompression: {},
       httpEmptyRequestsPolicy: "Respond",
+      idleConnectionTerminationPolicy: "Immediate",
       httpErrorCodePages: { name: "" },
       replicas: 2,
       tuningOptions: { reloadInterval: "0s" },

@@ -1,0 +1,137 @@
+import * as assert from "node:assert/strict";
+import { stringify } from "yaml";
+import { kubectl } from "../../simulator/apiserver/kubectl";
+import { Simulator, startTestSimulator } from "../../test/simulator-fixture";
+import { PatchTarget, recordEarlier, restoreEarlier } from "./release";
+
+const ROUTER: PatchTarget = {
+  apiVersion: "operator.openshift.io/v1",
+  kind: "IngressController",
+  name: "default",
+  namespace: "openshift-ingress-operator",
+};
+const MONITORING: PatchTarget = {
+  apiVersion: "v1",
+  kind: "ConfigMap",
+  name: "cluster-monitoring-config",
+  namespace: "openshift-monitoring",
+};
+
+/**
+ * A patch's life as pulumi-kubernetes leads it: applied server-side with force, then released by
+ * applying the bare object with the same field manager (pkg/ssa, Relinquish), which removes what it
+ * owned alone. The restore then gives back what the release took.
+ */
+describe("waiting core: what a released patch gives back", function () {
+  let sim: Simulator;
+  before(async () => (sim = await startTestSimulator()));
+  after(() => sim.stop());
+
+  const run = async (args: string[], input?: string) => {
+    const { code, stderr, stdout } = await kubectl(sim.kubeconfigPath, args, input);
+    assert.equal(code, 0, stderr);
+    return stdout;
+  };
+  const apply = (target: PatchTarget, body: object, force = true) =>
+    run(
+      ["apply", "--server-side", "--field-manager=stack", ...(force ? ["--force-conflicts"] : []), "-f", "-"],
+      stringify({
+        apiVersion: target.apiVersion,
+        kind: target.kind,
+        metadata: { name: target.name, namespace: target.namespace },
+        ...body,
+      }),
+    );
+  const live = (target: PatchTarget) =>
+    sim.store.get({
+      apiVersion: target.apiVersion,
+      kind: target.kind,
+      name: target.name,
+      namespace: target.namespace,
+    });
+  const options = { timeoutMs: 10_000 };
+
+  it("puts back the value an operator had set, as that operator, and leaves a field changed by hand since", async () => {
+    const paths = [
+      ["spec", "nodePlacement"],
+      ["spec", "replicas"],
+      ["spec", "httpEmptyRequestsPolicy"],
+    ];
+    const earlier = await recordEarlier({ kubeconfig: sim.kubeconfig, target: ROUTER, paths, ...options });
+    assert.deepEqual(earlier, {
+      existed: true,
+      fields: [
+        { path: ["spec", "nodePlacement"] },
+        { path: ["spec", "replicas"], value: 2, manager: "ingress-operator" },
+        { path: ["spec", "httpEmptyRequestsPolicy"], value: "Respond", manager: "ingress-operator" },
+      ],
+    });
+    await apply(ROUTER, {
+      spec: {
+        nodePlacement: { nodeSelector: { matchLabels: { "node-role.kubernetes.io/infra": "" } } },
+        replicas: 3,
+        httpEmptyRequestsPolicy: "Ignore",
+      },
+    });
+    await run([
+      "patch",
+      "ingresscontroller",
+      "default",
+      "-n",
+      ROUTER.namespace!,
+      "--type=merge",
+      '-p={"spec":{"httpEmptyRequestsPolicy":"Respond"}}',
+    ]);
+    await apply(ROUTER, {}, false);
+    const spec = live(ROUTER)!.spec as Record<string, unknown>;
+    assert.equal(spec.replicas, undefined, "the release removed the replicas it had taken");
+    assert.equal(spec.nodePlacement, undefined);
+
+    const done = await restoreEarlier({ kubeconfig: sim.kubeconfig, target: ROUTER, earlier, ...options });
+    assert.deepEqual(done, ["restored IngressController openshift-ingress-operator/default spec.replicas"]);
+    const restored = live(ROUTER)!;
+    assert.equal((restored.spec as Record<string, unknown>).replicas, 2);
+    assert.equal((restored.spec as Record<string, unknown>).nodePlacement, undefined);
+    const owners = (restored.metadata.managedFields as Array<{ manager: string; fieldsV1: any }>)
+      .filter((m) => m.fieldsV1?.["f:spec"]?.["f:replicas"])
+      .map((m) => m.manager);
+    assert.deepEqual(owners, ["ingress-operator"], "the operator owns its replicas again");
+  });
+
+  it("deletes the ConfigMap the patch created once nothing else is in it, and keeps one someone wrote to", async () => {
+    const paths = [["data", "config.yaml"]];
+    const earlier = await recordEarlier({
+      kubeconfig: sim.kubeconfig,
+      target: MONITORING,
+      paths,
+      ...options,
+    });
+    assert.deepEqual(earlier, { existed: false, fields: [{ path: ["data", "config.yaml"] }] });
+
+    await apply(MONITORING, { data: { "config.yaml": "prometheusK8s: {}\n" } });
+    await run([
+      "patch",
+      "configmap",
+      MONITORING.name,
+      "-n",
+      MONITORING.namespace!,
+      "--type=merge",
+      '-p={"data":{"other.yaml":"kept: true\\n"}}',
+    ]);
+    await apply(MONITORING, {}, false);
+    assert.deepEqual(
+      await restoreEarlier({ kubeconfig: sim.kubeconfig, target: MONITORING, earlier, ...options }),
+      ["kept ConfigMap openshift-monitoring/cluster-monitoring-config: it holds data"],
+    );
+    assert.deepEqual(live(MONITORING)?.data, { "other.yaml": "kept: true\n" });
+
+    await run(["delete", "configmap", MONITORING.name, "-n", MONITORING.namespace!]);
+    await apply(MONITORING, { data: { "config.yaml": "prometheusK8s: {}\n" } });
+    await apply(MONITORING, {}, false);
+    assert.deepEqual(
+      await restoreEarlier({ kubeconfig: sim.kubeconfig, target: MONITORING, earlier, ...options }),
+      ["deleted ConfigMap openshift-monitoring/cluster-monitoring-config, which the stack created"],
+    );
+    assert.equal(live(MONITORING), undefined);
+  });
+});
