@@ -25,6 +25,7 @@ import {
   RELEASE_VERSION_ANNOTATION,
 } from "../controllers/machineconfig";
 import { schemaListTypes } from "../apiserver/managed-fields";
+import { machineSetManager } from "../controllers/boot-images";
 import { managedStore } from "../controllers/field-manager";
 import { ensureMachineConfigNode } from "../controllers/machine-config-node";
 import { CONTROL_PLANE_TOPOLOGY, computePoolStatus } from "../controllers/mco-pools";
@@ -80,6 +81,9 @@ export const PLATFORM_NAMESPACES = [
   "openshift-operators",
 ];
 
+/** The RHCOS AMI of the installer's MachineSets, which the boot image stream publishes at install. */
+export const RHCOS_AMI = "ami-0c4d1f6a9e2b37c85";
+
 /** Provider-specific MachineSet and Infrastructure content, as the installer writes it. */
 interface PlatformSeed {
   providerSpec(
@@ -96,7 +100,7 @@ interface PlatformSeed {
 const PLATFORM_SEEDS: Record<PlatformName, PlatformSeed> = {
   aws: {
     providerSpec: (infraId, role, region, zone, instanceType) => ({
-      ami: { id: "ami-0c4d1f6a9e2b37c85" },
+      ami: { id: RHCOS_AMI },
       apiVersion: "machine.openshift.io/v1beta1",
       blockDevices: [
         { ebs: { encrypted: true, iops: 0, kmsKey: { arn: "" }, volumeSize: 120, volumeType: "gp3" } },
@@ -315,7 +319,12 @@ export function seedCluster(store: Store, options: SeedOptions): SeededCluster {
     kind: "MachineConfiguration",
     metadata: { name: "cluster" },
     spec: { logLevel: "Normal", managementState: "Managed", operatorLogLevel: "Normal" },
+    // As the operator reflects the platform's default (opted in on AWS and Azure).
+    status: { managedBootImagesStatus: { machineManagers: machineSetManager(undefined, options.platform) } },
   });
+  // The boot images of this release (the CVO writes them from the release payload): the stream the MCO's
+  // MachineSet boot image controller updates MachineSets to.
+  store.create(bootImageStream(region, RHCOS_AMI));
   // The operators that made these objects own the spec they defaulted, as on a cluster: a stack that
   // applies other values must force. Lists are atomic here, as without a schema; these specs have none.
   const operator = (manager: string) =>
@@ -586,3 +595,23 @@ export function seedCluster(store: Store, options: SeedOptions): SeededCluster {
 }
 
 export { SSH_KEY as SEED_SSH_KEY };
+
+/**
+ * `openshift-machine-config-operator/coreos-bootimages`: the CoreOS stream metadata of the release
+ * (`data.stream`), from which the MCO takes each region's RHCOS AMI. A test "upgrades" the cluster by
+ * writing another AMI here.
+ */
+export function bootImageStream(region: string, ami: string): KubeObject {
+  const stream = {
+    stream: "rhcos-9",
+    architectures: {
+      x86_64: { images: { aws: { regions: { [region]: { release: RELEASE_VERSION, image: ami } } } } },
+    },
+  };
+  return {
+    apiVersion: "v1",
+    kind: "ConfigMap",
+    metadata: { name: "coreos-bootimages", namespace: "openshift-machine-config-operator" },
+    data: { releaseVersion: RELEASE_VERSION, stream: JSON.stringify(stream) },
+  };
+}
