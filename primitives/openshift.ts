@@ -45,10 +45,3 @@ export const AUTOSCALER_ANNOTATIONS = {
 export function operatorComponentLabel(pkg: string, namespace: string): string {
   return `operators.coreos.com/${`${pkg}.${namespace}`.slice(0, 63).replace(/[-._]+$/, "")}`;
 }
-
-/**
- * On a MachineSet whose boot image the stack declares (`bootImageOwner: "stack"`): the label a `Partial`
- * selection of the MCO's managed boot images excludes (`operator: DoesNotExist`), so that the MCO and
- * the stack do not write the same image in turn.
- */
-export const BOOT_IMAGE_OWNER_LABEL = "openshift-topology.io/boot-image-owner";

@@ -6,6 +6,7 @@
  * openshift-monitoring (created by the admin who configures monitoring), infra pools and MachineSets,
  * OperatorGroups and Subscriptions outside the platform, and the WMCO namespace.
  */
+import { machineSetManagers } from "../../primitives/boot-images";
 import { Json } from "../../primitives/objects";
 import {
   ROLE_LABEL,
@@ -25,7 +26,6 @@ import {
   RELEASE_VERSION_ANNOTATION,
 } from "../controllers/machineconfig";
 import { schemaListTypes } from "../apiserver/managed-fields";
-import { machineSetManager } from "../controllers/boot-images";
 import { managedStore } from "../controllers/field-manager";
 import { ensureMachineConfigNode } from "../controllers/machine-config-node";
 import { CONTROL_PLANE_TOPOLOGY, computePoolStatus } from "../controllers/mco-pools";
@@ -320,7 +320,7 @@ export function seedCluster(store: Store, options: SeedOptions): SeededCluster {
     metadata: { name: "cluster" },
     spec: { logLevel: "Normal", managementState: "Managed", operatorLogLevel: "Normal" },
     // As the operator reflects the platform's default (opted in on AWS and Azure).
-    status: { managedBootImagesStatus: { machineManagers: machineSetManager(undefined, options.platform) } },
+    status: { managedBootImagesStatus: { machineManagers: machineSetManagers(undefined, options.platform) } },
   });
   // The boot images of this release (the CVO writes them from the release payload): the stream the MCO's
   // MachineSet boot image controller updates MachineSets to.

@@ -3,10 +3,9 @@
  * upstream function that decides it (openshift/machine-config-operator).
  */
 import * as assert from "node:assert/strict";
-import { BOOT_IMAGE_OWNER_LABEL } from "../../primitives/openshift";
+import { BOOT_IMAGE_OWNER_LABEL, OS_STREAM_LABEL } from "../../primitives/boot-images";
 import { bootImageStream, RHCOS_AMI } from "../cluster/seed";
 import { KubeObject } from "../store/types";
-import { OS_STREAM_LABEL } from "./boot-images";
 import { K, Sim, machineSetFrom, startSim } from "./testing";
 import { keyOf } from "./util";
 

@@ -3,22 +3,14 @@
  * pkg/controller/bootimage) with the operator's part that decides which MachineSets it manages
  * (pkg/operator/sync.go, syncManagedBootImagesStatus).
  *
- * Selection: `spec.managedBootImages.machineManagers` of MachineConfiguration `cluster`; an empty list
- * opts the whole cluster out; an entry for machine-api MachineSets decides with its mode (`All`, `None`, or
- * `Partial` with a label selector on the MachineSets); without one, AWS and Azure clusters are opted in
- * (`All`, common/featuregates.go CheckBootImagePlatform). The result is written to
- * `status.managedBootImagesStatus` as the operator does.
- *
- * Per selected MachineSet (ms_helpers.go, syncMAPIMachineSet): one with an owner reference is skipped
- * (another controller owns it), one labelled `machineconfiguration.openshift.io/osstream` with another
- * stream than RHEL 9 and one whose machines are Windows (`machine.openshift.io/os-id`) are left alone;
- * on AWS (platform_helpers.go reconcileAWSProviderSpec) a MachineSet without `ami.id` is skipped, and
+ * Which MachineSets it manages is primitives/boot-images.ts (written to `status.managedBootImagesStatus`
+ * as the operator does). On AWS (platform_helpers.go reconcileAWSProviderSpec) a MachineSet without `ami.id` is skipped, and
  * so is one whose AMI is not a Red Hat one (detectAMIKind: unrecognised owner; here, an AMI that no
  * stream of this cluster ever published); otherwise its AMI is patched to the stream's AMI of the region
  * (`openshift-machine-config-operator/coreos-bootimages`). Azure images are not modelled.
  */
-import { field, labelsOf } from "../../primitives/objects";
-import { LabelSelector, selectorMatches } from "../../primitives/selectors";
+import { bootImageSelection, machineSetManagers } from "../../primitives/boot-images";
+import { field } from "../../primitives/objects";
 import { KubeObject } from "../store/types";
 import { ControllerContext, StopFn } from "./context";
 import { WorkQueue } from "./workqueue";
@@ -26,42 +18,6 @@ import { K, isKind, keyOf } from "./util";
 
 const NAMESPACE = "openshift-machine-api";
 const STREAM = { name: "coreos-bootimages", namespace: "openshift-machine-config-operator" };
-/** boot_image_controller.go: OSLabelKey, OSStreamLabelKey, SupportedOSStream. */
-const OS_LABEL = "machine.openshift.io/os-id";
-export const OS_STREAM_LABEL = "machineconfiguration.openshift.io/osstream";
-const SUPPORTED_STREAM = "rhel-9";
-
-interface MachineManager {
-  resource: string;
-  apiGroup: string;
-  selection: { mode: "All" | "None" | "Partial"; partial?: { machineResourceSelector?: LabelSelector } };
-}
-
-/** The machine-api MachineSets manager of a MachineConfiguration, as syncManagedBootImagesStatus derives it. */
-export function machineSetManager(configuration: KubeObject | undefined, platform: string): MachineManager[] {
-  const given = field<MachineManager[]>(configuration, "spec", "managedBootImages", "machineManagers");
-  if (given !== undefined && given.length === 0) return [];
-  const own = given?.find((m) => m.resource === "machinesets" && m.apiGroup === "machine.openshift.io");
-  const defaultOn = platform === "aws" || platform === "azure";
-  return [
-    own ?? {
-      resource: "machinesets",
-      apiGroup: "machine.openshift.io",
-      selection: { mode: defaultOn ? "All" : "None" },
-    },
-  ];
-}
-
-/** Whether the MCO manages the boot image of `machineSet` under `managers` (helpers.go, getMachineResourceSelectorFromMachineManagers). */
-export function selectsMachineSet(managers: MachineManager[], machineSet: KubeObject): boolean {
-  const manager = managers.find((m) => m.resource === "machinesets" && m.apiGroup === "machine.openshift.io");
-  if (!manager) return false;
-  const { mode, partial } = manager.selection;
-  if (mode === "All") return true;
-  if (mode === "Partial")
-    return selectorMatches(partial?.machineResourceSelector ?? {}, labelsOf(machineSet));
-  return false;
-}
 
 export function startBootImageController(ctx: ControllerContext): StopFn {
   // The machine-config-controller binary runs the boot image controller; the operator writes the status.
@@ -101,7 +57,7 @@ export function startBootImageController(ctx: ControllerContext): StopFn {
   function sync(): void {
     const configuration = ctx.store.get(keyOf(K.machineConfiguration, "cluster"));
     if (!configuration) return;
-    const managers = machineSetManager(configuration, ctx.platform);
+    const managers = machineSetManagers(field(configuration, "spec", "managedBootImages"), ctx.platform);
     const status = field<unknown>(configuration, "status", "managedBootImagesStatus");
     if (JSON.stringify(status) !== JSON.stringify({ machineManagers: managers }))
       operator.mutate(
@@ -115,7 +71,7 @@ export function startBootImageController(ctx: ControllerContext): StopFn {
     const target = streamAmi();
     if (!target) return;
     for (const ms of ctx.store.list(K.machineSet.apiVersion, K.machineSet.kind, { namespace: NAMESPACE })) {
-      if (!selectsMachineSet(managers, ms) || !updatable(ms)) continue;
+      if (!bootImageSelection(managers, ms).updates) continue;
       const ami = field<string>(ms, "spec", "template", "spec", "providerSpec", "value", "ami", "id");
       if (ami === undefined || ami === target || !published.has(ami)) continue;
       controller.mutate(keyOf(K.machineSet, ms.metadata.name, NAMESPACE), (o) => {
@@ -135,12 +91,4 @@ export function startBootImageController(ctx: ControllerContext): StopFn {
   });
   queue.add("cluster");
   return unsubscribe;
-}
-
-/** The MachineSets the controller leaves alone whatever the selection (syncMAPIMachineSet). */
-function updatable(ms: KubeObject): boolean {
-  if ((ms.metadata.ownerReferences ?? []).length > 0) return false;
-  const stream = ms.metadata.labels?.[OS_STREAM_LABEL];
-  if (stream !== undefined && stream !== SUPPORTED_STREAM) return false;
-  return field<string>(ms, "spec", "template", "metadata", "labels", OS_LABEL) !== "Windows";
 }
