@@ -33,6 +33,27 @@ interface MachineSetLike {
   spec?: { template?: { metadata?: { labels?: Record<string, string> } } };
 }
 
+/**
+ * The `spec.managedBootImages` of MachineConfiguration `cluster` that leaves the stack's MachineSets
+ * (those labelled BOOT_IMAGE_OWNER_LABEL) out and lets the MCO manage every other one.
+ */
+export const MANAGED_EXCEPT_STACK_OWNED: { machineManagers: MachineManager[] } = {
+  machineManagers: [
+    {
+      resource: "machinesets",
+      apiGroup: "machine.openshift.io",
+      selection: {
+        mode: "Partial",
+        partial: {
+          machineResourceSelector: {
+            matchExpressions: [{ key: BOOT_IMAGE_OWNER_LABEL, operator: "DoesNotExist" }],
+          },
+        },
+      },
+    },
+  ],
+};
+
 const isMachineSets = (m: MachineManager) =>
   m.resource === "machinesets" && m.apiGroup === "machine.openshift.io";
 

@@ -3,7 +3,11 @@
  * upstream function that decides it (openshift/machine-config-operator).
  */
 import * as assert from "node:assert/strict";
-import { BOOT_IMAGE_OWNER_LABEL, OS_STREAM_LABEL } from "../../primitives/boot-images";
+import {
+  BOOT_IMAGE_OWNER_LABEL,
+  MANAGED_EXCEPT_STACK_OWNED,
+  OS_STREAM_LABEL,
+} from "../../primitives/boot-images";
 import { bootImageStream, RHCOS_AMI } from "../cluster/seed";
 import { KubeObject } from "../store/types";
 import { K, Sim, machineSetFrom, startSim } from "./testing";
@@ -77,22 +81,7 @@ describe("simulated MCO MachineSet boot image controller", () => {
     sim.store.mutate(keyOf(K.machineSet, pinned.metadata.name, NS), (o) => {
       o.metadata.labels = { ...o.metadata.labels, [BOOT_IMAGE_OWNER_LABEL]: "stack" };
     });
-    configure({
-      machineManagers: [
-        {
-          resource: "machinesets",
-          apiGroup: "machine.openshift.io",
-          selection: {
-            mode: "Partial",
-            partial: {
-              machineResourceSelector: {
-                matchExpressions: [{ key: BOOT_IMAGE_OWNER_LABEL, operator: "DoesNotExist" }],
-              },
-            },
-          },
-        },
-      ],
-    });
+    configure(MANAGED_EXCEPT_STACK_OWNED);
     upgrade();
     await sim.until("the worker MachineSets on the new AMI", () =>
       sim.cluster.workerMachineSets.every((n) => ami(n) === NEW_AMI),

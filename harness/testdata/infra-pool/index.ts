@@ -7,7 +7,8 @@ const waitTimeouts = { create: "60s", update: "60s", delete: "60s" };
 
 /**
  * The pool and a MachineConfig for it; `infra=false` declares nothing, as a destroy. `autoscale=true`
- * lets the cluster autoscaler run the pool between 1 and 2 machines; `replicas` sets its size otherwise.
+ * lets the cluster autoscaler run the pool between 1 and 2 machines; `replicas` sets its size otherwise;
+ * `bootImageOwner` is the pool's.
  */
 function infraPool() {
   const autoscale = config.getBoolean("autoscale") === true;
@@ -18,6 +19,7 @@ function infraPool() {
       zones: ["us-east-2a"],
       replicas: config.getNumber("replicas") ?? 1,
       ...(autoscale ? { autoscaling: { minReplicas: 1, maxReplicas: 2 } } : {}),
+      bootImageOwner: config.get<"mco" | "stack">("bootImageOwner"),
       wait: config.getBoolean("wait") ?? true,
       waitTimeouts,
     },
