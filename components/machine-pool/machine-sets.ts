@@ -28,7 +28,7 @@ import { healthCheckManifest } from "./health-check";
 import { Taint } from "../../builders/validation";
 import { contentHash, MachineSetRemoval } from "../../provider/dynamic";
 import { ClusterFacts, ClusterFactsArgs, MachineImage } from "../cluster/facts";
-import { adoptOption, manifestArgs } from "../cluster/kube";
+import { adoptOption, manifestArgs, PATCH_FORCE, withAnnotations } from "../cluster/kube";
 import { MACHINE_API_NAMESPACE } from "../../primitives/openshift";
 import { WaitArgs, Waiting } from "../cluster/wait";
 import { within } from "../../builders/errors";
@@ -326,7 +326,8 @@ export function declareMachineSets(
       return sets.map(({ key, manifest }) =>
         declare(
           key,
-          manifest,
+          // Forced as manifestArgs forces the listed ones (README "Hand edits").
+          withAnnotations(manifest, PATCH_FORCE),
           guard,
           adoptOption(options.adopt, manifest.metadata.name, MACHINE_API_NAMESPACE),
         ),
