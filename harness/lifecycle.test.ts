@@ -5,7 +5,7 @@ import * as path from "node:path";
 import { MANAGED_EXCEPT_STACK_OWNED } from "../primitives/boot-images";
 import { bootImageStream } from "../simulator/cluster/seed";
 import { startSimulator, Simulator } from "../simulator/simulator";
-import { K, keyOf } from "../test/simulator-fixture";
+import { K, keyOf, storeUntil } from "../test/simulator-fixture";
 import { changes, kubectl } from "../test/stack-life";
 import { deploy, DeployOptions, destroy, preview, refresh, UNKNOWN } from "./deploy";
 import { installedProgram } from "./installed";
@@ -214,13 +214,12 @@ describe("preview, up, refresh, --replace and destroy through the engine", funct
       "-p",
       JSON.stringify({ data: stream.data }),
     ]);
-    await new Promise<void>((resolve) => {
-      const unsubscribe = sim.store.subscribe(() => {
-        if (amiOf(MACHINE_SET) !== "ami-0a1b2c3d4e5f60718") return;
-        unsubscribe();
-        resolve();
-      });
-    });
+    // Checked now and on each store event: the MCO may have updated it before kubectl returned.
+    await storeUntil(
+      sim,
+      "the MCO's update of the MachineSet's AMI",
+      () => amiOf(MACHINE_SET) === "ami-0a1b2c3d4e5f60718",
+    );
     const found = await refresh(program());
     assert.deepEqual(found.errors, []);
     assert.deepEqual(changes(found), [], "the MCO's update is no drift: the image is the MCO's");
