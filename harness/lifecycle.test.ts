@@ -2,8 +2,10 @@ import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import { MANAGED_EXCEPT_STACK_OWNED } from "../primitives/boot-images";
+import { bootImageStream } from "../simulator/cluster/seed";
 import { startSimulator, Simulator } from "../simulator/simulator";
-import { K, keyOf } from "../test/simulator-fixture";
+import { K, keyOf, storeUntil } from "../test/simulator-fixture";
 import { changes, kubectl } from "../test/stack-life";
 import { deploy, DeployOptions, destroy, preview, refresh, UNKNOWN } from "./deploy";
 import { installedProgram } from "./installed";
@@ -175,6 +177,75 @@ describe("preview, up, refresh, --replace and destroy through the engine", funct
     const pool = sim.store.get(keyOf(K.pool, "infra"))!;
     assert.deepEqual([(pool.spec as any).paused, (pool.spec as any).maxUnavailable], [true, 2]);
     await patch("machineconfigpool", "infra", { spec: { paused: false } });
+  });
+
+  // openshift/machine-config-operator pkg/controller/bootimage (ms_helpers.go syncMAPIMachineSet) and
+  // pkg/operator/sync.go syncManagedBootImagesStatus, as the simulator's controller models them.
+  it("leaves the boot image the MCO updated to the MCO, and a pool that declares it says whether the MCO's selection leaves it out", async function () {
+    this.timeout(240_000);
+    const program = (config: string[] = []) => options(["replicas=3", ...config]);
+    const amiOf = (name: string) =>
+      (sim.store.get(keyOf(K.machineSet, name, "openshift-machine-api"))?.spec as any).template.spec
+        .providerSpec.value.ami.id;
+    const linesOf = async (config: string[]) => {
+      const lines: string[] = [];
+      const result = await preview({
+        ...program(config),
+        onDiagnostic: (d) =>
+          d.message.startsWith(`MachineSet ${MACHINE_SET}: boot image`) &&
+          lines.push(`${d.severity}: ${d.message}`),
+      });
+      assert.deepEqual(result.errors, []);
+      return { lines, changes: changes(result) };
+    };
+    // A release upgrade: the CVO writes the new boot image stream, and the MCO updates the MachineSets.
+    const stream = bootImageStream("us-east-2", "ami-0a1b2c3d4e5f60718");
+    await kubectl(sim.kubeconfigPath, [
+      "patch",
+      "configmap",
+      "coreos-bootimages",
+      "-n",
+      "openshift-machine-config-operator",
+      "--type",
+      "merge",
+      "-p",
+      JSON.stringify({ data: stream.data }),
+    ]);
+    // Checked now and on each store event: the MCO may have updated it before kubectl returned.
+    await storeUntil(
+      sim,
+      "the MCO's update of the MachineSet's AMI",
+      () => amiOf(MACHINE_SET) === "ami-0a1b2c3d4e5f60718",
+    );
+    const found = await refresh(program());
+    assert.deepEqual(found.errors, []);
+    assert.deepEqual(changes(found), [], "the MCO's update is no drift: the image is the MCO's");
+    const owned = await linesOf([]);
+    assert.deepEqual(owned.changes, []);
+    assert.deepEqual(owned.lines, [
+      `info: MachineSet ${MACHINE_SET}: boot image ami-0a1b2c3d4e5f60718 at creation, then the MCO's (managedBootImages (All) selects it)`,
+    ]);
+
+    // The stack declares it: a label a Partial selection can leave out, and a warning while All selects it.
+    const partial = { spec: { managedBootImages: MANAGED_EXCEPT_STACK_OWNED } };
+    const declared = await linesOf(["bootImageOwner=stack"]);
+    // Its label and image are now the pool's content: the MachineSets' waiter waits again.
+    assert.deepEqual(declared.changes, ["update infra-us-east-2a", "update infra-machines-ready"]);
+    assert.deepEqual(declared.lines, [
+      `warning: MachineSet ${MACHINE_SET}: boot image ami-0a1b2c3d4e5f60718 declared by the stack, but the MCO updates it too (managedBootImages (All) selects it): each up would undo its update; leave the stack's MachineSets out: kubectl patch machineconfiguration cluster --type=merge -p '${JSON.stringify(partial)}'`,
+    ]);
+    await kubectl(sim.kubeconfigPath, [
+      "patch",
+      "machineconfiguration",
+      "cluster",
+      "--type",
+      "merge",
+      "-p",
+      JSON.stringify(partial),
+    ]);
+    assert.deepEqual((await linesOf(["bootImageOwner=stack"])).lines, [
+      `info: MachineSet ${MACHINE_SET}: boot image ami-0a1b2c3d4e5f60718 declared by the stack; the MCO leaves it alone (managedBootImages (Partial) does not select it)`,
+    ]);
   });
 
   it("fails a deployment whose dynamic provider breaks once serialized, naming the resource and the host's error", async () => {

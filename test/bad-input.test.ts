@@ -265,6 +265,24 @@ describe("bad input, stopped at preview", () => {
       });
     }
 
+    it("a boot image owner other than mco or stack, at bootImageOwner", async () => {
+      const pool = new InfraNodePool("infra", {
+        zones: ["us-east-2a"],
+        bootImageOwner: "cluster" as "mco",
+      });
+      await rejects(pool.machineSetNames, "bootImageOwner", /must be "mco" .* or "stack" .*, got "cluster"/);
+    });
+
+    it("an object name that is not a plain string, when adopting, at name", async () => {
+      const mc = new MachineConfig("99-infra-chrony", {
+        name: pulumi.output("99-infra-chrony"),
+        role: "infra",
+        files: [{ path: "/etc/chrony.conf", contents: { text: "pool x iburst\n" } }],
+        adopt: true,
+      });
+      await rejects(mc.objectName, "name", /must be a plain string to adopt the object/);
+    });
+
     it("an encrypted private key, saying it is encrypted", async () => {
       const pool = new WindowsNodePool("win", { zones: ["us-east-2a"], privateKey: ENCRYPTED_KEY });
       await rejects(pool.privateKeyFingerprint, "privateKey", /this key is encrypted/);

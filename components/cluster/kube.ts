@@ -102,3 +102,18 @@ export function kubeconfigProblem(text: unknown): string | undefined {
   }
   return undefined;
 }
+
+/**
+ * What a component passes to each object it declares when the user adopts what exists: Pulumi's
+ * `import` option with the object's pulumi-kubernetes id (`<namespace>/<name>`, or the name of a
+ * cluster-scoped object). The first `up` reads the object (an import step; one that is missing fails it)
+ * and then applies what the program declares differently, each field in the preview's diff; later runs
+ * find it in the state and ignore the option.
+ */
+export function adoptOption(
+  adopt: boolean | undefined,
+  name: string,
+  namespace?: string,
+): pulumi.CustomResourceOptions {
+  return adopt ? { import: namespace ? `${namespace}/${name}` : name } : {};
+}

@@ -146,6 +146,44 @@ describe("rollout impact at preview, against the cluster", function () {
     assert.deepEqual([held?.pending, held?.paused], [true, true]);
   });
 
+  // openshift/machine-config-operator pkg/controller/render (getMachineConfigsForPool: the configs the
+  // pool's machineConfigSelector picks) and the kubelet config controller's pool selection by labels.
+  it("an adopted pool made by hand: re-rendered when the stack's selector picks other configs, not when it picks the same", async () => {
+    const role = {
+      key: "machineconfiguration.openshift.io/role",
+      operator: "In",
+      values: ["worker", "byhand"],
+    };
+    sim.store.create({
+      apiVersion: "machineconfiguration.openshift.io/v1",
+      kind: "MachineConfigPool",
+      metadata: { name: "byhand" },
+      spec: {
+        machineConfigSelector: { matchLabels: { "machineconfiguration.openshift.io/role": "byhand" } },
+        nodeSelector: { matchLabels: { "node-role.kubernetes.io/byhand": "" } },
+      },
+    });
+    const selection = (machineConfigSelector: unknown) => ({
+      selection: {
+        machineConfigSelector,
+        labels: { "pools.operator.machineconfiguration.openshift.io/byhand": "" },
+      },
+    });
+    const inherits = await clusterPoolImpact(
+      sim.kubeconfig,
+      "byhand",
+      selection({ matchExpressions: [role] }),
+    );
+    assert.equal(inherits?.newRender, true, "the worker configs join the pool's render");
+    assert.ok((inherits?.causes.length ?? 0) > 0, "each worker file or unit it adds is a cause");
+    const same = await clusterPoolImpact(
+      sim.kubeconfig,
+      "byhand",
+      selection({ matchLabels: { "machineconfiguration.openshift.io/role": "byhand" } }),
+    );
+    assert.equal(same?.newRender, false);
+  });
+
   it("warns on a node configuration whose pool is neither in the cluster nor declared in the program", async () => {
     const warnings: string[] = [];
     const original = pulumi.log.warn;

@@ -87,10 +87,12 @@ async function rolloutImpactIn(
 async function poolImpactIn(
   cluster: ClusterSnapshot,
   pool: string,
-  settings: PoolSettings,
+  settings: PoolSettings & { selection?: PoolSelection },
 ): Promise<PoolImpact | undefined> {
   const state = await readPool(cluster, pool);
   if (!state) return undefined;
+  const reselected = settings.selection && selectionChanges(state.mcp, settings.selection);
+  if (reselected) return reselectionImpact(cluster, pool, state, reselected, settings);
   const machineCount = Number(state.status.machineCount ?? 0);
   const waiting = machineCount - Number(state.status.updatedMachineCount ?? machineCount);
   const target = state.spec.configuration?.name;
@@ -119,6 +121,50 @@ async function poolImpactIn(
     nodeDisruptionPolicy: state.nodeDisruptionPolicy,
   });
   return pending ? { ...impact, pending: true } : impact;
+}
+
+/** What of a pool decides which node configuration it renders: its MachineConfig selector and its labels. */
+interface PoolSelection {
+  machineConfigSelector?: unknown;
+  labels?: Record<string, string>;
+}
+
+/**
+ * The pool as it is once the declared selection is applied (an adopted pool made by hand): the selector
+ * is the stack's, labels are added to the ones others set. Undefined when that selects the same.
+ */
+function selectionChanges(mcp: KubeObject, declared: PoolSelection): KubeObject | undefined {
+  const spec = (mcp.spec ?? {}) as { machineConfigSelector?: unknown };
+  const labels = { ...(mcp.metadata.labels ?? {}), ...(declared.labels ?? {}) };
+  const sameSelector =
+    JSON.stringify(spec.machineConfigSelector) === JSON.stringify(declared.machineConfigSelector);
+  if (sameSelector && JSON.stringify(labels) === JSON.stringify(mcp.metadata.labels ?? {})) return undefined;
+  return {
+    ...mcp,
+    metadata: { ...mcp.metadata, labels },
+    spec: { ...spec, machineConfigSelector: declared.machineConfigSelector ?? spec.machineConfigSelector },
+  };
+}
+
+/** The render a pool's new selection makes (pkg/controller/render: the configs its selectors pick). */
+async function reselectionImpact(
+  cluster: ClusterSnapshot,
+  pool: string,
+  state: PoolState,
+  reselected: KubeObject,
+  settings: PoolSettings,
+): Promise<PoolImpact> {
+  const lists = await Promise.all(CONFIG_KINDS.map((k) => cluster.objects(k)));
+  const now = lists.flat() as ObjectLike[];
+  return rolloutImpact({
+    pool,
+    before: poolConfigsFrom(pool, now, state.mcp),
+    after: poolConfigsFrom(pool, now, reselected),
+    machineCount: Number(state.status.machineCount ?? 0),
+    maxUnavailable: settings.maxUnavailable ?? state.spec.maxUnavailable,
+    paused: (settings.paused ?? state.spec.paused) === true,
+    nodeDisruptionPolicy: state.nodeDisruptionPolicy,
+  });
 }
 
 /** An impact from a reading of its own (a preview shares one reading among its components). */
@@ -154,7 +200,7 @@ function poolsOfThisRun(): Set<string> {
   return pools;
 }
 
-function clusterOfThisRun(kubeconfig: string): ClusterSnapshot {
+export function clusterOfThisRun(kubeconfig: string): ClusterSnapshot {
   const run = pulumi.runtime.getMonitor() ?? NO_RUN;
   let ofRun = snapshots.get(run);
   if (!ofRun) snapshots.set(run, (ofRun = new Map()));
@@ -234,8 +280,16 @@ export function previewPoolImpact(
   pool: pulumi.Input<string>,
   manifest: pulumi.Output<ObjectLike>,
 ): pulumi.Output<PoolImpact | undefined> {
-  const settings = manifest.apply(settingsOf);
-  return previewImpact(parent, kubeconfig, pool, settings, poolImpactIn);
+  // With the selection, a pool adopted from one made by hand says whether the stack's selectors re-render it.
+  const declared = manifest.apply((m) => ({
+    ...settingsOf(m),
+    selection: {
+      machineConfigSelector: (m.spec as { machineConfigSelector?: unknown } | undefined)
+        ?.machineConfigSelector,
+      labels: m.metadata?.labels,
+    },
+  }));
+  return previewImpact(parent, kubeconfig, pool, declared, poolImpactIn);
 }
 
 /** A MachineSet as the program declares it: its name and its template's provider spec. */

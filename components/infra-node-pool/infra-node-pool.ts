@@ -18,7 +18,7 @@ import { Taint } from "../../builders/validation";
 import { ClusterFacts, resolveClusterFacts, workerImage, workerMachineSet } from "../cluster/facts";
 import { contentHash, PoolRollout } from "../../provider/dynamic";
 import { PatchRelease } from "../../provider/dynamic/patch-release";
-import { kubeOptions, manifestArgs, PATCH_FORCE, withAnnotations } from "../cluster/kube";
+import { adoptOption, kubeOptions, manifestArgs, PATCH_FORCE, withAnnotations } from "../cluster/kube";
 import { rolloutRecord } from "../cluster/rollout-impact";
 import type { PoolImpact } from "../../builders/rollout-impact";
 import { clusterAccess, waiting } from "../cluster/wait";
@@ -31,6 +31,7 @@ import {
   placeZones,
   poolZones,
 } from "../machine-pool/machine-sets";
+import { bootImageOwnerOf } from "../machine-pool/boot-image";
 import { declarePoolScaling } from "../machine-pool/scaling";
 
 export interface InfraNodePoolArgs extends MachinePoolArgs {
@@ -43,6 +44,15 @@ export interface InfraNodePoolArgs extends MachinePoolArgs {
   taints?: pulumi.Input<Taint[]>;
   /** AMI id (AWS) or image (Azure); default: copied from the worker MachineSet of the first zone. */
   image?: pulumi.Input<string | Partial<AzureImage>>;
+  /**
+   * Who keeps the MachineSets' boot image current. `"mco"` (default without `image`): the MCO's managed
+   * boot images update it on each release, and the stack writes it at creation only (`ignoreChanges`,
+   * as for autoscaled replicas). `"stack"` (default with `image`): the stack declares it on every `up`
+   * and labels the MachineSets `openshift-topology.io/boot-image-owner: stack`, which a `Partial`
+   * selection of the MCO's managed boot images can leave out. The preview says which, and whether the
+   * cluster's MCO agrees.
+   */
+  bootImageOwner?: "mco" | "stack";
   /** The worker MachineSet to copy the image from, when not the installer's one in the first zone. */
   imageFromMachineSet?: pulumi.Input<string>;
   /** The pool's MachineConfigPool: nodes updated at once (number or percentage); default 1. */
@@ -52,6 +62,13 @@ export interface InfraNodePoolArgs extends MachinePoolArgs {
    * unpaused; default false.
    */
   paused?: pulumi.Input<boolean>;
+  /**
+   * Adopt the pool and MachineSets of the same names made by hand (seed 001's procedure): Pulumi's
+   * `import` on the MachineConfigPool `<role>` and each MachineSet, so the first `up` reads them and
+   * applies only what the program declares differently (listed field by field in the preview); no
+   * Machine is replaced. Each must exist. The router, registry and monitoring patches adopt by nature.
+   */
+  adopt?: boolean;
   /** Move the default router here (IngressController `default` nodePlacement), optionally with replicas. */
   router?: boolean | { replicas?: pulumi.Input<number> };
   /** Move the integrated image registry here. */
@@ -107,6 +124,10 @@ export class InfraNodePool extends pulumi.ComponentResource {
     );
     checks.now(() => checkPlacementSwitches(args), undefined);
     const kopts = kubeOptions(this, args.provider);
+    const bootImageOwner = checks.now(
+      () => bootImageOwnerOf(args.bootImageOwner, args.image !== undefined),
+      "mco" as const,
+    );
 
     const taints = pulumi
       .output(args.taints)
@@ -137,7 +158,7 @@ export class InfraNodePool extends pulumi.ComponentResource {
         "metadata",
         "spec",
       ]),
-      kopts,
+      { ...kopts, ...adoptOption(args.adopt, role) },
     );
 
     const facts = resolveClusterFacts(name, args, kopts, valid);
@@ -167,6 +188,8 @@ export class InfraNodePool extends pulumi.ComponentResource {
       dependsOn: [pool],
       kubeOptions: kopts,
       waiting: waits,
+      bootImageOwner,
+      adopt: args.adopt,
     });
 
     const scaling = declarePoolScaling(name, args, facts, machineSets, {

@@ -14,9 +14,10 @@ import {
 import type { PoolImpact } from "../../builders/rollout-impact";
 import { contentHash, NodeConfigRemoval, PoolRollout } from "../../provider/dynamic";
 import type { NodeConfigKind } from "../../provider/waiting/waiters";
-import { kubeOptions, manifestArgs } from "../cluster/kube";
+import { adoptOption, kubeOptions, manifestArgs } from "../cluster/kube";
 import { rolloutRecord } from "../cluster/rollout-impact";
 import { WaitArgs, waiting } from "../cluster/wait";
+import { InputError } from "../../builders/errors";
 import { checked, InputChecks } from "../errors";
 
 /** Every field of a builder's args as a Pulumi input, the object name optional (default: resource name). */
@@ -27,6 +28,11 @@ type ComponentArgs<T extends { name: string }> = Omit<Inputs<T>, "name"> &
     name?: pulumi.Input<string>;
     /** Kubernetes provider for the cluster; default the stack's default provider. */
     provider?: k8s.Provider;
+    /**
+     * Adopt the object of that name made by hand (Pulumi's `import`): the first `up` reads it and
+     * applies only what the program declares differently; it must exist. `name` must then be a plain string.
+     */
+    adopt?: boolean;
   };
 
 /** What a pool must roll out for an object: the pool it targets, and the waiter input that names it. */
@@ -67,13 +73,14 @@ abstract class MachineConfigurationObject<T extends { name: string }> extends pu
     opts: pulumi.ComponentResourceOptions,
   ) {
     super(`openshift-topology:index:${type}`, name, {}, opts);
-    const { provider, wait, kubeconfig, waitTimeouts, ...inputs } = args;
+    const { provider, wait, kubeconfig, waitTimeouts, adopt, ...inputs } = args;
     const withName = (values: Record<string, unknown>) =>
       build({ ...values, name: values.name ?? name } as unknown as T);
     // Each input is checked once it is known, so that a preview reports bad input even while other
     // inputs are unknown, and with the waiting settings; the manifest waits for those checks.
     const checks = new InputChecks(`${type} "${name}"`);
     checks.asKnown(withName, inputs);
+    const adopted = adopt ? checks.now(() => adoptOption(true, plainName(inputs.name, name)), {}) : {};
     const waits = checks.now(() => waiting({ wait, kubeconfig, waitTimeouts }, this), undefined);
     if (waits) checks.add(waits.check);
     const manifest = pulumi
@@ -98,7 +105,7 @@ abstract class MachineConfigurationObject<T extends { name: string }> extends pu
     this.resource = new k8s.apiextensions.CustomResource(
       name,
       manifestArgs(MACHINECONFIGURATION_API_VERSION, kind, manifest, ["metadata", "spec"]),
-      { ...kubeOptions(this, provider), ...(removal ? { dependsOn: [removal] } : {}) },
+      { ...kubeOptions(this, provider, adopted), ...(removal ? { dependsOn: [removal] } : {}) },
     );
     const record = rolloutRecord(this, name, { kubeconfig: waits?.kubeconfig, pool, kind, manifest });
     this.rollout =
@@ -185,4 +192,14 @@ export class ContainerRuntimeConfig extends MachineConfigurationObject<Container
       opts,
     );
   }
+}
+
+/** The object's name as adopting needs it, known when the program runs. */
+function plainName(given: unknown, resourceName: string): string {
+  if (given === undefined) return resourceName;
+  if (typeof given === "string") return given;
+  throw new InputError(
+    "name",
+    "must be a plain string to adopt the object: the import names it before anything resolves",
+  );
 }

@@ -19,13 +19,21 @@ import {
 import { PoolAutoscaling, requirePoolAutoscaling } from "../../builders/autoscaling";
 import { InputError, InputErrors } from "../../builders/errors";
 import { HealthCheckOptions } from "../../builders/health-check";
+import {
+  BOOT_IMAGE_PATHS,
+  BootImageOwner,
+  previewBootImages,
+  withBootImageOwner,
+  withoutBootImage,
+} from "./boot-image";
 import { healthCheckManifest } from "./health-check";
 import { Taint } from "../../builders/validation";
 import { contentHash, MachineSetRemoval } from "../../provider/dynamic";
 import type { MachineReplacement } from "../../provider/waiting";
 import { ClusterFacts, ClusterFactsArgs, MachineImage } from "../cluster/facts";
-import { manifestArgs } from "../cluster/kube";
+import { adoptOption, manifestArgs, PATCH_FORCE, withAnnotations } from "../cluster/kube";
 import { previewMachineSpecChanges } from "../cluster/rollout-impact";
+import { MACHINE_API_NAMESPACE } from "../../primitives/openshift";
 import { WaitArgs, Waiting } from "../cluster/wait";
 import { within } from "../../builders/errors";
 import { checked, checkedAsKnown, inputPropertyError, naming } from "../errors";
@@ -103,6 +111,10 @@ export interface MachineSetsOptions {
   kubeOptions: pulumi.CustomResourceOptions;
   /** With waiting on, the MachineSets are guarded so that what they depend on is deleted only after their machines. */
   waiting?: Waiting;
+  /** Adopt MachineSets of the same names made by hand (Pulumi's `import`, see adoptOption). */
+  adopt?: boolean;
+  /** Who keeps the boot image current (see boot-image.ts); undefined where the MCO never does (Windows). */
+  bootImageOwner?: BootImageOwner;
 }
 
 export interface DeclaredMachineSets {
@@ -246,7 +258,10 @@ export function declareMachineSets(
           worker,
           [f.platform]: cloud.options,
         } as unknown as MachineSetPoolSpec;
-        const manifests = checked(() => machineSetsInZones(options.adjust ? options.adjust(spec) : spec));
+        const owner = options.bootImageOwner;
+        const manifests = checked(() => machineSetsInZones(options.adjust ? options.adjust(spec) : spec)).map(
+          (m) => (owner ? withBootImageOwner(m, owner) : m),
+        );
         // Where each MachineSet's network references come from, so that the preview says it.
         if (pulumi.runtime.isDryRun())
           manifests.forEach((manifest, i) => {
@@ -266,6 +281,19 @@ export function declareMachineSets(
         return manifests.map((manifest, i) => ({ key: cloud.zones[i].zone || f.region, manifest }));
       }),
     );
+  if (pulumi.runtime.isDryRun() && options.bootImageOwner) {
+    const owner = options.bootImageOwner;
+    const kubeconfig = options.waiting ? pulumi.unsecret(options.waiting.kubeconfig) : undefined;
+    pulumi.all([resolved, facts, kubeconfig]).apply(([sets, f, config]) =>
+      previewBootImages(
+        invoke.parent,
+        config,
+        f.platform,
+        sets.map((s) => s.manifest),
+        owner,
+      ),
+    );
+  }
   const guardFor = (names: pulumi.Input<string[]>) =>
     // Pulumi deletes in reverse dependency order: the MachineSets, then this guard (which waits until
     // their machines and nodes are gone), then the pool or operator they depended on.
@@ -287,15 +315,22 @@ export function declareMachineSets(
     key: string,
     resourceArgs: k8s.apiextensions.CustomResourceArgs,
     guard?: pulumi.Resource,
+    adopted: pulumi.CustomResourceOptions = {},
   ) =>
     new k8s.apiextensions.CustomResource(`${name}-${key}`, resourceArgs, {
       ...options.kubeOptions,
+      ...adopted,
       dependsOn: guard ? [guard] : options.dependsOn,
-      // The autoscaler owns replicas once the set exists: never diffed, never applied again.
-      ...(autoscaled ? { ignoreChanges: ["spec.replicas"] } : {}),
+      // The autoscaler owns replicas once the set exists, the MCO the boot image it manages: never
+      // diffed, never applied again.
+      ignoreChanges: [
+        ...(autoscaled ? ["spec.replicas"] : []),
+        ...(options.bootImageOwner === "mco" ? BOOT_IMAGE_PATHS : []),
+      ],
     });
   let resources: pulumi.Output<k8s.apiextensions.CustomResource[]>;
-  if (zones.listed) {
+  // Adopting imports each MachineSet by its name, which needs the cluster facts: declared once known.
+  if (zones.listed && !options.adopt) {
     // Zones spelled out in the program: the MachineSets are declared now, so that a preview shows them
     // even while the facts or lookups their manifests need are still unknown.
     const guard = guardFor(resolved.apply((sets) => sets.map((s) => s.manifest.metadata.name)));
@@ -316,7 +351,15 @@ export function declareMachineSets(
   } else {
     resources = resolved.apply((sets) => {
       const guard = guardFor(sets.map((s) => s.manifest.metadata.name));
-      return sets.map(({ key, manifest }) => declare(key, manifest, guard));
+      return sets.map(({ key, manifest }) =>
+        declare(
+          key,
+          // Forced as manifestArgs forces the listed ones (README "Hand edits").
+          withAnnotations(manifest, PATCH_FORCE),
+          guard,
+          adoptOption(options.adopt, manifest.metadata.name, MACHINE_API_NAMESPACE),
+        ),
+      );
     });
   }
   const replacement =
@@ -341,7 +384,10 @@ export function declareMachineSets(
     zones,
     names: resolved.apply((sets) => sets.map((s) => s.manifest.metadata.name)),
     resources,
-    contentHash: resolved.apply((sets) => contentHash(sets.map((s) => s.manifest))),
+    // The MCO's updates of an image it owns are no change of the pool's: its waiter stays the same.
+    contentHash: resolved.apply((sets) =>
+      contentHash(sets.map((s) => withoutBootImage(s.manifest, options.bootImageOwner))),
+    ),
     replacement,
     specChanges: previewMachineSpecChanges(invoke.parent, options.waiting?.kubeconfig, declared, replacement),
   };

@@ -10,7 +10,7 @@ import {
 } from "../../builders/olm";
 import { requireDnsLabel, requireDnsSubdomain, requireOneOf } from "../../builders/validation";
 import { contentHash, OperatorInstall, OperatorRemoval } from "../../provider/dynamic";
-import { kubeOptions, manifestArgs, PATCH_FORCE, withAnnotations } from "../cluster/kube";
+import { adoptOption, kubeOptions, manifestArgs, PATCH_FORCE, withAnnotations } from "../cluster/kube";
 import { clusterAccess, WaitArgs } from "../cluster/wait";
 import { checked, InputChecks } from "../errors";
 
@@ -23,6 +23,12 @@ export interface OperatorSubscriptionArgs extends WaitArgs {
   createNamespace?: boolean;
   /** Labels of the namespace created, e.g. `openshift.io/cluster-monitoring: "true"`. */
   namespaceLabels?: pulumi.Input<Record<string, string>>;
+  /**
+   * Adopt the namespace, OperatorGroup and Subscription made by hand (OperatorHub or the docs' YAML)
+   * under the names this component gives them: Pulumi's `import` on each it declares, so the first `up`
+   * reads them and applies only what differs. Each must exist.
+   */
+  adopt?: boolean;
   /** Create an OperatorGroup (default); turn off when the namespace already has one. */
   createOperatorGroup?: boolean;
   /** `OwnNamespace` (default) or `AllNamespaces`. */
@@ -167,7 +173,7 @@ export class OperatorSubscription extends pulumi.ComponentResource {
         new k8s.core.v1.Namespace(
           `${name}-namespace`,
           { metadata: objects.namespace.apply((n) => withAnnotations(n, PATCH_FORCE).metadata) },
-          kopts,
+          { ...kopts, ...adoptOption(args.adopt, namespace) },
         ),
       );
     }
@@ -181,6 +187,7 @@ export class OperatorSubscription extends pulumi.ComponentResource {
           manifestArgs("operators.coreos.com/v1", "OperatorGroup", group, ["metadata", "spec"]),
           {
             ...kopts,
+            ...adoptOption(args.adopt, packageName, namespace),
             dependsOn: [...before],
           },
         ),
@@ -189,7 +196,7 @@ export class OperatorSubscription extends pulumi.ComponentResource {
     this.subscription = new k8s.apiextensions.CustomResource(
       `${name}-subscription`,
       manifestArgs("operators.coreos.com/v1alpha1", "Subscription", manifest, ["metadata", "spec"]),
-      { ...kopts, dependsOn: before },
+      { ...kopts, ...adoptOption(args.adopt, packageName, namespace), dependsOn: before },
     );
     const waits = args.wait === false ? undefined : cluster;
     // Under Manual approval the waiter approves the pinned CSV's InstallPlan, and only that one.

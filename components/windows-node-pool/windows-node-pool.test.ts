@@ -28,6 +28,32 @@ const RSA_PEM = generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey.e
 describe("WindowsNodePool", () => {
   beforeEach(() => resetMocks());
 
+  it("adopts what seed 002 makes by hand: each object imported by the name the seed gives it", async () => {
+    const ns = "openshift-windows-machine-config-operator";
+    const imports: Array<[string, string]> = [
+      ["kubernetes:core/v1:Namespace", ns],
+      ["kubernetes:operators.coreos.com/v1:OperatorGroup", `${ns}/windows-machine-config-operator`],
+      ["kubernetes:operators.coreos.com/v1alpha1:Subscription", `${ns}/windows-machine-config-operator`],
+      ["kubernetes:core/v1:Secret", `${ns}/cloud-private-key`],
+      [MACHINESET, `openshift-machine-api/${AWS_INFRA_ID}-windows-worker-us-east-2a`],
+      ["kubernetes:node.k8s.io/v1:RuntimeClass", "windows-2022"],
+    ];
+    const cloud = awsCloud();
+    // The fake cluster answers each import with an object of that name.
+    for (const [type, id] of imports) {
+      const [, apiVersion, kind] = /^kubernetes:(.+):([^:]+)$/.exec(type)!;
+      cloud.objects[`${apiVersion}:${kind}:${id}`] = { metadata: { name: id.split("/").pop() } };
+    }
+    await resetMocks(cloud);
+    new WindowsNodePool("win", { zones: ["us-east-2a"], privateKey: pulumi.secret(RSA_PEM), adopt: true });
+    await settle();
+    const imported = mocks.resources
+      // Not the worker MachineSet the pool reads its network from.
+      .filter((r) => r.id && imports.some(([type]) => type === r.type) && !r.name.endsWith("-network-source"))
+      .map((r) => [r.type, r.id]);
+    assert.deepEqual(imported.sort(), imports.map(([type, id]) => [type, id]).sort());
+  });
+
   it("installs WMCO with seed 002's defaults, stores the key secret and renders Windows MachineSets and a RuntimeClass", async function () {
     requireReference(this, SEEDS);
     const pool = new WindowsNodePool("win", {

@@ -15,7 +15,7 @@ import {
 import { publicKeyFingerprint, RsaPrivateKey } from "./rsa-private-key";
 import { MachineSetReady, WindowsNodesReady } from "../../provider/dynamic";
 import { ClusterFacts, MachineImage, resolveClusterFacts, workerMachineSet } from "../cluster/facts";
-import { kubeOptions, PATCH_FORCE, withAnnotations } from "../cluster/kube";
+import { adoptOption, kubeOptions, PATCH_FORCE, withAnnotations } from "../cluster/kube";
 import { sharedArgs, SharedArgs, waiting } from "../cluster/wait";
 import { within } from "../../builders/errors";
 import { checked, InputChecks } from "../errors";
@@ -58,6 +58,12 @@ export interface WindowsNodePoolArgs extends MachinePoolArgs {
    * `waitTimeouts` are the pool's.
    */
   operator?: false | Partial<Omit<OperatorSubscriptionArgs, "packageName" | keyof SharedArgs>>;
+  /**
+   * Adopt what seed 002 makes by hand under the same names: WMCO's namespace, OperatorGroup and
+   * Subscription (unless `operator: false`), the `cloud-private-key` Secret (give its key as `privateKey`:
+   * another key replaces the Secret), the Windows MachineSets and the RuntimeClass. Each must exist.
+   */
+  adopt?: boolean;
   /** The RuntimeClass for this pool's build: `runhcs-wcow-process` (containerd) by default, `docker` for 4.6. `false` for none. */
   runtimeClass?: false | { name?: string; handler?: WindowsRuntimeHandler };
 }
@@ -118,6 +124,7 @@ export class WindowsNodePool extends pulumi.ComponentResource {
           ...operatorArgs,
           packageName: WMCO.packageName,
           namespace,
+          adopt: args.adopt,
           ...sharedArgs(args),
         },
         "operator",
@@ -168,7 +175,11 @@ export class WindowsNodePool extends pulumi.ComponentResource {
         type: "Opaque",
         stringData: { [WMCO.privateKeyField]: privateKey },
       },
-      { ...kopts, dependsOn: operator ? operator.ready : [] },
+      {
+        ...kopts,
+        ...adoptOption(args.adopt, WMCO.privateKeySecret, namespace),
+        dependsOn: operator ? operator.ready : [],
+      },
     );
 
     const facts = resolveClusterFacts(name, args, kopts, valid);
@@ -208,6 +219,7 @@ export class WindowsNodePool extends pulumi.ComponentResource {
       dependsOn: [keySecret, ...(operator ? operator.ready : [])],
       kubeOptions: kopts,
       waiting: waits,
+      adopt: args.adopt,
     });
 
     const scaling = declarePoolScaling(name, args, facts, machineSets, {
@@ -255,6 +267,7 @@ export class WindowsNodePool extends pulumi.ComponentResource {
         withAnnotations(runtimeClassManifest, PATCH_FORCE),
         {
           ...kopts,
+          ...adoptOption(args.adopt, runtimeClassManifest.metadata.name),
           dependsOn: valid.apply(() => []),
         },
       );

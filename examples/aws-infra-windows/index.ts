@@ -4,6 +4,9 @@ import { InfraNodePool, KubeletConfig, MachineConfig, WindowsNodePool } from "..
 
 const config = new pulumi.Config();
 const zones = config.getObject<string[]>("zones") ?? ["us-east-2a", "us-east-2b", "us-east-2c"];
+// A cluster whose infra pool, MachineSets and node configuration were made by hand (`pulumi config set
+// adopt true`): the first up imports them instead of failing on objects that exist.
+const adopt = config.getBoolean("adopt");
 
 // Infrastructure ID, region and the RHCOS AMI are read from the cluster (Infrastructure `cluster` and the
 // worker MachineSets), so nothing is copied by hand.
@@ -14,6 +17,7 @@ const infra = new InfraNodePool("infra", {
   router: { replicas: 3 },
   registry: true,
   monitoring: { config: { prometheusK8s: { retention: "15d" } } },
+  adopt,
 });
 
 // Time servers for the infra nodes only: the infra pool inherits every worker config and adds its own.
@@ -21,6 +25,7 @@ const infra = new InfraNodePool("infra", {
 const timeServer = config.get("timeServer") ?? "169.254.169.123";
 new MachineConfig("99-infra-chrony", {
   role: infra.role,
+  adopt,
   files: [
     {
       path: "/etc/chrony.conf",
@@ -35,6 +40,7 @@ new MachineConfig("99-infra-chrony", {
 new KubeletConfig("infra-kubelet", {
   pool: infra.role,
   kubeletConfig: { maxPods: 250 },
+  adopt,
 });
 
 // Windows Server 2022 workers: WMCO installed through OLM with a generated private key, Windows

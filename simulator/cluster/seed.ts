@@ -6,6 +6,7 @@
  * openshift-monitoring (created by the admin who configures monitoring), infra pools and MachineSets,
  * OperatorGroups and Subscriptions outside the platform, and the WMCO namespace.
  */
+import { machineSetManagers } from "../../primitives/boot-images";
 import { Json } from "../../primitives/objects";
 import {
   ROLE_LABEL,
@@ -80,6 +81,9 @@ export const PLATFORM_NAMESPACES = [
   "openshift-operators",
 ];
 
+/** The RHCOS AMI of the installer's MachineSets, which the boot image stream publishes at install. */
+export const RHCOS_AMI = "ami-0c4d1f6a9e2b37c85";
+
 /** Provider-specific MachineSet and Infrastructure content, as the installer writes it. */
 interface PlatformSeed {
   providerSpec(
@@ -96,7 +100,7 @@ interface PlatformSeed {
 const PLATFORM_SEEDS: Record<PlatformName, PlatformSeed> = {
   aws: {
     providerSpec: (infraId, role, region, zone, instanceType) => ({
-      ami: { id: "ami-0c4d1f6a9e2b37c85" },
+      ami: { id: RHCOS_AMI },
       apiVersion: "machine.openshift.io/v1beta1",
       blockDevices: [
         { ebs: { encrypted: true, iops: 0, kmsKey: { arn: "" }, volumeSize: 120, volumeType: "gp3" } },
@@ -317,7 +321,12 @@ export function seedCluster(store: Store, options: SeedOptions): SeededCluster {
     kind: "MachineConfiguration",
     metadata: { name: "cluster" },
     spec: { logLevel: "Normal", managementState: "Managed", operatorLogLevel: "Normal" },
+    // As the operator reflects the platform's default (opted in on AWS and Azure).
+    status: { managedBootImagesStatus: { machineManagers: machineSetManagers(undefined, options.platform) } },
   });
+  // The boot images of this release (the CVO writes them from the release payload): the stream the MCO's
+  // MachineSet boot image controller updates MachineSets to.
+  store.create(bootImageStream(region, RHCOS_AMI));
   // The operators that made these objects own the spec they defaulted, as on a cluster: a stack that
   // applies other values must force. Lists are atomic here, as without a schema; these specs have none.
   const operator = (manager: string) =>
@@ -591,3 +600,23 @@ export function seedCluster(store: Store, options: SeedOptions): SeededCluster {
 }
 
 export { SSH_KEY as SEED_SSH_KEY };
+
+/**
+ * `openshift-machine-config-operator/coreos-bootimages`: the CoreOS stream metadata of the release
+ * (`data.stream`), from which the MCO takes each region's RHCOS AMI. A test "upgrades" the cluster by
+ * writing another AMI here.
+ */
+export function bootImageStream(region: string, ami: string): KubeObject {
+  const stream = {
+    stream: "rhcos-9",
+    architectures: {
+      x86_64: { images: { aws: { regions: { [region]: { release: RELEASE_VERSION, image: ami } } } } },
+    },
+  };
+  return {
+    apiVersion: "v1",
+    kind: "ConfigMap",
+    metadata: { name: "coreos-bootimages", namespace: "openshift-machine-config-operator" },
+    data: { releaseVersion: RELEASE_VERSION, stream: JSON.stringify(stream) },
+  };
+}

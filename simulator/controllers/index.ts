@@ -12,6 +12,7 @@ import { CrdSchemas } from "../schema";
 import { DELAYS, Delays, StopFn } from "./context";
 import { managedStore } from "./field-manager";
 import { ClusterFaults } from "./faults";
+import { startBootImageController } from "./boot-images";
 import { startKubeletConfigController } from "./kubelet-config-controller";
 import { startMachineApi } from "./machine-api";
 import { startMachineAutoscaler } from "./machine-autoscaler";
@@ -57,6 +58,7 @@ const CONTROLLERS = [
   startWmco,
   startMachineAutoscaler,
   startMachineHealthCheck,
+  startBootImageController,
 ];
 
 export function startControllers(options: StartControllersOptions): RunningControllers {

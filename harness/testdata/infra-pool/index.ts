@@ -9,7 +9,7 @@ const waitTimeouts = { create: "60s", update: "60s", delete: "60s" };
  * The pool and a MachineConfig for it; `infra=false` declares nothing, as a destroy. `autoscale=true`
  * lets the cluster autoscaler run the pool between 1 and 2 machines; `replicas` sets its size otherwise.
  * `instanceType` changes the machines' type, and `maxSurge`/`maxUnavailable` replace the machines
- * that have another (`machineReplacement`).
+ * that have another (`machineReplacement`); `bootImageOwner` is the pool's.
  */
 function infraPool() {
   const autoscale = config.getBoolean("autoscale") === true;
@@ -30,6 +30,7 @@ function infraPool() {
             },
           }
         : {}),
+      bootImageOwner: config.get<"mco" | "stack">("bootImageOwner"),
       wait: config.getBoolean("wait") ?? true,
       waitTimeouts,
     },
