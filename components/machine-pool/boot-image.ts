@@ -123,19 +123,23 @@ export async function previewBootImages(
   if (kubeconfig) {
     const cluster = clusterOfThisRun(kubeconfig);
     if ((await cluster.unreachableBecause()) === undefined) {
-      const configuration = (await cluster.machineConfiguration().catch(() => undefined)) as
-        KubeObject | undefined;
-      const status = (
-        configuration?.status as { managedBootImagesStatus?: { machineManagers?: MachineManager[] } }
-      )?.managedBootImagesStatus?.machineManagers;
-      // A cluster without the MachineConfiguration predates managed boot images.
-      managers = !configuration
-        ? []
-        : (status ??
-          machineSetManagers(
-            (configuration.spec as { managedBootImages?: never } | undefined)?.managedBootImages,
-            platform,
-          ));
+      try {
+        const configuration = (await cluster.machineConfiguration()) as KubeObject | undefined;
+        const status = (
+          configuration?.status as { managedBootImagesStatus?: { machineManagers?: MachineManager[] } }
+        )?.managedBootImagesStatus?.machineManagers;
+        // A cluster without the MachineConfiguration predates managed boot images.
+        managers = !configuration
+          ? []
+          : (status ??
+            machineSetManagers(
+              (configuration.spec as { managedBootImages?: never } | undefined)?.managedBootImages,
+              platform,
+            ));
+      } catch (e) {
+        // A failed read is no answer: the lines then say only what the stack does.
+        pulumi.log.warn(`MCO-managed boot images unknown: ${(e as Error).message}`, parent);
+      }
     }
   }
   for (const manifest of manifests) {
