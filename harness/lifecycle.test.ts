@@ -229,8 +229,8 @@ describe("preview, up, refresh, --replace and destroy through the engine", funct
     // The stack declares it: a label a Partial selection can leave out, and a warning while All selects it.
     const partial = { spec: { managedBootImages: MANAGED_EXCEPT_STACK_OWNED } };
     const declared = await linesOf(["bootImageOwner=stack"]);
-    // Its label and image are now the pool's content: the MachineSets' waiter waits again.
-    assert.deepEqual(declared.changes, ["update infra-us-east-2a", "update infra-machines-ready"]);
+    // Its label and image are now the pool's content: the pool's waiter waits again.
+    assert.deepEqual(declared.changes, ["update infra-us-east-2a", "update infra-pool-rollout"]);
     assert.deepEqual(declared.lines, [
       `warning: MachineSet ${MACHINE_SET}: boot image ami-0a1b2c3d4e5f60718 declared by the stack, but the MCO updates it too (managedBootImages (All) selects it): each up would undo its update; leave the stack's MachineSets out: kubectl patch machineconfiguration cluster --type=merge -p '${JSON.stringify(partial)}'`,
     ]);
@@ -277,10 +277,16 @@ describe("preview, up, refresh, --replace and destroy through the engine", funct
       "update infra-machines-removal",
       "update infra-pool-rollout",
     ]);
-    // The removal guards are unchanged: this suite's simulator is another API server than the one the
-    // checkpoint was written against, which any waiter that reaches the cluster updates for.
-    for (const guard of planned.plan.filter((s) => s.name.endsWith("-removal")))
-      assert.deepEqual(guard.diffs, ["kubeconfig"], guard.name);
+    // The removal guards are unchanged but for this suite's simulator, another API server than the one
+    // the checkpoint was written against, which any waiter that reaches the cluster updates for; the
+    // MachineSets' guard also learns the pool's UID it now checks (`created`, new since 0.1.0).
+    const guardDiffs = Object.fromEntries(
+      planned.plan.filter((s) => s.name.endsWith("-removal")).map((s) => [s.name, s.diffs]),
+    );
+    assert.deepEqual(guardDiffs, {
+      "99-infra-motd-removal": ["kubeconfig"],
+      "infra-machines-removal": ["created", "kubeconfig"],
+    });
     const urns = (resources: Array<{ urn: string }>) => resources.map((r) => r.urn);
     const before = JSON.parse(fs.readFileSync(CHECKPOINT_0_1_0, "utf8")) as {
       deployment: { resources: Array<{ urn: string }> };
