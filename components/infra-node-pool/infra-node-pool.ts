@@ -63,7 +63,7 @@ export interface InfraNodePoolArgs extends MachinePoolArgs {
    */
   paused?: pulumi.Input<boolean>;
   /**
-   * Adopt the pool and MachineSets of the same names made by hand (seed 001's procedure): Pulumi's
+   * Adopt the pool and MachineSets of the same names made by hand (OpenShift's infra node docs): Pulumi's
    * `import` on the MachineConfigPool `<role>` and each MachineSet, so the first `up` reads them and
    * applies only what the program declares differently (listed field by field in the preview); no
    * Machine is replaced. Each must exist. The router, registry and monitoring patches adopt by nature.

@@ -59,7 +59,7 @@ export interface WindowsNodePoolArgs extends MachinePoolArgs {
    */
   operator?: false | Partial<Omit<OperatorSubscriptionArgs, "packageName" | keyof SharedArgs>>;
   /**
-   * Adopt what seed 002 makes by hand under the same names: WMCO's namespace, OperatorGroup and
+   * Adopt what OpenShift's Windows docs make by hand, under the same names: WMCO's namespace, OperatorGroup and
    * Subscription (unless `operator: false`), the `cloud-private-key` Secret (give its key as `privateKey`:
    * another key replaces the Secret), the Windows MachineSets and the RuntimeClass. Each must exist.
    */
