@@ -96,16 +96,19 @@ for (const protocol of ["https", "http"] as const) {
 
     /** Scales a new pool of one MachineSet to `replicas` and waits for it, the fault set up by `inject`. */
     async function poolWith(
-      inject: (client: ReturnType<typeof recordingClient>) => void,
-      options: { clock?: FakeClock; timeoutMs?: number; replicas?: number } = {},
+      inject: (client: ReturnType<typeof recordingClient>, create: () => void) => void,
+      options: { clock?: FakeClock; timeoutMs?: number; replicas?: number; createLate?: boolean } = {},
     ) {
       const name = `infra-${protocol}-${++n}`;
       const client = recordingClient(sim);
-      createMachineSet(sim, name, {
-        replicas: options.replicas ?? 1,
-        nodeLabels: { [`node-role.kubernetes.io/${name}`]: "" },
-      });
-      inject(client);
+      const create = () =>
+        createMachineSet(sim, name, {
+          replicas: options.replicas ?? 1,
+          nodeLabels: { [`node-role.kubernetes.io/${name}`]: "" },
+        });
+      // With createLate, the fault creates the MachineSet itself, so the wait cannot finish before it.
+      if (!options.createLate) create();
+      inject(client, create);
       const outcome = await waitForMachineSetsReady({
         client,
         machineSets: [name],
@@ -116,11 +119,11 @@ for (const protocol of ["https", "http"] as const) {
       return { outcome, client, name };
     }
 
-    /** Applies `fault` to the open watches once the waiter's three are open (polled: not a timed assertion). */
-    function onceWatching(client: { sent: string[] }, fault: () => number): void {
+    /** Applies `fault` to the open watches once `opened` of the waiter's are open (polled: not a timed assertion). */
+    function onceWatching(client: { sent: string[] }, fault: () => number, opened = 3): void {
       const tryNow = () => {
         const watches = client.sent.filter((p) => p.includes("watch=true")).length;
-        if (watches >= 3 && fault() > 0) return;
+        if (watches >= opened && fault() > 0) return;
         setTimeout(tryNow, 5);
       };
       tryNow();
@@ -173,7 +176,20 @@ for (const protocol of ["https", "http"] as const) {
     for (const [fault, cut] of Object.entries(cuts)) {
       it(fault, async () => {
         let cutWatches = 0;
-        await poolWith((client) => onceWatching(client, () => (cutWatches = cut())));
+        // The MachineSet appears only once the watch on it was cut: it must be replaced to see it.
+        await poolWith(
+          (client, create) =>
+            onceWatching(
+              client,
+              () => {
+                cutWatches = cut();
+                if (cutWatches > 0) create();
+                return cutWatches;
+              },
+              1,
+            ),
+          { createLate: true },
+        );
         assert.ok(cutWatches > 0, "the fault met open watches");
       });
     }
