@@ -1,7 +1,14 @@
 import { strict as assert } from "node:assert";
 import { KubeObject } from "./kinds";
 import { meanNodeTimings, observedNodeTimings } from "./machineconfignode";
-import { evaluatePoolRollout, missingFromRender, PoolObservation, PoolRolloutTarget } from "./pool";
+import {
+  evaluatePoolRollout,
+  Inherited,
+  missingFromRender,
+  noteInherited,
+  PoolObservation,
+  PoolRolloutTarget,
+} from "./pool";
 import { PERSISTENCE_MS, recordSightings, Sightings } from "./persistence";
 
 interface PoolShape {
@@ -90,11 +97,16 @@ function node(name: string, state: string, desired: string, reason = ""): KubeOb
 
 const ours: PoolRolloutTarget = { pool: "worker", machineConfigs: ["99-worker-chrony"] };
 
-/** Evaluates the observation of each step as the waiter does at successive times: sightings recorded after each. */
-function overSteps<S>(observe: (step: S) => PoolObservation, target = ours) {
+/**
+ * Evaluates the observation of each step as the waiter does at successive times: sightings recorded
+ * after each; with `inherited`, the failures nodes carried at the first look are noted in it too.
+ */
+function overSteps<S>(observe: (step: S) => PoolObservation, target = ours, inherited?: Inherited) {
   const since: Sightings = {};
   return (step: S, nowMs: number) => {
-    const e = evaluatePoolRollout(target, { ...observe(step), since, nowMs });
+    const o = observe(step);
+    if (inherited) noteInherited(inherited, o.pool, o.nodes, o.machineConfigNodes);
+    const e = evaluatePoolRollout(target, { ...o, inherited, since, nowMs });
     recordSightings(since, e.problems ?? [], nowMs);
     return e;
   };
@@ -264,6 +276,39 @@ describe("pool rollout predicate", () => {
       evaluatePoolRollout(ours, observation({ pool: unselected, machineConfigs: created, nodes })).state,
       "waiting",
     );
+    // Any other failure at rest the daemon retries, and clears once a retry succeeds
+    // (daemon.go updateConfigAndState): final once it persists.
+    const retried = structuredClone(drifted);
+    retried.metadata.annotations!["machineconfiguration.openshift.io/reason"] =
+      "error setting node's state to Done";
+    const retrying = overTime(
+      observation({ pool: atRest(), machineConfigs: created, nodes: [retried, ...others] }),
+    );
+    const first = retrying(0);
+    assert.equal(first.state, "waiting");
+    assert.equal(first.recheckMs, PERSISTENCE_MS);
+    assert.match(
+      first.message,
+      /held back by nodes degraded at rest: node worker-a \(Degraded\): error setting/,
+    );
+    assert.equal(retrying(PERSISTENCE_MS - 1).state, "waiting");
+    assert.equal(
+      retrying(PERSISTENCE_MS).message,
+      "pool worker cannot roll out rendered-worker-new: degraded at rest, node worker-a (Degraded): error setting node's state to Done (persisted 5m0s, past the 5m0s allowed for retries) uses up maxUnavailable, so the MCO updates no node until they recover",
+    );
+    // Drift on one node of two that use up maxUnavailable 2: the other may recover.
+    const mixed = overTime(
+      observation({
+        pool: atRest(2),
+        machineConfigs: created,
+        nodes: [drifted, { ...retried, metadata: { ...retried.metadata, name: "worker-b" } }, others[1]],
+      }),
+    );
+    assert.equal(mixed(0).state, "waiting");
+    assert.match(
+      mixed(PERSISTENCE_MS).message,
+      /node worker-a .*; node worker-b .* use up maxUnavailable, so the MCO updates no node until they recover$/,
+    );
     const two = [drifted, { ...drifted, metadata: { ...drifted.metadata, name: "worker-b" } }, others[1]];
     const both = evaluatePoolRollout(
       ours,
@@ -335,84 +380,127 @@ describe("pool rollout predicate", () => {
     );
   });
 
-  it("counts any change of a MachineConfigNode's conditions or versions as progress", () => {
+  it("takes a daemon that reports its phases again on each retry as stuck: only NodeDegraded's message and the config versions are progress", () => {
+    // update.go update: each attempt reports its phases again (upgrade_monitor.go
+    // generateAndApplyMachineConfigNodes), and NodeDegraded only once it ends (deferred
+    // reportMachineNodeDegradeStatus), so a daemon failing alike flips its phases and keeps its failure.
     const p = pool({ source: ["99-worker-chrony"], updated: 1, degraded: 1 });
-    const base = mcn("ip-10-0-1-2", "rendered-worker-old", "rendered-worker-new", {
-      NodeDegraded: ["True", "failed to drain"],
-      UpdatePrepared: ["Unknown", "preparing"],
+    const failing = mcn("ip-10-0-1-2", "rendered-worker-old", "rendered-worker-new", {
+      UpdateExecuted: ["Unknown", "Error updating the Files on disk: mkdir /usr/bin: read-only file system"],
+      NodeDegraded: ["True", "Node ip-10-0-1-2 upgrade failure. mkdir /usr/bin: read-only file system"],
     });
-    const conditionsOf = (m: KubeObject) =>
-      (m.status as { conditions: Array<Record<string, string>> }).conditions;
-    const change = (m: KubeObject, edit: (status: Record<string, unknown>) => void): KubeObject => {
+    const edited = (m: KubeObject, edit: (status: Record<string, unknown>) => void): KubeObject => {
       const copy = structuredClone(m);
       edit(copy.status as Record<string, unknown>);
       return copy;
     };
-    const steps: KubeObject[] = [base];
-    const next = (edit: (status: Record<string, unknown>) => void) =>
-      steps.push(change(steps[steps.length - 1], edit));
-    next((st) => ((st.conditions as Array<Record<string, string>>)[0].message = "failed to write"));
-    next((st) => ((st.conditions as Array<Record<string, string>>)[1].status = "True"));
-    next((st) => ((st.conditions as Array<Record<string, string>>)[1].reason = "UpdatePrepared"));
-    next((st) => ((st.conditions as Array<Record<string, string>>)[1].type = "UpdateExecuted"));
-    next((st) => (st.configVersion = { current: "rendered-worker-mid", desired: "rendered-worker-new" }));
-    assert.equal(conditionsOf(steps[steps.length - 1])[1].type, "UpdateExecuted");
+    const conditions = (st: Record<string, unknown>) => st.conditions as Array<Record<string, string>>;
+    const retrying = edited(failing, (st) => {
+      conditions(st)[0].message = "Updating the Files and OS on disk as a part of the in progress phase";
+      conditions(st).push({ type: "UpdatePrepared", status: "True", message: "Update Compatible" });
+    });
     const at = overSteps((m: KubeObject) =>
       observation({ pool: p, machineConfigs: created, machineConfigNodes: [m] }),
     );
     const minute = 60_000;
-    steps.forEach((m, i) => {
-      assert.equal(at(m, 4 * minute * i).state, "waiting", `step ${i}`);
-      assert.equal(at(m, 4 * minute * i + minute).state, "waiting", `step ${i} a minute later`);
-    });
-    const failed = at(steps[steps.length - 1], 4 * minute * (steps.length - 1) + PERSISTENCE_MS);
-    assert.equal(
-      failed.message,
-      "pool worker is degraded rolling out rendered-worker-new: node ip-10-0-1-2 (NodeDegraded): failed to write (persisted 5m0s, past the 5m0s allowed for retries)",
-    );
+    for (let i = 0; i < 5; i++) assert.equal(at(i % 2 ? retrying : failing, i * minute).state, "waiting");
+    const stuck = at(retrying, PERSISTENCE_MS);
+    assert.equal(stuck.state, "failed");
+    assert.match(stuck.message, /node ip-10-0-1-2 \(UpdateExecuted\): Updating the Files .*\(persisted 5m0s/);
+    // Another failure, or a step to another config version, starts the count again.
+    const progress = [
+      edited(failing, (st) => (conditions(st)[1].message = "Node ip-10-0-1-2 upgrade failure. disk full")),
+      edited(
+        failing,
+        (st) => (st.configVersion = { current: "rendered-worker-mid", desired: "rendered-worker-new" }),
+      ),
+    ];
+    for (const next of progress) {
+      const again = overSteps((m: KubeObject) =>
+        observation({ pool: p, machineConfigs: created, machineConfigNodes: [m] }),
+      );
+      again(failing, 0);
+      assert.equal(again(next, 4 * minute).state, "waiting");
+      assert.equal(again(next, 4 * minute + PERSISTENCE_MS - 1).state, "waiting");
+      assert.equal(again(next, 4 * minute + PERSISTENCE_MS).state, "failed");
+    }
   });
 
-  it("a node just handed the target keeps its old Degraded state while its daemon works: each step it takes starts the count again", () => {
-    // update.go update(): the daemon sets Working only over a state that is not Degraded or
-    // Unreconcilable, so the old reason stays until the update is Done.
-    const p = pool({ source: ["99-worker-chrony"], updated: 1, degraded: 1 });
-    const stale = node(
-      "worker-a",
-      "Degraded",
-      "rendered-worker-new",
-      "failed to drain node: PDB blocks eviction",
-    );
+  it("a node handed the target keeps the failure it carried while its daemon drains and applies, however long: only a failure it writes after is the target's", () => {
+    // update.go update: SetWorking only over a state that is not Degraded or Unreconcilable; daemon.go
+    // handleErr/updateErrorState writes state and reason only when an attempt fails, and
+    // updateConfigAndState clears them once done. So the old reason stays until the daemon fails again.
+    const degradedPool = pool({ source: ["99-worker-chrony"], updated: 1, degraded: 1 });
+    const carried = node("worker-a", "Degraded", "rendered-worker-broken", "failed to write /usr/x");
     const step = (annotations: Record<string, string>, ready = "True"): KubeObject => ({
-      ...stale,
-      metadata: { ...stale.metadata, annotations: { ...stale.metadata.annotations, ...annotations } },
+      ...carried,
+      metadata: { ...carried.metadata, annotations: { ...carried.metadata.annotations, ...annotations } },
       status: { conditions: [{ type: "Ready", status: ready }] },
     });
-    const at = overSteps((n: KubeObject) => observation({ pool: p, machineConfigs: created, nodes: [n] }));
-    const minute = 60_000;
-    assert.equal(at(stale, 0).state, "waiting");
-    const draining = step({ "machineconfiguration.openshift.io/desiredDrain": "drain-rendered-worker-new" });
-    assert.equal(at(draining, 4 * minute).state, "waiting");
+    const handed = step({ "machineconfiguration.openshift.io/desiredConfig": "rendered-worker-new" });
     const drained = step({
+      "machineconfiguration.openshift.io/desiredConfig": "rendered-worker-new",
       "machineconfiguration.openshift.io/desiredDrain": "drain-rendered-worker-new",
       "machineconfiguration.openshift.io/lastAppliedDrain": "drain-rendered-worker-new",
     });
-    assert.equal(at(drained, 8 * minute).state, "waiting");
-    const rebooting = { ...drained, status: { conditions: [{ type: "Ready", status: "Unknown" }] } };
-    assert.equal(at(rebooting, 12 * minute).state, "waiting");
-    assert.equal(at(drained, 16 * minute).state, "waiting");
+    const memory: Inherited = {};
+    const at = overSteps(
+      (n: KubeObject) => observation({ pool: degradedPool, machineConfigs: created, nodes: [n] }),
+      ours,
+      memory,
+    );
+    const minute = 60_000;
+    assert.equal(at(carried, 0).state, "waiting");
+    assert.deepEqual(memory, {
+      poolDegraded: true,
+      nodes: { "worker-a": JSON.stringify(["Degraded", "failed to write /usr/x"]) },
+    });
+    assert.equal(at(handed, minute).state, "waiting");
+    // A slow OS image pull: nothing changes on the node for two persistence windows.
+    const applying = at(drained, 2 * minute);
+    assert.equal(at(drained, 2 * minute + 2 * PERSISTENCE_MS).state, "waiting");
     assert.equal(
-      at(step({ "machineconfiguration.openshift.io/currentConfig": "rendered-worker-new" }), 20 * minute)
-        .state,
-      "waiting",
+      applying.message,
+      "pool worker: 1/3 updated -> rendered-worker-new; degraded on an older config while the daemon applies the target: node worker-a (Degraded): failed to write /usr/x",
     );
-    // A daemon that stops making progress on the target, though: its failure is final.
-    assert.equal(at(drained, 21 * minute).state, "waiting");
-    const stuck = at(drained, 21 * minute + PERSISTENCE_MS);
-    assert.equal(stuck.state, "failed");
-    assert.match(
-      stuck.message,
-      /node worker-a \(Degraded\): failed to drain node: PDB blocks eviction \(persisted 5m0s/,
+    assert.equal(applying.recheckMs, undefined);
+    // The daemon fails the target: a reason written after the handover, final once it persists.
+    const failedAgain = step({
+      "machineconfiguration.openshift.io/desiredConfig": "rendered-worker-new",
+      "machineconfiguration.openshift.io/reason": "failed to write /usr/y",
+    });
+    const t = 3 * minute + 2 * PERSISTENCE_MS;
+    assert.equal(at(failedAgain, t).state, "waiting");
+    const final = at(failedAgain, t + PERSISTENCE_MS);
+    assert.equal(final.state, "failed");
+    assert.match(final.message, /node worker-a \(Degraded\): failed to write \/usr\/y \(persisted 5m0s/);
+
+    // A reason that names the target is the target's, though the node carried it.
+    const unreconcilable = node(
+      "worker-a",
+      "Unreconcilable",
+      "rendered-worker-new",
+      "can't reconcile config rendered-worker-old with rendered-worker-new: ignition kargs section contains changes",
     );
+    const named = overSteps(
+      (n: KubeObject) => observation({ pool: degradedPool, machineConfigs: created, nodes: [n] }),
+      ours,
+      {},
+    );
+    named(unreconcilable, 0);
+    assert.equal(named(unreconcilable, PERSISTENCE_MS).state, "failed");
+
+    // A pool with no degraded node at the first look: every failure seen later arose in this rollout.
+    const healthyFirst: Inherited = {};
+    const fresh = overSteps(
+      (p: KubeObject) => observation({ pool: p, machineConfigs: created, nodes: [handed] }),
+      ours,
+      healthyFirst,
+    );
+    assert.equal(fresh(pool({ source: ["99-worker-chrony"], updated: 1 }), 0).state, "waiting");
+    assert.equal(fresh(degradedPool, minute).state, "waiting");
+    assert.deepEqual(healthyFirst, { poolDegraded: false, nodes: {} });
+    assert.equal(fresh(degradedPool, minute + PERSISTENCE_MS).state, "failed");
   });
 
   it("fails on a render failure, unless it predates the wait unchanged", () => {
@@ -822,39 +910,46 @@ describe("pool rollout predicate with MachineConfigNodes", () => {
     );
   });
 
-  it("takes a NodeDegraded left from an older config as stale once the node is handed the target, and each report of its daemon as progress", () => {
+  it("takes a NodeDegraded the node carried from an older config as stale while its daemon works on the target, and a new one as the target's", () => {
+    // update.go update: NodeDegraded is written when an attempt ends (reportMachineNodeDegradeStatus).
     const p = pool({ source: ["99-worker-chrony"], updated: 1, degraded: 1 });
     const old = mcn("ip-10-0-1-2", "rendered-worker-old", "rendered-worker-broken", {
       NodeDegraded: ["True", "content mismatch for file /etc/x"],
     });
     const nodes = [node("ip-10-0-1-2", "Degraded", "rendered-worker-broken", "content mismatch")];
-    const onOld = overTime(
-      observation({ pool: p, machineConfigs: created, machineConfigNodes: [old], nodes }),
+    const memory: Inherited = {};
+    const at = overSteps(
+      (m: KubeObject) =>
+        observation({ pool: p, machineConfigs: created, machineConfigNodes: [mcns[0], m], nodes }),
+      ours,
+      memory,
     );
-    onOld(0);
-    assert.equal(onOld(2 * PERSISTENCE_MS).state, "waiting");
-    // Handed the target by the node controller (spec), the daemon not yet reporting on it (status).
-    const handed = {
+    assert.equal(at(old, 0).state, "waiting");
+    assert.deepEqual(memory.machineConfigNodes, { "ip-10-0-1-2": "content mismatch for file /etc/x" });
+    assert.equal(at(old, 2 * PERSISTENCE_MS).state, "waiting");
+    // Handed the target by the node controller (spec), the daemon at work on it (status).
+    const working = {
       ...old,
       spec: { ...(old.spec as object), configVersion: { desired: "rendered-worker-new" } },
-    };
-    const working = {
-      ...handed,
       status: {
         configVersion: { current: "rendered-worker-old", desired: "rendered-worker-new" },
         conditions: [
           { type: "NodeDegraded", status: "True", message: "content mismatch for file /etc/x" },
-          { type: "UpdatePrepared", status: "True", message: "Update Compatible" },
+          { type: "UpdateExecuted", status: "Unknown", message: "Updating the Files and OS on disk" },
         ],
       },
     };
-    const at = overSteps((m: KubeObject) =>
-      observation({ pool: p, machineConfigs: created, machineConfigNodes: [mcns[0], m] }),
+    const applying = at(working, 3 * PERSISTENCE_MS);
+    assert.equal(at(working, 6 * PERSISTENCE_MS).state, "waiting");
+    assert.match(
+      applying.message,
+      /degraded on an older config while the daemon applies the target: node ip-10-0-1-2 \(UpdateExecuted\): Updating the Files and OS on disk$/,
     );
-    assert.equal(at(handed, 0).state, "waiting");
-    assert.equal(at(working, PERSISTENCE_MS - 1).state, "waiting");
-    assert.equal(at(working, 2 * PERSISTENCE_MS - 2).state, "waiting");
-    assert.equal(at(working, 2 * PERSISTENCE_MS - 1).state, "failed");
+    const failed = structuredClone(working);
+    (failed.status.conditions[0] as { message: string }).message =
+      "Node ip-10-0-1-2 upgrade failure. disk full";
+    assert.equal(at(failed, 6 * PERSISTENCE_MS).state, "waiting");
+    assert.equal(at(failed, 7 * PERSISTENCE_MS).state, "failed");
   });
 });
 

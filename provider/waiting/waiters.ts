@@ -27,7 +27,14 @@ import {
 } from "./machineset";
 import { evaluateOperatorInstall, OperatorResult, OperatorTarget } from "./operator";
 import { recordSightings, Sightings } from "./persistence";
-import { evaluatePoolRollout, generatedKey, PoolRolloutResult, PoolRolloutTarget } from "./pool";
+import {
+  evaluatePoolRollout,
+  generatedKey,
+  Inherited,
+  noteInherited,
+  PoolRolloutResult,
+  PoolRolloutTarget,
+} from "./pool";
 import {
   meanNodeTimings,
   NodeTimings,
@@ -81,6 +88,7 @@ function poolRollout(options: PoolRolloutOptions): ConvergeOptions<PoolRolloutRe
   // Each node's steps as last seen in this rollout: its conditions are reset once it is updated.
   const timings: Record<string, NodeTimings> = {};
   const since: Sightings = {};
+  const inherited: Inherited = {};
 
   return {
     ...options,
@@ -93,6 +101,7 @@ function poolRollout(options: PoolRolloutOptions): ConvergeOptions<PoolRolloutRe
         initial.seen = true;
         initial.renderDegraded = conditionOf(pool, "RenderDegraded");
       }
+      noteInherited(inherited, pool, view.sources.nodes ?? undefined, view.sources.machineConfigNodes);
       const renderedName = field<string>(pool, "spec", "configuration", "name") ?? "";
       const generated: Record<string, KubeObject | null | undefined> = {};
       for (const key of Object.keys(view.fetched)) {
@@ -110,6 +119,7 @@ function poolRollout(options: PoolRolloutOptions): ConvergeOptions<PoolRolloutRe
         nodes: view.sources.nodes ?? undefined,
         machineConfigNodes: view.sources.machineConfigNodes,
         initialRenderDegraded: initial.renderDegraded,
+        inherited,
         since,
         nowMs: view.elapsedMs,
       });

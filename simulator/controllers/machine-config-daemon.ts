@@ -271,7 +271,7 @@ export function startMachineConfigDaemon(ctx: ControllerContext): StopFn {
           p.stage = "apply";
           break;
         case "apply": {
-          if (!steps.ready(name, `${desired}/apply`, delays.apply)) return;
+          if (!steps.ready(name, `${desired}/apply`, delays.apply) || faults.osUpdateHeld(name)) return;
           const problem = impact.diff.files
             .filter((f) => (target.config?.storage?.files ?? []).some((x) => x.path === f))
             .map(writeProblem)
