@@ -704,6 +704,40 @@ describe("waiting core against the simulator", function () {
       for (const node of gone) assert.equal(sim.store.get(keyOf(K.node, node)), undefined);
     });
 
+    it("asks only for its own MachineSets, each by name, though the namespace has others", async () => {
+      for (const name of ["infra-b", "infra-c"])
+        createMachineSet(sim, name, {
+          replicas: 1,
+          nodeLabels: { ...infra, "node-role.kubernetes.io/worker": "" },
+        });
+      const asked: string[] = [];
+      const client = createApiClient(kubeconfig, {
+        onRequest: (_method, path) => {
+          const url = new URL(path, "https://api");
+          if (url.pathname.endsWith("/machinesets"))
+            asked.push(`${describeRequest(path)} ${url.searchParams.get("fieldSelector") ?? "(all)"}`);
+        },
+      });
+      const outcome = await waitForMachineSetsReady({
+        client,
+        machineSets: ["infra-b", "infra-c"],
+        timeoutMs: DEADLINE_MS,
+      });
+      assert.equal(outcome.result.nodes.length, 2);
+      assert.deepEqual([...new Set(asked)].sort(), [
+        "list machinesets metadata.name=infra-b",
+        "list machinesets metadata.name=infra-c",
+        "watch machinesets metadata.name=infra-b",
+        "watch machinesets metadata.name=infra-c",
+      ]);
+      for (const name of ["infra-b", "infra-c"]) sim.store.delete(keyOf(K.machineSet, name, NS));
+      await waitForMachineSetsDeleted({
+        kubeconfig,
+        machineSets: ["infra-b", "infra-c"],
+        timeoutMs: DEADLINE_MS,
+      });
+    });
+
     it("waits for a deleted MachineSet's machines and nodes to be gone", async () => {
       const machines = sim.store
         .list(K.machine.apiVersion, K.machine.kind, { namespace: NS })
