@@ -629,10 +629,7 @@ export function evaluatePoolRollout(target: PoolRolloutTarget, obs: PoolObservat
     // MachineConfigNodes name the phase a node failed in: know whether the cluster has them first.
     if (obs.machineConfigNodes === undefined)
       return { ...waiting(progressLine, mcnNeeds, updated, machineCount), result };
-    const byMcn =
-      mcns && mcns.length > 0
-        ? failingMachineConfigNodes(mcns, renderedName, obs.inherited?.machineConfigNodes)
-        : undefined;
+    const byMcn = mcns && failingMachineConfigNodes(mcns, renderedName, obs.inherited?.machineConfigNodes);
     const decided = byMcn && byMcn.failing.length + byMcn.inherited.length > 0 ? byMcn : undefined;
     if (!decided && !obs.nodes)
       return { ...waiting(progressLine, { nodes: true }, updated, machineCount), result };
