@@ -279,6 +279,25 @@ describe("converge", () => {
     ]);
   });
 
+  it("observes a missing object with one read: neither listing nor watching it by name", async () => {
+    const { client, calls } = scriptedClient([], []);
+    const evaluation = await observe({
+      client,
+      waiter: "thing b",
+      sources: [],
+      evaluate: (view) => ({
+        state: "waiting",
+        message: view.fetched.b === null ? "b does not exist yet" : "reading b",
+        needs: [{ type: "get", key: "b", resource: KINDS.machineConfig, name: "b" }],
+      }),
+      timeoutMs: 5000,
+    });
+    assert.equal(evaluation.message, "b does not exist yet");
+    // The observation ended with the read's answer; nothing is left running after it.
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(calls, ["get"]);
+  });
+
   it("observes once without watching", async () => {
     const { client, calls } = scriptedClient(
       [{ items: [obj("a", "1", "Pending")], resourceVersion: "1" }],

@@ -177,11 +177,13 @@ function reevaluate<R>(run: Run<R>): void {
     return run.finish(waitError("failed", waiter, evaluation.message, evaluation.message), evaluation);
   }
   // An observation is complete when nothing it lacks is asked: a source already listed is had, even
-  // when the predicate, whose source depends on what it sees, asks for it again (with the same selectors).
+  // when the predicate, whose source depends on what it sees, asks for it again (with the same
+  // selectors), and so is a read already answered, were the answer that the object does not exist.
   const pending = (evaluation.needs ?? []).filter(
     (n) =>
       !(run.once && (n.type === "patch" || n.type === "recheck")) &&
-      !(n.type === "source" && run.stores[n.source.name] !== undefined && !changedSpec(run, n.source)),
+      !(n.type === "source" && run.stores[n.source.name] !== undefined && !changedSpec(run, n.source)) &&
+      !(n.type === "get" && run.fetched[n.key] !== undefined),
   );
   if (run.once && pending.length === 0) return run.finish(undefined, evaluation);
   for (const need of pending) satisfy(run, need);
