@@ -224,13 +224,15 @@ describe("deploy harness against the simulator", function () {
       statePath: path.join(dir, "worker.json"),
     });
     const node = sim.cluster.workerNodes[0];
-    sim.faults.inject("degradeNode", { node, reason: "failed to write /etc/issue.d: read-only file system" });
+    // Someone edited a file the MCO manages: the daemon's drift check fails at every retry until it is
+    // repaired (daemon.go runPreflightConfigDriftCheck), and the node holds maxUnavailable meanwhile.
+    sim.faults.inject("driftFile", { node, path: "/etc/kubernetes/kubelet.conf" });
     const result = await deploy(options());
     assert.equal(result.ok, false);
     assert.equal(result.errors.length, 1, result.errors.join("\n"));
     assert.match(result.errors[0], /^PoolRollout 99-worker-banner-rollout: /);
     assert.match(result.errors[0], new RegExp(node.replaceAll(".", "\\.")));
-    assert.match(result.errors[0], /read-only file system/);
+    assert.match(result.errors[0], /content mismatch for file "\/etc\/kubernetes\/kubelet\.conf"/);
 
     // Asynchronously: the simulator serving the child runs in this process.
     const cli = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
@@ -263,7 +265,7 @@ describe("deploy harness against the simulator", function () {
     // The component first, as the user declared it, then its waiter and the reason.
     assert.match(
       cli.stderr,
-      /error: MachineConfig 99-worker-banner: PoolRollout 99-worker-banner-rollout: .*read-only file system/,
+      /error: MachineConfig 99-worker-banner: PoolRollout 99-worker-banner-rollout: .*content mismatch for file/,
     );
 
     // The node repaired, the next up finishes what the failed one started.

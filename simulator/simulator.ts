@@ -114,6 +114,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   api.faults.registerAll({
     degradeNode: (p) => cf.degradeNode(text(p, "node"), text(p, "reason")),
     driftFile: (p) => cf.driftFile(text(p, "node"), text(p, "path")),
+    holdOsUpdate: (p) => cf.holdOsUpdate(text(p, "node")),
     failCsv: (p) =>
       cf.failCsv(text(p, "namespace"), text(p, "name"), optional(p, "reason"), optional(p, "message")),
     clearClusterFaults: () => cf.clear(),

@@ -279,6 +279,25 @@ describe("converge", () => {
     ]);
   });
 
+  it("observes a missing object with one read: neither listing nor watching it by name", async () => {
+    const { client, calls } = scriptedClient([], []);
+    const evaluation = await observe({
+      client,
+      waiter: "thing b",
+      sources: [],
+      evaluate: (view) => ({
+        state: "waiting",
+        message: view.fetched.b === null ? "b does not exist yet" : "reading b",
+        needs: [{ type: "get", key: "b", resource: KINDS.machineConfig, name: "b" }],
+      }),
+      timeoutMs: 5000,
+    });
+    assert.equal(evaluation.message, "b does not exist yet");
+    // The observation ended with the read's answer; nothing is left running after it.
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(calls, ["get"]);
+  });
+
   it("observes once without watching", async () => {
     const { client, calls } = scriptedClient(
       [{ items: [obj("a", "1", "Pending")], resourceVersion: "1" }],
@@ -318,6 +337,97 @@ describe("converge", () => {
     });
     assert.equal(evaluation.message, "a is Pending");
     assert.deepEqual(calls, ["list", "list"]);
+  });
+});
+
+describe("converge: a source whose selectors change", () => {
+  it("lists again with the new selectors, stops the old watch, and evaluates only the new objects", async () => {
+    // As a pool's nodeSelector edited during the wait: its nodes are the ones the new selector picks.
+    const { client, calls } = scriptedClient(
+      [
+        { items: [obj("pool", "1", "role=a")], resourceVersion: "1" },
+        { items: [obj("node-a", "2", "Ready")], resourceVersion: "2" },
+        { items: [obj("node-b", "4", "Ready")], resourceVersion: "4" },
+      ],
+      [
+        async (h) => {
+          h.onEvent(event("MODIFIED", obj("pool", "3", "role=b")));
+          await new Promise(() => undefined);
+        },
+      ],
+    );
+    const watching = new Set<string>();
+    const watch = client.watch.bind(client);
+    client.watch = (resource, selectors, handlers, signal) => {
+      const what = selectors.fieldSelector ?? "pool";
+      watching.add(what);
+      signal?.addEventListener("abort", () => watching.delete(what));
+      return watch(resource, selectors, handlers, signal);
+    };
+    const seen: string[][] = [];
+    const watchedAtB: string[] = [];
+    const outcome = await converge({
+      client,
+      waiter: "nodes of the pool",
+      sources: [source],
+      evaluate: (view) => {
+        const selector = (view.sources.things?.[0]?.status as { phase: string }).phase;
+        const nodes = view.sources.nodes?.map((n) => n.metadata.name);
+        if (nodes) seen.push(nodes);
+        if (nodes?.includes("node-b")) watchedAtB.push(...watching);
+        return {
+          state: nodes?.includes("node-b") ? "done" : "waiting",
+          message: `${selector}: ${nodes?.join(",") ?? "listing"}`,
+          result: nodes,
+          needs: [{ type: "source", source: { ...source, name: "nodes", fieldSelector: selector } }],
+        };
+      },
+      timeoutMs: 5000,
+      retry: fast,
+    });
+    assert.deepEqual(outcome.result, ["node-b"]);
+    // The old selector's objects until the new list arrives, never mixed with the new ones.
+    assert.deepEqual(seen[0], ["node-a"]);
+    assert.deepEqual(seen[seen.length - 1], ["node-b"]);
+    assert.ok(
+      seen.every((nodes) => nodes.length === 1),
+      JSON.stringify(seen),
+    );
+    assert.deepEqual(watchedAtB, ["pool"], "the watch of the old selector is stopped");
+    assert.deepEqual(
+      calls.filter((c) => c.startsWith("list ")),
+      ["list role=a", "list role=b"],
+    );
+  });
+
+  it("keeps a source asked again with the same selectors", async () => {
+    const { client, calls } = scriptedClient(
+      [
+        { items: [obj("a", "1", "Pending")], resourceVersion: "1" },
+        { items: [obj("x", "2", "Ready")], resourceVersion: "2" },
+      ],
+      [
+        async (h) => {
+          h.onEvent(event("MODIFIED", obj("a", "3", "Running")));
+          await new Promise(() => undefined);
+        },
+      ],
+    );
+    await converge({
+      client,
+      waiter: "thing a",
+      sources: [source],
+      evaluate: (view) => ({
+        ...phaseIs("Running")(view),
+        needs: [{ type: "source", source: { ...source, name: "extra", fieldSelector: "same" } }],
+      }),
+      timeoutMs: 5000,
+      retry: fast,
+    });
+    assert.deepEqual(
+      calls.filter((c) => c.startsWith("list")),
+      ["list", "list same"],
+    );
   });
 });
 

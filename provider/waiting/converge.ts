@@ -128,6 +128,8 @@ interface Run<R> {
   started: number;
   /** Each started source's store, undefined until its first list arrived, null when not served. */
   stores: Record<string, Store | null | undefined>;
+  /** What each started source asks the API for, and what stops its reflector. */
+  reflectors: Record<string, { spec: string; stop: AbortController }>;
   fetched: View["fetched"];
   patched: View["patched"];
   inFlight: Record<string, true | undefined>;
@@ -186,20 +188,31 @@ function reevaluate<R>(run: Run<R>): void {
     return run.finish(waitError("failed", waiter, evaluation.message, evaluation.message), evaluation);
   }
   // An observation is complete when nothing it lacks is asked: a source already listed is had, even
-  // when the predicate, whose source depends on what it sees, asks for it again.
+  // when the predicate, whose source depends on what it sees, asks for it again (with the same
+  // selectors), and so is a read already answered, were the answer that the object does not exist.
   const pending = (evaluation.needs ?? []).filter(
     (n) =>
       !(run.once && (n.type === "patch" || n.type === "delete" || n.type === "recheck")) &&
-      !(n.type === "source" && run.stores[n.source.name] !== undefined),
+      !(n.type === "source" && run.stores[n.source.name] !== undefined && !changedSpec(run, n.source)) &&
+      !(n.type === "get" && run.fetched[n.key] !== undefined),
   );
   if (run.once && pending.length === 0) return run.finish(undefined, evaluation);
   for (const need of pending) satisfy(run, need);
   run.reporter.report(progressOf(run, evaluation));
 }
 
+/** The predicate asks for a started source with other selectors: a pool's nodeSelector was edited, say. */
+function changedSpec(run: Run<unknown>, source: SourceSpec): boolean {
+  const reflector = run.reflectors[source.name];
+  return reflector !== undefined && reflector.spec !== JSON.stringify(source);
+}
+
 function satisfy<R>(run: Run<R>, need: Need): void {
   if (need.type === "source") {
-    if (!(need.source.name in run.stores)) startSource(run, need.source);
+    // The objects of the old selectors are dropped and the new ones listed before the next evaluation.
+    if (changedSpec(run, need.source)) run.reflectors[need.source.name].stop.abort();
+    else if (need.source.name in run.stores) return;
+    startSource(run, need.source);
     return;
   }
   if (need.type === "recheck") {
@@ -270,8 +283,12 @@ function follow<R>(run: Run<R>, need: GetNeed): void {
 }
 
 function startSource<R>(run: Run<R>, source: SourceSpec): void {
+  const stop = new AbortController();
+  run.reflectors[source.name] = { spec: JSON.stringify(source), stop };
   run.stores[source.name] = undefined;
-  void reflect(run.session, source, (store) => {
+  const session = { ...run.session, signal: AbortSignal.any([run.session.signal, stop.signal]) };
+  void reflect(session, source, (store) => {
+    if (stop.signal.aborted) return true;
     run.stores[source.name] = store;
     reevaluate(run);
     return run.once;
@@ -300,6 +317,7 @@ function runWait<R>(
       once,
       started,
       stores: {},
+      reflectors: {},
       fetched: {},
       patched: {},
       inFlight: {},

@@ -338,13 +338,23 @@ describe("waiting core against the simulator", function () {
     }
 
     it("fails naming the degraded node and its reason once the failure on the target persists", async () => {
+      // The wait runs from before the MCO hands out the target, as after `pulumi up` creates the
+      // MachineConfig: the failure arises during the rollout, so it is the target's.
+      const failure = rollout({
+        pool: "worker",
+        machineConfigs: ["99-worker-degraded"],
+        ...persisting(/degraded: node/),
+      }).then(
+        () => assert.fail("the rollout succeeded"),
+        (e: unknown) => e,
+      );
       const node = await handedTarget("99-worker-degraded");
       sim.faults.inject("degradeNode", {
         node,
         reason: "failed to drain node: PodDisruptionBudget blocks eviction",
       });
       await expectWaitError(
-        rollout({ pool: "worker", machineConfigs: ["99-worker-degraded"], ...persisting(/degraded: node/) }),
+        failure.then((e) => Promise.reject(e)),
         "failed",
         new RegExp(
           // From the node's annotations, or its MachineConfigNode if the wait saw it first.
@@ -357,13 +367,8 @@ describe("waiting core against the simulator", function () {
     });
 
     it("does not fail on a failure the daemon gets past: the node recovers and the rollout completes", async () => {
-      const node = await handedTarget("99-worker-retried");
-      sim.faults.inject("degradeNode", {
-        node,
-        reason: "failed to drain node: PodDisruptionBudget blocks eviction",
-      });
       const seen: string[] = [];
-      const { result } = await rollout({
+      const recovered = rollout({
         pool: "worker",
         machineConfigs: ["99-worker-retried"],
         progressIntervalMs: 0,
@@ -378,10 +383,64 @@ describe("waiting core against the simulator", function () {
           }
         },
       });
+      const node = await handedTarget("99-worker-retried");
+      sim.faults.inject("degradeNode", {
+        node,
+        reason: "failed to drain node: PodDisruptionBudget blocks eviction",
+      });
+      const { result } = await recovered;
       assert.equal(seen.length, 1, "the wait saw the node degraded on the target");
       assert.deepEqual(currentConfigs(sim), [result.renderedConfig]);
       sim.store.delete(keyOf(K.machineConfig, "99-worker-retried"));
       await rollout({ pool: "worker", deletedMachineConfigs: ["99-worker-retried"] });
+    });
+
+    it("does not fail a node that carries the failure of an older config while its daemon applies the target, however long that takes", async () => {
+      // update.go update: a Degraded node is not set Working, and daemon.go writes its state and
+      // reason again only when the attempt on the new target fails or is done (handleErr,
+      // updateConfigAndState): until then the old failure is not the target's.
+      sim.store.create(machineConfig("99-worker-broken", { "/usr/bin/broken": "#!/bin/sh" }));
+      const broken = await storeUntil(sim, "a node degraded on the broken config", () =>
+        workerNodes(sim).find(
+          (n) => n.metadata.annotations?.["machineconfiguration.openshift.io/state"] === "Degraded",
+        ),
+      );
+      // Its OS update on the fixed config will take long (a slow image pull): nothing changes meanwhile.
+      sim.faults.inject("holdOsUpdate", { node: broken.metadata.name });
+      const clock = fakeClock();
+      const carried: string[] = [];
+      let jumped = false;
+      const fixed = waitForPoolRollout({
+        kubeconfig,
+        pool: "worker",
+        machineConfigs: ["99-worker-fixed"],
+        deletedMachineConfigs: ["99-worker-broken"],
+        clock,
+        timeoutMs: 6 * PERSISTENCE_MS,
+        progressIntervalMs: 0,
+        onProgress: (e) => {
+          if (/degraded on an older config while the daemon applies the target/.test(e.message))
+            carried.push(e.message);
+          if (jumped || !/degraded/.test(e.message)) return;
+          jumped = true;
+          // Ten minutes pass, then the image is pulled: the daemon reboots the node, still Degraded.
+          setImmediate(() => {
+            clock.advance(2 * PERSISTENCE_MS);
+            sim.faults.inject("clearClusterFaults");
+          });
+        },
+      });
+      sim.store.delete(keyOf(K.machineConfig, "99-worker-broken"));
+      sim.store.create(machineConfig("99-worker-fixed", { "/etc/fixed.conf": "x" }));
+      const { result } = await fixed;
+      assert.ok(
+        carried.length >= 2,
+        "the wait saw the node carry its old failure on the target, before and after ten minutes",
+      );
+      assert.match(carried[1], new RegExp(`node ${broken.metadata.name.replaceAll(".", "\\.")} \\(`));
+      assert.deepEqual(currentConfigs(sim), [result.renderedConfig]);
+      sim.store.delete(keyOf(K.machineConfig, "99-worker-fixed"));
+      await rollout({ pool: "worker", deletedMachineConfigs: ["99-worker-fixed"] });
     });
 
     for (const [kind, errorName, plural] of [
@@ -647,6 +706,40 @@ describe("waiting core against the simulator", function () {
       const gone = three.result.nodes.filter((node) => !down.result.nodes.includes(node));
       assert.equal(gone.length, 2);
       for (const node of gone) assert.equal(sim.store.get(keyOf(K.node, node)), undefined);
+    });
+
+    it("asks only for its own MachineSets, each by name, though the namespace has others", async () => {
+      for (const name of ["infra-b", "infra-c"])
+        createMachineSet(sim, name, {
+          replicas: 1,
+          nodeLabels: { ...infra, "node-role.kubernetes.io/worker": "" },
+        });
+      const asked: string[] = [];
+      const client = createApiClient(kubeconfig, {
+        onRequest: (_method, path) => {
+          const url = new URL(path, "https://api");
+          if (url.pathname.endsWith("/machinesets"))
+            asked.push(`${describeRequest(path)} ${url.searchParams.get("fieldSelector") ?? "(all)"}`);
+        },
+      });
+      const outcome = await waitForMachineSetsReady({
+        client,
+        machineSets: ["infra-b", "infra-c"],
+        timeoutMs: DEADLINE_MS,
+      });
+      assert.equal(outcome.result.nodes.length, 2);
+      assert.deepEqual([...new Set(asked)].sort(), [
+        "list machinesets metadata.name=infra-b",
+        "list machinesets metadata.name=infra-c",
+        "watch machinesets metadata.name=infra-b",
+        "watch machinesets metadata.name=infra-c",
+      ]);
+      for (const name of ["infra-b", "infra-c"]) sim.store.delete(keyOf(K.machineSet, name, NS));
+      await waitForMachineSetsDeleted({
+        kubeconfig,
+        machineSets: ["infra-b", "infra-c"],
+        timeoutMs: DEADLINE_MS,
+      });
     });
 
     it("waits for a deleted MachineSet's machines and nodes to be gone", async () => {

@@ -44,34 +44,65 @@ export function describeNodePhases(mcns: KubeObject[], target: string): string {
     .join(", ");
 }
 
+/** Failures on the target, and those nodes carry from an older config while their daemon works. */
+export interface OnTarget {
+  failing: Problem[];
+  /** Each node still carrying the failure it had when the wait first saw it, in words. */
+  inherited: string[];
+}
+
+/** NodeDegraded's message while it is True, else undefined. */
+function degradedMessage(mcn: KubeObject): string | undefined {
+  const degraded = conditionsOf(mcn).find((c) => c.type === "NodeDegraded" && c.status === "True");
+  return degraded && (degraded.message ?? "");
+}
+
+/** The NodeDegraded message of each degraded MachineConfigNode, by name (pool.ts `Inherited`). */
+export function degradedMessages(mcns: KubeObject[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const m of mcns) {
+    const message = degradedMessage(m);
+    if (message !== undefined) out[m.metadata.name] = message;
+  }
+  return out;
+}
+
 /**
  * Nodes degraded while they are handed `target` (`spec.configVersion.desired`, which the node controller
  * sets: node_controller.go updateCandidateNode), each as `node <name> (<condition type of its phase>):
- * <that condition's message>`. The daemon retries (persistence.ts): the key changes with anything the
- * daemon reports, so a failure persists only while the node's conditions stand still, and a NodeDegraded
- * left from an older config restarts the count as soon as the daemon reports on the target.
+ * <that condition's message>`. NodeDegraded is written only at the end of an update attempt (update.go
+ * update, deferred reportMachineNodeDegradeStatus), so one unchanged since the wait first saw it
+ * (`inherited`) is not yet the target's, unless it names the target. The daemon retries (persistence.ts)
+ * and each retry reports its phases again (upgrade_monitor.go generateAndApplyMachineConfigNodes), so
+ * the phases say nothing of progress: the key is the NodeDegraded message and the config versions,
+ * which stand still while the node keeps failing alike.
  */
-export function failingMachineConfigNodes(mcns: KubeObject[], target: string): Problem[] {
-  return mcns
+export function failingMachineConfigNodes(
+  mcns: KubeObject[],
+  target: string,
+  inherited: Record<string, string> = {},
+): OnTarget {
+  const out: OnTarget = { failing: [], inherited: [] };
+  const onTarget = mcns
     .filter(
       (m) =>
-        statusOf(m, "NodeDegraded") === "True" &&
-        field<string>(m, "spec", "configVersion", "desired") === target,
+        degradedMessage(m) !== undefined && field<string>(m, "spec", "configVersion", "desired") === target,
     )
-    .sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1))
-    .map((m) => {
-      const conditions = conditionsOf(m);
-      const phase =
-        conditions.find((c) => c.status === "Unknown") ?? conditions.find((c) => c.type === "NodeDegraded");
-      const reported = JSON.stringify([
-        field(m, "status", "configVersion"),
-        conditions.map((c) => [c.type, c.status, c.reason, c.message]),
-      ]);
-      return {
-        key: `node/${m.metadata.name}@${target}:${reported}`,
-        message: `node ${m.metadata.name} (${phase?.type ?? "NodeDegraded"}): ${phase?.message || "no reason given"}`,
-      };
-    });
+    .sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1));
+  for (const m of onTarget) {
+    const conditions = conditionsOf(m);
+    const phase =
+      conditions.find((c) => c.status === "Unknown") ?? conditions.find((c) => c.type === "NodeDegraded");
+    const message = `node ${m.metadata.name} (${phase?.type ?? "NodeDegraded"}): ${phase?.message || "no reason given"}`;
+    const degraded = degradedMessage(m) as string;
+    if (inherited[m.metadata.name] === degraded && !degraded.includes(target)) {
+      out.inherited.push(message);
+      continue;
+    }
+    const reported = JSON.stringify([field(m, "status", "configVersion"), degraded]);
+    out.failing.push({ key: `node/${m.metadata.name}@${target}:${reported}`, message });
+  }
+  return out;
 }
 
 /** Seconds one node spent in the disruptive steps of its update, as far as its conditions tell. */

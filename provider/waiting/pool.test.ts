@@ -1,7 +1,21 @@
 import { strict as assert } from "node:assert";
 import { KubeObject } from "./kinds";
-import { meanNodeTimings, observedNodeTimings } from "./machineconfignode";
-import { evaluatePoolRollout, missingFromRender, PoolObservation, PoolRolloutTarget } from "./pool";
+import {
+  describeNodePhases,
+  failingMachineConfigNodes,
+  isUpdatedTo,
+  meanNodeTimings,
+  observedNodeTimings,
+  phaseOf,
+} from "./machineconfignode";
+import {
+  evaluatePoolRollout,
+  Inherited,
+  missingFromRender,
+  noteInherited,
+  PoolObservation,
+  PoolRolloutTarget,
+} from "./pool";
 import { PERSISTENCE_MS, recordSightings, Sightings } from "./persistence";
 
 interface PoolShape {
@@ -90,11 +104,16 @@ function node(name: string, state: string, desired: string, reason = ""): KubeOb
 
 const ours: PoolRolloutTarget = { pool: "worker", machineConfigs: ["99-worker-chrony"] };
 
-/** Evaluates the observation of each step as the waiter does at successive times: sightings recorded after each. */
-function overSteps<S>(observe: (step: S) => PoolObservation, target = ours) {
+/**
+ * Evaluates the observation of each step as the waiter does at successive times: sightings recorded
+ * after each; with `inherited`, the failures nodes carried at the first look are noted in it too.
+ */
+function overSteps<S>(observe: (step: S) => PoolObservation, target = ours, inherited?: Inherited) {
   const since: Sightings = {};
   return (step: S, nowMs: number) => {
-    const e = evaluatePoolRollout(target, { ...observe(step), since, nowMs });
+    const o = observe(step);
+    if (inherited) noteInherited(inherited, o.pool, o.nodes, o.machineConfigNodes);
+    const e = evaluatePoolRollout(target, { ...o, inherited, since, nowMs });
     recordSightings(since, e.problems ?? [], nowMs);
     return e;
   };
@@ -264,6 +283,39 @@ describe("pool rollout predicate", () => {
       evaluatePoolRollout(ours, observation({ pool: unselected, machineConfigs: created, nodes })).state,
       "waiting",
     );
+    // Any other failure at rest the daemon retries, and clears once a retry succeeds
+    // (daemon.go updateConfigAndState): final once it persists.
+    const retried = structuredClone(drifted);
+    retried.metadata.annotations!["machineconfiguration.openshift.io/reason"] =
+      "error setting node's state to Done";
+    const retrying = overTime(
+      observation({ pool: atRest(), machineConfigs: created, nodes: [retried, ...others] }),
+    );
+    const first = retrying(0);
+    assert.equal(first.state, "waiting");
+    assert.equal(first.recheckMs, PERSISTENCE_MS);
+    assert.match(
+      first.message,
+      /held back by nodes degraded at rest: node worker-a \(Degraded\): error setting/,
+    );
+    assert.equal(retrying(PERSISTENCE_MS - 1).state, "waiting");
+    assert.equal(
+      retrying(PERSISTENCE_MS).message,
+      "pool worker cannot roll out rendered-worker-new: degraded at rest, node worker-a (Degraded): error setting node's state to Done (persisted 5m0s, past the 5m0s allowed for retries) uses up maxUnavailable, so the MCO updates no node until they recover",
+    );
+    // Drift on one node of two that use up maxUnavailable 2: the other may recover.
+    const mixed = overTime(
+      observation({
+        pool: atRest(2),
+        machineConfigs: created,
+        nodes: [drifted, { ...retried, metadata: { ...retried.metadata, name: "worker-b" } }, others[1]],
+      }),
+    );
+    assert.equal(mixed(0).state, "waiting");
+    assert.match(
+      mixed(PERSISTENCE_MS).message,
+      /node worker-a .*; node worker-b .* use up maxUnavailable, so the MCO updates no node until they recover$/,
+    );
     const two = [drifted, { ...drifted, metadata: { ...drifted.metadata, name: "worker-b" } }, others[1]];
     const both = evaluatePoolRollout(
       ours,
@@ -335,84 +387,127 @@ describe("pool rollout predicate", () => {
     );
   });
 
-  it("counts any change of a MachineConfigNode's conditions or versions as progress", () => {
+  it("takes a daemon that reports its phases again on each retry as stuck: only NodeDegraded's message and the config versions are progress", () => {
+    // update.go update: each attempt reports its phases again (upgrade_monitor.go
+    // generateAndApplyMachineConfigNodes), and NodeDegraded only once it ends (deferred
+    // reportMachineNodeDegradeStatus), so a daemon failing alike flips its phases and keeps its failure.
     const p = pool({ source: ["99-worker-chrony"], updated: 1, degraded: 1 });
-    const base = mcn("ip-10-0-1-2", "rendered-worker-old", "rendered-worker-new", {
-      NodeDegraded: ["True", "failed to drain"],
-      UpdatePrepared: ["Unknown", "preparing"],
+    const failing = mcn("ip-10-0-1-2", "rendered-worker-old", "rendered-worker-new", {
+      UpdateExecuted: ["Unknown", "Error updating the Files on disk: mkdir /usr/bin: read-only file system"],
+      NodeDegraded: ["True", "Node ip-10-0-1-2 upgrade failure. mkdir /usr/bin: read-only file system"],
     });
-    const conditionsOf = (m: KubeObject) =>
-      (m.status as { conditions: Array<Record<string, string>> }).conditions;
-    const change = (m: KubeObject, edit: (status: Record<string, unknown>) => void): KubeObject => {
+    const edited = (m: KubeObject, edit: (status: Record<string, unknown>) => void): KubeObject => {
       const copy = structuredClone(m);
       edit(copy.status as Record<string, unknown>);
       return copy;
     };
-    const steps: KubeObject[] = [base];
-    const next = (edit: (status: Record<string, unknown>) => void) =>
-      steps.push(change(steps[steps.length - 1], edit));
-    next((st) => ((st.conditions as Array<Record<string, string>>)[0].message = "failed to write"));
-    next((st) => ((st.conditions as Array<Record<string, string>>)[1].status = "True"));
-    next((st) => ((st.conditions as Array<Record<string, string>>)[1].reason = "UpdatePrepared"));
-    next((st) => ((st.conditions as Array<Record<string, string>>)[1].type = "UpdateExecuted"));
-    next((st) => (st.configVersion = { current: "rendered-worker-mid", desired: "rendered-worker-new" }));
-    assert.equal(conditionsOf(steps[steps.length - 1])[1].type, "UpdateExecuted");
+    const conditions = (st: Record<string, unknown>) => st.conditions as Array<Record<string, string>>;
+    const retrying = edited(failing, (st) => {
+      conditions(st)[0].message = "Updating the Files and OS on disk as a part of the in progress phase";
+      conditions(st).push({ type: "UpdatePrepared", status: "True", message: "Update Compatible" });
+    });
     const at = overSteps((m: KubeObject) =>
       observation({ pool: p, machineConfigs: created, machineConfigNodes: [m] }),
     );
     const minute = 60_000;
-    steps.forEach((m, i) => {
-      assert.equal(at(m, 4 * minute * i).state, "waiting", `step ${i}`);
-      assert.equal(at(m, 4 * minute * i + minute).state, "waiting", `step ${i} a minute later`);
-    });
-    const failed = at(steps[steps.length - 1], 4 * minute * (steps.length - 1) + PERSISTENCE_MS);
-    assert.equal(
-      failed.message,
-      "pool worker is degraded rolling out rendered-worker-new: node ip-10-0-1-2 (NodeDegraded): failed to write (persisted 5m0s, past the 5m0s allowed for retries)",
-    );
+    for (let i = 0; i < 5; i++) assert.equal(at(i % 2 ? retrying : failing, i * minute).state, "waiting");
+    const stuck = at(retrying, PERSISTENCE_MS);
+    assert.equal(stuck.state, "failed");
+    assert.match(stuck.message, /node ip-10-0-1-2 \(UpdateExecuted\): Updating the Files .*\(persisted 5m0s/);
+    // Another failure, or a step to another config version, starts the count again.
+    const progress = [
+      edited(failing, (st) => (conditions(st)[1].message = "Node ip-10-0-1-2 upgrade failure. disk full")),
+      edited(
+        failing,
+        (st) => (st.configVersion = { current: "rendered-worker-mid", desired: "rendered-worker-new" }),
+      ),
+    ];
+    for (const next of progress) {
+      const again = overSteps((m: KubeObject) =>
+        observation({ pool: p, machineConfigs: created, machineConfigNodes: [m] }),
+      );
+      again(failing, 0);
+      assert.equal(again(next, 4 * minute).state, "waiting");
+      assert.equal(again(next, 4 * minute + PERSISTENCE_MS - 1).state, "waiting");
+      assert.equal(again(next, 4 * minute + PERSISTENCE_MS).state, "failed");
+    }
   });
 
-  it("a node just handed the target keeps its old Degraded state while its daemon works: each step it takes starts the count again", () => {
-    // update.go update(): the daemon sets Working only over a state that is not Degraded or
-    // Unreconcilable, so the old reason stays until the update is Done.
-    const p = pool({ source: ["99-worker-chrony"], updated: 1, degraded: 1 });
-    const stale = node(
-      "worker-a",
-      "Degraded",
-      "rendered-worker-new",
-      "failed to drain node: PDB blocks eviction",
-    );
+  it("a node handed the target keeps the failure it carried while its daemon drains and applies, however long: only a failure it writes after is the target's", () => {
+    // update.go update: SetWorking only over a state that is not Degraded or Unreconcilable; daemon.go
+    // handleErr/updateErrorState writes state and reason only when an attempt fails, and
+    // updateConfigAndState clears them once done. So the old reason stays until the daemon fails again.
+    const degradedPool = pool({ source: ["99-worker-chrony"], updated: 1, degraded: 1 });
+    const carried = node("worker-a", "Degraded", "rendered-worker-broken", "failed to write /usr/x");
     const step = (annotations: Record<string, string>, ready = "True"): KubeObject => ({
-      ...stale,
-      metadata: { ...stale.metadata, annotations: { ...stale.metadata.annotations, ...annotations } },
+      ...carried,
+      metadata: { ...carried.metadata, annotations: { ...carried.metadata.annotations, ...annotations } },
       status: { conditions: [{ type: "Ready", status: ready }] },
     });
-    const at = overSteps((n: KubeObject) => observation({ pool: p, machineConfigs: created, nodes: [n] }));
-    const minute = 60_000;
-    assert.equal(at(stale, 0).state, "waiting");
-    const draining = step({ "machineconfiguration.openshift.io/desiredDrain": "drain-rendered-worker-new" });
-    assert.equal(at(draining, 4 * minute).state, "waiting");
+    const handed = step({ "machineconfiguration.openshift.io/desiredConfig": "rendered-worker-new" });
     const drained = step({
+      "machineconfiguration.openshift.io/desiredConfig": "rendered-worker-new",
       "machineconfiguration.openshift.io/desiredDrain": "drain-rendered-worker-new",
       "machineconfiguration.openshift.io/lastAppliedDrain": "drain-rendered-worker-new",
     });
-    assert.equal(at(drained, 8 * minute).state, "waiting");
-    const rebooting = { ...drained, status: { conditions: [{ type: "Ready", status: "Unknown" }] } };
-    assert.equal(at(rebooting, 12 * minute).state, "waiting");
-    assert.equal(at(drained, 16 * minute).state, "waiting");
+    const memory: Inherited = {};
+    const at = overSteps(
+      (n: KubeObject) => observation({ pool: degradedPool, machineConfigs: created, nodes: [n] }),
+      ours,
+      memory,
+    );
+    const minute = 60_000;
+    assert.equal(at(carried, 0).state, "waiting");
+    assert.deepEqual(memory, {
+      poolDegraded: true,
+      nodes: { "worker-a": JSON.stringify(["Degraded", "failed to write /usr/x"]) },
+    });
+    assert.equal(at(handed, minute).state, "waiting");
+    // A slow OS image pull: nothing changes on the node for two persistence windows.
+    const applying = at(drained, 2 * minute);
+    assert.equal(at(drained, 2 * minute + 2 * PERSISTENCE_MS).state, "waiting");
     assert.equal(
-      at(step({ "machineconfiguration.openshift.io/currentConfig": "rendered-worker-new" }), 20 * minute)
-        .state,
-      "waiting",
+      applying.message,
+      "pool worker: 1/3 updated -> rendered-worker-new; degraded on an older config while the daemon applies the target: node worker-a (Degraded): failed to write /usr/x",
     );
-    // A daemon that stops making progress on the target, though: its failure is final.
-    assert.equal(at(drained, 21 * minute).state, "waiting");
-    const stuck = at(drained, 21 * minute + PERSISTENCE_MS);
-    assert.equal(stuck.state, "failed");
-    assert.match(
-      stuck.message,
-      /node worker-a \(Degraded\): failed to drain node: PDB blocks eviction \(persisted 5m0s/,
+    assert.equal(applying.recheckMs, undefined);
+    // The daemon fails the target: a reason written after the handover, final once it persists.
+    const failedAgain = step({
+      "machineconfiguration.openshift.io/desiredConfig": "rendered-worker-new",
+      "machineconfiguration.openshift.io/reason": "failed to write /usr/y",
+    });
+    const t = 3 * minute + 2 * PERSISTENCE_MS;
+    assert.equal(at(failedAgain, t).state, "waiting");
+    const final = at(failedAgain, t + PERSISTENCE_MS);
+    assert.equal(final.state, "failed");
+    assert.match(final.message, /node worker-a \(Degraded\): failed to write \/usr\/y \(persisted 5m0s/);
+
+    // A reason that names the target is the target's, though the node carried it.
+    const unreconcilable = node(
+      "worker-a",
+      "Unreconcilable",
+      "rendered-worker-new",
+      "can't reconcile config rendered-worker-old with rendered-worker-new: ignition kargs section contains changes",
     );
+    const named = overSteps(
+      (n: KubeObject) => observation({ pool: degradedPool, machineConfigs: created, nodes: [n] }),
+      ours,
+      {},
+    );
+    named(unreconcilable, 0);
+    assert.equal(named(unreconcilable, PERSISTENCE_MS).state, "failed");
+
+    // A pool with no degraded node at the first look: every failure seen later arose in this rollout.
+    const healthyFirst: Inherited = {};
+    const fresh = overSteps(
+      (p: KubeObject) => observation({ pool: p, machineConfigs: created, nodes: [handed] }),
+      ours,
+      healthyFirst,
+    );
+    assert.equal(fresh(pool({ source: ["99-worker-chrony"], updated: 1 }), 0).state, "waiting");
+    assert.equal(fresh(degradedPool, minute).state, "waiting");
+    assert.deepEqual(healthyFirst, { poolDegraded: false, nodes: {} });
+    assert.equal(fresh(degradedPool, minute + PERSISTENCE_MS).state, "failed");
   });
 
   it("fails on a render failure, unless it predates the wait unchanged", () => {
@@ -822,39 +917,46 @@ describe("pool rollout predicate with MachineConfigNodes", () => {
     );
   });
 
-  it("takes a NodeDegraded left from an older config as stale once the node is handed the target, and each report of its daemon as progress", () => {
+  it("takes a NodeDegraded the node carried from an older config as stale while its daemon works on the target, and a new one as the target's", () => {
+    // update.go update: NodeDegraded is written when an attempt ends (reportMachineNodeDegradeStatus).
     const p = pool({ source: ["99-worker-chrony"], updated: 1, degraded: 1 });
     const old = mcn("ip-10-0-1-2", "rendered-worker-old", "rendered-worker-broken", {
       NodeDegraded: ["True", "content mismatch for file /etc/x"],
     });
     const nodes = [node("ip-10-0-1-2", "Degraded", "rendered-worker-broken", "content mismatch")];
-    const onOld = overTime(
-      observation({ pool: p, machineConfigs: created, machineConfigNodes: [old], nodes }),
+    const memory: Inherited = {};
+    const at = overSteps(
+      (m: KubeObject) =>
+        observation({ pool: p, machineConfigs: created, machineConfigNodes: [mcns[0], m], nodes }),
+      ours,
+      memory,
     );
-    onOld(0);
-    assert.equal(onOld(2 * PERSISTENCE_MS).state, "waiting");
-    // Handed the target by the node controller (spec), the daemon not yet reporting on it (status).
-    const handed = {
+    assert.equal(at(old, 0).state, "waiting");
+    assert.deepEqual(memory.machineConfigNodes, { "ip-10-0-1-2": "content mismatch for file /etc/x" });
+    assert.equal(at(old, 2 * PERSISTENCE_MS).state, "waiting");
+    // Handed the target by the node controller (spec), the daemon at work on it (status).
+    const working = {
       ...old,
       spec: { ...(old.spec as object), configVersion: { desired: "rendered-worker-new" } },
-    };
-    const working = {
-      ...handed,
       status: {
         configVersion: { current: "rendered-worker-old", desired: "rendered-worker-new" },
         conditions: [
           { type: "NodeDegraded", status: "True", message: "content mismatch for file /etc/x" },
-          { type: "UpdatePrepared", status: "True", message: "Update Compatible" },
+          { type: "UpdateExecuted", status: "Unknown", message: "Updating the Files and OS on disk" },
         ],
       },
     };
-    const at = overSteps((m: KubeObject) =>
-      observation({ pool: p, machineConfigs: created, machineConfigNodes: [mcns[0], m] }),
+    const applying = at(working, 3 * PERSISTENCE_MS);
+    assert.equal(at(working, 6 * PERSISTENCE_MS).state, "waiting");
+    assert.match(
+      applying.message,
+      /degraded on an older config while the daemon applies the target: node ip-10-0-1-2 \(UpdateExecuted\): Updating the Files and OS on disk$/,
     );
-    assert.equal(at(handed, 0).state, "waiting");
-    assert.equal(at(working, PERSISTENCE_MS - 1).state, "waiting");
-    assert.equal(at(working, 2 * PERSISTENCE_MS - 2).state, "waiting");
-    assert.equal(at(working, 2 * PERSISTENCE_MS - 1).state, "failed");
+    const failed = structuredClone(working);
+    (failed.status.conditions[0] as { message: string }).message =
+      "Node ip-10-0-1-2 upgrade failure. disk full";
+    assert.equal(at(failed, 6 * PERSISTENCE_MS).state, "waiting");
+    assert.equal(at(failed, 7 * PERSISTENCE_MS).state, "failed");
   });
 });
 
@@ -894,5 +996,401 @@ describe("per-node timings from MachineConfigNode transitions", () => {
       rebootSeconds: 180,
     });
     assert.equal(meanNodeTimings([observedNodeTimings(node([]))]), undefined);
+  });
+});
+
+describe("pool rollout predicate: no early success", () => {
+  const rolledOut = pool({ source: ["99-worker-chrony"] });
+  const withStatus = (edit: (status: Record<string, unknown>) => void): KubeObject => {
+    const p = structuredClone(rolledOut);
+    edit(p.status as Record<string, unknown>);
+    return p;
+  };
+  const evaluate = (p: KubeObject, o: Partial<PoolObservation> = {}) =>
+    evaluatePoolRollout(ours, observation({ pool: p, machineConfigs: created, ...o }));
+
+  it("is done only when every part of the status says so", () => {
+    const done = evaluate(rolledOut);
+    assert.equal(done.state, "done");
+    assert.equal(done.result?.readyMachineCount, 3);
+    const notYet: Array<[string, KubeObject]> = [
+      [
+        "status still on the old render",
+        withStatus((s) => (s.configuration = { name: "rendered-worker-old" })),
+      ],
+      ["Updated=False", withStatus((s) => (s.conditions = [{ type: "Updated", status: "False" }]))],
+      ["a machine not updated", withStatus((s) => (s.updatedMachineCount = 2))],
+      ["a machine degraded", withStatus((s) => (s.degradedMachineCount = 1))],
+      ["an older generation observed", withStatus((s) => (s.observedGeneration = 1))],
+    ];
+    for (const [why, p] of notYet) assert.notEqual(evaluate(p, { nodes: [] }).state, "done", why);
+  });
+
+  it("waits for each object it reads: our MachineConfig, our KubeletConfig and its outcome, the generated and the rendered config", () => {
+    assert.match(
+      evaluate(rolledOut, { machineConfigs: { "99-worker-chrony": null } }).message,
+      /MachineConfig 99-worker-chrony does not exist yet/,
+    );
+    const target = { ...ours, kubeletConfigs: ["max-pods"] };
+    const kubelet = (conditions: Array<{ type: string; status: string }>): KubeObject => ({
+      metadata: { name: "max-pods", generation: 1 },
+      status: { observedGeneration: 1, conditions },
+    });
+    const withKubelet = (o: Partial<PoolObservation>) =>
+      evaluatePoolRollout(target, observation({ pool: rolledOut, machineConfigs: created, ...o }));
+    assert.match(withKubelet({}).message, /KubeletConfig max-pods does not exist yet/);
+    // Processed (observedGeneration current) but with no outcome yet: not a Success.
+    assert.match(
+      withKubelet({ kubeletConfigs: [kubelet([])] }).message,
+      /waiting for the MCO to process KubeletConfig max-pods/,
+    );
+    const succeeded = kubelet([{ type: "Success", status: "True" }]);
+    const generatedKey = "99-worker-generated-kubelet@1";
+    assert.match(
+      withKubelet({ kubeletConfigs: [succeeded], generated: { [generatedKey]: null } }).message,
+      /waiting for the MCO to generate 99-worker-generated-kubelet from KubeletConfig max-pods/,
+    );
+    const changed = { "99-worker-chrony": mc("99-worker-chrony", 2, { "/etc/chrony.conf": "x" }) };
+    assert.match(
+      evaluate(rolledOut, { machineConfigs: changed, rendered: { "rendered-worker-new": null } }).message,
+      /waiting for rendered-worker-new to exist/,
+    );
+  });
+
+  it("judges a KubeletConfig's failure only on our KubeletConfig", () => {
+    const target = { ...ours, kubeletConfigs: ["max-pods"] };
+    const other: KubeObject = {
+      metadata: { name: "theirs", generation: 1 },
+      status: { observedGeneration: 1, conditions: [{ type: "Failure", status: "True", message: "bad" }] },
+    };
+    const e = evaluatePoolRollout(
+      target,
+      observation({ pool: rolledOut, machineConfigs: created, kubeletConfigs: [other] }),
+    );
+    assert.equal(e.state, "waiting");
+    assert.match(e.message, /KubeletConfig max-pods does not exist yet/);
+  });
+
+  it("fails on a paused pool whether or not it rendered, also while a node is degraded", () => {
+    const paused = (p: KubeObject) => {
+      const copy = structuredClone(p);
+      (copy.spec as { paused: boolean }).paused = true;
+      return copy;
+    };
+    const unrendered = pool({ source: [] });
+    assert.match(evaluate(paused(unrendered)).message, /is paused: it will not roll out a new configuration/);
+    const degraded = pool({ source: ["99-worker-chrony"], updated: 1, degraded: 1 });
+    const olderFailure = [node("worker-a", "Degraded", "rendered-worker-broken", "drift")];
+    const e = evaluate(paused(degraded), { nodes: olderFailure });
+    assert.equal(e.state, "failed");
+    assert.match(e.message, /is paused at 1\/3 updated/);
+  });
+
+  it("takes the pool's NodeDegraded condition alone as a reason to look at the nodes", () => {
+    const lagging = pool({
+      source: ["99-worker-chrony"],
+      updated: 1,
+      conditions: [{ type: "NodeDegraded", status: "True" }],
+    });
+    assert.equal(evaluate(lagging, { nodes: undefined }).needs.nodes, true);
+    // Which needs MachineConfigNodes to be known first.
+    assert.deepEqual(evaluate(lagging, { machineConfigNodes: undefined }).needs, {
+      machineConfigNodes: true,
+    });
+  });
+
+  it("reads the node annotations when the MachineConfigNodes show no node degraded on the target", () => {
+    const p = pool({ source: ["99-worker-chrony"], updated: 1, degraded: 1 });
+    const quiet = mcn("worker-a", "rendered-worker-old", "rendered-worker-new", { UpdatePrepared: ["True"] });
+    const nodes = [node("worker-a", "Degraded", "rendered-worker-new", "failed to write /usr/x")];
+    const at = overTime(
+      observation({ pool: p, machineConfigs: created, machineConfigNodes: [quiet], nodes }),
+    );
+    assert.equal(at(0).state, "waiting");
+    assert.match(
+      at(PERSISTENCE_MS).message,
+      /node worker-a \(Degraded\): failed to write \/usr\/x \(persisted/,
+    );
+  });
+
+  it("leaves out nodes its selector does not pick, and names nodes in name order", () => {
+    const p = pool({ source: ["99-worker-chrony"], updated: 0, degraded: 3 });
+    const stranger = node("worker-0", "Degraded", "rendered-worker-new", "not ours");
+    stranger.metadata.labels = { "node-role.kubernetes.io/infra": "" };
+    const ours3 = ["worker-c", "worker-b", "worker-a"].map((n) =>
+      node(n, "Degraded", "rendered-worker-new", n),
+    );
+    const e = evaluate(p, { nodes: [stranger, ...ours3] });
+    assert.match(e.message, /degraded: node worker-a .*; node worker-b .*; node worker-c /);
+    assert.doesNotMatch(e.message, /worker-0/);
+    const mcns3 = ["ip-2", "ip-3", "ip-1"].map((n) =>
+      mcn(n, "rendered-worker-old", "rendered-worker-new", { NodeDegraded: ["True", n] }),
+    );
+    assert.match(
+      evaluate(p, { machineConfigNodes: mcns3 }).message,
+      /degraded: node ip-1 .*; node ip-2 .*; node ip-3 /,
+    );
+  });
+
+  it("rechecks when the earliest of the failures it times would become final", () => {
+    const p = pool({
+      source: ["99-worker-chrony"],
+      updated: 0,
+      degraded: 2,
+      statusName: "rendered-worker-old",
+    });
+    const failing = node("worker-a", "Degraded", "rendered-worker-new", "failed to write /usr/x");
+    const atRest = node("worker-b", "Degraded", "rendered-worker-old", "error setting node's state to Done");
+    atRest.metadata.annotations!["machineconfiguration.openshift.io/currentConfig"] = "rendered-worker-old";
+    (p.spec as Record<string, unknown>).maxUnavailable = 1;
+    const since: Sightings = {};
+    const first = evaluate(p, { nodes: [failing], since, nowMs: 0 });
+    recordSightings(since, first.problems ?? [], 0);
+    const later = evaluate(p, { nodes: [failing, atRest], since, nowMs: 60_000 });
+    assert.equal(later.recheckMs, PERSISTENCE_MS - 60_000);
+  });
+});
+
+describe("missingFromRender: a render that carries an older version of each piece", () => {
+  const config = (name: string, spec: Record<string, unknown>, role = "worker"): KubeObject => ({
+    metadata: { name, labels: { "machineconfiguration.openshift.io/role": role } },
+    spec,
+  });
+  const render = (spec: Record<string, unknown>): KubeObject => ({ metadata: { name: "rendered-x" }, spec });
+  const units = (...u: Array<Record<string, unknown>>) => ({ config: { systemd: { units: u } } });
+
+  it("names a unit whose contents, enablement, mask or drop-in differ", () => {
+    const old = {
+      name: "a.service",
+      contents: "[Unit] old",
+      enabled: false,
+      mask: false,
+      dropins: [{ name: "10.conf", contents: "old" }],
+    };
+    const changes: Array<Record<string, unknown>> = [
+      { name: "a.service", contents: "[Unit] new" },
+      { name: "a.service", enabled: true },
+      { name: "a.service", mask: true },
+      { name: "a.service", dropins: [{ name: "10.conf", contents: "new" }] },
+    ];
+    for (const change of changes) {
+      assert.match(
+        missingFromRender(render(units(old)), [config("99-x", units(change))]) ?? "",
+        /lacks systemd unit a.service of 99-x/,
+        JSON.stringify(change),
+      );
+    }
+    assert.equal(
+      missingFromRender(render(units(old)), [config("99-x", units({ name: "a.service" }))]),
+      undefined,
+    );
+  });
+
+  it("merges as the MCO does: a later config keeps what it does not set of a unit, and worker configs come first", () => {
+    const full = config(
+      "10-a",
+      units({ name: "a.service", contents: "[Unit] a", enabled: true, mask: false }),
+    );
+    const dropin = config("20-b", units({ name: "a.service", dropins: [{ name: "x.conf", contents: "x" }] }));
+    const merged = render(
+      units({
+        name: "a.service",
+        contents: "[Unit] a",
+        enabled: true,
+        mask: false,
+        dropins: [{ name: "x.conf", contents: "x" }],
+      }),
+    );
+    assert.equal(missingFromRender(merged, [dropin, full]), undefined);
+    const lost = render(units({ name: "a.service", dropins: [{ name: "x.conf", contents: "x" }] }));
+    assert.match(missingFromRender(lost, [full, dropin]) ?? "", /lacks systemd unit a.service of 20-b/);
+    // The infra pool's own file wins over the worker's, whatever their names.
+    const file = (name: string, role: string, source: string) =>
+      config(name, { config: { storage: { files: [{ path: "/etc/x", contents: { source } }] } } }, role);
+    const infraWins = render({
+      config: { storage: { files: [{ path: "/etc/x", contents: { source: "infra" } }] } },
+    });
+    assert.equal(
+      missingFromRender(infraWins, [
+        file("00-infra", "infra", "infra"),
+        file("99-worker", "worker", "worker"),
+      ]),
+      undefined,
+    );
+  });
+
+  it("names a key another user has, the old OS image, and ignores the default kernelType", () => {
+    const keyOf = (user: string) => ({
+      config: { passwd: { users: [{ name: user, sshAuthorizedKeys: ["ssh-ed25519 NEW"] }] } },
+    });
+    assert.match(
+      missingFromRender(render(keyOf("other")), [config("99-x", keyOf("core"))]) ?? "",
+      /lacks an SSH key of user core/,
+    );
+    assert.match(
+      missingFromRender(render({ osImageURL: "quay.io/os@sha256:old" }), [
+        config("99-x", { osImageURL: "quay.io/os@sha256:new" }),
+      ]) ?? "",
+      /lacks the osImageURL of 99-x/,
+    );
+    assert.equal(missingFromRender(render({}), [config("99-x", { kernelType: "default" })]), undefined);
+    assert.match(
+      missingFromRender(render({ kernelType: "64k-pages" }), [config("99-x", { kernelType: "realtime" })]) ??
+        "",
+      /lacks kernelType realtime/,
+    );
+  });
+});
+
+describe("pool rollout predicate: what each decision reads", () => {
+  const evaluate = (p: KubeObject, o: Partial<PoolObservation> = {}, target = ours) =>
+    evaluatePoolRollout(target, observation({ pool: p, machineConfigs: created, ...o }));
+
+  it("counts only a Failure that is True, and names a ContainerRuntimeConfig's generated config", () => {
+    const target = { ...ours, containerRuntimeConfigs: ["pids"] };
+    const crc = (conditions: Array<{ type: string; status: string }>): KubeObject => ({
+      metadata: { name: "pids", generation: 1 },
+      status: { observedGeneration: 1, conditions },
+    });
+    const p = pool({ source: ["99-worker-chrony"] });
+    assert.equal(
+      evaluate(p, { containerRuntimeConfigs: [crc([{ type: "Failure", status: "False" }])] }, target).state,
+      "waiting",
+    );
+    const e = evaluate(p, { containerRuntimeConfigs: [crc([{ type: "Success", status: "True" }])] }, target);
+    assert.deepEqual(
+      e.needs.generated?.map((g) => g.machineConfig),
+      ["99-worker-generated-containerruntime"],
+    );
+  });
+
+  it("takes a render failure that predates the wait as renewed when it transitions again", () => {
+    const failure = {
+      type: "RenderDegraded",
+      status: "True",
+      message: "bad",
+      lastTransitionTime: "2026-11-24T10:00:00Z",
+    };
+    const again = { ...failure, lastTransitionTime: "2026-11-24T10:05:00Z" };
+    const p = pool({ source: ["99-worker-chrony"], updated: 0, conditions: [again] });
+    assert.equal(evaluate(p, { initialRenderDegraded: failure }).state, "failed");
+    assert.equal(
+      evaluate(pool({ source: ["99-worker-chrony"], updated: 0, conditions: [failure] }), {
+        initialRenderDegraded: failure,
+      }).state,
+      "waiting",
+    );
+  });
+
+  it("starts the count again when a node at rest fails anew, and names nodes at rest in name order", () => {
+    const p = pool({
+      source: ["99-worker-chrony"],
+      updated: 0,
+      degraded: 2,
+      statusName: "rendered-worker-old",
+    });
+    (p.spec as Record<string, unknown>).maxUnavailable = 2;
+    const atRest = (name: string, reason: string) => {
+      const n = node(name, "Degraded", "rendered-worker-old", reason);
+      n.metadata.annotations!["machineconfiguration.openshift.io/currentConfig"] = "rendered-worker-old";
+      return n;
+    };
+    const both = evaluatePoolRollout(
+      ours,
+      observation({
+        pool: p,
+        machineConfigs: created,
+        nodes: [atRest("worker-b", "y"), atRest("worker-a", "x")],
+      }),
+    );
+    assert.match(
+      both.message,
+      /held back by nodes degraded at rest: node worker-a \(Degraded\): x .*; node worker-b /,
+    );
+    const one = structuredClone(p);
+    (one.spec as Record<string, unknown>).maxUnavailable = 1;
+    const at = overSteps((reason: string) =>
+      observation({ pool: one, machineConfigs: created, nodes: [atRest("worker-b", reason)] }),
+    );
+    assert.equal(at("error one", 0).state, "waiting");
+    assert.equal(at("error two", 4 * 60_000).state, "waiting");
+    assert.equal(at("error two", PERSISTENCE_MS + 60_000).state, "waiting");
+    assert.equal(at("error two", 4 * 60_000 + PERSISTENCE_MS).state, "failed");
+  });
+
+  it("counts a MachineConfigNode degraded on another config, or not degraded, as no failure of the target", () => {
+    const other = mcn("ip-1", "rendered-worker-old", "rendered-worker-broken", {
+      NodeDegraded: ["True", "x"],
+    });
+    const recovered = mcn("ip-2", "rendered-worker-old", "rendered-worker-new", {
+      NodeDegraded: ["False", "y"],
+      Updated: ["True"],
+    });
+    assert.deepEqual(failingMachineConfigNodes([other, recovered], "rendered-worker-new"), {
+      failing: [],
+      inherited: [],
+    });
+    // NodeDegraded without a message, carried from the first look: still the carried failure.
+    const silent = mcn("ip-3", "rendered-worker-old", "rendered-worker-new", { NodeDegraded: ["True"] });
+    assert.deepEqual(failingMachineConfigNodes([silent], "rendered-worker-new", { "ip-3": "" }).failing, []);
+    assert.equal(
+      failingMachineConfigNodes([silent], "rendered-worker-new", { "ip-3": "other" }).failing.length,
+      1,
+    );
+  });
+});
+
+describe("MachineConfigNode phases in words", () => {
+  const phase = (conditions: Record<string, [string, string?]>) =>
+    phaseOf(mcn("ip-1", "rendered-worker-old", "rendered-worker-new", conditions));
+
+  it("names the most advanced phase the daemon reports", () => {
+    const table: Array<[Record<string, [string, string?]>, string]> = [
+      [{ NodeDegraded: ["True"], Drained: ["Unknown"] }, "degraded"],
+      [{ Resumed: ["True"], RebootedNode: ["Unknown"] }, "resuming"],
+      [{ UpdateComplete: ["True"] }, "resuming"],
+      [{ RebootedNode: ["Unknown"], UpdatePostActionComplete: ["Unknown"] }, "rebooting"],
+      [{ UpdatePostActionComplete: ["Unknown"], Drained: ["Unknown"] }, "reloading services"],
+      [{ UpdatePostActionComplete: ["True"], Drained: ["Unknown"] }, "completing"],
+      [{ Drained: ["Unknown"], UpdateExecuted: ["Unknown"] }, "draining"],
+      [{ UpdateExecuted: ["Unknown"], UpdatePrepared: ["True"] }, "applying files and OS"],
+      [{ UpdateExecuted: ["True"] }, "applying files and OS"],
+      [{ UpdatePrepared: ["True"] }, "preparing"],
+      [{ UpdatePrepared: ["Unknown"] }, "preparing"],
+      [{ NodeDegraded: ["False"], Resumed: ["False"], UpdateExecuted: ["False"] }, "waiting"],
+    ];
+    for (const [conditions, words] of table)
+      assert.equal(phase(conditions), words, JSON.stringify(conditions));
+  });
+
+  it("lists the nodes not yet updated to the target, in name order", () => {
+    const updated = mcn("ip-1", "rendered-worker-new", "rendered-worker-new", { Updated: ["True"] });
+    const claimsButOld = mcn("ip-2", "rendered-worker-old", "rendered-worker-new", { Updated: ["True"] });
+    const onTargetNotUpdated = mcn("ip-3", "rendered-worker-new", "rendered-worker-new", {
+      Updated: ["False"],
+    });
+    const draining = mcn("ip-0", "rendered-worker-old", "rendered-worker-new", { Drained: ["Unknown"] });
+    assert.equal(isUpdatedTo(updated, "rendered-worker-new"), true);
+    assert.equal(isUpdatedTo(claimsButOld, "rendered-worker-new"), false);
+    assert.equal(
+      describeNodePhases([onTargetNotUpdated, updated, draining, claimsButOld], "rendered-worker-new"),
+      "ip-0 draining, ip-2 waiting, ip-3 waiting",
+    );
+  });
+
+  it("takes no timing from a span that runs backwards, and zero seconds as zero", () => {
+    const timed = (cordoned: string, drained: string): KubeObject => ({
+      metadata: { name: "ip-1" },
+      status: {
+        conditions: [
+          { type: "Cordoned", status: "True", lastTransitionTime: cordoned },
+          { type: "Drained", status: "True", lastTransitionTime: drained },
+        ],
+      },
+    });
+    assert.deepEqual(observedNodeTimings(timed("2026-11-24T10:01:00Z", "2026-11-24T10:00:00Z")), {});
+    assert.deepEqual(observedNodeTimings(timed("2026-11-24T10:00:00Z", "2026-11-24T10:00:00Z")), {
+      drainSeconds: 0,
+    });
   });
 });

@@ -10,8 +10,10 @@
  *    the status observed the current generation;
  * 4. otherwise a pool that reports degraded nodes fails the wait only once the nodes confirm it
  *    (MachineConfigNodes, else the node annotations) for the target, and it persists: a node still
- *    failing an older config may be fixed by the new target, one just handed the target keeps its old
- *    state and reason until its daemon acts, and the daemon retries a failed update (persistence.ts);
+ *    failing an older config may be fixed by the new target, one handed the target keeps the failure
+ *    it carried until its daemon fails again or succeeds (`Inherited`), and the daemon retries a failed
+ *    update (persistence.ts); nodes degraded at rest that use up maxUnavailable fail it at once when
+ *    only a repair can clear them (config drift), else once they persist;
  * 5. a paused pool fails the wait, since it will not roll out.
  *
  * A fresh pool says Updated=True about the OLD rendered config, which is why step 1 comes first. A
@@ -30,9 +32,11 @@ import { LabelSelector, selectorIsEmpty, selectorMatches } from "../../primitive
 import { resolveMaxUnavailable } from "../../builders/rollout-impact/impact";
 import { annotationsOf, Condition, conditionOf, field, KubeObject, labelsOf } from "./kinds";
 import {
+  degradedMessages,
   describeNodePhases,
   failingMachineConfigNodes,
   NodeTimings,
+  OnTarget,
   poolOfMachineConfigNode,
 } from "./machineconfignode";
 import { judgePersistence, Problem, Sightings } from "./persistence";
@@ -82,6 +86,8 @@ export interface PoolObservation {
   machineConfigNodes?: KubeObject[] | null;
   /** The pool's RenderDegraded condition when this wait first saw the pool. */
   initialRenderDegraded: Condition | undefined;
+  /** The failures the nodes carried when this wait first saw them (`noteInherited`); none when absent. */
+  inherited?: Inherited;
   /** When this wait began to see each degraded node (see persistence.ts); none seen before when absent. */
   since?: Sightings;
   /** Now, on the clock of `since`. */
@@ -291,43 +297,97 @@ function lastOutcome(object: KubeObject): Condition | undefined {
   return conditions[conditions.length - 1];
 }
 
+const isFailing = (state: string | undefined) => state === "Degraded" || state === "Unreconcilable";
+
+/** The pool reports nodes its daemons gave up on (status.go calculateStatus counts them in degradedMachineCount). */
+function reportsDegradedNodes(pool: KubeObject): boolean {
+  return (
+    conditionOf(pool, "NodeDegraded")?.status === "True" ||
+    Number(field(pool, "status", "degradedMachineCount") ?? 0) > 0
+  );
+}
+
+/** The pool's nodes: as the MCO's GetPoolsForNode, a pool without a node selector manages none. */
+function membersOf(pool: KubeObject, nodes: KubeObject[]): KubeObject[] {
+  const selector = field<LabelSelector>(pool, "spec", "nodeSelector");
+  return nodes.filter((n) => !selectorIsEmpty(selector) && selectorMatches(selector, labelsOf(n)));
+}
+
+/** The failure the daemon last wrote on a node: its state and reason. */
+function nodeFailure(node: KubeObject): string {
+  const a = annotationsOf(node);
+  return JSON.stringify([a[MCD_STATE], a[MCD_REASON] ?? ""]);
+}
+
+/**
+ * The failures nodes carried when this wait first saw them, by node name, had the pool already
+ * reported degraded nodes at its first look (else every failure seen arose during the wait). The
+ * daemon writes a node's state and reason only when an update fails (daemon.go handleErr,
+ * updateErrorState: SetDegraded, SetUnreconcilable) or is done (updateConfigAndState: SetDone); it
+ * keeps them while it works (update.go update: SetWorking only over a state that is not Degraded or
+ * Unreconcilable), and the MachineConfigNode's NodeDegraded is written only at the end of an attempt
+ * (update.go reportMachineNodeDegradeStatus). So a failure unchanged since is not yet the target's.
+ */
+export interface Inherited {
+  /** Whether the pool reported degraded nodes when this wait first saw it; unknown before. */
+  poolDegraded?: boolean;
+  /** Each node's state and reason (`nodeFailure`), from the first list of nodes. */
+  nodes?: Record<string, string>;
+  /** Each MachineConfigNode's NodeDegraded message, from their first list. */
+  machineConfigNodes?: Record<string, string>;
+}
+
+/** Fills `memory` from the first look at the pool and the first list of each node source. */
+export function noteInherited(
+  memory: Inherited,
+  pool: KubeObject | undefined,
+  nodes: KubeObject[] | undefined,
+  machineConfigNodes: KubeObject[] | null | undefined,
+): void {
+  if (pool && memory.poolDegraded === undefined) memory.poolDegraded = reportsDegradedNodes(pool);
+  const carried = memory.poolDegraded === true;
+  if (nodes && !memory.nodes) {
+    const failing = carried ? nodes.filter((n) => isFailing(annotationsOf(n)[MCD_STATE])) : [];
+    memory.nodes = Object.fromEntries(failing.map((n) => [n.metadata.name, nodeFailure(n)]));
+  }
+  if (machineConfigNodes && !memory.machineConfigNodes) {
+    memory.machineConfigNodes = carried ? degradedMessages(machineConfigNodes) : {};
+  }
+}
+
 /**
  * Nodes of the pool degraded while handed `target` (their desiredConfig), with the daemon's state and
  * reason. A node still failing an older desired config is not among them: the MCO may hand it the new
- * target. The key changes with anything the daemon does to the node (state, reason, current config,
- * drain, readiness), so a failure persists only while the daemon makes no progress: a node handed the
- * target keeps its old Degraded state and reason while it updates (update.go `update` sets Working only
- * over a state that is not Degraded or Unreconcilable), and the daemon retries a failed update with a
- * backoff of up to a minute (daemon.go handleErr), which changes nothing while it keeps failing.
+ * target. A node whose failure is the one it carried when this wait first saw it (`Inherited`) has
+ * not failed the target yet, unless the reason names the target (update.go update: "can't reconcile
+ * config <current> with <target>"). The key changes with anything the daemon does to the node (state,
+ * reason, current config, drain, readiness), so a failure persists only while the daemon makes no
+ * progress; it retries a failed update with a backoff of up to a minute (daemon.go handleErr) and
+ * skips a drain already done (drain.go performDrain), which changes nothing while it keeps failing.
  */
-export function failingNodes(pool: KubeObject, nodes: KubeObject[], target: string): Problem[] {
-  // As the MCO's GetPoolsForNode: a pool without a node selector manages no node.
-  const selector = field<LabelSelector>(pool, "spec", "nodeSelector");
-  return nodes
-    .filter((n) => !selectorIsEmpty(selector) && selectorMatches(selector, labelsOf(n)))
-    .filter((n) => {
-      const a = annotationsOf(n);
-      return (
-        (a[MCD_STATE] === "Degraded" || a[MCD_STATE] === "Unreconcilable") && a[DESIRED_CONFIG] === target
-      );
-    })
-    .sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1))
-    .map((n) => {
-      const a = annotationsOf(n);
-      const ready = conditionOf(n, "Ready")?.status;
-      const acted = [
-        a[MCD_STATE],
-        a[MCD_REASON],
-        a[CURRENT_CONFIG],
-        a[DESIRED_DRAIN],
-        a[LAST_APPLIED_DRAIN],
-        ready,
-      ];
-      return {
-        key: `node/${n.metadata.name}@${target}:${JSON.stringify(acted)}`,
-        message: `node ${n.metadata.name} (${a[MCD_STATE]}): ${a[MCD_REASON] || "no reason given"}`,
-      };
-    });
+export function failingNodes(
+  pool: KubeObject,
+  nodes: KubeObject[],
+  target: string,
+  inherited: Record<string, string> = {},
+): OnTarget {
+  const out: OnTarget = { failing: [], inherited: [] };
+  const onTarget = membersOf(pool, nodes)
+    .filter((n) => isFailing(annotationsOf(n)[MCD_STATE]) && annotationsOf(n)[DESIRED_CONFIG] === target)
+    .sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1));
+  for (const n of onTarget) {
+    const a = annotationsOf(n);
+    const reason = a[MCD_REASON] ?? "";
+    const message = `node ${n.metadata.name} (${a[MCD_STATE]}): ${reason || "no reason given"}`;
+    if (inherited[n.metadata.name] === nodeFailure(n) && !reason.includes(target)) {
+      out.inherited.push(message);
+      continue;
+    }
+    const ready = conditionOf(n, "Ready")?.status;
+    const acted = [a[MCD_STATE], reason, a[CURRENT_CONFIG], a[DESIRED_DRAIN], a[LAST_APPLIED_DRAIN], ready];
+    out.failing.push({ key: `node/${n.metadata.name}@${target}:${JSON.stringify(acted)}`, message });
+  }
+  return out;
 }
 
 interface Owners {
@@ -376,33 +436,52 @@ function ownerFailure(target: PoolRolloutTarget, obs: PoolObservation): string |
   return undefined;
 }
 
+/** Nodes degraded at rest that hold the rollout back. */
+export interface Holding {
+  /** Each node degraded at rest, when they use up maxUnavailable. */
+  problems: Problem[];
+  /** Those degraded by config drift, when they alone use it up. */
+  drifted: string[];
+}
+
 /**
- * Nodes degraded at rest (current == desired, not the target: a drifted file, say) when they alone use
- * up the pool's maxUnavailable: the node controller then hands no node the target
- * (node_controller.go getAllCandidateMachines: no capacity while unavailable >= maxUnavailable), so the
- * rollout cannot start until someone repairs them.
+ * Nodes degraded at rest (current == desired, not the target: a drifted file, say) when they use up
+ * the pool's maxUnavailable: the node controller counts them unavailable (layered_node_state.go
+ * IsUnavailableForUpdate: not done, and not failing since current == desired) and then hands no node
+ * the target (node_controller.go getAllCandidateMachines: no capacity while unavailable >=
+ * maxUnavailable). Config drift ("content mismatch", "mode mismatch": on_disk_validation.go, as
+ * daemon.go initConfigDriftMetric recognises it) stays until someone repairs the file, since every
+ * retry runs the preflight check again (daemon.go runPreflightConfigDriftCheck); any other failure at
+ * rest the daemon retries and clears once a retry succeeds (updateConfigAndState: SetDone).
  */
-export function holdingNodes(pool: KubeObject, nodes: KubeObject[], target: string): string[] {
-  const selector = field<LabelSelector>(pool, "spec", "nodeSelector");
-  const members = nodes.filter((n) => !selectorIsEmpty(selector) && selectorMatches(selector, labelsOf(n)));
-  const atRest = members.filter((n) => {
-    const a = annotationsOf(n);
-    const degraded = a[MCD_STATE] === "Degraded" || a[MCD_STATE] === "Unreconcilable";
-    return degraded && a[CURRENT_CONFIG] === a[DESIRED_CONFIG] && a[DESIRED_CONFIG] !== target;
-  });
+export function holdingNodes(pool: KubeObject, nodes: KubeObject[], target: string): Holding {
+  const members = membersOf(pool, nodes);
+  const atRest = members
+    .filter((n) => {
+      const a = annotationsOf(n);
+      return (
+        isFailing(a[MCD_STATE]) && a[CURRENT_CONFIG] === a[DESIRED_CONFIG] && a[DESIRED_CONFIG] !== target
+      );
+    })
+    .sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1));
   let max = 1;
   try {
     max = resolveMaxUnavailable(field<number | string>(pool, "spec", "maxUnavailable"), members.length);
   } catch {
     // A value the MCO rejects too: it rolls nothing out, which the default of one describes.
   }
-  if (atRest.length < max) return [];
-  return atRest
-    .map(
-      (n) =>
-        `node ${n.metadata.name} (${annotationsOf(n)[MCD_STATE]}): ${annotationsOf(n)[MCD_REASON] || "no reason given"}`,
-    )
-    .sort();
+  if (atRest.length < max) return { problems: [], drifted: [] };
+  const problems = atRest.map((n) => {
+    const a = annotationsOf(n);
+    return {
+      key: `node/${n.metadata.name}@rest:${JSON.stringify([a[MCD_STATE], a[MCD_REASON], a[CURRENT_CONFIG]])}`,
+      message: `node ${n.metadata.name} (${a[MCD_STATE]}): ${a[MCD_REASON] || "no reason given"}`,
+    };
+  });
+  const drifted = problems
+    .filter((_, i) => /content mismatch|mode mismatch/.test(annotationsOf(atRest[i])[MCD_REASON] ?? ""))
+    .map((p) => p.message);
+  return { problems, drifted: drifted.length >= max ? drifted : [] };
 }
 
 function waiting(message: string, needs: PoolNeeds = {}, done?: number, total?: number): PoolEvaluation {
@@ -546,33 +625,51 @@ export function evaluatePoolRollout(target: PoolRolloutTarget, obs: PoolObservat
 
   // Step 4: the pool's word that nodes are degraded is confirmed on the nodes, so that a node still
   // failing an older config (which the new target may fix) does not fail this wait.
-  const nodeDegraded = conditionOf(pool, "NodeDegraded")?.status === "True" || degradedCount > 0;
-  if (nodeDegraded) {
+  if (reportsDegradedNodes(pool)) {
     // MachineConfigNodes name the phase a node failed in: know whether the cluster has them first.
     if (obs.machineConfigNodes === undefined)
       return { ...waiting(progressLine, mcnNeeds, updated, machineCount), result };
-    const byMcn = mcns && mcns.length > 0 ? failingMachineConfigNodes(mcns, renderedName) : [];
-    if (byMcn.length === 0 && !obs.nodes)
+    const byMcn = mcns && failingMachineConfigNodes(mcns, renderedName, obs.inherited?.machineConfigNodes);
+    const decided = byMcn && byMcn.failing.length + byMcn.inherited.length > 0 ? byMcn : undefined;
+    if (!decided && !obs.nodes)
       return { ...waiting(progressLine, { nodes: true }, updated, machineCount), result };
-    const problems = byMcn.length > 0 ? byMcn : failingNodes(pool, obs.nodes ?? [], renderedName);
-    const judged = judgePersistence(problems, obs.since ?? {}, obs.nowMs ?? 0);
+    const onTarget = decided ?? failingNodes(pool, obs.nodes ?? [], renderedName, obs.inherited?.nodes);
+    const holding = decided
+      ? { problems: [], drifted: [] }
+      : holdingNodes(pool, obs.nodes ?? [], renderedName);
+    const since = obs.since ?? {};
+    const judged = judgePersistence(onTarget.failing, since, obs.nowMs ?? 0);
+    const problems = [...onTarget.failing, ...holding.problems];
     if (judged.persisted.length > 0)
       return {
         ...failed(`${label} is degraded rolling out ${renderedName}: ${judged.persisted.join("; ")}`),
         problems,
       };
-    const holding = byMcn.length > 0 ? [] : holdingNodes(pool, obs.nodes ?? [], renderedName);
-    if (holding.length > 0)
-      return failed(
-        `${label} cannot roll out ${renderedName}: degraded at rest, ${holding.join("; ")} use${holding.length === 1 ? "s" : ""} up maxUnavailable, so the MCO updates no node until they are repaired`,
-      );
-    if (problems.length > 0) {
-      const degraded = `${progressLine}; degraded: ${judged.pending.join("; ")}`;
+    const cannot = `${label} cannot roll out ${renderedName}: degraded at rest,`;
+    const repair = "so the MCO updates no node until they";
+    const uses = (list: string[]) =>
+      `${list.join("; ")} use${list.length === 1 ? "s" : ""} up maxUnavailable`;
+    if (holding.drifted.length > 0)
+      return failed(`${cannot} ${uses(holding.drifted)}, ${repair} are repaired`);
+    const held = judgePersistence(holding.problems, since, obs.nowMs ?? 0);
+    if (held.persisted.length > 0)
+      return { ...failed(`${cannot} ${uses(held.persisted)}, ${repair} recover`), problems };
+    const parts = [
+      ...(judged.pending.length > 0 ? [`degraded: ${judged.pending.join("; ")}`] : []),
+      ...(held.pending.length > 0 ? [`held back by nodes degraded at rest: ${held.pending.join("; ")}`] : []),
+      ...(onTarget.inherited.length > 0
+        ? [
+            `degraded on an older config while the daemon applies the target: ${onTarget.inherited.join("; ")}`,
+          ]
+        : []),
+    ];
+    if (parts.length > 0) {
+      const recheck = [judged.recheckMs, held.recheckMs].filter((ms): ms is number => ms !== undefined);
       return {
-        ...waiting(degraded, mcnNeeds, updated, machineCount),
+        ...waiting(`${progressLine}; ${parts.join("; ")}`, mcnNeeds, updated, machineCount),
         result,
         problems,
-        recheckMs: judged.recheckMs,
+        recheckMs: recheck.length > 0 ? Math.min(...recheck) : undefined,
       };
     }
   }

@@ -14,6 +14,7 @@ import {
   observe,
   Outcome,
   SourceSpec,
+  View,
   WaitOptions,
 } from "./converge";
 import { Condition, conditionOf, field, KINDS, KubeObject, labelsOf } from "./kinds";
@@ -28,7 +29,14 @@ import {
 import { DELETE_MACHINE_ANNOTATION, MachineReplacement, ReplacementStep } from "./replacement";
 import { evaluateOperatorInstall, OperatorResult, OperatorTarget } from "./operator";
 import { recordSightings, Sightings } from "./persistence";
-import { evaluatePoolRollout, generatedKey, PoolRolloutResult, PoolRolloutTarget } from "./pool";
+import {
+  evaluatePoolRollout,
+  generatedKey,
+  Inherited,
+  noteInherited,
+  PoolRolloutResult,
+  PoolRolloutTarget,
+} from "./pool";
 import {
   meanNodeTimings,
   NodeTimings,
@@ -82,6 +90,7 @@ function poolRollout(options: PoolRolloutOptions): ConvergeOptions<PoolRolloutRe
   // Each node's steps as last seen in this rollout: its conditions are reset once it is updated.
   const timings: Record<string, NodeTimings> = {};
   const since: Sightings = {};
+  const inherited: Inherited = {};
 
   return {
     ...options,
@@ -94,6 +103,7 @@ function poolRollout(options: PoolRolloutOptions): ConvergeOptions<PoolRolloutRe
         initial.seen = true;
         initial.renderDegraded = conditionOf(pool, "RenderDegraded");
       }
+      noteInherited(inherited, pool, view.sources.nodes ?? undefined, view.sources.machineConfigNodes);
       const renderedName = field<string>(pool, "spec", "configuration", "name") ?? "";
       const generated: Record<string, KubeObject | null | undefined> = {};
       for (const key of Object.keys(view.fetched)) {
@@ -111,6 +121,7 @@ function poolRollout(options: PoolRolloutOptions): ConvergeOptions<PoolRolloutRe
         nodes: view.sources.nodes ?? undefined,
         machineConfigNodes: view.sources.machineConfigNodes,
         initialRenderDegraded: initial.renderDegraded,
+        inherited,
         since,
         nowMs: view.elapsedMs,
       });
@@ -138,7 +149,8 @@ function poolRollout(options: PoolRolloutOptions): ConvergeOptions<PoolRolloutRe
           name: g.machineConfig,
         });
       }
-      if (evaluation.needs.nodes) {
+      // Asked again while listed, so that nodes follow an edit of the pool's nodeSelector.
+      if (evaluation.needs.nodes || view.sources.nodes) {
         const labelSelector = equalitySelectorQuery(field<LabelSelector>(pool, "spec", "nodeSelector"));
         needs.push({ type: "source", source: { name: "nodes", resource: KINDS.node, labelSelector } });
       }
@@ -234,16 +246,32 @@ export interface MachineSetOptions extends WaitOptions, ClusterAccess {
 }
 
 /**
+ * Each MachineSet by name, one source each: field selectors on custom resources know only `=` on the
+ * name and the namespace, and the other MachineSets of the namespace are none of the wait's business.
+ */
+function machineSetsByName(namespace: string, names: string[]): SourceSpec[] {
+  return names.map((name) => ({
+    name: `machineSet/${name}`,
+    resource: KINDS.machineSet,
+    namespace,
+    fieldSelector: `metadata.name=${name}`,
+  }));
+}
+
+/** The MachineSets `machineSetsByName` found, in the order of `names`. */
+function listedMachineSets(view: View, names: string[]): KubeObject[] {
+  return names.flatMap((name) => view.sources[`machineSet/${name}`] ?? []);
+}
+
+/**
  * Only the pool's objects are listed and watched, so that a large cluster costs a wait what a small
- * one does: the MachineSet by name (field selectors on custom resources know only the name and the
- * namespace) and the Machines by their MachineSet label. Nodes are asked for once the MachineSets are
- * seen (`poolNodes`).
+ * one does: the MachineSets by name and the Machines by their MachineSet label. Nodes are asked for
+ * once the MachineSets are seen (`poolNodes`).
  */
 function machineSetSources(target: MachineSetTarget): SourceSpec[] {
   const { namespace, machineSets } = target;
-  const byName = machineSets.length === 1 ? { fieldSelector: `metadata.name=${machineSets[0]}` } : {};
   return [
-    { name: "machineSets", resource: KINDS.machineSet, namespace, ...byName },
+    ...machineSetsByName(namespace, machineSets),
     { name: "machines", resource: KINDS.machine, namespace, labelSelector: machinesSelector(machineSets) },
   ];
 }
@@ -302,7 +330,7 @@ function machineSetsReady(options: MachineSetOptions): ConvergeOptions<MachineSe
     waiter: `MachineSets ${target.namespace}/${target.machineSets.join(",")}`,
     sources: machineSetSources(target),
     evaluate(view) {
-      const machineSets = view.sources.machineSets ?? [];
+      const machineSets = listedMachineSets(view, target.machineSets);
       const { steps, ...evaluation } = evaluateMachineSetsReady(target, {
         machineSets,
         machines: view.sources.machines ?? [],
@@ -349,7 +377,7 @@ export function waitForMachineSetsDeleted(options: MachineSetOptions): Promise<O
         if (set && target.machineSets.includes(set) && node) knownNodes[node] = set;
       }
       const evaluation = evaluateMachineSetsDeleted(target, {
-        machineSets: view.sources.machineSets ?? [],
+        machineSets: listedMachineSets(view, target.machineSets),
         machines,
         nodes: view.sources.nodes ?? [],
         knownNodes,
@@ -357,7 +385,7 @@ export function waitForMachineSetsDeleted(options: MachineSetOptions): Promise<O
       // Selected by the labels of the MachineSets still there at the first look (those already gone
       // leave only the target's labels to select by); nothing is gone before the nodes are listed.
       if (view.sources.nodes !== undefined) return evaluation;
-      const needs = [poolNodes(target, view.sources.machineSets ?? [])];
+      const needs = [poolNodes(target, listedMachineSets(view, target.machineSets))];
       return { state: "waiting", message: `${evaluation.message} (listing nodes)`, needs };
     },
   });
@@ -541,7 +569,7 @@ function windowsNodes(options: WindowsNodesOptions): ConvergeOptions<WindowsResu
     client: clientOf(options),
     waiter: `Windows nodes of ${target.namespace}/${target.machineSets.join(",")}`,
     sources: [
-      { name: "machineSets", resource: KINDS.machineSet, namespace: target.namespace },
+      ...machineSetsByName(target.namespace, target.machineSets),
       {
         name: "machines",
         resource: KINDS.machine,
@@ -553,7 +581,7 @@ function windowsNodes(options: WindowsNodesOptions): ConvergeOptions<WindowsResu
     evaluate(view) {
       const evaluation = evaluateWindowsNodes(target, {
         privateKeySecret: view.fetched.secret,
-        machineSets: view.sources.machineSets ?? [],
+        machineSets: listedMachineSets(view, target.machineSets),
         machines: view.sources.machines ?? [],
         nodes: view.sources.nodes ?? [],
       });

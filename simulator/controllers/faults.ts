@@ -34,6 +34,7 @@ export interface FaultSummary {
 export class ClusterFaults {
   private readonly nodes = new Map<string, NodeFault>();
   private readonly csvs = new Map<string, CsvFault>();
+  private readonly heldUpdates = new Set<string>();
   private readonly listeners = new Set<(target: FaultTarget) => void>();
 
   constructor(private readonly store: Store) {}
@@ -66,6 +67,20 @@ export class ClusterFaults {
     this.notify({ kind: "node", name: node });
   }
 
+  /**
+   * The daemon's update of `node` stays in its file and OS step until `clear()`, as a slow OS image
+   * pull keeps update.go applyOSChanges (rpm-ostree rebase) busy: nothing changes on the node meanwhile.
+   */
+  holdOsUpdate(node: string): void {
+    this.requireNode(node);
+    this.heldUpdates.add(node);
+    this.notify({ kind: "node", name: node });
+  }
+
+  osUpdateHeld(node: string): boolean {
+    return this.heldUpdates.has(node);
+  }
+
   /** The CSV goes to phase Failed with this reason until `clear()`. */
   failCsv(namespace: string, name: string, reason = "ComponentUnhealthy", message?: string): void {
     const csv = this.store.get(keyOf(K.csv, name, namespace));
@@ -79,13 +94,16 @@ export class ClusterFaults {
   /** Removes every cluster fault; the components recover as they would after a fix. */
   clear(): void {
     const targets: FaultTarget[] = [
-      ...[...this.nodes.keys()].map((name) => ({ kind: "node", name }) as FaultTarget),
+      ...[...new Set([...this.nodes.keys(), ...this.heldUpdates])].map(
+        (name) => ({ kind: "node", name }) as FaultTarget,
+      ),
       ...[...this.csvs.keys()].map((k) => {
         const [namespace, name] = k.split("/");
         return { kind: "csv", namespace, name } as FaultTarget;
       }),
     ];
     this.nodes.clear();
+    this.heldUpdates.clear();
     this.csvs.clear();
     for (const t of targets) this.notify(t);
   }

@@ -271,7 +271,23 @@ export function startMachineConfigDaemon(ctx: ControllerContext): StopFn {
           p.stage = "apply";
           break;
         case "apply": {
-          if (!steps.ready(name, `${desired}/apply`, delays.apply)) return;
+          if (!steps.ready(name, `${desired}/apply`, delays.apply) || faults.osUpdateHeld(name)) return;
+          // update.go update reports the step on every attempt, so a retry that fails alike flips the
+          // MachineConfigNode from "Updating" to "Error updating" and back while nothing progresses.
+          report(name, [
+            {
+              type: "UpdateExecuted",
+              status: "Unknown",
+              reason: "AppliedFilesAndOS",
+              message: "Updating the Files and OS on disk as a part of the in progress phase",
+            },
+            {
+              type: "AppliedFilesAndOS",
+              status: "Unknown",
+              reason: "UpdateExecutedAppliedFilesAndOS",
+              message: "Applying files and new OS config to node.",
+            },
+          ]);
           const problem = impact.diff.files
             .filter((f) => (target.config?.storage?.files ?? []).some((x) => x.path === f))
             .map(writeProblem)
