@@ -26,7 +26,11 @@ function installedProject(): string {
   const dir = installedDir("demo");
   installPackage(dir);
   const main = path.dirname(loadProject(ROOT).main);
-  const example = fs.readdirSync(main).map((f) => path.relative(ROOT, path.join(main, f)));
+  // The example's own files: its other-language programs (yaml/, python/) are directories of their own.
+  const example = fs
+    .readdirSync(main, { withFileTypes: true })
+    .filter((f) => f.isFile())
+    .map((f) => path.relative(ROOT, path.join(main, f.name)));
   copyProgram(ROOT, dir, ["Pulumi.yaml", ...example.filter((f) => !f.endsWith(".md"))]);
   return dir;
 }
