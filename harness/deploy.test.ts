@@ -34,7 +34,7 @@ describe("deploy harness against the simulator", function () {
     const statePath = path.join(dir, "infra.json");
     const events: DeployEvent[] = [];
     const first = await deploy({
-      project: loadProject(INFRA_POOL),
+      project: loadProject(installedProgram(INFRA_POOL)),
       kubeconfigPath: sim.kubeconfigPath,
       statePath,
       onEvent: (e) => events.push(e),
@@ -68,7 +68,7 @@ describe("deploy harness against the simulator", function () {
 
     const revision = (config: string[]) =>
       deploy({
-        project: loadProject(INFRA_POOL, "dev", config),
+        project: loadProject(installedProgram(INFRA_POOL), "dev", config),
         kubeconfigPath: sim.kubeconfigPath,
         statePath,
       });

@@ -9,11 +9,8 @@ import {
   PoolImpact,
   rolloutImpact,
 } from "../builders";
-import { kubectl, kubectlMinorVersion } from "../simulator/apiserver/kubectl";
 import { K, keyOf } from "../simulator/controllers/util";
 import { startSimulator, Simulator } from "../simulator/simulator";
-import { CRDS, requireReference, SEEDS } from "../test/reference";
-import { readSeed } from "../test/seeds";
 import { destroyLeavesNothing, refreshFindsDrift, revise } from "../test/stack-life";
 import { deploy, DeployOptions } from "./deploy";
 import { installedProgram } from "./installed";
@@ -23,32 +20,10 @@ const NODE_CHANGE = path.join(__dirname, "testdata", "node-change");
 const DESIRED = "machineconfiguration.openshift.io/desiredConfig";
 const CURRENT = "machineconfiguration.openshift.io/currentConfig";
 const STATE = "machineconfiguration.openshift.io/state";
-const PRIMARY = [
-  "Updated",
-  "UpdatePrepared",
-  "UpdateExecuted",
-  "UpdatePostActionComplete",
-  "UpdateComplete",
-  "Resumed",
-];
-/** The seed's column headings (both spellings it uses) to condition types. */
-const SEED_COLUMNS: Record<string, string> = {
-  UPDATED: "Updated",
-  UPDATEPREPARED: "UpdatePrepared",
-  UPDATEEXECUTED: "UpdateExecuted",
-  UPDATEPOSTACTIONCOMPLETED: "UpdatePostActionComplete",
-  UPDATEPOSTACTIONCOMPLETE: "UpdatePostActionComplete",
-  UPDATECOMPLETED: "UpdateComplete",
-  UPDATECOMPLETE: "UpdateComplete",
-  RESUMED: "Resumed",
-};
-
 interface Observed {
   waves: number;
   /** Per node: reboot, drain, reload or none, and the post-action steps the MachineConfigNode reports. */
   actions: Record<string, { action: string; steps: string[] }>;
-  /** Per node, the distinct `Updated ... Resumed` condition rows its MachineConfigNode went through. */
-  rows: Record<string, string[]>;
 }
 
 /** What the pool's nodes did, from the store's events: when each got the new config, and how it applied it. */
@@ -60,7 +35,6 @@ function observe(sim: Simulator, nodes: string[]): { stop: () => Observed } {
   const rebooted = new Set<string>();
   const cordoned = new Set<string>();
   const post = new Map<string, string>();
-  const rows: Record<string, string[]> = {};
   for (const n of nodes)
     desired.set(n, (sim.store.get(keyOf(K.node, n))!.metadata.annotations ?? {})[DESIRED] ?? "");
   const stop = sim.store.subscribe(({ object }) => {
@@ -83,9 +57,6 @@ function observe(sim: Simulator, nodes: string[]): { stop: () => Observed } {
       const conditions = ((
         object.status as { conditions?: Array<{ type: string; status: string; message: string }> }
       )?.conditions ?? []) as Array<{ type: string; status: string; message: string }>;
-      const row = PRIMARY.map((t) => conditions.find((c) => c.type === t)?.status ?? "").join(" ");
-      const seen = (rows[name] ??= []);
-      if (seen[seen.length - 1] !== row) seen.push(row);
       const complete = conditions.find((c) => c.type === "UpdatePostActionComplete");
       if (complete?.status === "True") post.set(name, complete.message);
     }
@@ -104,24 +75,9 @@ function observe(sim: Simulator, nodes: string[]): { stop: () => Observed } {
           steps: rebooted.has(n) ? [] : steps,
         };
       }
-      return { waves: Math.max(0, ...wave.values()), actions, rows };
+      return { waves: Math.max(0, ...wave.values()), actions };
     },
   };
-}
-
-/** The seed's first `oc get machineconfignodes` example as condition rows, e.g. `False True False False False False`. */
-function seedRows(): string[] {
-  const lines = readSeed("003").split("\n");
-  const header = lines.findIndex((l) => /^\s*NAME\s+UPDATED\s+UPDATEPREPARED/.test(l));
-  const columns = lines[header].trim().split(/\s+/).slice(1);
-  const out: string[] = [];
-  for (const line of lines.slice(header + 1)) {
-    const cells = line.trim().split(/\s+/);
-    if (!cells[0]?.startsWith("ip-")) break;
-    const byType = Object.fromEntries(columns.map((c, i) => [SEED_COLUMNS[c], cells[i + 1]]));
-    out.push(PRIMARY.map((t) => byType[t]).join(" "));
-  }
-  return out;
 }
 
 describe("rollout impact: prediction against what the simulator's nodes do", function () {
@@ -199,23 +155,12 @@ describe("rollout impact: prediction against what the simulator's nodes do", fun
     );
   };
 
-  /** The MachineConfigNode rows the nodes showed while the reboot change rolled out. */
-  let rebootRows: string[] = [];
-
   it("a file without a policy: every node drains and reboots, maxUnavailable 2 makes 2 waves", async () => {
     const { predicted, observed } = await change("99-worker-chrony", "/etc/chrony.conf", {
       maxUnavailable: 2,
     });
     assert.deepEqual([predicted.action, predicted.waves, predicted.atATime], ["reboot", 2, 2]);
     sameAsPredicted(predicted, observed);
-    rebootRows = Object.values(observed.rows).flat();
-  });
-
-  it("every row of the seed's `oc get machineconfignodes` example is a phase the rebooting nodes went through", function () {
-    requireReference(this, SEEDS);
-    const seen = new Set(rebootRows);
-    for (const row of seedRows())
-      assert.ok(seen.has(row), `seed row ${row} never observed in ${[...seen].join(" | ")}`);
   });
 
   it("policy.json: crio reloads without drain or reboot, one node at a time", async () => {
@@ -238,43 +183,6 @@ describe("rollout impact: prediction against what the simulator's nodes do", fun
     });
     assert.deepEqual([predicted.action, predicted.steps], ["reload", ["reload chronyd.service"]]);
     sameAsPredicted(predicted, observed);
-  });
-
-  it("oc get machineconfignodes shows the CRD's columns; -o wide the seed's phases, all updated", async function () {
-    requireReference(this, CRDS, SEEDS);
-    if (kubectlMinorVersion() === undefined) this.skip();
-    const rows = async (args: string[]) => {
-      const r = await kubectl(sim.kubeconfigPath, ["get", "machineconfignodes", ...workers, ...args]);
-      assert.equal(r.code, 0, r.stderr);
-      return r.stdout
-        .trim()
-        .split("\n")
-        .map((l) => l.split(/\s{2,}/));
-    };
-    const [head, ...body] = await rows([]);
-    assert.deepEqual(head, ["NAME", "POOLNAME", "DESIREDCONFIG", "CURRENTCONFIG", "UPDATED", "AGE"]);
-    const rendered = (sim.store.get(keyOf(K.pool, "worker"))!.status as { configuration: { name: string } })
-      .configuration.name;
-    for (const [i, r] of body.entries())
-      assert.deepEqual(r.slice(0, 5), [workers[i], "worker", rendered, rendered, "True"]);
-
-    const [wideHead, ...wide] = await rows(["-o", "wide"]);
-    // The seed's per-pool example: these columns, every node True False False False False False.
-    const lines = readSeed("003").split("\n");
-    const seedHeader = lines.find((l) =>
-      /^\s*NAME\s+UPDATED\s+UPDATEPREPARED\s+UPDATEEXECUTED\s+UPDATEPOSTACTIONCOMPLETE\s/.test(l),
-    )!;
-    const seedRow = lines[lines.indexOf(seedHeader) + 1].trim().split(/\s+/).slice(1);
-    for (const r of wide) {
-      const cells = seedHeader
-        .trim()
-        .split(/\s+/)
-        .slice(1)
-        .map((c) => r[wideHead.indexOf(c)]);
-      assert.deepEqual(cells, seedRow);
-    }
-    for (const c of ["UPDATEDFILESANDOS", "CORDONEDNODE", "DRAINEDNODE", "REBOOTEDNODE", "UNCORDONEDNODE"])
-      assert.ok(wideHead.includes(c), `-o wide lacks ${c}: ${wideHead.join(" ")}`);
   });
 
   it("the last change's stack: a second revision, a refresh, drift made by hand, and a destroy that rolls its file off", async () => {

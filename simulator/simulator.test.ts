@@ -2,11 +2,11 @@ import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as https from "node:https";
 import { CoreV1Api, CustomObjectsApi, KubeConfig } from "@kubernetes/client-node";
-import { seedYaml } from "../test/seeds";
+import { readSeed, seedYaml } from "../test/seeds";
 import { applyServerSide, kubectl, KubectlResult, kubectlMinorVersion } from "./apiserver/kubectl";
 import { Simulator, startSimulator } from "./simulator";
 import { findCrdDir } from "./schema/crds";
-import { requireReference, SEEDS } from "../test/reference";
+import { CRDS, requireReference, SEEDS } from "../test/reference";
 
 const NS = "openshift-machine-api";
 const INFRA = "cluster-zbwlg-cbgq7-infra-us-east-2a";
@@ -14,6 +14,42 @@ const INFRA = "cluster-zbwlg-cbgq7-infra-us-east-2a";
 function ok(result: KubectlResult): string {
   assert.equal(result.code, 0, `kubectl failed: ${result.stderr}`);
   return result.stdout;
+}
+
+/** The MachineConfigNode conditions `oc get machineconfignodes -o wide` shows, in its order. */
+const PRIMARY = [
+  "Updated",
+  "UpdatePrepared",
+  "UpdateExecuted",
+  "UpdatePostActionComplete",
+  "UpdateComplete",
+  "Resumed",
+];
+/** The seed's column headings (both spellings it uses) to condition types. */
+const SEED_COLUMNS: Record<string, string> = {
+  UPDATED: "Updated",
+  UPDATEPREPARED: "UpdatePrepared",
+  UPDATEEXECUTED: "UpdateExecuted",
+  UPDATEPOSTACTIONCOMPLETED: "UpdatePostActionComplete",
+  UPDATEPOSTACTIONCOMPLETE: "UpdatePostActionComplete",
+  UPDATECOMPLETED: "UpdateComplete",
+  UPDATECOMPLETE: "UpdateComplete",
+  RESUMED: "Resumed",
+};
+
+/** The seed's first `oc get machineconfignodes` example as condition rows, e.g. `False True False False False False`. */
+function seedRows(): string[] {
+  const lines = readSeed("003").split("\n");
+  const header = lines.findIndex((l) => /^\s*NAME\s+UPDATED\s+UPDATEPREPARED/.test(l));
+  const columns = lines[header].trim().split(/\s+/).slice(1);
+  const out: string[] = [];
+  for (const line of lines.slice(header + 1)) {
+    const cells = line.trim().split(/\s+/);
+    if (!cells[0]?.startsWith("ip-")) break;
+    const byType = Object.fromEntries(columns.map((c, i) => [SEED_COLUMNS[c], cells[i + 1]]));
+    out.push(PRIMARY.map((t) => byType[t]).join(" "));
+  }
+  return out;
 }
 
 async function eventually<T>(what: string, probe: () => Promise<T | undefined>): Promise<T> {
@@ -96,8 +132,18 @@ describe("startSimulator driven by kubectl", function () {
     for (const line of infra) assert.match(line, /^\S+\s+Ready\s+infra,worker\s+/);
   });
 
+  /** The distinct condition rows the workers' MachineConfigNodes went through during the reboot rollout below. */
+  const rebootRows = new Set<string>();
+
   it("waits for the worker pool with kubectl wait --for=condition=Updated", async () => {
     const before = ok(await run(["get", "mcp", "worker", "-o", "jsonpath={.spec.configuration.name}"]));
+    const workers = sim.cluster.workerNodes;
+    const stopRecording = sim.store.subscribe(({ object }) => {
+      if (object.kind !== "MachineConfigNode" || !workers.includes(object.metadata.name)) return;
+      const conditions = ((object.status as { conditions?: Array<{ type: string; status: string }> })
+        ?.conditions ?? []) as Array<{ type: string; status: string }>;
+      rebootRows.add(PRIMARY.map((t) => conditions.find((c) => c.type === t)?.status ?? "").join(" "));
+    });
     const mc = {
       apiVersion: "machineconfiguration.openshift.io/v1",
       kind: "MachineConfig",
@@ -131,10 +177,52 @@ describe("startSimulator driven by kubectl", function () {
       const [updated, total] = counts.split("/");
       return desired === current && updated === total ? out : undefined;
     });
+    stopRecording();
     assert.match(
       ok(await run(["wait", "--for=condition=Updated", "mcp/worker", "--timeout=30s"])),
       /condition met/,
     );
+  });
+
+  it("took the workers through every row of the seed's `oc get machineconfignodes` example while they rebooted", function () {
+    requireReference(this, SEEDS);
+    const expected = seedRows();
+    assert.ok(expected.length > 1, "the seed's example has a row per node");
+    for (const row of expected)
+      assert.ok(rebootRows.has(row), `seed row ${row} never observed in ${[...rebootRows].join(" | ")}`);
+  });
+
+  it("shows the CRD's machineconfignodes columns, and with -o wide the seed's phases, all updated", async function () {
+    requireReference(this, CRDS, SEEDS);
+    const workers = sim.cluster.workerNodes;
+    const rows = async (args: string[]) =>
+      ok(await run(["get", "machineconfignodes", ...workers, ...args]))
+        .trim()
+        .split("\n")
+        .map((l) => l.split(/\s{2,}/));
+    const [head, ...body] = await rows([]);
+    assert.deepEqual(head, ["NAME", "POOLNAME", "DESIREDCONFIG", "CURRENTCONFIG", "UPDATED", "AGE"]);
+    const rendered = ok(await run(["get", "mcp", "worker", "-o", "jsonpath={.status.configuration.name}"]));
+    for (const [i, r] of body.entries())
+      assert.deepEqual(r.slice(0, 5), [workers[i], "worker", rendered, rendered, "True"]);
+
+    const [wideHead, ...wide] = await rows(["-o", "wide"]);
+    // The seed's per-pool example: these columns, every node True False False False False False.
+    const lines = readSeed("003").split("\n");
+    const seedHeader = lines.find((l) =>
+      /^\s*NAME\s+UPDATED\s+UPDATEPREPARED\s+UPDATEEXECUTED\s+UPDATEPOSTACTIONCOMPLETE\s/.test(l),
+    )!;
+    const seedRow = lines[lines.indexOf(seedHeader) + 1].trim().split(/\s+/).slice(1);
+    for (const r of wide) {
+      const cells = seedHeader
+        .trim()
+        .split(/\s+/)
+        .slice(1)
+        .map((c) => r[wideHead.indexOf(c)]);
+      assert.deepEqual(cells, seedRow);
+    }
+    for (const c of ["UPDATEDFILESANDOS", "CORDONEDNODE", "DRAINEDNODE", "REBOOTEDNODE", "UNCORDONEDNODE"])
+      assert.ok(wideHead.includes(c), `-o wide lacks ${c}: ${wideHead.join(" ")}`);
   });
 
   it("degrades a node through the control endpoint until the fault is cleared", async () => {
@@ -228,6 +316,33 @@ describe("startSimulator with @kubernetes/client-node", function () {
     const path = sim.kubeconfigPath;
     await sim.stop();
     assert.equal(fs.existsSync(path), false, "the temporary kubeconfig is removed");
+  });
+
+  it("trusts only its own CA: a client of one simulator refuses another's serving certificate", async () => {
+    const other = await startSimulator({ speed: 1000, crdDir: false });
+    try {
+      const caOf = (s: Simulator) =>
+        Buffer.from(/certificate-authority-data: (\S+)/.exec(s.kubeconfig)![1], "base64").toString();
+      const get = (server: string, ca: string) =>
+        new Promise<number>((resolve, reject) => {
+          const req = https.get(
+            new URL("/version", server),
+            { ca, headers: { Authorization: `Bearer ${other.token}` } },
+            (res) => {
+              res.resume();
+              resolve(res.statusCode ?? 0);
+            },
+          );
+          req.on("error", reject);
+        });
+      assert.equal(await get(other.server, caOf(other)), 200);
+      await assert.rejects(get(other.server, caOf(sim)), (e: NodeJS.ErrnoException) => {
+        assert.match(String(e.code), /UNABLE_TO_VERIFY|SELF_SIGNED|CERT/);
+        return true;
+      });
+    } finally {
+      await other.stop();
+    }
   });
 });
 

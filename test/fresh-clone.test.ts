@@ -102,7 +102,6 @@ describe("a fresh clone without ../shared", function () {
       .split("\n")
       .filter((f) => f !== "" && f !== "test/fresh-clone.test.ts");
     config = path.join(root, "mocharc.json");
-    // The readers' deploys (harness/rollout-impact.test.ts) already wait on the simulator, now unvalidated.
     // The examples' suite comes last as in the full run, its Pulumi mocks replacing those the harness
     // suites leave with promises in flight, which Pulumi's exit check would otherwise turn into exit code 1.
     fs.writeFileSync(config, JSON.stringify({ ...mocharc, spec: [...readers, "test/examples.test.ts"] }));

@@ -81,9 +81,24 @@ function decrypt(key: Buffer, ciphertext: string): string {
   );
 }
 
+/** The salt this process gives new stacks, per passphrase. */
+const salts = new Map<string, string>();
+
+/**
+ * A new stack's salt. The CLI draws one per stack; here the stacks one process creates share one per
+ * passphrase, since each new salt costs a million PBKDF2 rounds (a quarter second of CPU), which the
+ * test suite's hundred stacks would pay again and again. Each checkpoint still carries its salt, so
+ * any reader (the CLI included) derives the key as from its own.
+ */
 function newSalt(): string {
-  const salt = randomBytes(8);
-  return `v1:${salt.toString("base64")}:${encrypt(keyFor(salt), "pulumi")}`;
+  const passphrase = process.env.PULUMI_CONFIG_PASSPHRASE ?? "";
+  let state = salts.get(passphrase);
+  if (!state) {
+    const salt = randomBytes(8);
+    state = `v1:${salt.toString("base64")}:${encrypt(keyFor(salt), "pulumi")}`;
+    salts.set(passphrase, state);
+  }
+  return state;
 }
 
 function saltKey(state: string): Buffer {

@@ -19,6 +19,14 @@ function rsaKeys(): pki.rsa.KeyPair {
   return { privateKey: forgeKey, publicKey: pki.setRsaPublicKey(forgeKey.n, forgeKey.e) };
 }
 
+/**
+ * The CA's and the server's key pairs, drawn once per process: two 2048-bit keys cost some 0.4 s of
+ * CPU, paid again by every simulator a test suite starts. Each simulator still gets certificates of its
+ * own under a CA name of its own, so a client that trusts one simulator's CA finds no issuer for
+ * another's serving certificate: simulators never trust each other's certificates.
+ */
+let processKeys: { ca: pki.rsa.KeyPair; server: pki.rsa.KeyPair } | undefined;
+
 function serial(): string {
   // Positive, 16 random bytes, as RFC 5280 recommends.
   return "01" + randomBytes(15).toString("hex");
@@ -49,8 +57,11 @@ export function generateServingCertificates(
   hosts: string[] = ["127.0.0.1", "localhost"],
 ): ServingCertificates {
   const now = new Date();
-  const caKeys = rsaKeys();
-  const caSubject = [{ name: "commonName", value: "openshift-simulator-ca" }];
+  processKeys ??= { ca: rsaKeys(), server: rsaKeys() };
+  const caKeys = processKeys.ca;
+  const caSubject = [
+    { name: "commonName", value: `openshift-simulator-ca-${randomBytes(8).toString("hex")}` },
+  ];
   const ca = signedCertificate(
     caKeys,
     caSubject,
@@ -63,7 +74,7 @@ export function generateServingCertificates(
     caKeys.privateKey,
     now,
   );
-  const serverKeys = rsaKeys();
+  const serverKeys = processKeys.server;
   const server = signedCertificate(
     serverKeys,
     [{ name: "commonName", value: "openshift-simulator" }],
