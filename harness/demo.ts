@@ -13,27 +13,12 @@ import { findCrdDir } from "../simulator/schema";
 import { startSimulator, Simulator } from "../simulator/simulator";
 import { deploy, DeployEvent, DeployResult, preview } from "./deploy";
 import { planLines } from "./display";
-import { copyProgram, installedDir, installPackage } from "./installed";
+import { installedRootProject } from "./installed";
 import { progressFile } from "./progress";
 import { loadProject } from "./project";
 import { render } from "./render";
 import { ProgressView, table } from "./view";
 
-const ROOT = path.resolve(__dirname, "..");
-
-/** The root project (Pulumi.yaml and the example it runs) with the library installed beside it. */
-function installedProject(): string {
-  const dir = installedDir("demo");
-  installPackage(dir);
-  const main = path.dirname(loadProject(ROOT).main);
-  // The example's own files: its other-language programs (yaml/, python/) are directories of their own.
-  const example = fs
-    .readdirSync(main, { withFileTypes: true })
-    .filter((f) => f.isFile())
-    .map((f) => path.relative(ROOT, path.join(main, f.name)));
-  copyProgram(ROOT, dir, ["Pulumi.yaml", ...example.filter((f) => !f.endsWith(".md"))]);
-  return dir;
-}
 /** Fast enough for a minute's demo, slow enough to watch nodes roll (speed 2: a reboot takes 2 s). */
 const SPEED = Number(process.env.DEMO_SPEED ?? 2);
 /** The second revision: what `pulumi config set timeServer time.aws.com` would change. */
@@ -194,7 +179,7 @@ async function main(): Promise<number> {
   // As `pulumi up` previews first, the program is rendered (no cluster) while the simulator starts: an
   // input error shows before anything is deployed, and module loading is not counted as deployment.
   const simulator = startSimulator({ platform: "aws", speed: SPEED, crdDir: crds });
-  const projectDir = installedProject();
+  const projectDir = installedRootProject("demo");
   const [sim, preview] = await Promise.all([simulator, render(loadProject(projectDir, "dev"))]);
   if (preview.errors.length > 0) {
     for (const error of preview.errors) view.log(`✗ ${error}`);

@@ -10,6 +10,7 @@ import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import * as ts from "typescript";
+import { loadProject } from "./project";
 
 const ROOT = path.resolve(__dirname, "..");
 
@@ -178,4 +179,21 @@ export function installedProgram(programDir: string): string {
     copyProgram(programDir, target, files);
   }
   return target;
+}
+
+/**
+ * The repository's root project (its Pulumi.yaml and the example it runs) in `.bench/<name>`, with
+ * the library installed beside it: what `npm run demo` deploys. Only the example's own files are
+ * copied; its other-language programs (yaml/, python/) are directories of their own.
+ */
+export function installedRootProject(name: string): string {
+  const dir = installedDir(name);
+  installPackage(dir);
+  const main = path.dirname(loadProject(ROOT).main);
+  const example = fs
+    .readdirSync(main, { withFileTypes: true })
+    .filter((f) => f.isFile() && !f.name.endsWith(".md"))
+    .map((f) => path.relative(ROOT, path.join(main, f.name)));
+  copyProgram(ROOT, dir, ["Pulumi.yaml", ...example]);
+  return dir;
 }

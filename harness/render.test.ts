@@ -7,6 +7,7 @@ import { captureConsole } from "../test/console";
 import { crdSchemas } from "../test/crd-schemas";
 import { CRDS, requireReference } from "../test/reference";
 import { loadFixtures } from "./fixtures";
+import { installedRootProject } from "./installed";
 import { loadProject } from "./project";
 import { checkRendering, main, render, writeRendering } from "./render";
 
@@ -170,6 +171,16 @@ describe("render", function () {
         "cluster-zbwlg-cbgq7-windows-worker-us-east-2b.yaml",
       ),
     ]);
+  });
+
+  it("the demo's project, laid out as npm run demo installs it, renders the example's manifests", async () => {
+    const dir = installedRootProject("render-demo");
+    const demo = await render(loadProject(dir));
+    fs.rmSync(dir, { recursive: true, force: true });
+    assert.deepEqual(demo.errors, []);
+    const example = await render(loadProject(path.join(EXAMPLES, "aws-infra-windows")));
+    assert.ok(demo.manifests.length > 0);
+    assert.deepEqual(demo.manifests, example.manifests);
   });
 
   it("a lookup the fixtures do not answer is an error that says what to add", async () => {
