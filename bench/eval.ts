@@ -114,7 +114,7 @@ const ENGINE_SIZES = [5, 50];
  * for, process starts included. Facts and image are given; what a preview reads (each pool's rollout
  * impact) comes from an in-process simulator.
  */
-async function engineChild(pools: number, program: string): Promise<void> {
+async function engineChild(pools: number, program: string, config: string[]): Promise<void> {
   const { preview } = require("../harness/deploy") as typeof import("../harness/deploy");
   const { loadProject } = require("../harness/project") as typeof import("../harness/project");
   const { noFixtures } = require("../harness/fixtures") as typeof import("../harness/fixtures");
@@ -123,7 +123,7 @@ async function engineChild(pools: number, program: string): Promise<void> {
   process.env.OPENSHIFT_TOPOLOGY_PROGRESS_LOG = "0";
   const sim = await startSimulator({});
   const result = await preview({
-    project: loadProject(path.resolve(__dirname, program), "dev", [`pools=${pools}`]),
+    project: loadProject(path.resolve(__dirname, program), "dev", [`pools=${pools}`, ...config]),
     kubeconfigPath: sim.kubeconfigPath,
     fixtures: noFixtures(`${path.basename(program)}/fixtures.yaml`),
   });
@@ -245,22 +245,26 @@ async function main(): Promise<number> {
   console.log(
     "library    pools  library ms  raw ms  ratio  registrations per pool (library / raw)  ms per registration (library / raw)  cost ratio",
   );
-  const median = async (pools: number, program: string) => {
+  const median = async (pools: number, program: string, ...config: string[]) => {
     const runs: Array<{ resources: number; ms: number }> = [];
     for (let i = 0; i < RUNS; i++) {
-      const out = await run([__filename, "--engine-child", String(pools), program]);
+      const out = await run([__filename, "--engine-child", String(pools), program, ...config]);
       runs.push(JSON.parse(out.trim().split("\n").pop()!));
     }
     return runs.sort((a, b) => a.ms - b.ms)[Math.floor(RUNS / 2)];
   };
+  const installedAt = new Map<number, { resources: number; ms: number }>();
+  const rawAt = new Map<number, { resources: number; ms: number }>();
   for (const pools of ENGINE_SIZES) {
     const raw = await median(pools, "eval-raw");
+    rawAt.set(pools, raw);
     // Installed is what a user's `pulumi preview` runs; from sources is how the examples run.
     for (const [layout, program] of [
       ["installed", installed],
       [SOURCES, "eval-program"],
     ]) {
       const library = await median(pools, program);
+      if (layout === "installed") installedAt.set(pools, library);
       const ratio = library.ms / raw.ms;
       const perRegistration = { library: library.ms / library.resources, raw: raw.ms / raw.resources };
       const cost = perRegistration.library / perRegistration.raw;
@@ -280,6 +284,23 @@ async function main(): Promise<number> {
         ],
       );
     }
+  }
+
+  // The first pool also moving the router, registry and monitoring (#24): each patch registers a
+  // PatchRelease beside it, which restores the operator's object when the patch goes.
+  {
+    const placing = { pools: ENGINE_SIZES[0], config: "placement=true" };
+    const raw = await median(placing.pools, "eval-raw", placing.config);
+    const library = await median(placing.pools, installed, placing.config);
+    const without = { library: installedAt.get(placing.pools)!, raw: rawAt.get(placing.pools)! };
+    const ratio = library.ms / raw.ms;
+    const cost = library.ms / library.resources / (raw.ms / raw.resources);
+    console.log(
+      `${"placing".padEnd(9)}  ${String(placing.pools).padStart(5)}  ${library.ms.toFixed(0).padStart(10)}  ${raw.ms.toFixed(0).padStart(6)}  ${ratio.toFixed(2).padStart(5)}  ${`${library.resources} / ${raw.resources} in all`.padStart(39)}  ${`${(library.ms / library.resources).toFixed(1)} / ${(raw.ms / raw.resources).toFixed(1)}`.padStart(35)}  ${cost.toFixed(2).padStart(10)}`,
+    );
+    console.log(
+      `           placing registers ${library.resources - without.library.resources} more resources (the patches and a PatchRelease each), raw ${raw.resources - without.raw.resources} (the patches)`,
+    );
   }
 
   console.log("");
@@ -303,7 +324,7 @@ async function main(): Promise<number> {
 }
 
 if (process.argv[2] === "--engine-child") {
-  engineChild(Number(process.argv[3]), process.argv[4]).then(
+  engineChild(Number(process.argv[3]), process.argv[4], process.argv.slice(5)).then(
     () => process.exit(0),
     (error: Error) => {
       console.error(error.stack ?? error.message);

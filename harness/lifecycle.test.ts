@@ -261,7 +261,7 @@ describe("preview, up, refresh, --replace and destroy through the engine", funct
     assert.ok(!state.deployment.resources.some((r: { urn: string }) => r.urn.endsWith("::shadowed-global")));
   });
 
-  it("moves a stack deployed by release 0.1.0 without replacing anything: its pool's two waiters are one, the baselines go", async () => {
+  it("moves a stack deployed by release 0.1.0 without replacing anything, at preview and up: its pool's two waiters are one, the baselines go", async () => {
     const statePath = path.join(dir, "from-0.1.0.json");
     fs.copyFileSync(CHECKPOINT_0_1_0, statePath);
     const planned = await preview(options([], { statePath }));
@@ -293,6 +293,38 @@ describe("preview, up, refresh, --replace and destroy through the engine", funct
     };
     for (const step of planned.plan.filter((p) => p.op !== "delete" && p.op !== "read"))
       assert.ok(urns(before.deployment.resources).includes(step.urn), `${step.urn} keeps its URN`);
+
+    // Up moves it as planned. The checkpoint's objects stand for this cluster's (the first test made
+    // them): their UIDs are this cluster's, as in a stack that release 0.1.0 deployed here, so that
+    // the guards' and waiters' UID checks find the objects they hold.
+    let text = fs.readFileSync(CHECKPOINT_0_1_0, "utf8");
+    for (const resource of JSON.parse(text).deployment.resources as Array<{
+      outputs?: Record<string, unknown>;
+    }>) {
+      const { apiVersion, kind, metadata } = (resource.outputs ?? {}) as {
+        apiVersion?: string;
+        kind?: string;
+        metadata?: { name: string; namespace?: string; uid?: string };
+      };
+      if (!apiVersion || !kind || !metadata?.uid) continue;
+      const live = sim.store.get({ apiVersion, kind, name: metadata.name, namespace: metadata.namespace });
+      assert.ok(live, `${kind} ${metadata.name} is in the cluster`);
+      text = text.split(metadata.uid).join(live.metadata.uid!);
+    }
+    fs.writeFileSync(statePath, text);
+    const uids = () =>
+      [
+        keyOf(K.pool, "infra"),
+        keyOf(K.machineSet, MACHINE_SET, "openshift-machine-api"),
+        keyOf(K.machineConfig, "99-infra-motd"),
+      ].map((key) => sim.store.get(key)!.metadata.uid);
+    const objects = uids();
+    const moved = await deploy(options([], { statePath }));
+    assert.deepEqual(moved.errors, []);
+    assert.deepEqual(changes(moved).sort(), changes(planned).sort());
+    assert.deepEqual(uids(), objects, "no object was replaced");
+    const after = JSON.parse(fs.readFileSync(statePath, "utf8")) as typeof before;
+    assert.ok(!urns(after.deployment.resources).some((urn) => /baseline|machines-ready/.test(urn)));
   });
 
   it("destroys the stack, dependents first, and leaves nothing of it in the cluster", async () => {

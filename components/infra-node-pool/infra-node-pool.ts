@@ -264,7 +264,10 @@ export class InfraNodePool extends pulumi.ComponentResource {
     kopts: pulumi.CustomResourceOptions,
   ): void {
     const cluster = clusterAccess(args, this);
-    // Each patch gives back, once destroyed, what it took from the object the cluster owns.
+    // Each patch gives back, once destroyed, what it took from the object the cluster owns. One release
+    // per patch, not one per pool: router, registry and monitoring are switched one by one, and a patch
+    // switched off is deleted alone, after its release's last update, so only a release deleted with
+    // it (declared before it, so deleted after it) can give back what it took.
     const released = (
       patch: string,
       manifest: pulumi.Output<PatchManifest>,

@@ -91,6 +91,10 @@ abstract class MachineConfigurationObject<T extends { name: string }> extends pu
     this.objectName = manifest.apply((m) => m.metadata.name);
 
     // One waiter per object, on its own pool: pools roll out in parallel, so nothing here serializes them.
+    // Not the pool's waiter, even for an InfraNodePool of the same program: the object names its pool by
+    // role, a string, so nothing in the graph links the two, and the pool's waiter is registered in the
+    // pool's constructor, before any object naming it exists; to await this object it would have to
+    // take it as an input and a dependency, which no later declaration can add.
     // Its removal guard stays apart from it: declared before the object (not for a pool, which has no
     // pool to leave), Pulumi deletes it after the object, so it can wait for the pool to roll out a
     // render without it, while the waiter, which depends on the object, is deleted before it.

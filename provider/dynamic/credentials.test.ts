@@ -19,6 +19,10 @@ import {
   STORED_SOURCE,
 } from "./credentials";
 import { MachineSetReady, MachineSetRemoval, PoolRollout } from "./index";
+import { createApiClient } from "../waiting/api";
+import { KINDS } from "../waiting/kinds";
+import { staticConnection } from "../waiting/kubeconfig";
+import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
 
 function kubeconfig(server: string, token: string): string {
   return `apiVersion: v1
@@ -175,6 +179,66 @@ describe("waiter credentials", () => {
       if (quiet === undefined) delete process.env.OPENSHIFT_TOPOLOGY_PROGRESS_LOG;
       else process.env.OPENSHIFT_TOPOLOGY_PROGRESS_LOG = quiet;
       await sim.stop();
+    });
+
+    it("reaches the cluster with the credentials a kubeconfig holds, and through the Kubernetes client with an exec plugin", async () => {
+      createMachineSet(sim, "creds-conn", { replicas: 1 });
+      const config = parseYaml(sim.kubeconfig) as {
+        clusters: Array<{ cluster: Record<string, string> }>;
+        users: Array<{ user: Record<string, unknown> }>;
+      };
+      const variant = (cluster: Record<string, unknown>, user: Record<string, unknown>) =>
+        stringifyYaml({
+          ...config,
+          clusters: [
+            { ...config.clusters[0], cluster: { server: config.clusters[0].cluster.server, ...cluster } },
+          ],
+          users: [{ ...config.users[0], user }],
+        });
+      const token = sim.faults.rotateToken().token;
+      const caData = config.clusters[0].cluster["certificate-authority-data"];
+      const caFile = join(dir, "ca.crt");
+      const tokenFile = join(dir, "token");
+      writeFileSync(caFile, Buffer.from(caData, "base64"));
+      writeFileSync(tokenFile, `${token}\n`);
+      // An exec plugin's ExecCredential, as `oc` or a cloud CLI prints it (client.authentication.k8s.io).
+      const credential = JSON.stringify({
+        apiVersion: "client.authentication.k8s.io/v1",
+        kind: "ExecCredential",
+        status: { token },
+      });
+      const exec = {
+        apiVersion: "client.authentication.k8s.io/v1",
+        command: process.execPath,
+        args: ["-e", `process.stdout.write(${JSON.stringify(credential)})`],
+        interactiveMode: "Never",
+      };
+      const kubeconfigs = {
+        token: variant({ "certificate-authority-data": caData }, { token }),
+        "token file, CA file": variant({ "certificate-authority": caFile }, { tokenFile }),
+        "exec plugin": variant({ "certificate-authority-data": caData }, { exec }),
+      };
+      for (const [label, text] of Object.entries(kubeconfigs)) {
+        const set = await createApiClient(text).get(KINDS.machineSet, "creds-conn", "openshift-machine-api");
+        assert.equal(set?.metadata.name, "creds-conn", label);
+      }
+      assert.notEqual(staticConnection(kubeconfigs.token), undefined);
+      assert.equal(staticConnection(kubeconfigs["exec plugin"]), undefined, "the client runs the plugin");
+      // Without the CA the server's certificate is refused, unless verification is off as asked.
+      const unverified = variant({}, { token });
+      await assert.rejects(
+        createApiClient(unverified).get(KINDS.machineSet, "creds-conn", "openshift-machine-api"),
+      );
+      const insecure = variant({ "insecure-skip-tls-verify": true }, { token });
+      assert.ok(await createApiClient(insecure).get(KINDS.machineSet, "creds-conn", "openshift-machine-api"));
+      await assert.rejects(
+        createApiClient(variant({ "certificate-authority-data": caData }, { token: "wrong" })).get(
+          KINDS.machineSet,
+          "creds-conn",
+          "openshift-machine-api",
+        ),
+        (e: { status?: number }) => e.status === 401,
+      );
     });
 
     it("delete and read use the renewed ambient kubeconfig; a rejected stored token fails saying how to fix it", async () => {

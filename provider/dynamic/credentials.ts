@@ -5,6 +5,7 @@
  * and only when that is missing or names another cluster, the stored copy. Serialized with the
  * providers (see common.ts): plain functions, packages required inside them.
  */
+import { currentContext } from "../waiting/kubeconfig";
 
 /**
  * The kubeconfig the Kubernetes provider and kubectl would use: every $KUBECONFIG entry merged as
@@ -71,26 +72,13 @@ export function mergeKubeconfigs(files: Array<{ file: string; text: string }>): 
   return stringify(merged);
 }
 
-interface KubeconfigFile {
-  "current-context"?: string;
-  contexts?: Array<{ name?: string; context?: { cluster?: string } } | null>;
-  clusters?: Array<{ name?: string; cluster?: { server?: string } } | null>;
-}
-
 /**
  * The API server of a kubeconfig's current context, as the Kubernetes client resolves it (context,
- * then its cluster by name); undefined when there is none. Read with `yaml`, not the client, whose ES
- * module takes about 0.4 s to load: `check` and `diff` need only this, for every waiter at every
- * preview. Throws when the text is not YAML.
+ * then its cluster by name); undefined when there is none. `check` and `diff` need only this, for every
+ * waiter at every preview: read without the client (see kubeconfig.ts). Throws when the text is not YAML.
  */
 export function currentServer(kubeconfig: string): string | undefined {
-  const { parse } = require("yaml") as typeof import("yaml");
-  const config = (parse(kubeconfig) ?? {}) as KubeconfigFile;
-  if (typeof config !== "object") throw new Error("not a kubeconfig: a YAML mapping is expected");
-  const named = <T extends { name?: string } | null>(list: T[] | undefined, name: unknown) =>
-    Array.isArray(list) ? list.find((entry) => entry?.name === name) : undefined;
-  const context = named(config.contexts, config["current-context"])?.context;
-  const server = named(config.clusters, context?.cluster)?.cluster?.server;
+  const server = currentContext(kubeconfig).cluster?.server;
   return typeof server === "string" && server !== "" ? server : undefined;
 }
 

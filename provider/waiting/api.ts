@@ -1,12 +1,14 @@
 /**
  * A small Kubernetes API client for waiting: list, get, merge-patch and a streaming watch. Credentials
- * and TLS come from @kubernetes/client-node's KubeConfig; the requests themselves go through node:https
+ * and TLS come from the kubeconfig (kubeconfig.ts), or from @kubernetes/client-node's KubeConfig when a
+ * plugin or a proxy is involved; the requests themselves go through node:https
  * because a waiter needs what the generated clients hide: the Retry-After header of a 429, the
  * resourceVersion of a list, and each watch line as soon as it arrives. Every request is counted.
  */
 import { request as httpRequest, IncomingMessage, RequestOptions } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { KubeObject, ResourceKind, resourcePath } from "./kinds";
+import { staticConnection } from "./kubeconfig";
 import { apiError, ApiError, parseRetryAfter } from "./retry";
 
 export interface Selectors {
@@ -87,6 +89,9 @@ interface Connection {
 }
 
 function connectionFor(kubeconfig: string): Connection {
+  const given = staticConnection(kubeconfig);
+  if (given) return { server: given.server, options: async () => given.options() };
+  // An exec plugin, an auth provider or a proxy: the client computes the credentials and the agent.
   // Loaded lazily so that serialized providers require the package at run time, not capture it.
   const { KubeConfig } = require("@kubernetes/client-node") as typeof import("@kubernetes/client-node");
   const kc = new KubeConfig();
