@@ -89,8 +89,8 @@ export async function exportCrds(
 }
 
 const USAGE = `usage: npm run crds:export -- --out DIR [--kubeconfig FILE]
-Writes the CRDs of the kinds this library renders or reads from the cluster of FILE (default: the files of $KUBECONFIG merged as kubectl does,
-else ~/.kube/config) into DIR.`;
+Writes the CRDs of the kinds this library renders or reads from the cluster of FILE (default: the
+files of $KUBECONFIG merged as kubectl does, else ~/.kube/config) into DIR.`;
 
 export async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
