@@ -106,7 +106,8 @@ describe("components pass the shared arguments to what they compose", () => {
 
   for (const [component, declare] of Object.entries(DECLARE)) {
     it(`${component}: every waiter and guard inside gets its kubeconfig, timeouts and provider`, async () => {
-      const provider = new k8s.Provider("cluster", {});
+      // The waiters' kubeconfig must reach the provider's cluster (components/cluster/wait.ts).
+      const provider = new k8s.Provider("cluster", { kubeconfig: KUBECONFIG });
       declare({ kubeconfig: KUBECONFIG, waitTimeouts: TIMEOUTS, provider });
       await settle();
       const waiters = clusterWaiters();
