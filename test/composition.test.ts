@@ -127,6 +127,8 @@ describe("components pass the shared arguments to what they compose", () => {
 
     it(`${component}: with wait: false nothing inside waits, and no kubeconfig at hand is no error`, async () => {
       const ambient = process.env.KUBECONFIG;
+      // No ambient kubeconfig, which the default provider's cluster would otherwise be compared with.
+      process.env.KUBECONFIG = "/nonexistent/kubeconfig";
       try {
         declare({ wait: false, kubeconfig: KUBECONFIG });
         await settle();
@@ -136,7 +138,6 @@ describe("components pass the shared arguments to what they compose", () => {
         }
 
         await resetMocks();
-        process.env.KUBECONFIG = "/nonexistent/kubeconfig";
         declare({ wait: false });
         await settle();
         assert.deepEqual(

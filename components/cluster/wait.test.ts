@@ -63,7 +63,7 @@ describe("the waiters' connection", () => {
     });
   });
 
-  it("is the default provider's kubernetes: config when the stack sets it", async () => {
+  it("is the default provider's kubernetes: config when the stack sets it, else $KUBECONFIG", async () => {
     const saved = pulumi.runtime.allConfig();
     try {
       pulumi.runtime.setConfig("kubernetes:kubeconfig", TWO_CONTEXTS);
@@ -76,5 +76,10 @@ describe("the waiters' connection", () => {
     } finally {
       pulumi.runtime.setAllConfig(saved);
     }
+    // Without that config, $KUBECONFIG (test/fixtures/kubeconfig.yaml) is the default provider's.
+    await assert.rejects(
+      valueOf(waiting({ kubeconfig: TWO_CONTEXTS }, parent)!.check),
+      /kubeconfig: reaches https:\/\/api\.a\.example\.com:6443\/, but the file .*kubeconfig\.yaml \(from \$KUBECONFIG or ~\/\.kube\/config\), which the default Kubernetes provider connects with, reaches https:\/\/127\.0\.0\.1:1\//,
+    );
   });
 });

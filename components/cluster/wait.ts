@@ -22,8 +22,8 @@ export interface WaitArgs {
    * Kubeconfig the waiters use; kept secret in state. Default: the one the component's Kubernetes
    * provider connects with (its `kubeconfig`, `context` and `cluster`; for the default provider the
    * stack's `kubernetes:` config, else $KUBECONFIG's files merged, else ~/.kube/config), so that the
-   * waiters and the preview's reads reach the cluster the objects go to. Given with a `provider`, it
-   * must reach the same API server as the provider, else the preview fails naming both.
+   * waiters and the preview's reads reach the cluster the objects go to. When given, it must reach the
+   * same API server as the provider, else the preview fails naming both.
    * @secret
    */
   kubeconfig?: pulumi.Input<string>;
@@ -172,16 +172,23 @@ function providerSettings(provider: k8s.Provider | undefined): pulumi.Output<Pro
 const AMBIENT = "(from $KUBECONFIG or ~/.kube/config)";
 
 /**
- * The waiters' access on the provider's connection. A `kubeconfig` given beside a provider whose
- * connection is declared (an explicit one, or the stack's `kubernetes:` config) is the waiters' only
- * when it reaches the provider's API server: waits and preview reads on another cluster than the
- * objects' would never see them converge.
+ * The waiters' access on the provider's connection. A `kubeconfig` given is the waiters' only when it
+ * reaches the provider's API server (the ambient kubeconfig's for a default provider without config,
+ * when there is one): waits and preview reads on another cluster than the objects' would never see
+ * them converge.
  */
 function connection(args: SharedArgs, parent: pulumi.Resource, required: boolean): Waiting | undefined {
   const settings = providerSettings(args.provider);
   if (settings === undefined) {
-    if (args.kubeconfig !== undefined) return access(args.kubeconfig, args, parent);
     const { file, text } = ambientKubeconfig();
+    const where = `the file ${file} ${AMBIENT}, which the default Kubernetes provider connects with,`;
+    if (args.kubeconfig !== undefined) {
+      return access(
+        text === undefined ? args.kubeconfig : sameCluster(args.kubeconfig, text, where),
+        args,
+        parent,
+      );
+    }
     if (text !== undefined) return access(text, args, parent, `the file ${file} ${AMBIENT} `);
     if (!required) return undefined;
     throw inputPropertyError(
@@ -204,7 +211,16 @@ function connection(args: SharedArgs, parent: pulumi.Resource, required: boolean
     return text;
   });
   if (args.kubeconfig === undefined) return access(derived, args, parent);
-  const given = pulumi.all([args.kubeconfig, derived]).apply(([text, theirs]) => {
+  return access(sameCluster(args.kubeconfig, derived, where), args, parent);
+}
+
+/** The kubeconfig given, once known to reach the API server of the provider's, `where` saying whose that is. */
+function sameCluster(
+  given: pulumi.Input<string>,
+  providers: pulumi.Input<string>,
+  where: string,
+): pulumi.Output<string> {
+  return pulumi.all([given, providers]).apply(([text, theirs]) => {
     const [ours, provider] = [clusterServer(text), clusterServer(theirs)];
     if (ours !== undefined && provider !== undefined && ours !== provider) {
       throw inputPropertyError(
@@ -214,7 +230,6 @@ function connection(args: SharedArgs, parent: pulumi.Resource, required: boolean
     }
     return text;
   });
-  return access(given, args, parent);
 }
 
 /** The waiting setup of a component, or undefined with `wait: false`. */
