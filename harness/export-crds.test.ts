@@ -138,11 +138,15 @@ describe("crds:export", function () {
     }
   });
 
-  it("names the CRDs a cluster does not serve and exits non-zero", async () => {
+  it("names the CRDs a cluster does not serve and exits non-zero; reads $KUBECONFIG's files merged", async () => {
     const sim = await startSimulator({ speed: 1000, crdDir: false });
-    const { result, output } = await captureConsole(() =>
-      main(["--kubeconfig", sim.kubeconfigPath, "--out", dir]),
-    ).finally(() => sim.stop());
+    // As kubectl: a missing file is skipped, the next one's cluster is used.
+    const ambient = process.env.KUBECONFIG;
+    process.env.KUBECONFIG = [path.join(dir, "missing"), sim.kubeconfigPath].join(path.delimiter);
+    const { result, output } = await captureConsole(() => main(["--out", dir])).finally(() => {
+      process.env.KUBECONFIG = ambient;
+      return sim.stop();
+    });
     assert.equal(result, 1);
     for (const name of LIBRARY_CRDS)
       assert.ok(output.includes(`✗ the cluster serves no CRD ${name}\n`), output);

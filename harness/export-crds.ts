@@ -6,13 +6,13 @@
  * The CRDs are read with the waiters' own API client (credentials, TLS and retries as when waiting).
  */
 import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
 import { parseArgs } from "node:util";
 import { stringify } from "yaml";
 import { createApiClient, describeApiError } from "../provider/waiting";
 import { KINDS, KubeObject, ResourceKind } from "../provider/waiting/kinds";
 import { withRetry } from "../provider/waiting/retry";
+import { ambientKubeconfig } from "../provider/dynamic/credentials";
 import { runCommand } from "./cli";
 
 /**
@@ -89,8 +89,8 @@ export async function exportCrds(
 }
 
 const USAGE = `usage: npm run crds:export -- --out DIR [--kubeconfig FILE]
-Writes the CRDs of the kinds this library renders or reads from the cluster of FILE (default: $KUBECONFIG,
-else ~/.kube/config) into DIR.`;
+Writes the CRDs of the kinds this library renders or reads from the cluster of FILE (default: the
+files of $KUBECONFIG merged as kubectl does, else ~/.kube/config) into DIR.`;
 
 export async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -107,16 +107,17 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (!values.out || positionals.length > 0) throw new Error(USAGE);
-  const kubeconfigPath =
-    values.kubeconfig ??
-    (process.env.KUBECONFIG ?? "").split(path.delimiter).find((f) => f !== "") ??
-    path.join(os.homedir(), ".kube", "config");
+  // Without --kubeconfig, every $KUBECONFIG entry merged, as kubectl reads them.
+  const { file, text } = values.kubeconfig
+    ? { file: values.kubeconfig, text: fs.readFileSync(values.kubeconfig, "utf8") }
+    : ambientKubeconfig();
+  if (text === undefined) throw new Error(`no kubeconfig could be read at ${file}: pass --kubeconfig FILE`);
   const outDir = path.resolve(values.out);
   let result: CrdExport;
   try {
-    result = await exportCrds(fs.readFileSync(kubeconfigPath, "utf8"), outDir);
+    result = await exportCrds(text, outDir);
   } catch (error) {
-    throw new Error(`reading CRDs with ${kubeconfigPath}: ${describeApiError(error)}`, { cause: error });
+    throw new Error(`reading CRDs with ${file}: ${describeApiError(error)}`, { cause: error });
   }
   for (const file of result.written) console.log(`  ${file}`);
   for (const name of result.missing) console.error(`✗ the cluster serves no CRD ${name}`);

@@ -106,7 +106,8 @@ describe("components pass the shared arguments to what they compose", () => {
 
   for (const [component, declare] of Object.entries(DECLARE)) {
     it(`${component}: every waiter and guard inside gets its kubeconfig, timeouts and provider`, async () => {
-      const provider = new k8s.Provider("cluster", {});
+      // The waiters' kubeconfig must reach the provider's cluster (components/cluster/wait.ts).
+      const provider = new k8s.Provider("cluster", { kubeconfig: KUBECONFIG });
       declare({ kubeconfig: KUBECONFIG, waitTimeouts: TIMEOUTS, provider });
       await settle();
       const waiters = clusterWaiters();
@@ -126,6 +127,8 @@ describe("components pass the shared arguments to what they compose", () => {
 
     it(`${component}: with wait: false nothing inside waits, and no kubeconfig at hand is no error`, async () => {
       const ambient = process.env.KUBECONFIG;
+      // No ambient kubeconfig, which the default provider's cluster would otherwise be compared with.
+      process.env.KUBECONFIG = "/nonexistent/kubeconfig";
       try {
         declare({ wait: false, kubeconfig: KUBECONFIG });
         await settle();
@@ -135,7 +138,6 @@ describe("components pass the shared arguments to what they compose", () => {
         }
 
         await resetMocks();
-        process.env.KUBECONFIG = "/nonexistent/kubeconfig";
         declare({ wait: false });
         await settle();
         assert.deepEqual(

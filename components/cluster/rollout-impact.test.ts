@@ -25,7 +25,18 @@ import { clusterPoolImpact, clusterRolloutImpact } from "./rollout-impact";
 import { InfraNodePool } from "../infra-node-pool/infra-node-pool";
 import { awsCloud } from "../../test/mocks";
 
+/**
+ * Each component here is given the simulator's kubeconfig, with no ambient one beside it that the
+ * default provider would connect with and that the kubeconfig would have to reach (cluster/wait.ts).
+ */
+function withoutAmbientKubeconfig(): void {
+  const ambient = process.env.KUBECONFIG;
+  before(() => (process.env.KUBECONFIG = "/nonexistent/kubeconfig"));
+  after(() => (process.env.KUBECONFIG = ambient));
+}
+
 describe("rollout impact at preview, against the cluster", function () {
+  withoutAmbientKubeconfig();
   this.timeout(30_000);
   let sim: Simulator;
   before(async () => {
@@ -253,6 +264,7 @@ describe("rollout impact at preview, against the cluster", function () {
 });
 
 describe("rollout impact at preview: the cluster read once per run, whatever the number of pools", function () {
+  withoutAmbientKubeconfig();
   this.timeout(30_000);
   const POOLS = ["edge", "gpu", "storage", "batch"];
   let sim: Simulator;

@@ -1,7 +1,12 @@
 import type * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { durationSeconds } from "../../provider/dynamic/common";
-import { ambientKubeconfig } from "../../provider/dynamic/credentials";
+import {
+  ambientKubeconfig,
+  clusterServer,
+  ProviderSettings,
+  providerKubeconfig,
+} from "../../provider/dynamic/credentials";
 import type { CreatedObject } from "../../provider/waiting/identity";
 import { inputPropertyError } from "../errors";
 import { kubeconfigProblem } from "./kube";
@@ -14,8 +19,11 @@ export interface WaitArgs {
    */
   wait?: boolean;
   /**
-   * Kubeconfig the waiters use; kept secret in state. Default: the file named by $KUBECONFIG (its
-   * first entry), else ~/.kube/config, as the Kubernetes provider does.
+   * Kubeconfig the waiters use; kept secret in state. Default: the one the component's Kubernetes
+   * provider connects with (its `kubeconfig`, `context` and `cluster`; for the default provider the
+   * stack's `kubernetes:` config, else $KUBECONFIG's files merged, else ~/.kube/config), so that the
+   * waiters and the preview's reads reach the cluster the objects go to. When given, it must reach the
+   * same API server as the provider, else the preview fails naming both.
    * @secret
    */
   kubeconfig?: pulumi.Input<string>;
@@ -129,19 +137,106 @@ function checkWaitTimeouts(timeouts: pulumi.CustomTimeouts | undefined): void {
   }
 }
 
-/** The waiting setup of a component, or undefined with `wait: false`. */
-export function waiting(args: WaitArgs, parent: pulumi.Resource): Waiting | undefined {
-  if (args.wait === false) return undefined;
-  checkWaitTimeouts(args.waitTimeouts);
-  if (args.kubeconfig !== undefined) return access(args.kubeconfig, args, parent);
-  const { file, text } = ambientKubeconfig();
-  if (text === undefined) {
+/**
+ * A context or cluster name a provider was given. The engine returns no output for a setting the
+ * provider was not given, which the SDK resolves as unknown in a preview (rpc.ts, resolveProperties):
+ * so at preview an unknown name counts as absent (a name computed by another resource is known at
+ * `up`), while an unknown kubeconfig (a cluster the stack creates) keeps the connection unknown.
+ */
+function givenName(setting: pulumi.Output<string> | undefined): pulumi.Output<string | undefined> {
+  if (setting === undefined) return pulumi.output(undefined);
+  const resolved = setting as unknown as { isKnown: Promise<boolean>; promise(): Promise<string> };
+  return pulumi.output(resolved.isKnown.then((known) => (known ? resolved.promise() : undefined)));
+}
+
+/**
+ * The connection settings of the component's Kubernetes provider: an explicit provider reports its
+ * inputs as its outputs (the engine's provider registry returns them from Create, preview included),
+ * the default provider is configured from the stack's `kubernetes:` config. Undefined for a default
+ * provider without such config, which connects with the ambient kubeconfig.
+ */
+function providerSettings(provider: k8s.Provider | undefined): pulumi.Output<ProviderSettings> | undefined {
+  if (provider) {
+    const inputs = provider as unknown as Partial<Record<keyof ProviderSettings, pulumi.Output<string>>>;
+    return pulumi
+      .all([inputs.kubeconfig, givenName(inputs.context), givenName(inputs.cluster)])
+      .apply(([kubeconfig, context, cluster]) => ({ kubeconfig, context, cluster }));
+  }
+  const config = new pulumi.Config("kubernetes");
+  const [context, cluster] = [config.get("context"), config.get("cluster")];
+  const kubeconfig = config.getSecret("kubeconfig");
+  if (kubeconfig === undefined && !context && !cluster) return undefined;
+  return pulumi.output(kubeconfig).apply((k) => ({ kubeconfig: k, context, cluster }));
+}
+
+const AMBIENT = "(from $KUBECONFIG or ~/.kube/config)";
+
+/**
+ * The waiters' access on the provider's connection. A `kubeconfig` given is the waiters' only when it
+ * reaches the provider's API server (the ambient kubeconfig's for a default provider without config,
+ * when there is one): waits and preview reads on another cluster than the objects' would never see
+ * them converge.
+ */
+function connection(args: SharedArgs, parent: pulumi.Resource, required: boolean): Waiting | undefined {
+  const settings = providerSettings(args.provider);
+  if (settings === undefined) {
+    const { file, text } = ambientKubeconfig();
+    const where = `the file ${file} ${AMBIENT}, which the default Kubernetes provider connects with,`;
+    if (args.kubeconfig !== undefined) {
+      return access(
+        text === undefined ? args.kubeconfig : sameCluster(args.kubeconfig, text, where),
+        args,
+        parent,
+      );
+    }
+    if (text !== undefined) return access(text, args, parent, `the file ${file} ${AMBIENT} `);
+    if (!required) return undefined;
     throw inputPropertyError(
       "kubeconfig",
       `waiting for the cluster needs its kubeconfig: pass kubeconfig, point $KUBECONFIG at it (${file} could not be read), or set wait: false`,
     );
   }
-  return access(text, args, parent, `the file ${file} (from $KUBECONFIG or ~/.kube/config) `);
+  const property = args.provider ? "provider" : "kubeconfig";
+  const where = args.provider ? "the component's Kubernetes provider" : "the stack's kubernetes: config";
+  const derived = settings.apply((s) => {
+    const { file, text } = providerKubeconfig(s);
+    if (text === undefined) {
+      throw inputPropertyError(
+        property,
+        `the waiters connect as ${where} does, but no kubeconfig could be read at ${file} ${AMBIENT}: give the provider a kubeconfig, or set wait: false`,
+      );
+    }
+    const problem = kubeconfigProblem(text);
+    if (problem) throw inputPropertyError(property, `the kubeconfig of ${where} ${problem}`);
+    return text;
+  });
+  if (args.kubeconfig === undefined) return access(derived, args, parent);
+  return access(sameCluster(args.kubeconfig, derived, where), args, parent);
+}
+
+/** The kubeconfig given, once known to reach the API server of the provider's, `where` saying whose that is. */
+function sameCluster(
+  given: pulumi.Input<string>,
+  providers: pulumi.Input<string>,
+  where: string,
+): pulumi.Output<string> {
+  return pulumi.all([given, providers]).apply(([text, theirs]) => {
+    const [ours, provider] = [clusterServer(text), clusterServer(theirs)];
+    if (ours !== undefined && provider !== undefined && ours !== provider) {
+      throw inputPropertyError(
+        "kubeconfig",
+        `reaches ${ours}, but ${where} reaches ${provider}: the waiters and the preview's reads would watch another cluster than the one the objects go to. Leave kubeconfig out (the waiters then connect as the provider does) or give the kubeconfig of ${provider}`,
+      );
+    }
+    return text;
+  });
+}
+
+/** The waiting setup of a component, or undefined with `wait: false`. */
+export function waiting(args: SharedArgs, parent: pulumi.Resource): Waiting | undefined {
+  if (args.wait === false) return undefined;
+  checkWaitTimeouts(args.waitTimeouts);
+  return connection(args, parent, true);
 }
 
 /**
@@ -149,11 +244,7 @@ export function waiting(args: WaitArgs, parent: pulumi.Resource): Waiting | unde
  * turning waiting off does not delete it: as `waiting` finds it, and with `wait: false` the kubeconfig
  * given or found, if any.
  */
-export function clusterAccess(args: WaitArgs, parent: pulumi.Resource): Waiting | undefined {
+export function clusterAccess(args: SharedArgs, parent: pulumi.Resource): Waiting | undefined {
   if (args.wait !== false) return waiting(args, parent);
-  if (args.kubeconfig !== undefined) return access(args.kubeconfig, args, parent);
-  const { file, text } = ambientKubeconfig();
-  return text === undefined
-    ? undefined
-    : access(text, args, parent, `the file ${file} (from $KUBECONFIG or ~/.kube/config) `);
+  return connection(args, parent, false);
 }

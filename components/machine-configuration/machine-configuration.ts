@@ -81,7 +81,7 @@ abstract class MachineConfigurationObject<T extends { name: string }> extends pu
     const checks = new InputChecks(`${type} "${name}"`);
     checks.asKnown(withName, inputs);
     const adopted = adopt ? checks.now(() => adoptOption(true, plainName(inputs.name, name)), {}) : {};
-    const waits = checks.now(() => waiting({ wait, kubeconfig, waitTimeouts }, this), undefined);
+    const waits = checks.now(() => waiting({ provider, wait, kubeconfig, waitTimeouts }, this), undefined);
     if (waits) checks.add(waits.check);
     const manifest = pulumi
       .all([checks.valid(), inputs as pulumi.Input<Record<string, unknown>>])

@@ -16,6 +16,7 @@ import {
   clusterServer,
   currentCredentials,
   currentServer,
+  providerKubeconfig,
   STORED_SOURCE,
 } from "./credentials";
 import { MachineSetReady, MachineSetRemoval, PoolRollout } from "./index";
@@ -109,6 +110,30 @@ describe("waiter credentials", () => {
       merged.users.map((u: { name: string }) => u.name),
       ["u", "v"],
     );
+  });
+
+  it("connects as a Kubernetes provider's settings say: a path or content, its context and cluster overriding", () => {
+    // pulumi-kubernetes provider.go Configure and util.go parseKubeconfigString.
+    const other = "https://api.other.example.com:6443";
+    const two = kubeconfig(CLUSTER, "t")
+      .replace(
+        "contexts: [{ name: x, context: { cluster: c, user: u } }]",
+        `contexts: [{ name: x, context: { cluster: c, user: u } }, { name: y, context: { cluster: d, user: u } }]\n` +
+          `clusters: [{ name: c, cluster: { server: "${CLUSTER}" } }, { name: d, cluster: { server: "${other}" } }]`,
+      )
+      .replace(`clusters: [{ name: c, cluster: { server: "${CLUSTER}" } }]\n`, "");
+    const file = setAmbient(two);
+    assert.equal(currentServer(providerKubeconfig({ kubeconfig: two }).text!), CLUSTER);
+    assert.deepEqual(providerKubeconfig({ kubeconfig: file }), { file, text: two });
+    assert.equal(currentServer(providerKubeconfig({ kubeconfig: file, context: "y" }).text!), other);
+    assert.equal(
+      currentServer(providerKubeconfig({ cluster: "d" }).text!),
+      other,
+      "ambient, its cluster overridden",
+    );
+    assert.equal(currentServer(providerKubeconfig({}).text!), CLUSTER);
+    setAmbient(undefined);
+    assert.equal(providerKubeconfig({}).text, undefined);
   });
 
   it("a renewed token is no diff; a kubeconfig for another cluster is", async () => {

@@ -33,6 +33,45 @@ export function ambientKubeconfig(): { file: string; text?: string } {
   return { file: read.map((r) => r.file).join(path.delimiter), text: mergeKubeconfigs(read) };
 }
 
+/** A Kubernetes provider's connection settings: its inputs, or the stack's `kubernetes:` config. */
+export interface ProviderSettings {
+  /** The content of a kubeconfig or a file's path. */
+  kubeconfig?: string;
+  context?: string;
+  cluster?: string;
+}
+
+/**
+ * The kubeconfig pulumi-kubernetes connects with for `settings` (provider.go, Configure, and util.go,
+ * parseKubeconfigString): `kubeconfig` read as a file when one exists at that path (a leading ~
+ * expanded), else taken as content; without it, the ambient kubeconfig. `context` and `cluster`
+ * override the current context and its cluster, as clientcmd.ConfigOverrides do. `file` names what was
+ * read; `text` is absent when nothing could be.
+ */
+export function providerKubeconfig(settings: ProviderSettings): { file: string; text?: string } {
+  const fs = require("node:fs") as typeof import("node:fs");
+  const path = require("node:path") as typeof import("node:path");
+  const given = settings.kubeconfig;
+  let found: { file: string; text?: string };
+  if (given === undefined || given === "") {
+    found = ambientKubeconfig();
+  } else {
+    const home = (require("node:os") as typeof import("node:os")).homedir();
+    const file = given === "~" ? home : given.startsWith("~/") ? path.join(home, given.slice(2)) : given;
+    found = fs.existsSync(file)
+      ? { file, text: fs.readFileSync(file, "utf8") }
+      : { file: "its kubeconfig", text: given };
+  }
+  if (found.text === undefined || (!settings.context && !settings.cluster)) return found;
+  const { parse, stringify } = require("yaml") as typeof import("yaml");
+  const config = parse(found.text) as KubeconfigFile | null;
+  if (typeof config !== "object" || config === null) return found;
+  if (settings.context) config["current-context"] = settings.context;
+  const current = (config.contexts ?? []).find((c) => c?.name === config["current-context"]);
+  if (settings.cluster && current) current.context = { ...current.context, cluster: settings.cluster };
+  return { file: found.file, text: stringify(config) };
+}
+
 /** The fields of a kubeconfig that name files, which client-go resolves against the file that sets them. */
 const FILE_FIELDS: Record<string, string[]> = {
   clusters: ["certificate-authority"],

@@ -60,9 +60,9 @@ export async function checkCreatedObjects(options: {
     const message =
       `${nameOf(object)} was created by the component's Kubernetes provider (uid ${object.uid}), but ` +
       `${server}, the cluster of the waiters' kubeconfig, ${found}: the provider and the kubeconfig ` +
-      `reach different clusters, and waiting there would never see the objects converge. Give the ` +
-      `component the kubeconfig its provider was made from (kubeconfig), or a provider for the cluster ` +
-      `of that kubeconfig.`;
+      `reach different clusters, and waiting there would never see the objects converge. Leave the ` +
+      `component's kubeconfig out (its waiters then connect as its provider does), or give it the ` +
+      `kubeconfig of the provider's cluster.`;
     throw waitError("failed", waiter, message, message);
   }
 }

@@ -1,24 +1,33 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import * as fs from "node:fs";
-import { InfraNodePool } from "../../../index";
+import { InfraNodePool, MachineConfig } from "../../../index";
 
 const config = new pulumi.Config();
 const clusterA = config.require("clusterA");
+const waitersKubeconfig = config.get("waitersKubeconfig");
 
 /**
  * A platform repository deploying to several clusters from one machine: the pool goes to cluster A
- * through its own provider while the process's $KUBECONFIG names another cluster. `kubeconfig=true`
- * also gives the pool the kubeconfig the provider was made from, as the waiters' error asks.
+ * through its own provider while the process's $KUBECONFIG names another cluster. `waitersKubeconfig`
+ * gives the pool's waiters a kubeconfig file of their own; `workerConfig` adds a MachineConfig for the
+ * workers (for a preview: its rollout impact is read from the cluster's worker pool).
  */
 const provider = new k8s.Provider("cluster-a", { kubeconfig: clusterA });
 const infra = new InfraNodePool("infra", {
   zones: ["us-east-2a"],
   replicas: 1,
   provider,
-  ...(config.getBoolean("kubeconfig") ? { kubeconfig: fs.readFileSync(clusterA, "utf8") } : {}),
+  ...(waitersKubeconfig ? { kubeconfig: fs.readFileSync(waitersKubeconfig, "utf8") } : {}),
   waitTimeouts: { create: "60s", update: "60s", delete: "60s" },
 });
 
 export const machineSets = infra.machineSetNames;
 export const readyMachineCount = infra.readyMachineCount;
+export const workerImpact = config.getBoolean("workerConfig")
+  ? new MachineConfig("99-worker-motd", {
+      role: "worker",
+      files: [{ path: "/etc/motd", contents: { text: "cluster A\n" } }],
+      provider,
+    }).rolloutImpact
+  : undefined;
