@@ -72,6 +72,12 @@ export function providerKubeconfig(settings: ProviderSettings): { file: string; 
   return { file: found.file, text: stringify(config) };
 }
 
+/** What providerKubeconfig changes in a kubeconfig: its current context and that context's cluster. */
+interface KubeconfigFile {
+  "current-context"?: string;
+  contexts?: Array<{ name?: string; context?: { cluster?: string } } | null>;
+}
+
 /** The fields of a kubeconfig that name files, which client-go resolves against the file that sets them. */
 const FILE_FIELDS: Record<string, string[]> = {
   clusters: ["certificate-authority"],
