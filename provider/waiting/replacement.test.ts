@@ -46,7 +46,7 @@ function machine(
   };
 }
 
-const fixed = (maxSurge: number, maxUnavailable: number): MachineReplacement => ({
+const fixed = (maxSurge: number | string, maxUnavailable: number | string): MachineReplacement => ({
   maxSurge,
   maxUnavailable,
   replicas: { "infra-a": 3 },
@@ -192,12 +192,19 @@ function rollOut(policy: MachineReplacement, autoscaledReplicas?: number) {
 }
 
 describe("machine replacement: a whole rollout against the MachineSet controller's rules", () => {
+  // Percentages of the 3 replicas as ResolveFenceposts resolves them (kubernetes
+  // pkg/controller/deployment/util/deployment_util.go): the surge rounds up (25% -> 1, 50% -> 2), the
+  // unavailable down (34% -> 1, 50% -> 1), and when both come to 0 one machine may be unavailable.
   for (const [surge, unavailable, minReady, maxMachines] of [
     [1, 0, 3, 4],
     [2, 0, 3, 5],
     [0, 1, 2, 3],
     [1, 1, 2, 4],
-  ]) {
+    ["25%", "0%", 3, 4],
+    ["0%", "34%", 2, 3],
+    ["50%", "50%", 3, 5],
+    ["0%", "10%", 2, 3],
+  ] as const) {
     it(`maxSurge ${surge}, maxUnavailable ${unavailable}: every machine replaced, never fewer than ${minReady} Ready nor more than ${maxMachines} machines`, () => {
       const result = rollOut(fixed(surge, unavailable));
       assert.ok(result.round < 50, "the rollout ends");
