@@ -1,6 +1,7 @@
 import { strict as assert } from "node:assert";
 import { KubeObject } from "./kinds";
 import { evaluateMachineSetsReady, MACHINESET_LABEL } from "./machineset";
+import { nodeServes, WMCO_DESIRED_VERSION, WMCO_VERSION } from "./windows";
 import {
   DELETE_MACHINE_ANNOTATION,
   isOutdated,
@@ -277,5 +278,29 @@ describe("MachineSets ready with a replacement policy", () => {
     });
     assert.equal(e.state, "done");
     assert.equal(e.steps, undefined);
+  });
+
+  it("deletes an old Windows machine only once WMCO has configured the new one, not when its node is Ready (nodeconfig.go Configure cordons it until done)", () => {
+    const windowsNode = (name: string, configured: boolean): KubeObject => ({
+      metadata: {
+        name,
+        labels: { "kubernetes.io/os": "windows" },
+        annotations: configured ? { [WMCO_VERSION]: "10.16.1", [WMCO_DESIRED_VERSION]: "10.16.1" } : {},
+      },
+      spec: configured ? {} : { unschedulable: true },
+      status: { conditions: [{ type: "Ready", status: "True" }] },
+    });
+    const observe = (configured: boolean) =>
+      evaluateMachineSetsReady(
+        target,
+        {
+          machineSets: [settled(4)],
+          machines: [...olds(), machine("n1", NEW)],
+          nodes: [...["o1", "o2", "o3"].map((n) => windowsNode(n, true)), windowsNode("n1", configured)],
+        },
+        nodeServes,
+      );
+    assert.deepEqual(observe(false).steps ?? [], []);
+    assert.deepEqual(observe(true).steps, [{ type: "mark", machine: "o1" }]);
   });
 });
