@@ -13,7 +13,7 @@ const WMCO_NS = "openshift-windows-machine-config-operator";
 const PINNED = "windows-machine-config-operator.v10.16.1";
 
 describe("a Windows pool end to end on the simulator", function () {
-  this.timeout(120_000);
+  this.timeout(300_000);
   let sim: Simulator;
   let dir: string;
   const suite = simulatorForSuite("harness-windows-", { speed: 500 });
@@ -26,7 +26,7 @@ describe("a Windows pool end to end on the simulator", function () {
       (m) => m.metadata.labels?.["machine.openshift.io/os-id"] === "Windows",
     );
 
-  it("converges with only the pinned CSV installed, scales by a revision planned exactly, finds drift made by hand, and destroy leaves no Windows machine and no CSV", async () => {
+  it("converges with only the pinned CSV installed, scales by a revision planned exactly, finds drift made by hand, replaces its machines for a new instance type, and destroy leaves no Windows machine and no CSV", async () => {
     const statePath = path.join(dir, "state.json");
     const program = installedProgram(WINDOWS_POOL);
     const options = (config: string[] = []): DeployOptions => ({
@@ -101,9 +101,33 @@ describe("a Windows pool end to end on the simulator", function () {
     // Refreshes read the Secret back from the cluster: what they write keeps it encrypted.
     keyStaysSecret();
 
-    await destroyLeavesNothing(sim, second);
-    assert.deepEqual(windowsMachines(), [], "Windows machines are gone");
+    // A new instance type with a replacement policy: each new machine is configured by WMCO (as on
+    // creation) before an old one goes, and up returns once both machines run the new type.
+    const replacing = options(["replicas=2", "instanceType=m5a.xlarge", "replace=true"]);
+    const replaced = await revise(replacing, [
+      "create windows-machines-replaced",
+      "update windows-nodes-ready",
+      // The drift the refresh read back is undone.
+      "update windows-runtime-class",
+      "update windows-us-east-2a",
+    ]);
+    const machines = windowsMachines();
+    assert.deepEqual(
+      machines.map((m) => (m.spec as any).providerSpec.value.instanceType),
+      ["m5a.xlarge", "m5a.xlarge"],
+    );
+    const replacedNodes = replaced.outputs.configuredNodes as string[];
+    assert.equal(replacedNodes.length, 2);
+    assert.ok(
+      replacedNodes.every((n) => !scaledNodes.includes(n)),
+      "every node is a new machine's",
+    );
     for (const name of scaledNodes)
+      assert.equal(sim.store.get({ apiVersion: "v1", kind: "Node", name }), undefined);
+
+    await destroyLeavesNothing(sim, replacing);
+    assert.deepEqual(windowsMachines(), [], "Windows machines are gone");
+    for (const name of replacedNodes)
       assert.equal(sim.store.get({ apiVersion: "v1", kind: "Node", name }), undefined);
     assert.deepEqual(
       list("operators.coreos.com/v1alpha1", "ClusterServiceVersion", WMCO_NS),

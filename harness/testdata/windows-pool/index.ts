@@ -9,6 +9,9 @@ const windows = new WindowsNodePool("windows", {
   zones: ["us-east-2a"],
   replicas: config.getNumber("replicas") ?? 1,
   image: "ami-0a2b3c4d5e6f70812",
+  aws: { instanceType: config.get("instanceType") ?? "m5a.large" },
+  // A new instance type reaches the running machines only through a replacement.
+  machineReplacement: config.getBoolean("replace") ? { strategy: "rolling", maxSurge: "50%" } : undefined,
   operator: { installPlanApproval: "Manual", startingCSV: "windows-machine-config-operator.v10.16.1" },
   waitTimeouts,
 });
