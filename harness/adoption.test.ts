@@ -1,12 +1,11 @@
 import * as assert from "node:assert/strict";
-import * as fs from "node:fs";
 import * as path from "node:path";
 import { Simulator } from "../simulator/simulator";
 import { simulatorForSuite } from "../test/harness-simulator";
 import { requireReference, SEEDS } from "../test/reference";
 import { seedYaml } from "../test/seeds";
 import { K, keyOf, machineConfig, storeUntil } from "../test/simulator-fixture";
-import { changes, kubectl } from "../test/stack-life";
+import { changes, kubectl, kubectlCreate } from "../test/stack-life";
 import { deploy, DeployOptions, DeployResult, preview } from "./deploy";
 import { installedProgram } from "./installed";
 import { loadProject } from "./project";
@@ -24,11 +23,7 @@ const CHRONY = "pool 169.254.169.123 iburst\ndriftfile /var/lib/chrony/drift\nma
  * chrony MachineConfig and the KubeletConfig. Returns once the pool runs them on both nodes.
  */
 async function buildByHand(sim: Simulator, dir: string): Promise<void> {
-  const create = async (object: unknown) => {
-    const file = path.join(dir, `by-hand-${Math.random().toString(36).slice(2)}.json`);
-    fs.writeFileSync(file, JSON.stringify(object));
-    await kubectl(sim.kubeconfigPath, ["create", "--validate=false", "-f", file]);
-  };
+  const create = (object: unknown) => kubectlCreate(sim.kubeconfigPath, dir, object);
   await create(seedYaml("001", /^apiVersion: machine.openshift.io\/v1beta1$/, /^\s+versions:/));
   await kubectl(sim.kubeconfigPath, [
     "patch",

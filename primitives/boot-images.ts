@@ -1,6 +1,7 @@
 /**
- * Which MachineSets the MCO keeps on the release's boot image (openshift/machine-config-operator), for
- * the simulated controller and for the preview that says who owns a pool's boot image.
+ * Which MachineSets the MCO keeps on the release's boot image (openshift/machine-config-operator), as
+ * the preview that says who owns a pool's boot image understands it. The simulated controller reads
+ * the same upstream code on its own (simulator/controllers/boot-images.ts), so each checks the other.
  *
  * Selection (pkg/operator/sync.go, syncManagedBootImagesStatus): an empty `machineManagers` list in
  * `spec.managedBootImages` of MachineConfiguration `cluster` opts the cluster out; an entry for
@@ -8,7 +9,9 @@
  * the MachineSets, helpers.go getMachineResourceSelectorFromMachineManagers); without one, AWS and
  * Azure clusters are opted in (common/featuregates.go CheckBootImagePlatform).
  * Skips (pkg/controller/bootimage/ms_helpers.go, syncMAPIMachineSet): a MachineSet with an owner
- * reference, one labelled with another OS stream than RHEL 9, one whose machines are Windows.
+ * reference, one labelled with another OS stream than RHEL 9, one whose machines are Windows; on Azure
+ * (platform_helpers.go reconcileAzureProviderSpec) one with a security type (Trusted Launch,
+ * confidential VMs).
  */
 import { LabelSelector, selectorMatches } from "./selectors";
 
@@ -30,7 +33,12 @@ export interface MachineManager {
 
 interface MachineSetLike {
   metadata?: { name?: string; labels?: Record<string, string>; ownerReferences?: unknown[] };
-  spec?: { template?: { metadata?: { labels?: Record<string, string> } } };
+  spec?: {
+    template?: {
+      metadata?: { labels?: Record<string, string> };
+      spec?: { providerSpec?: { value?: { securityProfile?: { settings?: { securityType?: string } } } } };
+    };
+  };
 }
 
 /**
@@ -98,5 +106,12 @@ export function bootImageSelection(
     return { updates: false, why: `its OS stream ${stream} is not the MCO's` };
   if (machineSet.spec?.template?.metadata?.labels?.[OS_LABEL] === "Windows")
     return { updates: false, why: "its machines are Windows" };
+  const securityType =
+    machineSet.spec?.template?.spec?.providerSpec?.value?.securityProfile?.settings?.securityType;
+  if (securityType)
+    return {
+      updates: false,
+      why: `its security type ${securityType}, which the MCO does not update on Azure`,
+    };
   return { updates: true, why: `managedBootImages (${mode}) selects it` };
 }

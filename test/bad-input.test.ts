@@ -241,6 +241,18 @@ describe("bad input, stopped at preview", () => {
         /cannot surge, so 0 replaces nothing/,
       ],
       [
+        "a count that is no percentage",
+        { strategy: "rolling", maxSurge: "25" },
+        "machineReplacement.maxSurge",
+        /"25" is neither a whole number nor a percentage: .* such as "25%"/,
+      ],
+      [
+        "more than 100% unavailable",
+        { strategy: "rolling", maxUnavailable: "120%" },
+        "machineReplacement.maxUnavailable",
+        /120% is more than 100% of the MachineSet's replicas/,
+      ],
+      [
         "a misspelt field",
         { strategy: "rolling", maxSurges: 1 },
         "machineReplacement.maxSurges",

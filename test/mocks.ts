@@ -231,6 +231,28 @@ export function valueOf<T>(output: pulumi.Output<T>): Promise<T> {
   return (output as unknown as { promise(): Promise<T> }).promise();
 }
 
+/** `cloud` with an object for each `[type, id]` an adopting program imports, named as its id says. */
+export function withObjects(cloud: FakeCloud, objects: Array<[string, string]>): FakeCloud {
+  for (const [type, id] of objects) {
+    const [, apiVersion, kind] = /^kubernetes:(.+):([^:]+)$/.exec(type)!;
+    cloud.objects[`${apiVersion}:${kind}:${id}`] = { metadata: { name: id.split("/").pop() } };
+  }
+  return cloud;
+}
+
+/**
+ * `[type, id]` of each resource imported, of the types in `objects`, sorted; not the worker MachineSet
+ * a pool reads its image or network from.
+ */
+export function imported(objects: Array<[string, string]>): Array<[string, string]> {
+  return mocks.resources
+    .filter(
+      (r) => r.id && objects.some(([type]) => type === r.type) && !/-(image|network)-source$/.test(r.name),
+    )
+    .map((r): [string, string] => [r.type, r.id!])
+    .sort();
+}
+
 /** The created (not read) resources of a type, in registration order. */
 export function created(type: string | RegExp): RegisteredResource[] {
   return mocks.resources.filter(

@@ -72,3 +72,16 @@ export function withoutNulls<T>(value: T): T {
   }
   return value;
 }
+
+/** Seed 002's command that stores WMCO's private key (section 3.2), for the key in `keyFile`. */
+export function wmcoKeySecretCommand(keyFile: string): string[] {
+  return [
+    "create",
+    "secret",
+    "generic",
+    "cloud-private-key",
+    `--from-file=private-key.pem=${keyFile}`,
+    "-n",
+    "openshift-windows-machine-config-operator",
+  ];
+}

@@ -7,6 +7,7 @@
  */
 import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
+import * as path from "node:path";
 import type { CheckpointResource } from "../harness/engine/checkpoint";
 import { deploy, DeployOptions, DeployResult, destroy, preview, refresh } from "../harness/deploy";
 import { fieldManagerName } from "../harness/engine/kube-check";
@@ -26,6 +27,13 @@ export async function kubectl(kubeconfig: string, args: string[]): Promise<strin
   const { code, stdout, stderr } = await runKubectl(kubeconfig, args);
   if (code !== 0) throw new Error(stderr || `kubectl ${args.join(" ")} exited ${code}`);
   return stdout;
+}
+
+/** `kubectl create -f` of an object, as a user builds a cluster by hand; the file is written in `dir`. */
+export async function kubectlCreate(kubeconfig: string, dir: string, object: unknown): Promise<void> {
+  const file = path.join(dir, `by-hand-${Math.random().toString(36).slice(2)}.json`);
+  fs.writeFileSync(file, JSON.stringify(object));
+  await kubectl(kubeconfig, ["create", "--validate=false", "-f", file]);
 }
 
 /** `kubectl patch --type=merge` of an object, as an operator edits one by hand. */

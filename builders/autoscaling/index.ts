@@ -1,6 +1,7 @@
 export {
   clusterAutoscaler,
   CLUSTER_AUTOSCALER_API_VERSION,
+  CLUSTER_AUTOSCALER_NAME,
   type ClusterAutoscalerArgs,
   type ClusterAutoscalerManifest,
   type MinMax,

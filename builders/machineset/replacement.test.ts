@@ -24,6 +24,35 @@ describe("machineReplacement: defaults and what the autoscaler allows", () => {
     );
   });
 
+  it("takes percentages of each MachineSet's replicas, as a Deployment's validation does, naming the property of a bad one", () => {
+    assert.deepEqual(
+      requireMachineReplacement({ strategy: "rolling", maxSurge: "25%", maxUnavailable: "0%" }, false),
+      { maxSurge: "25%", maxUnavailable: "0%" },
+    );
+    // kubernetes pkg/apis/apps/validation: ValidatePositiveIntOrPercent, IsNotMoreThan100Percent for
+    // maxUnavailable only, and not both zero (0 and 0% alike).
+    const rejects = (args: object, autoscaled: boolean, path: string, reason: RegExp) =>
+      assert.throws(
+        () => requireMachineReplacement({ strategy: "rolling", ...args }, autoscaled),
+        (e: InputError & { errors?: InputError[] }) => {
+          const error = e.errors?.[0] ?? e;
+          assert.equal(error.propertyPath, path);
+          assert.match(error.message, reason);
+          return true;
+        },
+      );
+    rejects({ maxSurge: "25" }, false, "maxSurge", /"25" is neither a whole number nor a percentage/);
+    rejects({ maxSurge: "1.5%" }, false, "maxSurge", /neither a whole number nor a percentage/);
+    rejects({ maxUnavailable: "150%" }, false, "maxUnavailable", /150% is more than 100%/);
+    rejects({ maxSurge: "0%", maxUnavailable: 0 }, false, "maxUnavailable", /0 replaces nothing/);
+    rejects({ maxSurge: "10%" }, true, "maxSurge", /belong to the cluster autoscaler/);
+    rejects({ maxUnavailable: "0%" }, true, "maxUnavailable", /0 replaces nothing/);
+    assert.deepEqual(requireMachineReplacement({ strategy: "rolling", maxSurge: "200%" }, false), {
+      maxSurge: "200%",
+      maxUnavailable: 0,
+    });
+  });
+
   it("reports every bad count at once", () => {
     assert.throws(
       () => requireMachineReplacement({ strategy: "rolling", maxSurge: 1.5, maxUnavailable: -1 }, false),
@@ -53,6 +82,15 @@ describe("machineSpecChange: what a preview says of machines on another spec", (
     assert.equal(
       machineSpecChange("infra-a", template, [old], { maxSurge: 0, maxUnavailable: 1 }),
       "MachineSet infra-a: 1 machine on m6i.xlarge replaced by machines with m6i.2xlarge, 1 at a time deleted (drained) first, each replaced from the template",
+    );
+    // Percentages of the declared replicas: the surge rounds up, the unavailable down.
+    assert.match(
+      machineSpecChange("infra-a", template, [old, old, old, old], {
+        maxSurge: "10%",
+        maxUnavailable: "50%",
+        replicas: { "infra-a": 4 },
+      })!,
+      /, 1 new first, .*, at most 2 unavailable$/,
     );
   });
 

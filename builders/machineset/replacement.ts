@@ -3,6 +3,7 @@
  * instance type, disk, image or spot setting). The machine-api never changes a machine it has made, so
  * without it a changed template reaches only machines created later.
  */
+import { IntOrPercent, percentOf, resolveFenceposts } from "../../primitives/int-or-percent";
 import { jsonEqual } from "../../primitives/objects";
 import { collectErrors, InputError } from "../errors";
 import { requireFields, requireNonNegativeInteger, requireOneOf } from "../validation";
@@ -10,17 +11,46 @@ import { requireFields, requireNonNegativeInteger, requireOneOf } from "../valid
 export interface MachineReplacementArgs {
   /** `rolling`: new machines first, old ones deleted (and drained) as the new ones are Ready. */
   strategy: "rolling";
-  /** Machines each MachineSet may have above its replicas while replacing; default 1 (0 when autoscaled). */
-  maxSurge?: number;
-  /** Machines each MachineSet may have unready below its replicas while replacing; default 0 (1 when autoscaled). */
-  maxUnavailable?: number;
+  /**
+   * Machines each MachineSet may have above its replicas while replacing: a number, or a percentage of
+   * the replicas rounded up (`"25%"`); default 1 (0 when autoscaled).
+   */
+  maxSurge?: number | string;
+  /**
+   * Machines each MachineSet may have unready below its replicas while replacing: a number, or a
+   * percentage of the replicas rounded down (`"25%"`); default 0 (1 when autoscaled).
+   */
+  maxUnavailable?: number | string;
 }
 
-/** The counts the waiter works with, per MachineSet. */
+/** The counts the waiter works with, per MachineSet, percentages resolved against each one's replicas. */
 export interface MachineReplacementPolicy {
-  maxSurge: number;
-  maxUnavailable: number;
+  maxSurge: IntOrPercent;
+  maxUnavailable: IntOrPercent;
+  /** The replicas declared per MachineSet, which percentages are of; none when autoscaled (its machines). */
+  replicas?: Record<string, number>;
 }
+
+/**
+ * A count or a percentage, as the Deployment's validation accepts one (kubernetes
+ * pkg/apis/apps/validation `ValidatePositiveIntOrPercent`, `IsNotMoreThan100Percent` for maxUnavailable).
+ */
+function requireCountOrPercent(path: string, value: unknown, atMost100: boolean): IntOrPercent {
+  if (typeof value !== "string") return requireNonNegativeInteger(path, value);
+  const percent = percentOf(value);
+  if (percent === undefined)
+    throw new InputError(
+      path,
+      `${JSON.stringify(value)} is neither a whole number nor a percentage: use a number of machines such as 1, or a percentage of the MachineSet's replicas such as "25%"`,
+    );
+  if (atMost100 && percent > 100)
+    throw new InputError(path, `${value} is more than 100% of the MachineSet's replicas`);
+  return value;
+}
+
+/** 0 or 0%: what the Deployment's validation calls zero (`getIntOrPercentValue(...) == 0`). */
+const isZero = (value: IntOrPercent | undefined) =>
+  value === 0 || (value !== undefined && percentOf(value) === 0);
 
 const STRATEGIES = ["rolling"] as const;
 
@@ -41,19 +71,20 @@ export function requireMachineReplacement(
     throw new InputError("", "the pool's waiter replaces the machines, and wait is false: leave wait on");
   const [, maxSurge, maxUnavailable] = collectErrors([
     () => requireOneOf("strategy", value.strategy, STRATEGIES),
-    () => (value.maxSurge === undefined ? undefined : requireNonNegativeInteger("maxSurge", value.maxSurge)),
+    () =>
+      value.maxSurge === undefined ? undefined : requireCountOrPercent("maxSurge", value.maxSurge, false),
     () =>
       value.maxUnavailable === undefined
         ? undefined
-        : requireNonNegativeInteger("maxUnavailable", value.maxUnavailable),
-  ]);
+        : requireCountOrPercent("maxUnavailable", value.maxUnavailable, true),
+  ]) as [unknown, IntOrPercent | undefined, IntOrPercent | undefined];
   if (autoscaled) {
-    if (maxSurge)
+    if (maxSurge !== undefined && !isZero(maxSurge))
       throw new InputError(
         "maxSurge",
         "an autoscaled pool's replicas belong to the cluster autoscaler, so its machines are replaced by deleting old ones, maxUnavailable at a time (default 1): leave maxSurge out or 0",
       );
-    if (maxUnavailable === 0)
+    if (isZero(maxUnavailable))
       throw new InputError(
         "maxUnavailable",
         "an autoscaled pool cannot surge, so 0 replaces nothing: use 1 or more (the default is 1)",
@@ -61,7 +92,7 @@ export function requireMachineReplacement(
     return { maxSurge: 0, maxUnavailable: maxUnavailable ?? 1 };
   }
   const policy = { maxSurge: maxSurge ?? 1, maxUnavailable: maxUnavailable ?? 0 };
-  if (policy.maxSurge === 0 && policy.maxUnavailable === 0)
+  if (isZero(policy.maxSurge) && isZero(policy.maxUnavailable))
     throw new InputError(
       "maxUnavailable",
       "with maxSurge 0, 0 replaces nothing: allow a surge, or machines to be unavailable",
@@ -108,9 +139,11 @@ export function machineSpecChange(
   const count = old.length === 1 ? "1 machine" : `${old.length} machines`;
   if (!policy)
     return `MachineSet ${machineSet}: ${count} ${old.length === 1 ? "keeps" : "keep"} ${oldSpec}; only new machines get ${newSpec} (machineReplacement replaces them)`;
+  const replicas = policy.replicas?.[machineSet] ?? machines.length;
+  const { surge, unavailable } = resolveFenceposts(policy.maxSurge, policy.maxUnavailable, replicas);
   const pace =
-    policy.maxSurge > 0
-      ? `${policy.maxSurge} new first, an old one deleted (drained) as each new one is Ready, ${policy.maxUnavailable === 0 ? "none" : `at most ${policy.maxUnavailable}`} unavailable`
-      : `${policy.maxUnavailable} at a time deleted (drained) first, each replaced from the template`;
+    surge > 0
+      ? `${surge} new first, an old one deleted (drained) as each new one is Ready, ${unavailable === 0 ? "none" : `at most ${unavailable}`} unavailable`
+      : `${unavailable} at a time deleted (drained) first, each replaced from the template`;
   return `MachineSet ${machineSet}: ${count} on ${oldSpec} replaced by machines with ${newSpec}, ${pace}`;
 }

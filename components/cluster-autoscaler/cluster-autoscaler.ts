@@ -2,11 +2,12 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import {
   CLUSTER_AUTOSCALER_API_VERSION,
+  CLUSTER_AUTOSCALER_NAME,
   clusterAutoscaler,
   ClusterAutoscalerArgs as ClusterAutoscalerSpec,
 } from "../../builders/autoscaling";
 import { within } from "../../builders/errors";
-import { kubeOptions, manifestArgs } from "../cluster/kube";
+import { adoptOption, kubeOptions, manifestArgs } from "../cluster/kube";
 import { InputChecks } from "../errors";
 
 export interface ClusterAutoscalerArgs {
@@ -14,6 +15,12 @@ export interface ClusterAutoscalerArgs {
   spec?: pulumi.Input<ClusterAutoscalerSpec>;
   /** Kubernetes provider for the cluster; default the stack's default provider. */
   provider?: k8s.Provider;
+  /**
+   * Adopt the cluster's `default` ClusterAutoscaler (often made in the console): Pulumi's `import`, so the
+   * first `up` reads it and applies only what `spec` declares differently, each field in the preview's
+   * diff; fields it leaves out stay as they are. It must exist.
+   */
+  adopt?: boolean;
 }
 
 /** The manifest of `spec`, its errors at the paths the user wrote (`spec.scaleDown.unneededTime`). */
@@ -40,7 +47,10 @@ export class ClusterAutoscaler extends pulumi.ComponentResource {
       `${name}-cluster-autoscaler`,
       manifestArgs(CLUSTER_AUTOSCALER_API_VERSION, "ClusterAutoscaler", manifest, ["metadata", "spec"]),
       // Nothing reaches the cluster from bad input.
-      { ...kubeOptions(this, args.provider), dependsOn: valid.apply(() => []) },
+      {
+        ...kubeOptions(this, args.provider, adoptOption(args.adopt, CLUSTER_AUTOSCALER_NAME)),
+        dependsOn: valid.apply(() => []),
+      },
     );
     this.clusterAutoscalerName = valid.apply(() => this.resource.metadata.name);
     this.registerOutputs({ clusterAutoscalerName: this.clusterAutoscalerName });

@@ -64,9 +64,11 @@ export interface InfraNodePoolArgs extends MachinePoolArgs {
   paused?: pulumi.Input<boolean>;
   /**
    * Adopt the pool and MachineSets of the same names made by hand (OpenShift's infra node docs): Pulumi's
-   * `import` on the MachineConfigPool `<role>` and each MachineSet, so the first `up` reads them and
-   * applies only what the program declares differently (listed field by field in the preview); no
-   * Machine is replaced. Each must exist. The router, registry and monitoring patches adopt by nature.
+   * `import` on the MachineConfigPool `<role>`, each MachineSet and, when declared, each MachineSet's
+   * MachineAutoscaler (its name) and the MachineHealthCheck `<infraID>-<role>`, so the first `up` reads
+   * them and applies only what the program declares differently (listed field by field in the preview);
+   * no Machine is replaced. Each must exist: add `autoscaling` or `healthCheck` the pool lacks in a later
+   * `up`. The router, registry and monitoring patches adopt by nature.
    */
   adopt?: boolean;
   /** Move the default router here (IngressController `default` nodePlacement), optionally with replicas. */
@@ -100,7 +102,7 @@ export class InfraNodePool extends pulumi.ComponentResource {
   /** One MachineAutoscaler per MachineSet with `autoscaling`, else none. */
   declare public readonly machineAutoscalers: pulumi.Output<k8s.apiextensions.CustomResource[]>;
   /** The pool's MachineHealthCheck with `healthCheck`. */
-  declare public readonly machineHealthCheck: k8s.apiextensions.CustomResource | undefined;
+  declare public readonly machineHealthCheck: pulumi.Output<k8s.apiextensions.CustomResource> | undefined;
   declare public readonly machineConfigPool: k8s.apiextensions.CustomResource;
   /** Machines of the pool that are Ready nodes, once waited for. */
   declare public readonly readyMachineCount: pulumi.Output<number | undefined>;
@@ -198,6 +200,7 @@ export class InfraNodePool extends pulumi.ComponentResource {
       role: role,
       kubeOptions: kopts,
       waiting: waits,
+      adopt: args.adopt,
     });
 
     // The pool has converged once its machines are Ready nodes and run its rendered config: one waiter.

@@ -68,8 +68,10 @@ export interface MachinePoolArgs extends ClusterFactsArgs, WaitArgs {
    * applies a changed MachineSet template only to machines it creates afterwards. `{ strategy:
    * "rolling" }` creates `maxSurge` new machines per MachineSet (default 1), deletes an old one (which
    * drains it) each time a new one is Ready, never leaving more than `maxUnavailable` (default 0) of a
-   * MachineSet's replicas unready, and `pulumi up` waits until every machine has the current spec. With
-   * `autoscaling` the autoscaler owns the replicas: no surge, `maxUnavailable` default 1.
+   * MachineSet's replicas unready, and `pulumi up` waits until every machine has the current spec. Both
+   * take a percentage of each MachineSet's replicas (`"25%"`), the surge rounded up and the unavailable
+   * down, as a Deployment's. With `autoscaling` the autoscaler owns the replicas: no surge,
+   * `maxUnavailable` default 1.
    */
   machineReplacement?: pulumi.Input<MachineReplacementArgs>;
   /** Extra node labels. */

@@ -1,7 +1,19 @@
 import * as pulumi from "@pulumi/pulumi";
 import * as assert from "node:assert/strict";
 import { generateKeyPairSync } from "node:crypto";
-import { AWS_INFRA_ID, azureCloud, created, mocks, resetMocks, settle, valueOf } from "../../test/mocks";
+import {
+  AWS_INFRA_ID,
+  awsCloud,
+  azureCloud,
+  created,
+  imported,
+  mocks,
+  resetMocks,
+  settle,
+  valueOf,
+  withObjects,
+} from "../../test/mocks";
+import { ClusterAutoscaler } from "../cluster-autoscaler/cluster-autoscaler";
 import { InfraNodePool, InfraNodePoolArgs } from "../infra-node-pool/infra-node-pool";
 import { WindowsNodePool } from "../windows-node-pool/windows-node-pool";
 
@@ -81,6 +93,38 @@ describe("pool autoscaling and health checks", () => {
       created(AUTOSCALER).map((r) => (r.inputs.spec as { maxReplicas: number }).maxReplicas),
       [2, 2],
     );
+  });
+
+  it("adopts the MachineAutoscalers, MachineHealthCheck and ClusterAutoscaler made by hand: each imported by its name", async () => {
+    const NS = "openshift-machine-api";
+    const sets = ["us-east-2a", "us-east-2b"].map((z) => `${AWS_INFRA_ID}-infra-${z}`);
+    const imports: Array<[string, string]> = [
+      ...sets.map((n): [string, string] => [MACHINESET, `${NS}/${n}`]),
+      ...sets.map((n): [string, string] => [AUTOSCALER, `${NS}/${n}`]),
+      [HEALTH_CHECK, `${NS}/${AWS_INFRA_ID}-infra`],
+      ["kubernetes:machineconfiguration.openshift.io/v1:MachineConfigPool", "infra"],
+      ["kubernetes:autoscaling.openshift.io/v1:ClusterAutoscaler", "default"],
+    ];
+    // The fake cluster answers each import with an object of that name.
+    await resetMocks(withObjects(awsCloud(), imports));
+    const pool = new InfraNodePool("infra", {
+      zones: ["us-east-2a", "us-east-2b"],
+      autoscaling: { minReplicas: 2, maxReplicas: 4 },
+      healthCheck: true,
+      adopt: true,
+    });
+    new ClusterAutoscaler("autoscaler", { adopt: true });
+    await valueOf(pool.machineHealthCheck!);
+    await settle();
+    assert.deepEqual(imported(imports), [...imports].sort());
+    // Adopted, they are still what the program declares: the bounds and the selection apply on import.
+    const declared = (type: string) => mocks.resources.filter((r) => r.type === type);
+    assert.deepEqual(
+      declared(AUTOSCALER).map((r) => (r.inputs.spec as { maxReplicas: number }).maxReplicas),
+      [2, 2],
+    );
+    const spec = declared(HEALTH_CHECK)[0].inputs.spec as Record<string, any>;
+    assert.deepEqual(spec.selector.matchExpressions[0].values, sets);
   });
 
   const bad: Array<[string, InfraNodePoolArgs, string, RegExp]> = [

@@ -2,6 +2,7 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import {
   MACHINE_AUTOSCALER_API_VERSION,
+  MachineAutoscalerManifest,
   machineAutoscalersForPool,
   PoolAutoscaling,
   requirePoolAutoscaling,
@@ -10,7 +11,8 @@ import { HealthCheckOptions } from "../../builders/health-check";
 import { MACHINE_SET_API_VERSION } from "../../builders/machineset";
 import { contentHash, MachineAutoscalerReady } from "../../provider/dynamic";
 import { ClusterFacts } from "../cluster/facts";
-import { manifestArgs } from "../cluster/kube";
+import { MACHINE_API_NAMESPACE } from "../../builders/machineset/naming";
+import { adoptOption, manifestArgs, PATCH_FORCE, withAnnotations } from "../cluster/kube";
 import { Waiting } from "../cluster/wait";
 import { within } from "../../builders/errors";
 import { checked, naming } from "../errors";
@@ -20,7 +22,8 @@ import { DeclaredMachineSets, MachinePoolArgs } from "./machine-sets";
 export interface PoolScaling {
   /** The pool's MachineAutoscalers, one per MachineSet (empty without `autoscaling`). */
   autoscalers: pulumi.Output<k8s.apiextensions.CustomResource[]>;
-  healthCheck?: k8s.apiextensions.CustomResource;
+  /** An Output: adopted, it is declared once the cluster facts name it. */
+  healthCheck?: pulumi.Output<k8s.apiextensions.CustomResource>;
   /** Waits until the autoscalers are accepted and every MachineSet has its minimum Ready. */
   ready?: MachineAutoscalerReady;
 }
@@ -34,6 +37,11 @@ export interface PoolScalingOptions {
   role: pulumi.Input<string>;
   kubeOptions: pulumi.CustomResourceOptions;
   waiting?: Waiting;
+  /**
+   * Adopt the MachineAutoscalers and the MachineHealthCheck of the same names made by hand (Pulumi's
+   * `import`, see adoptOption): declared once their names are known, as adopted MachineSets are.
+   */
+  adopt?: boolean;
 }
 
 /**
@@ -76,19 +84,31 @@ export function declarePoolScaling(
         manifestArgs(MACHINE_AUTOSCALER_API_VERSION, "MachineAutoscaler", manifest, ["metadata", "spec"]),
         after,
       );
+    // Each autoscaler is named after its MachineSet: adopting imports it by that name, known only then.
+    const adopted = (key: string, manifest: MachineAutoscalerManifest) =>
+      new k8s.apiextensions.CustomResource(
+        `${name}-${key}-autoscaler`,
+        withAnnotations(manifest, PATCH_FORCE),
+        {
+          ...after,
+          ...adoptOption(true, manifest.metadata.name, MACHINE_API_NAMESPACE),
+        },
+      );
     const known = machineSets.zones.listed;
-    autoscalers = known
-      ? pulumi.output(
-          known.map((zone, i) =>
-            declare(
-              zone,
-              manifests.apply((m) => m[i]),
+    autoscalers = options.adopt
+      ? manifests.apply((list) => list.map((m, i) => adopted(known?.[i] ?? String(i), m)))
+      : known
+        ? pulumi.output(
+            known.map((zone, i) =>
+              declare(
+                zone,
+                manifests.apply((m) => m[i]),
+              ),
             ),
-          ),
-        )
-      : pulumi
-          .all([manifests, machineSets.names])
-          .apply(([list]) => list.map((m, i) => declare(String(i), pulumi.output(m))));
+          )
+        : pulumi
+            .all([manifests, machineSets.names])
+            .apply(([list]) => list.map((m, i) => declare(String(i), pulumi.output(m))));
     ready =
       options.waiting &&
       new MachineAutoscalerReady(
@@ -101,7 +121,7 @@ export function declarePoolScaling(
         options.waiting.options(autoscalers),
       );
   }
-  let healthCheck: k8s.apiextensions.CustomResource | undefined;
+  let healthCheck: pulumi.Output<k8s.apiextensions.CustomResource> | undefined;
   if (args.healthCheck !== undefined && args.healthCheck !== false) {
     const settings = pulumi.output(args.healthCheck === true ? {} : args.healthCheck).apply((hc) =>
       naming(options.of, () => {
@@ -123,11 +143,23 @@ export function declarePoolScaling(
           ),
         ),
       );
-    healthCheck = new k8s.apiextensions.CustomResource(
-      `${name}-health-check`,
-      manifestArgs(MACHINE_SET_API_VERSION, "MachineHealthCheck", manifest, ["metadata", "spec"]),
-      after,
-    );
+    const declared = (
+      args: k8s.apiextensions.CustomResourceArgs,
+      adopted: pulumi.CustomResourceOptions = {},
+    ) => new k8s.apiextensions.CustomResource(`${name}-health-check`, args, { ...after, ...adopted });
+    // Named after the infrastructure ID: adopting imports it by that name, known with the cluster facts.
+    healthCheck = options.adopt
+      ? manifest.apply((m) =>
+          declared(
+            withAnnotations(m, PATCH_FORCE),
+            adoptOption(true, m.metadata.name, MACHINE_API_NAMESPACE),
+          ),
+        )
+      : pulumi.output(
+          declared(
+            manifestArgs(MACHINE_SET_API_VERSION, "MachineHealthCheck", manifest, ["metadata", "spec"]),
+          ),
+        );
   }
   return { autoscalers, healthCheck, ready };
 }

@@ -8,11 +8,13 @@ import {
   azureCloud,
   created,
   FakeCloud,
+  imported,
   mocks,
   resetMocks,
   settle,
   valueOf,
   WINDOWS_2022_AMI,
+  withObjects,
 } from "../../test/mocks";
 import { publicKeyFingerprint } from "./rsa-private-key";
 import { WindowsNodePool, WindowsNodePoolArgs } from "./windows-node-pool";
@@ -38,20 +40,11 @@ describe("WindowsNodePool", () => {
       [MACHINESET, `openshift-machine-api/${AWS_INFRA_ID}-windows-worker-us-east-2a`],
       ["kubernetes:node.k8s.io/v1:RuntimeClass", "windows-2022"],
     ];
-    const cloud = awsCloud();
     // The fake cluster answers each import with an object of that name.
-    for (const [type, id] of imports) {
-      const [, apiVersion, kind] = /^kubernetes:(.+):([^:]+)$/.exec(type)!;
-      cloud.objects[`${apiVersion}:${kind}:${id}`] = { metadata: { name: id.split("/").pop() } };
-    }
-    await resetMocks(cloud);
+    await resetMocks(withObjects(awsCloud(), imports));
     new WindowsNodePool("win", { zones: ["us-east-2a"], privateKey: pulumi.secret(RSA_PEM), adopt: true });
     await settle();
-    const imported = mocks.resources
-      // Not the worker MachineSet the pool reads its network from.
-      .filter((r) => r.id && imports.some(([type]) => type === r.type) && !r.name.endsWith("-network-source"))
-      .map((r) => [r.type, r.id]);
-    assert.deepEqual(imported.sort(), imports.map(([type, id]) => [type, id]).sort());
+    assert.deepEqual(imported(imports), [...imports].sort());
   });
 
   it("installs WMCO with seed 002's defaults, stores the key secret and renders Windows MachineSets and a RuntimeClass", async function () {

@@ -61,7 +61,9 @@ export interface WindowsNodePoolArgs extends MachinePoolArgs {
   /**
    * Adopt what OpenShift's Windows docs make by hand, under the same names: WMCO's namespace, OperatorGroup and
    * Subscription (unless `operator: false`), the `cloud-private-key` Secret (give its key as `privateKey`:
-   * another key replaces the Secret), the Windows MachineSets and the RuntimeClass. Each must exist.
+   * another key replaces the Secret), the Windows MachineSets, the RuntimeClass and, when declared, the
+   * MachineAutoscalers (named as their MachineSets) and the MachineHealthCheck `<infraID>-<role>`. Each
+   * must exist.
    */
   adopt?: boolean;
   /** The RuntimeClass for this pool's build: `runhcs-wcow-process` (containerd) by default, `docker` for 4.6. `false` for none. */
@@ -91,7 +93,7 @@ export class WindowsNodePool extends pulumi.ComponentResource {
   /** One MachineAutoscaler per MachineSet with `autoscaling`, else none. */
   declare public readonly machineAutoscalers: pulumi.Output<k8s.apiextensions.CustomResource[]>;
   /** The pool's MachineHealthCheck with `healthCheck`. */
-  declare public readonly machineHealthCheck: k8s.apiextensions.CustomResource | undefined;
+  declare public readonly machineHealthCheck: pulumi.Output<k8s.apiextensions.CustomResource> | undefined;
   /** The Windows Server build of the nodes (`node.kubernetes.io/windows-build`). */
   declare public readonly windowsBuild: string;
   /** Name of the RuntimeClass workloads set as `runtimeClassName`, when one is created. */
@@ -228,6 +230,7 @@ export class WindowsNodePool extends pulumi.ComponentResource {
       role: role,
       kubeOptions: kopts,
       waiting: waits,
+      adopt: args.adopt,
     });
 
     // With machineReplacement, the machines a changed template left on the previous spec are replaced

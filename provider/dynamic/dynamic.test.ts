@@ -108,13 +108,14 @@ describe("waiter providers: check and diff", () => {
       );
     const policy = { maxSurge: 1, maxUnavailable: 0, replicas: { a: 3 } };
     assert.deepEqual((await replacing(policy)).failures, []);
-    assert.deepEqual((await replacing({ ...policy, replicas: { a: -1 } })).failures, [
-      {
-        property: "machineReplacement",
-        reason:
-          "machineReplacement needs maxSurge, maxUnavailable and replicas per MachineSet, each 0 or more",
-      },
-    ]);
+    assert.deepEqual((await replacing({ ...policy, maxSurge: "25%" })).failures, []);
+    const failure = {
+      property: "machineReplacement",
+      reason:
+        "machineReplacement needs maxSurge and maxUnavailable (0 or more, or a percentage) and replicas per MachineSet (0 or more)",
+    };
+    assert.deepEqual((await replacing({ ...policy, replicas: { a: -1 } })).failures, [failure]);
+    assert.deepEqual((await replacing({ ...policy, maxUnavailable: "25" })).failures, [failure]);
     const removal = await provider(NodeConfigRemoval.provider).check(
       {},
       {

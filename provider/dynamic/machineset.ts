@@ -4,6 +4,7 @@ import {
   waitForMachineSetsDeleted,
   waitForMachineSetsReady,
 } from "../waiting/waiters";
+import { percentOf } from "../../primitives/int-or-percent";
 import type { MachineReplacement } from "../waiting/replacement";
 import type { Input } from "@pulumi/pulumi";
 import type { CheckFailure } from "./common";
@@ -37,9 +38,11 @@ export function machineApiId<K extends string>(prefix: string, key: K) {
 }
 
 const count = (value: unknown) => typeof value === "number" && Number.isInteger(value) && value >= 0;
+const countOrPercent = (value: unknown) =>
+  count(value) || (typeof value === "string" && percentOf(value) !== undefined);
 
 /**
- * A replacement policy: counts of 0 or more, replicas per MachineSet name. The pool checks the policy
+ * A replacement policy: counts of 0 or more or percentages, replicas per MachineSet name. The pool checks the policy
  * users write; this guards the waiter's own inputs, as every input spec does.
  */
 export function replacementPolicy(): InputSpec<MachineReplacement, Input<MachineReplacement>, false> {
@@ -51,8 +54,8 @@ export function replacementPolicy(): InputSpec<MachineReplacement, Input<Machine
       const replicas = policy.replicas ?? {};
       const valid =
         typeof value === "object" &&
-        count(policy.maxSurge) &&
-        count(policy.maxUnavailable) &&
+        countOrPercent(policy.maxSurge) &&
+        countOrPercent(policy.maxUnavailable) &&
         typeof replicas === "object" &&
         Object.values(replicas as object).every(count);
       return valid
@@ -60,7 +63,7 @@ export function replacementPolicy(): InputSpec<MachineReplacement, Input<Machine
         : [
             {
               property,
-              reason: `${property} needs maxSurge, maxUnavailable and replicas per MachineSet, each 0 or more`,
+              reason: `${property} needs maxSurge and maxUnavailable (0 or more, or a percentage) and replicas per MachineSet (0 or more)`,
             },
           ];
     },

@@ -100,9 +100,14 @@ export function machineFailure(machine: KubeObject): string | undefined {
   return `Machine ${machine.metadata.name} failed${reason ? ` (${reason})` : ""}: ${message ?? "no message"}`;
 }
 
+/**
+ * `serves` tells a node that serves workloads, which a replacement waits for before it deletes an old
+ * machine: Ready by default; a Windows node only once WMCO has configured it (windows.ts nodeServes).
+ */
 export function evaluateMachineSetsReady(
   target: MachineSetTarget,
   obs: MachineSetObservation,
+  serves: (node: KubeObject) => boolean = isNodeReady,
 ): MachineSetEvaluation {
   const label = `MachineSets ${target.machineSets.join(", ")}`;
   const statuses: MachineSetStatus[] = [];
@@ -120,7 +125,7 @@ export function evaluateMachineSetsReady(
     const machines = machinesOf(name, obs.machines);
     const ready = (m: KubeObject) => {
       const node = nodeOf(m, obs.nodes);
-      return !!node && isNodeReady(node);
+      return !!node && serves(node);
     };
     const plan = target.replacement && planReplacement(ms, machines, ready, target.replacement);
     const errorReason = field<string>(ms, "status", "errorReason");

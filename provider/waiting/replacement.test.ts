@@ -1,6 +1,7 @@
 import { strict as assert } from "node:assert";
 import { KubeObject } from "./kinds";
 import { evaluateMachineSetsReady, MACHINESET_LABEL } from "./machineset";
+import { nodeServes, WMCO_DESIRED_VERSION, WMCO_VERSION } from "./windows";
 import {
   DELETE_MACHINE_ANNOTATION,
   isOutdated,
@@ -46,7 +47,7 @@ function machine(
   };
 }
 
-const fixed = (maxSurge: number, maxUnavailable: number): MachineReplacement => ({
+const fixed = (maxSurge: number | string, maxUnavailable: number | string): MachineReplacement => ({
   maxSurge,
   maxUnavailable,
   replicas: { "infra-a": 3 },
@@ -192,12 +193,19 @@ function rollOut(policy: MachineReplacement, autoscaledReplicas?: number) {
 }
 
 describe("machine replacement: a whole rollout against the MachineSet controller's rules", () => {
+  // Percentages of the 3 replicas as ResolveFenceposts resolves them (kubernetes
+  // pkg/controller/deployment/util/deployment_util.go): the surge rounds up (25% -> 1, 50% -> 2), the
+  // unavailable down (34% -> 1, 50% -> 1), and when both come to 0 one machine may be unavailable.
   for (const [surge, unavailable, minReady, maxMachines] of [
     [1, 0, 3, 4],
     [2, 0, 3, 5],
     [0, 1, 2, 3],
     [1, 1, 2, 4],
-  ]) {
+    ["25%", "0%", 3, 4],
+    ["0%", "34%", 2, 3],
+    ["50%", "50%", 3, 5],
+    ["0%", "10%", 2, 3],
+  ] as const) {
     it(`maxSurge ${surge}, maxUnavailable ${unavailable}: every machine replaced, never fewer than ${minReady} Ready nor more than ${maxMachines} machines`, () => {
       const result = rollOut(fixed(surge, unavailable));
       assert.ok(result.round < 50, "the rollout ends");
@@ -270,5 +278,29 @@ describe("MachineSets ready with a replacement policy", () => {
     });
     assert.equal(e.state, "done");
     assert.equal(e.steps, undefined);
+  });
+
+  it("deletes an old Windows machine only once WMCO has configured the new one, not when its node is Ready (nodeconfig.go Configure cordons it until done)", () => {
+    const windowsNode = (name: string, configured: boolean): KubeObject => ({
+      metadata: {
+        name,
+        labels: { "kubernetes.io/os": "windows" },
+        annotations: configured ? { [WMCO_VERSION]: "10.16.1", [WMCO_DESIRED_VERSION]: "10.16.1" } : {},
+      },
+      spec: configured ? {} : { unschedulable: true },
+      status: { conditions: [{ type: "Ready", status: "True" }] },
+    });
+    const observe = (configured: boolean) =>
+      evaluateMachineSetsReady(
+        target,
+        {
+          machineSets: [settled(4)],
+          machines: [...olds(), machine("n1", NEW)],
+          nodes: [...["o1", "o2", "o3"].map((n) => windowsNode(n, true)), windowsNode("n1", configured)],
+        },
+        nodeServes,
+      );
+    assert.deepEqual(observe(false).steps ?? [], []);
+    assert.deepEqual(observe(true).steps, [{ type: "mark", machine: "o1" }]);
   });
 });

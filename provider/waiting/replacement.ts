@@ -10,6 +10,7 @@
  * marked machine before any other (`getMachinesToDeletePrioritized`). The machine controller drains
  * each node before its instance goes.
  */
+import { IntOrPercent, resolveFenceposts } from "../../primitives/int-or-percent";
 import { DELETE_MACHINE_ANNOTATION } from "../../primitives/openshift";
 import { jsonEqual } from "../../primitives/objects";
 import { field, KubeObject } from "./kinds";
@@ -17,10 +18,13 @@ import { field, KubeObject } from "./kinds";
 export { DELETE_MACHINE_ANNOTATION };
 
 export interface MachineReplacement {
-  /** Machines above the declared replicas while replacing; 0 with an autoscaled MachineSet. */
-  maxSurge: number;
-  /** Machines below the declared replicas that may be unready while replacing. */
-  maxUnavailable: number;
+  /**
+   * Machines above the declared replicas while replacing (a percentage of them rounds up); 0 with an
+   * autoscaled MachineSet.
+   */
+  maxSurge: IntOrPercent;
+  /** Machines below the declared replicas that may be unready while replacing (a percentage rounds down). */
+  maxUnavailable: IntOrPercent;
   /**
    * The replicas the pool declares, per MachineSet. A MachineSet left out is autoscaled: the cluster
    * autoscaler owns its replicas, so they are never written and its machines are replaced by deleting
@@ -74,7 +78,12 @@ export function planReplacement(
   const spec = field<number>(machineSet, "spec", "replicas") ?? 1;
   const declared = policy.replicas?.[name];
   const base = declared ?? spec;
-  const surge = declared === undefined ? 0 : policy.maxSurge;
+  const allowed = resolveFenceposts(
+    declared === undefined ? 0 : policy.maxSurge,
+    policy.maxUnavailable,
+    base,
+  );
+  const surge = allowed.surge;
   const byName = (a: KubeObject, b: KubeObject) => (a.metadata.name < b.metadata.name ? -1 : 1);
   const live = machines.filter((m) => !m.metadata.deletionTimestamp).sort(byName);
   const old = live.filter((m) => isOutdated(m, machineSet));
@@ -82,7 +91,7 @@ export function planReplacement(
   const unmarked = old.filter((m) => !isMarked(m));
   const current = live.filter((m) => !isOutdated(m, machineSet) && ready(m)).length;
   const readyKept = live.filter((m) => !marked.includes(m) && ready(m)).length;
-  const headroom = Math.max(0, readyKept - (base - policy.maxUnavailable));
+  const headroom = Math.max(0, readyKept - (base - allowed.unavailable));
   const chosen = [
     ...unmarked.filter((m) => !ready(m)),
     ...unmarked.filter((m) => ready(m)).slice(0, headroom),
@@ -110,6 +119,6 @@ export function planReplacement(
     waiting:
       marked.length > 0
         ? `waiting for MachineSet ${name} to settle before deleting ${marked.map((m) => m.metadata.name).join(", ")}`
-        : `waiting for new machines to be Ready (${readyKept} Ready, ${unavailable} unavailable of ${policy.maxUnavailable} allowed)`,
+        : `waiting for new machines to be Ready (${readyKept} Ready, ${unavailable} unavailable of ${allowed.unavailable} allowed)`,
   };
 }

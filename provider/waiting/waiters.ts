@@ -45,6 +45,7 @@ import {
 } from "./machineconfignode";
 import {
   evaluateWindowsNodes,
+  nodeServes,
   PRIVATE_KEY_SECRET,
   WindowsResult,
   WindowsTarget,
@@ -331,11 +332,11 @@ function machineSetsReady(options: MachineSetOptions): ConvergeOptions<MachineSe
     sources: machineSetSources(target),
     evaluate(view) {
       const machineSets = listedMachineSets(view, target.machineSets);
-      const { steps, ...evaluation } = evaluateMachineSetsReady(target, {
-        machineSets,
-        machines: view.sources.machines ?? [],
-        nodes: view.sources.nodes ?? [],
-      });
+      const { steps, ...evaluation } = evaluateMachineSetsReady(
+        target,
+        { machineSets, machines: view.sources.machines ?? [], nodes: view.sources.nodes ?? [] },
+        nodeServes,
+      );
       // The nodes' labels are known once every MachineSet is: until then it is waited for anyway, and
       // a replacement decides nothing before it sees which machines are Ready.
       const seen = target.machineSets.every((name) => machineSets.some((m) => m.metadata.name === name));

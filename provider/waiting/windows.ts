@@ -58,6 +58,16 @@ export function windowsNodeConfigured(node: KubeObject): boolean {
   );
 }
 
+/**
+ * Whether a node serves workloads: a Windows node once WMCO has configured it, any other once Ready. A
+ * Windows machine that replaces another is configured by WMCO as on creation (it reconciles every
+ * Provisioned Windows Machine alike, nodeconfig.go Configure), its node Ready and cordoned meanwhile:
+ * the old machine goes only after that.
+ */
+export function nodeServes(node: KubeObject): boolean {
+  return labelsOf(node)["kubernetes.io/os"] === "windows" ? windowsNodeConfigured(node) : isNodeReady(node);
+}
+
 /** Why a Windows node is not configured yet, in words. */
 function notConfigured(node: KubeObject): string {
   const a = annotationsOf(node);

@@ -2,7 +2,7 @@ import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { seedYaml } from "../../test/seeds";
+import { seedYaml, wmcoKeySecretCommand } from "../../test/seeds";
 import { applyServerSide, kubectl, KubectlResult, kubectlMinorVersion } from "./kubectl";
 import { startTestServer, TestServer } from "./testing";
 import { CRDS, requireReference, SEEDS } from "../../test/reference";
@@ -161,17 +161,7 @@ describe("API server with kubectl", function () {
         "-----BEGIN RSA PRIVATE KEY-----\nnot really\n-----END RSA PRIVATE KEY-----\n",
       );
       const ns = "openshift-windows-machine-config-operator";
-      ok(
-        await run([
-          "create",
-          "secret",
-          "generic",
-          "cloud-private-key",
-          `--from-file=private-key.pem=${keyFile}`,
-          "-n",
-          ns,
-        ]),
-      );
+      ok(await run(wmcoKeySecretCommand(keyFile)));
       const secret = t.store.get({
         apiVersion: "v1",
         kind: "Secret",

@@ -6,7 +6,6 @@
  * openshift-monitoring (created by the admin who configures monitoring), infra pools and MachineSets,
  * OperatorGroups and Subscriptions outside the platform, and the WMCO namespace.
  */
-import { machineSetManagers } from "../../primitives/boot-images";
 import { Json } from "../../primitives/objects";
 import {
   ROLE_LABEL,
@@ -28,6 +27,7 @@ import {
 import { schemaListTypes } from "../apiserver/managed-fields";
 import { managedStore } from "../controllers/field-manager";
 import { ensureMachineConfigNode } from "../controllers/machine-config-node";
+import { managedBootImagesStatus } from "../controllers/boot-images";
 import { CONTROL_PLANE_TOPOLOGY, computePoolStatus } from "../controllers/mco-pools";
 import { K, timestamp, controllerRef, hexHash, keyOf, uniqueName } from "../controllers/util";
 import { CATALOGS, MARKETPLACE_NAMESPACE } from "./catalog";
@@ -322,7 +322,12 @@ export function seedCluster(store: Store, options: SeedOptions): SeededCluster {
     metadata: { name: "cluster" },
     spec: { logLevel: "Normal", managementState: "Managed", operatorLogLevel: "Normal" },
     // As the operator reflects the platform's default (opted in on AWS and Azure).
-    status: { managedBootImagesStatus: { machineManagers: machineSetManagers(undefined, options.platform) } },
+    status: {
+      managedBootImagesStatus: managedBootImagesStatus(
+        undefined,
+        store.get(keyOf(K.infrastructure, "cluster")),
+      ),
+    },
   });
   // The boot images of this release (the CVO writes them from the release payload): the stream the MCO's
   // MachineSet boot image controller updates MachineSets to.
@@ -601,16 +606,35 @@ export function seedCluster(store: Store, options: SeedOptions): SeededCluster {
 
 export { SSH_KEY as SEED_SSH_KEY };
 
+/** The RHCOS version of this release's Azure marketplace images. */
+export const RHCOS_AZURE_VERSION = "419.94.202505230000";
+
 /**
  * `openshift-machine-config-operator/coreos-bootimages`: the CoreOS stream metadata of the release
- * (`data.stream`), from which the MCO takes each region's RHCOS AMI. A test "upgrades" the cluster by
- * writing another AMI here.
+ * (`data.stream`), from which the MCO takes each region's RHCOS AMI and, on Azure, the marketplace
+ * images (`rhel-coreos-extensions.marketplace.azure`: unpaid ones, which replace images uploaded at
+ * install, and the paid OCP ones). A test "upgrades" the cluster by writing another AMI or version here.
  */
-export function bootImageStream(region: string, ami: string): KubeObject {
+export function bootImageStream(region: string, ami: string, azureVersion = RHCOS_AZURE_VERSION): KubeObject {
+  const build = azureVersion.split(".")[0];
+  const images = (publisher: string, offer: string, gen1: string, gen2: string) => ({
+    hyperVGen1: { publisher, offer, sku: gen1, version: azureVersion },
+    hyperVGen2: { publisher, offer, sku: gen2, version: azureVersion },
+  });
   const stream = {
     stream: "rhcos-9",
     architectures: {
-      x86_64: { images: { aws: { regions: { [region]: { release: RELEASE_VERSION, image: ami } } } } },
+      x86_64: {
+        images: { aws: { regions: { [region]: { release: RELEASE_VERSION, image: ami } } } },
+        "rhel-coreos-extensions": {
+          marketplace: {
+            azure: {
+              "no-purchase-plan": images("azureopenshift", "aro4", `aro_${build}`, `${build}-v2`),
+              ocp: images("redhat", "rh-ocp-worker", "rh-ocp-worker-gen1", "rh-ocp-worker"),
+            },
+          },
+        },
+      },
     },
   };
   return {

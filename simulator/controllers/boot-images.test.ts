@@ -8,7 +8,7 @@ import {
   MANAGED_EXCEPT_STACK_OWNED,
   OS_STREAM_LABEL,
 } from "../../primitives/boot-images";
-import { bootImageStream, RHCOS_AMI } from "../cluster/seed";
+import { bootImageStream, RHCOS_AMI, RHCOS_AZURE_VERSION } from "../cluster/seed";
 import { KubeObject } from "../store/types";
 import { K, Sim, machineSetFrom, startSim } from "./testing";
 import { keyOf } from "./util";
@@ -109,5 +109,76 @@ describe("simulated MCO MachineSet boot image controller", () => {
       });
       assert.ok(sim.cluster.workerMachineSets.every((n) => ami(n) === RHCOS_AMI));
     }
+  });
+});
+
+describe("simulated MCO MachineSet boot image controller on Azure", () => {
+  let sim: Sim;
+  before(() => (sim = startSim("azure")));
+  after(() => sim.stop());
+
+  const imageOf = (name: string) =>
+    (
+      sim.get(K.machineSet, name, NS)?.spec as {
+        template: { spec: { providerSpec: { value: { image: Record<string, string> } } } };
+      }
+    ).template.spec.providerSpec.value.image;
+  const unpaid = (version: string) => ({
+    offer: "aro4",
+    publisher: "azureopenshift",
+    resourceID: "",
+    sku: `${version.split(".")[0]}-v2`,
+    version,
+    type: "MarketplaceNoPlan",
+  });
+
+  it("opts Azure in, moves the image uploaded at install to the unpaid marketplace one, keeps paid images on their own offer and generation, and skips security types and images that are not Red Hat's (featuregates.go CheckBootImagePlatform; platform_helpers.go reconcileAzureProviderSpec, determineAzureVariant, getTargetImageFromStream)", async () => {
+    const paid = {
+      offer: "rh-ocp-worker",
+      publisher: "redhat",
+      resourceID: "",
+      sku: "rh-ocp-worker-gen1",
+      version: "413.92.2023",
+    };
+    machineSetFrom(sim, "paid", {
+      replicas: 0,
+      providerSpec: { image: { ...paid, type: "MarketplaceWithPlan" } },
+    });
+    const own = { offer: "my-offer", publisher: "me", resourceID: "", sku: "my-sku", version: "1.0.0" };
+    machineSetFrom(sim, "own", { replicas: 0, providerSpec: { image: own } });
+    // As the installer uploads it (the seed's workers have it until the MCO moves them).
+    const id = sim.cluster.infrastructureId;
+    const uploaded = {
+      offer: "",
+      publisher: "",
+      resourceID: `/resourceGroups/${id}-rg/providers/Microsoft.Compute/galleries/gallery_${id.replaceAll("-", "_")}/images/${id}-gen2/versions/latest`,
+      sku: "",
+      version: "",
+    };
+    machineSetFrom(sim, "trusted", {
+      replicas: 0,
+      providerSpec: { image: uploaded, securityProfile: { settings: { securityType: "TrustedLaunch" } } },
+    });
+    const [worker] = sim.cluster.workerMachineSets;
+    await sim.until("the workers on the unpaid marketplace image", () =>
+      sim.cluster.workerMachineSets.every(
+        (n) => JSON.stringify(imageOf(n)) === JSON.stringify(unpaid(RHCOS_AZURE_VERSION)),
+      ),
+    );
+    await sim.until(
+      "the paid image on this release's Gen1 OCP image",
+      () => imageOf("paid").version === RHCOS_AZURE_VERSION,
+    );
+    assert.deepEqual(imageOf("paid"), { ...paid, version: RHCOS_AZURE_VERSION, type: "MarketplaceWithPlan" });
+    assert.deepEqual(imageOf("own"), own, "a publisher and offer the MCO does not know");
+    assert.deepEqual(imageOf("trusted"), uploaded, "a security type");
+
+    // A release upgrade: every image the MCO manages moves to the new version.
+    const next = "420.94.202509010000";
+    sim.store.mutate(keyOf(K.configMap, "coreos-bootimages", "openshift-machine-config-operator"), (o) => {
+      o.data = bootImageStream(sim.cluster.region, RHCOS_AMI, next).data;
+    });
+    await sim.until("the workers on the new version", () => imageOf(worker).version === next);
+    assert.deepEqual(imageOf(worker), unpaid(next));
   });
 });
