@@ -1,4 +1,5 @@
 import * as assert from "node:assert/strict";
+import * as crypto from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { Simulator } from "../simulator/simulator";
@@ -10,10 +11,11 @@ import { Registration, startMonitor } from "./engine/monitor";
 import { installedProgram } from "./installed";
 import { loadProject, Project } from "./project";
 import { render, Renderer, Rendering } from "./render";
-import { reveal } from "./secrets";
+import { isSecret, redact, reveal, secret } from "./secrets";
 import { UNKNOWN } from "./engine/rpc";
 import { readYamlProgram } from "./engine/yaml-program";
 import type { CreatedObject } from "../provider/waiting/identity";
+import { publicKeyFingerprint } from "../components/windows-node-pool/rsa-private-key";
 
 const ROOT = path.resolve(__dirname, "..");
 const ROOT_EXAMPLE = path.join(ROOT, "examples", "aws-infra-windows");
@@ -217,7 +219,7 @@ describe("the component package, as a YAML or Python program uses it", function 
     );
   });
 
-  it("serves its schema, and returns bad input as Pulumi's property errors, each property with what is allowed", async () => {
+  it("serves its schema, takes a Windows pool's key as a secret, and returns bad input as Pulumi's property errors, each property with what is allowed", async () => {
     const project = loadProject(installedProgram(path.join(ROOT_EXAMPLE, "yaml")));
     const registered: Registration[] = [];
     const monitor = await startMonitor(project.name, project.stack, {
@@ -233,6 +235,41 @@ describe("the component package, as a YAML or Python program uses it", function 
         await host.schema(),
         JSON.parse(fs.readFileSync(path.join(ROOT, "plugin", "schema.json"), "utf8")),
       );
+      // A Windows pool's key in every language: `privateKey`, a secret (e.g. a pulumi-tls PrivateKey's
+      // PEM), reaches WMCO's Secret still secret; without it the pool generates one, as the YAML example's.
+      const pem = crypto
+        .generateKeyPairSync("rsa", { modulusLength: 2048 })
+        .privateKey.export({ type: "pkcs1", format: "pem" })
+        .toString();
+      const windows = await host.construct({
+        project: project.name,
+        stack: project.stack,
+        config: {},
+        dryRun: true,
+        monitor: monitor.address,
+        type: "openshift-topology:index:WindowsNodePool",
+        name: "given-key",
+        parent: "",
+        inputs: {
+          zones: ["us-east-2a"],
+          windowsServer: "2022",
+          image: "ami-0a2b3c4d5e6f70812",
+          infrastructureId: "cluster-zbwlg-cbgq7",
+          platform: "aws",
+          region: "us-east-2",
+          privateKey: secret(pem),
+        },
+        dependencies: [],
+      });
+      const keySecret = registered.find((r) => r.type === "kubernetes:core/v1:Secret")!;
+      assert.ok(isSecret(keySecret.inputs.stringData));
+      assert.equal((reveal(keySecret.inputs.stringData) as Record<string, string>)["private-key.pem"], pem);
+      const body = pem.split("\n")[1];
+      assert.ok(registered.every((r) => !JSON.stringify(redact(r.inputs)).includes(body)));
+      assert.ok(!registered.some((r) => r.type.includes("RsaPrivateKey")));
+      assert.equal(windows.state.privateKeyFingerprint, publicKeyFingerprint(pem));
+
+      const before = registered.length;
       const failure = await host
         .construct({
           project: project.name,
@@ -265,7 +302,7 @@ describe("the component package, as a YAML or Python program uses it", function 
       ]);
       // The component declared nothing from bad input.
       assert.deepEqual(
-        registered.map((r) => r.type),
+        registered.slice(before).map((r) => r.type),
         ["openshift-topology:index:InfraNodePool"],
       );
     } finally {
