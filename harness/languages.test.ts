@@ -219,6 +219,36 @@ describe("the component package, as a YAML or Python program uses it", function 
     );
   });
 
+  it("passes the program's Kubernetes provider to Construct (`provider` and `providers` options), and the components' objects go through it", async () => {
+    const project = loadProject(
+      installedProgram(path.join(ROOT, "harness", "testdata", "explicit-provider", "yaml")),
+    );
+    const statePath = path.join(dir, "explicit-provider.json");
+    for (const dryRun of [true, false]) {
+      const { result, registrations } = await run(project, dryRun, statePath);
+      assert.deepEqual(result.errors, []);
+      const provider = registrations.find((r) => r.type === "pulumi:providers:kubernetes")!;
+      // The engine hands Construct the component's providers by package (source_eval.go, RegisterResource).
+      for (const component of registrations.filter((r) => r.remote)) {
+        assert.deepEqual(Object.keys(component.providers), ["kubernetes"], component.name);
+        assert.ok(component.providers.kubernetes.startsWith(`${provider.urn}::`), component.name);
+      }
+      const objects = registrations.filter((r) => r.custom && r.type.startsWith("kubernetes:"));
+      assert.deepEqual(objects.map((r) => r.type).sort(), [
+        "kubernetes:machineconfiguration.openshift.io/v1:ContainerRuntimeConfig",
+        "kubernetes:machineconfiguration.openshift.io/v1:MachineConfigPool",
+      ]);
+      for (const r of objects) assert.ok(r.provider.startsWith(`${provider.urn}::`), `${r.type} ${r.name}`);
+    }
+    assert.ok(
+      sim.store.get({
+        apiVersion: "machineconfiguration.openshift.io/v1",
+        kind: "ContainerRuntimeConfig",
+        name: "storage-crio",
+      }),
+    );
+  });
+
   it("serves its schema, takes a Windows pool's key as a secret, and returns bad input as Pulumi's property errors, each property with what is allowed", async () => {
     const project = loadProject(installedProgram(path.join(ROOT_EXAMPLE, "yaml")));
     const registered: Registration[] = [];
@@ -260,6 +290,7 @@ describe("the component package, as a YAML or Python program uses it", function 
           privateKey: secret(pem),
         },
         dependencies: [],
+        providers: {},
       });
       const keySecret = registered.find((r) => r.type === "kubernetes:core/v1:Secret")!;
       assert.ok(isSecret(keySecret.inputs.stringData));
@@ -282,6 +313,7 @@ describe("the component package, as a YAML or Python program uses it", function 
           parent: "",
           inputs: { role: "worker", zones: ["us-east-2a", "us-east-2a"] },
           dependencies: [],
+          providers: {},
         })
         .then(
           () => assert.fail("Construct accepted bad input"),
