@@ -64,9 +64,9 @@ function referencesOf(value: unknown): string[] {
 }
 
 /**
- * The provider resources a resource's options name. `provider` on a component is shorthand for
- * `providers: [provider]` when the provider is of another package than the component's, as every SDK
- * treats it (pulumi/pulumi sdk/nodejs/runtime/resource.ts, prepareResource).
+ * The provider resources a component's options name: `provider` joins `providers`, as the SDKs send a
+ * component's options (pulumi/pulumi sdk/nodejs/runtime/resource.ts, prepareResource: a provider of
+ * another package is shorthand for `providers: [provider]`).
  */
 function providersOf(project: Project, resource: YamlResource): string[] {
   const { provider, providers = [] } = resource.options ?? {};
