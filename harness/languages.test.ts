@@ -1,4 +1,5 @@
 import * as assert from "node:assert/strict";
+import * as crypto from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { Simulator } from "../simulator/simulator";
@@ -10,9 +11,11 @@ import { Registration, startMonitor } from "./engine/monitor";
 import { installedProgram } from "./installed";
 import { loadProject, Project } from "./project";
 import { render, Renderer, Rendering } from "./render";
-import { reveal } from "./secrets";
+import { isSecret, redact, reveal, secret } from "./secrets";
 import { UNKNOWN } from "./engine/rpc";
 import { readYamlProgram } from "./engine/yaml-program";
+import type { CreatedObject } from "../provider/waiting/identity";
+import { publicKeyFingerprint } from "../components/windows-node-pool/rsa-private-key";
 
 const ROOT = path.resolve(__dirname, "..");
 const ROOT_EXAMPLE = path.join(ROOT, "examples", "aws-infra-windows");
@@ -43,7 +46,24 @@ function known(value: unknown, preview: unknown): unknown {
   return value;
 }
 
-function sameRendering(fromPackage: Rendering, typescript: Rendering): void {
+/**
+ * A deployed waiter's inputs without what only the cluster knows: the objects it waits on as the
+ * provider created them, each checked to be the cluster's object by its UID.
+ */
+function withoutCreated(sim: Simulator, inputs: Record<string, unknown>): Record<string, unknown> {
+  const { created, ...declared } = inputs;
+  for (const c of (created ?? []) as CreatedObject[]) {
+    assert.equal(sim.store.get(c)?.metadata.uid, c.uid, `${c.kind} ${c.name}`);
+  }
+  return declared;
+}
+
+/**
+ * What the package's provider registered is what the TypeScript program's render declares, objects and
+ * waiters; at a preview what the engine cannot know yet is unknown, after an up (`sim` given) the
+ * waiters also hold the objects the cluster created.
+ */
+function sameRendering(fromPackage: Rendering, typescript: Rendering, sim?: Simulator): void {
   assert.deepEqual(fromPackage.errors, []);
   assert.deepEqual(typescript.errors, []);
   assert.deepEqual(
@@ -58,8 +78,13 @@ function sameRendering(fromPackage: Rendering, typescript: Rendering): void {
     typescript.waiters.map((w) => `${w.type} ${w.name}`),
   );
   for (const [i, w] of fromPackage.waiters.entries()) {
-    assert.deepEqual(w.inputs, known(typescript.waiters[i].inputs, w.inputs), `${w.type} ${w.name}`);
+    const inputs = sim ? withoutCreated(sim, w.inputs) : w.inputs;
+    assert.deepEqual(inputs, known(typescript.waiters[i].inputs, inputs), `${w.type} ${w.name}`);
   }
+  if (sim)
+    assert.ok(
+      fromPackage.waiters.some((w) => Array.isArray(w.inputs.created) && w.inputs.created.length > 0),
+    );
 }
 
 /**
@@ -110,16 +135,13 @@ describe("the component package, as a YAML or Python program uses it", function 
     // Each component registered itself under the URN the engine gave the remote registration.
     for (const r of remote)
       assert.ok(preview.registrations.some((c) => !c.remote && !c.custom && c.urn === r.urn));
-    // The TypeScript program, previewed on the same cluster: what the cluster has decides the same for both.
-    const typescript = rendered((await run(loadProject(installedProgram(ROOT_EXAMPLE)), true)).registrations);
+    // The TypeScript program's render: its fixtures are what the simulator's cluster holds.
+    const typescript = await render(loadProject(ROOT_EXAMPLE));
     sameRendering(rendered(preview.registrations), typescript);
 
     const up = await run(project, false, statePath);
     assert.deepEqual(up.result.errors, []);
-    assert.deepEqual(
-      rendered(up.registrations).manifests.map((m) => m.file),
-      typescript.manifests.map((m) => m.file),
-    );
+    sameRendering(rendered(up.registrations), typescript, sim);
     const outputs = reveal(up.result.outputs) as Record<string, unknown>;
     assert.deepEqual(outputs.infraMachineSets, [
       "cluster-zbwlg-cbgq7-infra-us-east-2a",
@@ -154,7 +176,7 @@ describe("the component package, as a YAML or Python program uses it", function 
     assert.equal((state("windows").configuredNodes as string[]).length, 1);
   });
 
-  it("constructs every other component as the TypeScript program declares it, objects and waiters", async () => {
+  it("constructs every other component as the TypeScript program declares it, objects and waiters, then deploys them and waits", async () => {
     const project = loadProject(
       installedProgram(path.join(ROOT, "harness", "testdata", "other-components", "yaml")),
     );
@@ -171,11 +193,63 @@ describe("the component package, as a YAML or Python program uses it", function 
     // These objects depend on nothing read from the cluster: the render's mocks decide as the cluster does.
     const typescript = await render(loadProject(path.join(ROOT, "harness", "testdata", "other-components")));
     sameRendering(rendered(preview.registrations), typescript);
-    // Their waiters are the ones the root example's components construct and deploy above (pool
-    // rollout, operator install): the preview's registrations, the same as TypeScript's, show they are there.
+
+    const up = await run(project, false, statePath);
+    assert.deepEqual(up.result.errors, []);
+    sameRendering(rendered(up.registrations), typescript, sim);
+    const csv = (reveal(up.result.outputs) as { localStorageCSV: string }).localStorageCSV;
+    const installed = sim.store.get({
+      apiVersion: "operators.coreos.com/v1alpha1",
+      kind: "ClusterServiceVersion",
+      namespace: "openshift-local-storage",
+      name: csv,
+    });
+    assert.equal((installed?.status as { phase?: string } | undefined)?.phase, "Succeeded");
+    const crio = up.result.checkpoint.deployment.resources.find(
+      (r) => r.urn.endsWith("::gpu-crio") && !r.custom,
+    )!;
+    const pool = sim.store.get({
+      apiVersion: "machineconfiguration.openshift.io/v1",
+      kind: "MachineConfigPool",
+      name: "gpu",
+    })!;
+    assert.equal(
+      (reveal(crio.outputs) as { renderedConfig: string }).renderedConfig,
+      (pool.status as { configuration: { name: string } }).configuration.name,
+    );
   });
 
-  it("serves its schema, and returns bad input as Pulumi's property errors, each property with what is allowed", async () => {
+  it("passes the program's Kubernetes provider to Construct (`provider` and `providers` options), and the components' objects go through it", async () => {
+    const project = loadProject(
+      installedProgram(path.join(ROOT, "harness", "testdata", "explicit-provider", "yaml")),
+    );
+    const statePath = path.join(dir, "explicit-provider.json");
+    for (const dryRun of [true, false]) {
+      const { result, registrations } = await run(project, dryRun, statePath);
+      assert.deepEqual(result.errors, []);
+      const provider = registrations.find((r) => r.type === "pulumi:providers:kubernetes")!;
+      // The engine hands Construct the component's providers by package (source_eval.go, RegisterResource).
+      for (const component of registrations.filter((r) => r.remote)) {
+        assert.deepEqual(Object.keys(component.providers), ["kubernetes"], component.name);
+        assert.ok(component.providers.kubernetes.startsWith(`${provider.urn}::`), component.name);
+      }
+      const objects = registrations.filter((r) => r.custom && r.type.startsWith("kubernetes:"));
+      assert.deepEqual(objects.map((r) => r.type).sort(), [
+        "kubernetes:machineconfiguration.openshift.io/v1:ContainerRuntimeConfig",
+        "kubernetes:machineconfiguration.openshift.io/v1:MachineConfigPool",
+      ]);
+      for (const r of objects) assert.ok(r.provider.startsWith(`${provider.urn}::`), `${r.type} ${r.name}`);
+    }
+    assert.ok(
+      sim.store.get({
+        apiVersion: "machineconfiguration.openshift.io/v1",
+        kind: "ContainerRuntimeConfig",
+        name: "storage-crio",
+      }),
+    );
+  });
+
+  it("serves its schema, takes a Windows pool's key as a secret, and returns bad input as Pulumi's property errors, each property with what is allowed", async () => {
     const project = loadProject(installedProgram(path.join(ROOT_EXAMPLE, "yaml")));
     const registered: Registration[] = [];
     const monitor = await startMonitor(project.name, project.stack, {
@@ -191,6 +265,42 @@ describe("the component package, as a YAML or Python program uses it", function 
         await host.schema(),
         JSON.parse(fs.readFileSync(path.join(ROOT, "plugin", "schema.json"), "utf8")),
       );
+      // A Windows pool's key in every language: `privateKey`, a secret (e.g. a pulumi-tls PrivateKey's
+      // PEM), reaches WMCO's Secret still secret; without it the pool generates one, as the YAML example's.
+      const pem = crypto
+        .generateKeyPairSync("rsa", { modulusLength: 2048 })
+        .privateKey.export({ type: "pkcs1", format: "pem" })
+        .toString();
+      const windows = await host.construct({
+        project: project.name,
+        stack: project.stack,
+        config: {},
+        dryRun: true,
+        monitor: monitor.address,
+        type: "openshift-topology:index:WindowsNodePool",
+        name: "given-key",
+        parent: "",
+        inputs: {
+          zones: ["us-east-2a"],
+          windowsServer: "2022",
+          image: "ami-0a2b3c4d5e6f70812",
+          infrastructureId: "cluster-zbwlg-cbgq7",
+          platform: "aws",
+          region: "us-east-2",
+          privateKey: secret(pem),
+        },
+        dependencies: [],
+        providers: {},
+      });
+      const keySecret = registered.find((r) => r.type === "kubernetes:core/v1:Secret")!;
+      assert.ok(isSecret(keySecret.inputs.stringData));
+      assert.equal((reveal(keySecret.inputs.stringData) as Record<string, string>)["private-key.pem"], pem);
+      const body = pem.split("\n")[1];
+      assert.ok(registered.every((r) => !JSON.stringify(redact(r.inputs)).includes(body)));
+      assert.ok(!registered.some((r) => r.type.includes("RsaPrivateKey")));
+      assert.equal(windows.state.privateKeyFingerprint, publicKeyFingerprint(pem));
+
+      const before = registered.length;
       const failure = await host
         .construct({
           project: project.name,
@@ -203,6 +313,7 @@ describe("the component package, as a YAML or Python program uses it", function 
           parent: "",
           inputs: { role: "worker", zones: ["us-east-2a", "us-east-2a"] },
           dependencies: [],
+          providers: {},
         })
         .then(
           () => assert.fail("Construct accepted bad input"),
@@ -223,7 +334,7 @@ describe("the component package, as a YAML or Python program uses it", function 
       ]);
       // The component declared nothing from bad input.
       assert.deepEqual(
-        registered.map((r) => r.type),
+        registered.slice(before).map((r) => r.type),
         ["openshift-topology:index:InfraNodePool"],
       );
     } finally {

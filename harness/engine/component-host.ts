@@ -59,6 +59,8 @@ export interface ConstructRequest {
   parent: string;
   inputs: Props;
   dependencies: string[];
+  /** The component's providers by package (`urn::id`), as the program's `provider`/`providers` options gave them. */
+  providers: Record<string, string>;
 }
 
 export class ComponentHost {
@@ -95,6 +97,7 @@ export class ComponentHost {
     message.setParent(request.parent);
     message.setInputs(toStruct(request.inputs));
     message.setDependenciesList(request.dependencies);
+    for (const [pkg, ref] of Object.entries(request.providers)) message.getProvidersMap().set(pkg, ref);
     message.setAcceptsOutputValues(false);
     try {
       const response = await call<unknown, Message>(this.plugin.client, "construct", message);

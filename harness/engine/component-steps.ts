@@ -24,6 +24,7 @@ export async function constructStep(d: Deployment, r: Registration): Promise<{ i
       parent: r.parent,
       inputs: r.inputs,
       dependencies: r.dependencies,
+      providers: r.providers,
     });
     const component = d.resources.get(r.urn);
     if (component) component.outputs = state;

@@ -26,6 +26,8 @@ import { PlanStep, StepOp } from "./plan";
 import { containsUnknown, Props, UNKNOWN } from "./rpc";
 
 export const PROVIDER_PREFIX = "pulumi:providers:";
+/** The engine's builtin invoke that gives an SDK a registered resource's state by URN. */
+const GET_RESOURCE = "pulumi:pulumi:getResource";
 
 function packageOf(type: string): string {
   return type.startsWith(DYNAMIC_TYPE_PREFIX) ? "pulumi-nodejs" : type.split(":")[0];
@@ -199,12 +201,29 @@ export class Deployment implements Host {
   }
 
   invoke(token: string, args: Props): Props {
+    if (token === GET_RESOURCE) return this.getResource(String(args.urn));
     try {
       return answerInvoke(this.options.fixtures, token, reveal(args) as Props);
     } catch (error) {
       this.diagnostics.invokeFailed((error as Error).message);
       throw error;
     }
+  }
+
+  /**
+   * A resource this deployment registered, as the engine's builtin provider answers the SDK's
+   * rehydration of a resource reference (pulumi/pulumi pkg/resource/deploy/builtins.go, getResource): a
+   * component package's provider gets its program's providers so (provider/server.ts, createProviderResource).
+   */
+  private getResource(urn: string): Props {
+    const resource = this.resources.get(urn);
+    if (!resource) throw new Error(`unknown resource ${urn}`);
+    return {
+      urn,
+      id: resource.id ?? "",
+      ...(resource.provider ? { provider: resource.provider } : {}),
+      state: resource.outputs,
+    };
   }
 
   registerOutputs(urn: string, outputs: Props): void {

@@ -35,6 +35,8 @@ export interface Registration {
   propertyDependencies: Record<string, string[]>;
   /** `urn::id` of an explicit provider, or empty for the default one. */
   provider: string;
+  /** A component's providers by package, `urn::id` each, which its children of that package use. */
+  providers: Record<string, string>;
   additionalSecretOutputs: string[];
   deleteBeforeReplace: boolean;
   /** Property paths kept at their current values on update (`ignoreChanges`). */
@@ -143,6 +145,9 @@ export async function startMonitor(project: string, stack: string, host: Host): 
       ? mapOfLists(req.getPropertydependenciesMap() as Parameters<typeof mapOfLists>[0])
       : {},
     provider: req.getProvider() as string,
+    providers: Object.fromEntries(
+      (req.getProvidersMap?.() as { toArray(): Array<[string, string]> } | undefined)?.toArray() ?? [],
+    ),
     additionalSecretOutputs: req.getAdditionalsecretoutputsList() as string[],
     deleteBeforeReplace: Boolean(req.getDeletebeforereplace?.()),
     ignoreChanges: (req.getIgnorechangesList?.() as string[] | undefined) ?? [],

@@ -2,7 +2,9 @@
  * Runs a Pulumi YAML program as its language host does, for the resources of component packages: the
  * stack resource, then each resource of `resources:` registered with the engine as remote (the engine
  * then asks the package's provider to Construct it), with plain values, in the order their references
- * (`${name.output}`, whole or inside a string) require, and the stack's `outputs:`. Other YAML features
+ * (`${name.output}`, whole or inside a string) require, and the stack's `outputs:`. Provider resources
+ * (`pulumi:providers:<package>`) are registered as custom resources; a component's `provider` and
+ * `providers` options send them by package, as `urn::id`. Other YAML features
  * (config, variables, functions) are not modelled: a program using them is refused.
  */
 import * as grpc from "@grpc/grpc-js";
@@ -26,6 +28,8 @@ import {
 interface YamlResource {
   type: string;
   properties?: Props;
+  /** `provider: ${name}` or `providers: [${name}, ...]`, the program's provider resources. */
+  options?: { provider?: string; providers?: string[] };
 }
 
 interface YamlProgram {
@@ -36,6 +40,9 @@ interface YamlProgram {
 const KNOWN_KEYS = new Set(["name", "runtime", "description", "packages", "resources", "outputs"]);
 /** A reference to a resource's output: `${infra.role}`, `${windows.machineSetNames[0]}`. */
 const REFERENCE = /\$\{([A-Za-z][\w-]*)\.([^}]+)\}/g;
+/** A reference to a resource itself, as resource options name providers: `${cluster}`. */
+const RESOURCE = /^\$\{([A-Za-z][\w-]*)\}$/;
+const PROVIDER_TYPE = "pulumi:providers:";
 
 /** Reads the program: `resources:` and `outputs:` of Pulumi.yaml; stack config is passed, not read. */
 export function readYamlProgram(project: Project): YamlProgram {
@@ -54,6 +61,20 @@ export function readYamlProgram(project: Project): YamlProgram {
 function referencesOf(value: unknown): string[] {
   const text = JSON.stringify(value ?? null);
   return [...text.matchAll(REFERENCE)].map((m) => m[1]);
+}
+
+/**
+ * The provider resources a component's options name: `provider` joins `providers`, as the SDKs send a
+ * component's options (pulumi/pulumi sdk/nodejs/runtime/resource.ts, prepareResource: a provider of
+ * another package is shorthand for `providers: [provider]`).
+ */
+function providersOf(project: Project, resource: YamlResource): string[] {
+  const { provider, providers = [] } = resource.options ?? {};
+  return [...(provider === undefined ? [] : [provider]), ...providers].map((ref) => {
+    const name = RESOURCE.exec(ref)?.[1];
+    if (name === undefined) throw new Error(`${project.main}: a provider option is \${name}, not ${ref}`);
+    return name;
+  });
 }
 
 function at(value: unknown, path: string): unknown {
@@ -88,20 +109,24 @@ async function register(
     remote: boolean;
     object: Props;
     dependencies: string[];
+    providers?: Record<string, string>;
   },
-): Promise<{ urn: string; outputs: Props }> {
+): Promise<{ urn: string; id: string; outputs: Props }> {
   const message = new resourceProto.RegisterResourceRequest();
   message.setType(request.type);
   message.setName(request.name);
   message.setParent(request.parent);
-  message.setCustom(false);
+  // A provider resource is custom; every other resource here is a package's component.
+  message.setCustom(request.type.startsWith(PROVIDER_TYPE));
   message.setRemote(request.remote);
   message.setObject(toStruct(request.object));
   message.setDependenciesList(request.dependencies);
+  for (const [pkg, ref] of Object.entries(request.providers ?? {})) message.getProvidersMap().set(pkg, ref);
   message.setAcceptsecrets(true);
   const response = await call<unknown, Record<string, () => unknown>>(monitor, "registerResource", message);
   return {
     urn: response.getUrn() as string,
+    id: response.getId() as string,
     outputs: fromStruct(response.getObject() as StructLike | undefined),
   };
 }
@@ -126,23 +151,30 @@ async function run(project: Project, options: RunOptions): Promise<ProgramRun> {
     await call(engine, "setRootResource", root);
     const outputs = new Map<string, Props>();
     const urns = new Map<string, string>();
+    /** `urn::id` of each provider resource, as the SDKs send a provider reference. */
+    const refs = new Map<string, string>();
     const registered = new Map<string, Promise<void>>();
     const declare = (name: string): Promise<void> => {
       const known = registered.get(name);
       if (known) return known;
       const resource = program.resources[name];
       if (!resource) return Promise.reject(new Error(`${project.main}: no resource ${name}`));
-      const after = [...new Set(referencesOf(resource.properties))];
+      const providers = providersOf(project, resource);
+      const after = [...new Set([...referencesOf(resource.properties), ...providers])];
       const done = Promise.all(after.map(declare)).then(async () => {
         const result = await register(monitor, {
           type: resource.type,
           name,
           parent: stack.urn,
-          remote: true,
+          remote: !resource.type.startsWith(PROVIDER_TYPE),
           object: resolve(resource.properties ?? {}, outputs) as Props,
           dependencies: after.map((n) => urns.get(n)!),
+          providers: Object.fromEntries(
+            providers.map((p) => [program.resources[p].type.slice(PROVIDER_TYPE.length), refs.get(p)!]),
+          ),
         });
         urns.set(name, result.urn);
+        refs.set(name, `${result.urn}::${result.id}`);
         outputs.set(name, result.outputs);
       });
       registered.set(name, done);
