@@ -85,6 +85,16 @@ export function isNotFound(error: unknown): boolean {
   return error instanceof ApiException && error.code === 404;
 }
 
+/**
+ * Whether the API server does not serve the object's apiVersion and kind (client-go's NoMatch error, a
+ * CRD not established yet): @kubernetes/client-node finds the kind through discovery and fails so.
+ */
+export function isNoMatch(error: unknown): boolean {
+  return /^(Unrecognized API version and kind|Failed to fetch resource metadata for)/.test(
+    error instanceof Error ? error.message : "",
+  );
+}
+
 function isAlreadyExists(error: unknown): boolean {
   return (
     error instanceof ApiException && error.code === 409 && /already exists/.test(describeKubeError(error))
@@ -143,7 +153,7 @@ function propagationOf(object: KubernetesObject): string {
   return policy === "orphan" ? "Orphan" : policy === "background" ? "Background" : "Foreground";
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** client-go's default: a request is tried at most this many more times. */
 const MAX_RETRIES = 10;

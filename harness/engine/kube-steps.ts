@@ -7,11 +7,13 @@
 import type { KubernetesObject } from "@kubernetes/client-node";
 import {
   describeKubeError,
+  isNoMatch,
   isNotFound,
   kubeType,
   KubeType,
   manifestOf,
   PATCH_FORCE_ANNOTATION,
+  sleep,
   timeoutSeconds,
 } from "../kube";
 import { reveal } from "../secrets";
@@ -185,21 +187,55 @@ async function importKube(
 }
 
 /**
+ * How often Creation tries a create that failed with NotFound or NoMatch, and its first wait, doubled
+ * after each try (await.go, Creation: SleepingRetry(...).WithMaxRetries(5).WithBackoffFactor(2); retry.go,
+ * Do sleeps after every retryable failure, the last one included): six tries over 63 seconds.
+ */
+const CREATE_RETRIES = 5;
+const CREATE_FIRST_WAIT_MS = 1000;
+
+/**
  * A create as pulumi-kubernetes does it (await.go, Creation): client-side under the static manager,
  * failing on an object that exists, unless the provider upserts or the resource is a Patch, which apply
- * server-side as the resource's manager.
+ * server-side as the resource's manager. A namespace not created yet (NotFound) or a kind not served
+ * yet (NoMatch, a CRD on its way) is tried again with backoff, then fails with the provider's message.
  */
 async function createKube(d: Deployment, r: Registration, manager: string): Promise<Props> {
   const type = kubeType(r.type)!;
-  if (type.patch || d.kubeSettings(r.provider).upsertExistingObjects)
-    return applyKube(d, r, manager, [], false);
   const object = manifestOf(type, reveal(r.inputs) as Props);
-  try {
-    return (await d.clusterOf(r.provider)!.create(object)) as Props;
-  } catch (error) {
-    throw new Error(`creation of ${type.kind} ${object.metadata?.name} failed: ${describeKubeError(error)}`, {
-      cause: error,
-    });
+  const attempt = async (): Promise<Props> => {
+    if (type.patch || d.kubeSettings(r.provider).upsertExistingObjects)
+      return applyKube(d, r, manager, [], false);
+    try {
+      return (await d.clusterOf(r.provider)!.create(object)) as Props;
+    } catch (error) {
+      throw new Error(
+        `creation of ${type.kind} ${object.metadata?.name} failed: ${describeKubeError(error)}`,
+        {
+          cause: error,
+        },
+      );
+    }
+  };
+  let wait = CREATE_FIRST_WAIT_MS;
+  for (let tries = 0; ; tries++) {
+    try {
+      return await attempt();
+    } catch (error) {
+      const cause = (error as Error).cause;
+      const retryable = isNotFound(cause) || isNoMatch(cause);
+      if (retryable) await (d.options.sleep ?? sleep)(wait);
+      if (retryable && tries < CREATE_RETRIES) {
+        wait *= 2;
+        continue;
+      }
+      if (!isNoMatch(cause)) throw error;
+      // provider.go, Create: a CRD that never came.
+      throw new Error(
+        `creation of resource "${r.urn}" with kind ${type.apiVersion}/${type.kind} failed because the Kubernetes API server reported that the apiVersion for this resource does not exist. Verify that any required CRDs have been created: no matches for kind "${type.kind}" in version "${type.apiVersion}"`,
+        { cause: error },
+      );
+    }
   }
 }
 

@@ -448,4 +448,36 @@ describe("the engine holds programs to pulumi-kubernetes' rules", function () {
     assert.equal(oldAtReplace, undefined, "deleteBeforeReplace deletes the old object first");
     assert.deepEqual((await destroy(auto([]))).errors, []);
   });
+  it("tries a create again while its namespace is not there yet (NotFound), after 1, 2, 4... seconds, and gives a kind no CRD serves up after six tries over 63 s with the provider's advice (await.go, Creation: SleepingRetry WithMaxRetries(5) WithBackoffFactor(2), Do(IsNotFound, IsNoMatchError); provider.go, Create)", async () => {
+    const waits: number[] = [];
+    const late = await deploy({
+      ...stackOf("late", ["namespace=late-namespace"]),
+      sleep: async (ms) => {
+        waits.push(ms);
+        // The namespace appears during the second wait, as one created by another step would.
+        if (waits.length === 2)
+          sim.store.create({ apiVersion: "v1", kind: "Namespace", metadata: { name: "late-namespace" } });
+      },
+    });
+    assert.deepEqual(late.errors, []);
+    assert.deepEqual(waits, [1000, 2000], "tried three times: two NotFound, then created");
+    assert.ok(
+      sim.store.get({ apiVersion: "v1", kind: "ConfigMap", name: "late", namespace: "late-namespace" }),
+    );
+    assert.deepEqual((await destroy(stackOf("late", ["namespace=late-namespace"]))).errors, []);
+
+    waits.length = 0;
+    const never = await deploy({
+      ...stackOf("widget", ["kind=Widget"]),
+      sleep: async (ms) => void waits.push(ms),
+    });
+    assert.deepEqual(waits, [1000, 2000, 4000, 8000, 16000, 32000]);
+    assert.deepEqual(never.errors, [
+      'Widget widget: creation of resource "urn:pulumi:dev::harness-strict-kube::kubernetes:example.com/v1:Widget::widget" with kind example.com/v1/Widget failed because the Kubernetes API server reported that the apiVersion for this resource does not exist. Verify that any required CRDs have been created: no matches for kind "Widget" in version "example.com/v1"',
+    ]);
+    assert.deepEqual(
+      never.state.deployment.resources.filter((r) => r.type.includes("Widget")),
+      [],
+    );
+  });
 });
