@@ -4,7 +4,14 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { Simulator } from "../simulator/simulator";
 import { simulatorForSuite } from "../test/harness-simulator";
-import { changes, destroyLeavesNothing, missingObjects, refreshFindsDrift, revise } from "../test/stack-life";
+import {
+  changes,
+  deployCommandArgs,
+  destroyLeavesNothing,
+  missingObjects,
+  refreshFindsDrift,
+  revise,
+} from "../test/stack-life";
 import { deploy, DeployOptions, preview } from "./deploy";
 import { cancelStack } from "./engine/checkpoint";
 import { installedProgram } from "./installed";
@@ -67,17 +74,7 @@ function upKilledAfter(
 ): Promise<{ plugins: number[] }> {
   const cli = spawn(
     process.execPath,
-    [
-      "-r",
-      "ts-node/register/transpile-only",
-      path.join(__dirname, "deploy.ts"),
-      "up",
-      program,
-      "--kubeconfig",
-      kubeconfig,
-      "--state",
-      statePath,
-    ],
+    deployCommandArgs(["up", program, "--kubeconfig", kubeconfig, "--state", statePath]),
     { cwd: path.resolve(__dirname, ".."), stdio: ["ignore", "pipe", "pipe"] },
   );
   let output = "";

@@ -7,6 +7,7 @@
  */
 import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
+import * as path from "node:path";
 import type { CheckpointResource } from "../harness/engine/checkpoint";
 import { deploy, DeployOptions, DeployResult, destroy, preview, refresh } from "../harness/deploy";
 import { fieldManagerName } from "../harness/engine/kube-check";
@@ -15,6 +16,16 @@ import { reveal } from "../harness/secrets";
 import { isObject } from "../primitives/objects";
 import { kubectl as runKubectl } from "../simulator/apiserver/kubectl";
 import type { Simulator } from "../simulator/simulator";
+
+/** The node arguments that run `npm run deploy -- <args>` as the script does (from the repository's root). */
+export function deployCommandArgs(args: string[]): string[] {
+  return [
+    "-r",
+    "ts-node/register/transpile-only",
+    path.join(__dirname, "..", "harness", "deploy.ts"),
+    ...args,
+  ];
+}
 
 /** The steps that change something, as `pulumi preview --diff` lists them: `<op> <name>`. */
 export function changes(result: DeployResult): string[] {
