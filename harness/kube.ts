@@ -90,8 +90,10 @@ export function isNotFound(error: unknown): boolean {
  * CRD not established yet): @kubernetes/client-node finds the kind through discovery and fails so.
  */
 export function isNoMatch(error: unknown): boolean {
-  return /^(Unrecognized API version and kind|Failed to fetch resource metadata for)/.test(
-    error instanceof Error ? error.message : "",
+  const message = error instanceof Error ? error.message : "";
+  return (
+    message.startsWith("Unrecognized API version and kind") ||
+    (isNotFound(error) && message.startsWith("Failed to fetch resource metadata for"))
   );
 }
 
