@@ -107,10 +107,10 @@ export async function kubeStep(
             ? await applyKube(d, r, manager, r.ignoreChanges, true)
             : await createKube(d, r, manager);
         const ready = readiness ? await awaitReady(d, r, readiness, live, op !== "update") : live;
-        return { id: idOf(ready), outputs: checkpointObject(ready, manager, state) };
+        return { id: idOf(ready), outputs: checkpointObject(r.inputs, ready, manager, state) };
       } catch (error) {
         if (!(error instanceof NotReady)) throw error;
-        d.recordInitFailure(r, error.id, r.inputs, checkpointObject(error.live, manager, state), [
+        d.recordInitFailure(r, error.id, r.inputs, checkpointObject(r.inputs, error.live, manager, state), [
           error.message,
         ]);
         throw new Error(error.message, { cause: error });
@@ -172,13 +172,14 @@ async function importKube(
       : `cannot read ${type.kind} ${r.importId}: ${describeKubeError(error)}`;
     throw d.fail(r, "import", new Error(reason));
   }
+  const inputs = liveInputs(type, live, r.inputs);
   const imported: CheckpointResource = {
     urn: r.urn,
     custom: true,
     id: r.importId,
     type: r.type,
-    inputs: liveInputs(type, live, r.inputs),
-    outputs: checkpointObject(live, fieldManagerName(r.urn, r.inputs, undefined), undefined),
+    inputs,
+    outputs: checkpointObject(inputs, live, fieldManagerName(r.urn, r.inputs, undefined), undefined),
     provider: d.providerRef(r),
     importID: r.importId,
   };

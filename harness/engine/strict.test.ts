@@ -14,7 +14,7 @@ import { deploy, DeployOptions, destroy, preview } from "../deploy";
 import { Cluster, CSA_FIELD_MANAGER, fieldManager } from "../kube";
 import { cancelStack, Checkpoint, loadCheckpoint, lockDir, lockStack, saveCheckpoint } from "./checkpoint";
 import { loadProject } from "../project";
-import { isSecret } from "../secrets";
+import { isSecret, reveal } from "../secrets";
 
 const PROGRAM = path.join(__dirname, "..", "testdata", "strict-kube");
 const AUTOSCALER = path.join(__dirname, "..", "testdata", "existing-autoscaler");
@@ -99,12 +99,34 @@ describe("the engine holds programs to pulumi-kubernetes' rules", function () {
     );
     assert.notEqual(live("ConfigMap", "fresh")?.metadata.uid, uid, "a new object");
 
-    // A checkpoint written before the harness kept the manager: applied as the name it derived then.
-    const written = loadCheckpoint(stackOf("fresh", []).statePath);
-    for (const r of written.deployment.resources) delete r.outputs?.__fieldManager;
-    saveCheckpoint(stackOf("fresh", []).statePath!, written);
-    assert.deepEqual((await deploy(stackOf("fresh", ["tier=c", "value=two"]))).errors, []);
+    // The state keeps the inputs it was written for beside the live object (checkpointObject).
+    const statePath = stackOf("fresh", []).statePath!;
+    const written = loadCheckpoint(statePath);
+    const state = written.deployment.resources.find((r) => r.urn === urnOf("fresh"))!;
+    assert.deepEqual(reveal(state.outputs!.__inputs), reveal(state.inputs));
+    // A checkpoint written before the harness kept the manager and the inputs: applied as the name it
+    // derived then, its inputs the engine's, so the label alone is an update.
+    delete state.outputs!.__fieldManager;
+    delete state.outputs!.__inputs;
+    saveCheckpoint(statePath, written);
+    const older = await deploy(stackOf("fresh", ["tier=c", "value=two"]));
+    assert.deepEqual(older.errors, []);
+    assert.deepEqual(changes(older), ["update fresh"]);
     assert.deepEqual(managers("ConfigMap", "fresh"), [`${fieldManager(urnOf("fresh"))} Apply`]);
+
+    // pulumi-kubernetes diffs the old live object, pruned to the shape of `__inputs`, against the new
+    // inputs (provider.go, Diff; parseCheckpointObject; pruneLiveState): a value the server stored
+    // otherwise is a change though the inputs did not change, and a field the kept inputs lack is new.
+    const kept = loadCheckpoint(statePath);
+    const outputs = kept.deployment.resources.find((r) => r.urn === urnOf("fresh"))!.outputs!;
+    outputs.data = { value: "as-the-server-stored-it" };
+    delete (outputs.__inputs as { metadata: { labels?: unknown } }).metadata.labels;
+    saveCheckpoint(statePath, kept);
+    const againstLive = await preview(stackOf("fresh", ["tier=c", "value=two"]));
+    assert.deepEqual(
+      againstLive.plan.filter((s) => s.op !== "same").map((s) => [s.op, s.diffs]),
+      [["replace", ["data.value", "metadata.labels"]]],
+    );
 
     const mutable = await preview(
       stackOf("fresh", ["tier=b", "value=three", "kubernetes:enableConfigMapMutable=true"]),
