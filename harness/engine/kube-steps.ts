@@ -97,7 +97,9 @@ export async function kubeStep(
     r,
     async () => {
       try {
-        const readiness = readinessOf(type, reveal(r.inputs) as Props);
+        // The provider's environment is the CLI's.
+        const awaitAll = { ...process.env, ...d.options.env }.PULUMI_K8S_AWAIT_ALL === "true";
+        const readiness = readinessOf(type, reveal(r.inputs) as Props, awaitAll);
         if (op === "replace") {
           if (deleteFirst) await deleteKube(d, old!);
           else d.replaced.push(old!);
