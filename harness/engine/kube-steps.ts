@@ -6,7 +6,9 @@
  */
 import type { KubernetesObject } from "@kubernetes/client-node";
 import {
+  CSA_FIELD_MANAGER,
   describeKubeError,
+  isAlreadyExists,
   isNoMatch,
   isNotFound,
   kubeType,
@@ -24,7 +26,7 @@ import { checkKubeInputs, checkpointObject, fieldManagerName, isAutonamed } from
 import type { Registration } from "./monitor";
 import { kubePlan, replaceRequested } from "./plan";
 import { Readiness, readinessOf } from "./readiness";
-import type { Props } from "./rpc";
+import { containsUnknown, Props } from "./rpc";
 
 /** A create or update whose object did not become ready in time: kept in the state as InitErrors. */
 class NotReady extends Error {
@@ -77,6 +79,7 @@ export async function kubeStep(
   const autonamed = op === "replace" && isAutonamed(r.inputs);
   if (autonamed) r = checked(undefined);
   if (!imported || op !== "same") d.step(op, r, diffs);
+  if (d.dryRun && (op === "create" || op === "update")) await previewKube(d, r, op, old?.outputs);
   if (d.dryRun || op === "same") {
     // A provider whose config is unknown previews nothing: every output is unknown.
     const planned = d.clusterOf(r.provider) ? r.inputs : {};
@@ -258,9 +261,10 @@ async function applyKube(
   const type = kubeType(r.type)!;
   const cluster = d.clusterOf(r.provider)!;
   let object = manifestOf(type, reveal(r.inputs) as Props);
+  let live: KubernetesObject | undefined;
   if (update) {
     const { name, namespace } = object.metadata ?? {};
-    let live = await cluster.read(
+    live = await cluster.read(
       String(object.apiVersion),
       String(object.kind),
       namespace ? `${namespace}/${name}` : String(name),
@@ -271,14 +275,84 @@ async function applyKube(
       object = withPaths(object as unknown as Props, live as Props, ignored) as unknown as typeof object;
     }
   }
-  // As pulumi-kubernetes, for every resource it applies server-side, not only the Patch ones.
-  const force = object.metadata?.annotations?.[PATCH_FORCE_ANNOTATION] === "true";
+  const force = patchForce(d, r, object, update ? live : undefined, false);
   try {
     return (await cluster.apply(object, manager, force)) as Props;
   } catch (error) {
     throw new Error(
       `server-side apply of ${type.kind} ${object.metadata?.name} failed: ${describeKubeError(error)}`,
       { cause: error },
+    );
+  }
+}
+
+/**
+ * Whether an apply takes fields other managers hold (await.go, patchForce): the `pulumi.com/patchForce`
+ * annotation, the provider's `enablePatchForce`, an object without managed fields; in a preview, also a
+ * create (no live object) and an object whose client-side fields a real update would first take over.
+ */
+function patchForce(
+  d: Deployment,
+  r: Registration,
+  object: KubernetesObject,
+  live: KubernetesObject | undefined,
+  preview: boolean,
+): boolean {
+  if (object.metadata?.annotations?.[PATCH_FORCE_ANNOTATION] === "true") return true;
+  if (d.kubeSettings(r.provider).enablePatchForce) return true;
+  const managed = (live?.metadata?.managedFields ?? []) as Array<{ manager?: string; operation?: string }>;
+  if (preview) {
+    if (!live) return true;
+    const csa = ["pulumi-resource-kubernetes", CSA_FIELD_MANAGER, "pulumi-kubernetes.exe"];
+    if (managed.some((e) => e.operation === "Update" && csa.includes(e.manager ?? ""))) return true;
+  }
+  return live !== undefined && managed.length === 0;
+}
+
+/**
+ * What a preview asks of the API server, as pulumi-kubernetes previews (provider.go, Create and Update
+ * with preview: await.Creation and ssaUpdate under dryRun=All): the create or the update is tried and
+ * not stored, so what admission, validation or another field manager refuses fails the preview as it
+ * would fail the up. An object that already exists, a namespace not there yet and a forbidden dry run
+ * are no refusal (provider.go, Create's failedPreview; Update's IsForbidden). Nothing is asked while
+ * the provider's cluster or an input is unknown.
+ */
+async function previewKube(
+  d: Deployment,
+  r: Registration,
+  op: "create" | "update",
+  state: Props | undefined,
+): Promise<void> {
+  const cluster = d.clusterOf(r.provider);
+  if (!cluster || containsUnknown(r.inputs)) return;
+  const type = kubeType(r.type)!;
+  let object = manifestOf(type, reveal(r.inputs) as Props);
+  const manager = fieldManagerName(r.urn, r.inputs, state);
+  try {
+    if (op === "create") {
+      if (type.patch || d.kubeSettings(r.provider).upsertExistingObjects)
+        await cluster.apply(object, manager, patchForce(d, r, object, undefined, true), true);
+      else await cluster.create(object, true);
+      return;
+    }
+    const live = await cluster.read(type.apiVersion, type.kind, idOf(object));
+    object = withPaths(
+      object as unknown as Props,
+      live as Props,
+      r.ignoreChanges,
+    ) as unknown as KubernetesObject;
+    await cluster.apply(object, manager, patchForce(d, r, object, live, true), true);
+  } catch (error) {
+    const cause = (error as Error).cause ?? error;
+    const code = (cause as { code?: unknown }).code;
+    if (code === 403 || (op === "create" && (isAlreadyExists(cause) || isNotFound(cause)))) return;
+    const what = op === "create" ? "creation" : "server-side apply";
+    throw d.fail(
+      r,
+      op,
+      new Error(`${what} of ${type.kind} ${object.metadata?.name} failed: ${describeKubeError(cause)}`, {
+        cause: error,
+      }),
     );
   }
 }

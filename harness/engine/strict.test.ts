@@ -502,4 +502,36 @@ describe("the engine holds programs to pulumi-kubernetes' rules", function () {
       [],
     );
   });
+  it("previews a create and an update as dry runs the API server checks: a name it refuses, or a field another manager holds, fails the preview as it would the up, and nothing is stored (provider.go, Create and Update with preview; await.go, Creation and ssaUpdate with dryRun=All, patchForce)", async () => {
+    const refused = await preview(stackOf("dry", ["objectName=Not_A_Name"]));
+    assert.equal(refused.ok, false);
+    assert.match(
+      refused.errors.join("\n"),
+      /^ConfigMap dry: creation of ConfigMap Not_A_Name failed: 422: .*RFC 1123 subdomain/,
+    );
+
+    // Created server-side (upserted), so no client-side field of the create makes the preview force.
+    const upserted = ["upsertProvider=true"];
+    assert.deepEqual((await deploy(stackOf("dry", upserted))).errors, []);
+    // Another manager takes the label, as a controller or a colleague's server-side apply would.
+    const cluster = new Cluster(fs.readFileSync(sim.kubeconfigPath, "utf8"));
+    const contested = {
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      metadata: { name: "dry", namespace: "default" },
+    };
+    await cluster.apply(
+      { ...contested, metadata: { ...contested.metadata, labels: { tier: "x" } } },
+      "someone-else",
+      true,
+    );
+    const conflict = await preview(stackOf("dry", [...upserted, "tier=b"]));
+    assert.equal(conflict.ok, false);
+    assert.match(
+      conflict.errors.join("\n"),
+      /^ConfigMap dry: server-side apply of ConfigMap dry failed: 409: .*conflict with "someone-else".*\.metadata\.labels\.tier/s,
+    );
+    assert.deepEqual(live("ConfigMap", "dry")?.metadata.labels, { tier: "x" }, "a dry run stores nothing");
+    assert.deepEqual((await destroy(stackOf("dry", upserted))).errors, []);
+  });
 });
