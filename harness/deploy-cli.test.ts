@@ -5,6 +5,7 @@ import * as path from "node:path";
 import { parse } from "yaml";
 import { Simulator } from "../simulator/simulator";
 import { simulatorForSuite } from "../test/harness-simulator";
+import { deployCommandArgs } from "../test/stack-life";
 import { lockDir, lockStack } from "./engine/checkpoint";
 import { installedProgram } from "./installed";
 
@@ -19,7 +20,7 @@ function deployCommand(
   return new Promise((resolve) =>
     execFile(
       process.execPath,
-      ["-r", "ts-node/register/transpile-only", path.join(__dirname, "deploy.ts"), ...args],
+      deployCommandArgs(args),
       {
         cwd: path.resolve(__dirname, ".."),
         env: { ...process.env, KUBECONFIG: sim.kubeconfigPath, HOME: home },

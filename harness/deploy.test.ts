@@ -7,7 +7,7 @@ import type { KubeObject } from "../simulator/store/types";
 import { Simulator } from "../simulator/simulator";
 import { simulatorForSuite } from "../test/harness-simulator";
 import { K, keyOf } from "../test/simulator-fixture";
-import { destroyLeavesNothing, refreshFindsDrift, revise } from "../test/stack-life";
+import { deployCommandArgs, destroyLeavesNothing, refreshFindsDrift, revise } from "../test/stack-life";
 import { deploy, DeployEvent, DeployOptions, preview } from "./deploy";
 import { installedProgram } from "./installed";
 import { loadProject } from "./project";
@@ -238,16 +238,13 @@ describe("deploy harness against the simulator", function () {
     const cli = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
       execFile(
         process.execPath,
-        [
-          "-r",
-          "ts-node/register/transpile-only",
-          path.join(__dirname, "deploy.ts"),
+        deployCommandArgs([
           "up",
           program,
           // The same stack: without its state the CLI would create the MachineConfig again, which exists.
           "--state",
           path.join(dir, "worker.json"),
-        ],
+        ]),
         {
           cwd: path.resolve(__dirname, ".."),
           timeout: 45_000,

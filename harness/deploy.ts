@@ -69,6 +69,8 @@ export interface DeployOptions {
   onEvent?: (event: DeployEvent) => void;
   /** The program's and providers' messages (`pulumi.log`), each with its resource's URN. */
   onDiagnostic?: (diagnostic: Diagnostic) => void;
+  /** How the engine waits between a create's tries (default: the real time). */
+  sleep?: (ms: number) => Promise<void>;
 }
 
 export interface DeployResult {

@@ -85,7 +85,19 @@ export function isNotFound(error: unknown): boolean {
   return error instanceof ApiException && error.code === 404;
 }
 
-function isAlreadyExists(error: unknown): boolean {
+/**
+ * Whether the API server does not serve the object's apiVersion and kind (client-go's NoMatch error, a
+ * CRD not established yet): @kubernetes/client-node finds the kind through discovery and fails so.
+ */
+export function isNoMatch(error: unknown): boolean {
+  const message = error instanceof Error ? error.message : "";
+  return (
+    message.startsWith("Unrecognized API version and kind") ||
+    (isNotFound(error) && message.startsWith("Failed to fetch resource metadata for"))
+  );
+}
+
+export function isAlreadyExists(error: unknown): boolean {
   return (
     error instanceof ApiException && error.code === 409 && /already exists/.test(describeKubeError(error))
   );
@@ -143,7 +155,7 @@ function propagationOf(object: KubernetesObject): string {
   return policy === "orphan" ? "Orphan" : policy === "background" ? "Background" : "Foreground";
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** client-go's default: a request is tried at most this many more times. */
 const MAX_RETRIES = 10;
@@ -216,11 +228,12 @@ export class Cluster {
 
   /**
    * A client-side create, as pulumi-kubernetes creates unless its provider upserts: an object that
-   * already exists fails with AlreadyExists and the provider's advice.
+   * already exists fails with AlreadyExists and the provider's advice. `dryRun`: checked, not stored.
    */
-  async create(object: KubernetesObject): Promise<KubernetesObject> {
+  async create(object: KubernetesObject, dryRun = false): Promise<KubernetesObject> {
+    const dry = dryRun ? "All" : undefined;
     try {
-      return await retried(() => this.api.create(object, undefined, undefined, CSA_FIELD_MANAGER), false);
+      return await retried(() => this.api.create(object, undefined, dry, CSA_FIELD_MANAGER), false);
     } catch (error) {
       if (!isAlreadyExists(error)) throw error;
       throw new Error(`${describeKubeError(error)}\n\n${ALREADY_EXISTS_HELP}`, { cause: error });
@@ -260,10 +273,16 @@ export class Cluster {
     );
   }
 
-  /** Server-side apply; a conflict with another manager fails unless `force`. */
-  async apply(object: KubernetesObject, manager: string, force: boolean): Promise<KubernetesObject> {
+  /** Server-side apply; a conflict with another manager fails unless `force`. `dryRun`: checked, not stored. */
+  async apply(
+    object: KubernetesObject,
+    manager: string,
+    force: boolean,
+    dryRun = false,
+  ): Promise<KubernetesObject> {
+    const dry = dryRun ? "All" : undefined;
     return retried(
-      () => this.api.patch(object, undefined, undefined, manager, force, PatchStrategy.ServerSideApply),
+      () => this.api.patch(object, undefined, dry, manager, force, PatchStrategy.ServerSideApply),
       false,
     );
   }

@@ -1,5 +1,6 @@
 import * as assert from "node:assert/strict";
 import { generateKeyPairSync } from "node:crypto";
+import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { Simulator } from "../simulator/simulator";
@@ -9,20 +10,94 @@ import { seedYaml, wmcoKeySecretCommand } from "../test/seeds";
 import { storeUntil } from "../test/simulator-fixture";
 import {
   changes,
+  deployCommandArgs,
   destroyLeavesNothing,
   kubectl,
   kubectlCreate,
-  previewThenUp,
+  missingObjects,
   refreshFindsDrift,
   revise,
 } from "../test/stack-life";
 import { deploy, DeployOptions, preview } from "./deploy";
+import { cancelStack } from "./engine/checkpoint";
 import { installedProgram } from "./installed";
+import { sleep } from "./kube";
 import { loadProject } from "./project";
+import { reveal } from "./secrets";
 
 const WINDOWS_POOL = path.join(__dirname, "testdata", "windows-pool");
 const WMCO_NS = "openshift-windows-machine-config-operator";
 const PINNED = "windows-machine-config-operator.v10.16.1";
+
+/** The processes under `pid` (its children, theirs, ...), from /proc. */
+function descendants(pid: number): number[] {
+  const parents = new Map<number, number>();
+  for (const entry of fs.readdirSync("/proc").filter((e) => /^\d+$/.test(e))) {
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8");
+      parents.set(Number(entry), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]));
+    } catch {
+      // The process ended while the list was read.
+    }
+  }
+  const found: number[] = [];
+  const walk = (parent: number) => {
+    for (const [child, of] of parents) {
+      if (of !== parent) continue;
+      found.push(child);
+      walk(child);
+    }
+  };
+  walk(pid);
+  return found;
+}
+
+/** Resolves once process `pid` has ended (gone, or a zombie no one reaped); fails if it still runs after 10 s. */
+async function exited(pid: number): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    let state: string;
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+      state = stat.slice(stat.lastIndexOf(")") + 2)[0];
+    } catch {
+      return;
+    }
+    if (state === "Z") return;
+    await sleep(50);
+  }
+  assert.fail(`process ${pid} still runs after the engine that started it was killed`);
+}
+
+/**
+ * `npm run deploy -- up` of `program` in its own process, killed with SIGKILL as soon as it prints
+ * `line`; returns the processes it had started.
+ */
+function upKilledAfter(
+  program: string,
+  kubeconfig: string,
+  statePath: string,
+  line: string,
+): Promise<{ plugins: number[] }> {
+  const cli = spawn(
+    process.execPath,
+    deployCommandArgs(["up", program, "--kubeconfig", kubeconfig, "--state", statePath]),
+    { cwd: path.resolve(__dirname, ".."), stdio: ["ignore", "pipe", "pipe"] },
+  );
+  let output = "";
+  return new Promise((resolve, reject) => {
+    let plugins: number[] | undefined;
+    cli.stdout.on("data", (chunk: Buffer) => {
+      output += chunk.toString();
+      if (plugins || !output.split("\n").some((l) => l.includes(line))) return;
+      plugins = descendants(cli.pid!);
+      cli.kill("SIGKILL");
+    });
+    cli.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    cli.on("exit", () =>
+      plugins ? resolve({ plugins }) : reject(new Error(`the up ended before "${line}":\n${output}`)),
+    );
+  });
+}
 
 describe("a Windows pool end to end on the simulator", function () {
   this.timeout(300_000);
@@ -38,7 +113,7 @@ describe("a Windows pool end to end on the simulator", function () {
       (m) => m.metadata.labels?.["machine.openshift.io/os-id"] === "Windows",
     );
 
-  it("converges with only the pinned CSV installed, scales by a revision planned exactly, finds drift made by hand, replaces its machines for a new instance type, and destroy leaves no Windows machine and no CSV", async () => {
+  it("converges with only the pinned CSV installed after an up killed mid-way (its key kept: snapshot manager, diy backend lock, pulumi cancel), scales by a revision planned exactly, finds drift made by hand, replaces its machines for a new instance type, and destroy leaves no Windows machine and no CSV", async () => {
     const statePath = path.join(dir, "state.json");
     const program = installedProgram(WINDOWS_POOL);
     const options = (config: string[] = []): DeployOptions => ({
@@ -46,20 +121,64 @@ describe("a Windows pool end to end on the simulator", function () {
       kubeconfigPath: sim.kubeconfigPath,
       statePath,
     });
-    const up = await previewThenUp(sim, options(), [
-      "create windows-machines-removal",
-      "create windows-nodes-ready",
-      // The key's generator and the Secret that carries it: a dynamic resource and a Kubernetes object.
-      "create windows-private-key",
-      "create windows-private-key",
-      "create windows-runtime-class",
-      "create windows-us-east-2a",
-      "create windows-wmco-install",
-      "create windows-wmco-namespace",
-      "create windows-wmco-operator-group",
-      "create windows-wmco-removal",
-      "create windows-wmco-subscription",
-    ]);
+    const planned = await preview(options());
+    assert.deepEqual(planned.errors, []);
+    assert.deepEqual(
+      changes(planned).sort(),
+      [
+        "create windows-machines-removal",
+        "create windows-nodes-ready",
+        // The key's generator and the Secret that carries it: a dynamic resource and a Kubernetes object.
+        "create windows-private-key",
+        "create windows-private-key",
+        "create windows-runtime-class",
+        "create windows-us-east-2a",
+        "create windows-wmco-install",
+        "create windows-wmco-namespace",
+        "create windows-wmco-operator-group",
+        "create windows-wmco-removal",
+        "create windows-wmco-subscription",
+      ].sort(),
+      "the first preview",
+    );
+
+    // kill -9 of the engine mid-up, while it awaits the Windows nodes: the state written after each step
+    // keeps the generated key (the CLI's snapshot manager), the plugins it started exit with it, and
+    // the next up, once `pulumi cancel` removed the lock the killed one left, generates no other key.
+    const killed = await upKilledAfter(
+      program,
+      sim.kubeconfigPath,
+      statePath,
+      "kubernetes:machine.openshift.io/v1beta1:MachineSet windows-us-east-2a created",
+    );
+    const secretData = () =>
+      (
+        list("v1", "Secret", WMCO_NS).find((x) => x.metadata.name === "cloud-private-key") as unknown as {
+          data: Record<string, string>;
+        }
+      ).data;
+    const keyAtKill = secretData();
+    assert.ok(killed.plugins.length >= 2, "the program and the dynamic-provider host were running");
+    for (const pid of killed.plugins) await exited(pid);
+    assert.equal(cancelStack(statePath), 1, "the killed up left its lock");
+    const up = await deploy(options());
+    assert.deepEqual(up.errors, []);
+    assert.deepEqual(missingObjects(sim, up), [], "every object the stack manages is in the cluster");
+    assert.deepEqual(
+      up.plan.filter((s) => !["same", "read"].includes(s.op) && s.type.startsWith("kubernetes:")),
+      [],
+      "every Kubernetes object was in the state the killed up wrote",
+    );
+    assert.ok(
+      !up.plan.some((s) => s.name === "windows-private-key" && s.op !== "same"),
+      "the key is not generated again",
+    );
+    assert.deepEqual(secretData(), keyAtKill, "the cluster keeps the key of the killed up");
+    const keyResource = up.state.deployment.resources.find(
+      (r) => r.urn.endsWith("::windows-private-key") && !r.type.startsWith("kubernetes:"),
+    )!;
+    const pemInState = reveal(keyResource.outputs!.privateKeyPem) as string;
+    assert.equal(Buffer.from(Object.values(keyAtKill)[0], "base64").toString("utf8"), pemInState);
     assert.equal(up.outputs.installedCSV, PINNED);
     const nodes = up.outputs.configuredNodes as string[];
     assert.equal(nodes.length, 1);

@@ -17,6 +17,16 @@ import { isObject } from "../primitives/objects";
 import { kubectl as runKubectl } from "../simulator/apiserver/kubectl";
 import type { Simulator } from "../simulator/simulator";
 
+/** The node arguments that run `npm run deploy -- <args>` as the script does (from the repository's root). */
+export function deployCommandArgs(args: string[]): string[] {
+  return [
+    "-r",
+    "ts-node/register/transpile-only",
+    path.join(__dirname, "..", "harness", "deploy.ts"),
+    ...args,
+  ];
+}
+
 /** The steps that change something, as `pulumi preview --diff` lists them: `<op> <name>`. */
 export function changes(result: DeployResult): string[] {
   return result.plan.filter((s) => s.op !== "same" && s.op !== "read").map((s) => `${s.op} ${s.name}`);

@@ -15,10 +15,12 @@ export interface KubeSettings {
   upsertExistingObjects: boolean;
   enableSecretMutable: boolean;
   enableConfigMapMutable: boolean;
+  enablePatchForce: boolean;
 }
 
 const SETTING_ENV: Record<keyof KubeSettings, string> = {
   upsertExistingObjects: "PULUMI_K8S_UPSERT_EXISTING_OBJECTS",
+  enablePatchForce: "PULUMI_K8S_ENABLE_PATCH_FORCE",
   enableSecretMutable: "PULUMI_K8S_ENABLE_SECRET_MUTABLE",
   enableConfigMapMutable: "PULUMI_K8S_ENABLE_CONFIGMAP_MUTABLE",
 };
@@ -33,6 +35,7 @@ export function kubeSettings(config: (key: string) => unknown, env: NodeJS.Proce
     upsertExistingObjects: on("upsertExistingObjects"),
     enableSecretMutable: on("enableSecretMutable"),
     enableConfigMapMutable: on("enableConfigMapMutable"),
+    enablePatchForce: on("enablePatchForce"),
   };
 }
 

@@ -38,6 +38,11 @@ export interface EngineOptions {
   env?: NodeJS.ProcessEnv;
   /** Every registration the program (or a component package's provider) made, as the engine received it. */
   onRegistration?: (registration: Registration) => void;
+  /**
+   * How the engine waits between Creation's tries (default: the real time); tests pass their own, as
+   * await.go's tests give Creation a clock.
+   */
+  sleep?: (ms: number) => Promise<void>;
 }
 
 export interface EngineResult {

@@ -46,10 +46,12 @@ describe("Kubernetes inputs as pulumi-kubernetes' Check returns them", () => {
   it("takes the field manager from the annotation, else the state, else draws one (fieldManagerName)", () => {
     const drawn = fieldManagerName(URN, {}, undefined);
     assert.match(drawn, /^pulumi-kubernetes-[0-9a-f]{8}$/);
-    const state = checkpointObject({ apiVersion: "v1", kind: "ConfigMap" }, drawn, undefined);
+    const inputs = { data: { a: "1" } };
+    const state = checkpointObject(inputs, { apiVersion: "v1", kind: "ConfigMap" }, drawn, undefined);
     assert.deepEqual(state, {
       apiVersion: "v1",
       kind: "ConfigMap",
+      __inputs: inputs,
       __initialApiVersion: "v1",
       __fieldManager: drawn,
     });
@@ -57,7 +59,7 @@ describe("Kubernetes inputs as pulumi-kubernetes' Check returns them", () => {
     const annotated = { metadata: { annotations: { "pulumi.com/patchFieldManager": "mine" } } };
     assert.equal(fieldManagerName(URN, annotated, state), "mine");
     assert.equal(
-      checkpointObject({ apiVersion: "v2" }, drawn, state).__initialApiVersion,
+      checkpointObject(inputs, { apiVersion: "v2" }, drawn, state).__initialApiVersion,
       "v1",
       "the first apiVersion stays",
     );

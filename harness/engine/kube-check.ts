@@ -2,7 +2,8 @@
  * What pulumi-kubernetes' Check and checkpoint do to a Kubernetes resource's inputs and state
  * (provider.go; metadata/naming.go): an unnamed object gets the resource's name and a random suffix,
  * kept on later revisions and drawn anew for a replacement; Patch resources must be named; the state's
- * outputs carry the field manager the resource applies with and its first apiVersion.
+ * outputs carry the inputs they were written for, the field manager the resource applies with and its
+ * first apiVersion.
  */
 import { randomBytes } from "node:crypto";
 import { isObject } from "../../primitives/objects";
@@ -15,6 +16,7 @@ const AUTONAMED_ANNOTATION = "pulumi.com/autonamed";
 const PATCH_FIELD_MANAGER_ANNOTATION = "pulumi.com/patchFieldManager";
 export const FIELD_MANAGER_KEY = "__fieldManager";
 export const INITIAL_API_VERSION_KEY = "__initialApiVersion";
+export const INPUTS_KEY = "__inputs";
 
 /** `prefix` and 8 random hex characters, as resource.NewUniqueName draws a name. */
 const uniqueName = (prefix: string) => `${prefix}${randomBytes(4).toString("hex")}`;
@@ -80,8 +82,31 @@ export function fieldManagerName(urn: string, inputs: Props, state: Props | unde
   return state ? fieldManager(urn) : uniqueName("pulumi-kubernetes-");
 }
 
-/** The live object as pulumi-kubernetes checkpoints it: with its field manager and first apiVersion. */
-export function checkpointObject(live: Props, fieldManager: string, state: Props | undefined): Props {
+/**
+ * The live object as pulumi-kubernetes checkpoints it (checkpointObject): with the inputs it was
+ * written for (secrets kept secret), its field manager and its first apiVersion.
+ */
+export function checkpointObject(
+  inputs: Props,
+  live: Props,
+  fieldManager: string,
+  state: Props | undefined,
+): Props {
   const initial = state?.[INITIAL_API_VERSION_KEY] ?? live.apiVersion;
-  return { ...live, [INITIAL_API_VERSION_KEY]: initial, [FIELD_MANAGER_KEY]: fieldManager };
+  return {
+    ...live,
+    [INPUTS_KEY]: inputs,
+    [INITIAL_API_VERSION_KEY]: initial,
+    [FIELD_MANAGER_KEY]: fieldManager,
+  };
+}
+
+/**
+ * A state's live object and the inputs it kept, as parseCheckpointObject splits them. A state without
+ * `__inputs` was written by a release of the harness that kept none: its inputs are the engine's, which
+ * are what pulumi-kubernetes would have kept.
+ */
+export function parseCheckpointObject(outputs: Props, engineInputs: Props): { inputs: Props; live: Props } {
+  const { [INPUTS_KEY]: kept, [INITIAL_API_VERSION_KEY]: _a, [FIELD_MANAGER_KEY]: _m, ...live } = outputs;
+  return { inputs: kept === undefined ? engineInputs : (kept as Props), live };
 }

@@ -6,12 +6,16 @@
  */
 import type { KubernetesObject } from "@kubernetes/client-node";
 import {
+  CSA_FIELD_MANAGER,
   describeKubeError,
+  isAlreadyExists,
+  isNoMatch,
   isNotFound,
   kubeType,
   KubeType,
   manifestOf,
   PATCH_FORCE_ANNOTATION,
+  sleep,
   timeoutSeconds,
 } from "../kube";
 import { reveal } from "../secrets";
@@ -22,7 +26,7 @@ import { checkKubeInputs, checkpointObject, fieldManagerName, isAutonamed } from
 import type { Registration } from "./monitor";
 import { kubePlan, replaceRequested } from "./plan";
 import { Readiness, readinessOf } from "./readiness";
-import type { Props } from "./rpc";
+import { containsUnknown, Props } from "./rpc";
 
 /** A create or update whose object did not become ready in time: kept in the state as InitErrors. */
 class NotReady extends Error {
@@ -75,6 +79,7 @@ export async function kubeStep(
   const autonamed = op === "replace" && isAutonamed(r.inputs);
   if (autonamed) r = checked(undefined);
   if (!imported || op !== "same") d.step(op, r, diffs);
+  if (d.dryRun && (op === "create" || op === "update")) await previewKube(d, r, op, old?.outputs);
   if (d.dryRun || op === "same") {
     // A provider whose config is unknown previews nothing: every output is unknown.
     const planned = d.clusterOf(r.provider) ? r.inputs : {};
@@ -95,7 +100,9 @@ export async function kubeStep(
     r,
     async () => {
       try {
-        const readiness = readinessOf(type, reveal(r.inputs) as Props);
+        // The provider's environment is the CLI's.
+        const awaitAll = { ...process.env, ...d.options.env }.PULUMI_K8S_AWAIT_ALL === "true";
+        const readiness = readinessOf(type, reveal(r.inputs) as Props, awaitAll);
         if (op === "replace") {
           if (deleteFirst) await deleteKube(d, old!);
           else d.replaced.push(old!);
@@ -105,10 +112,10 @@ export async function kubeStep(
             ? await applyKube(d, r, manager, r.ignoreChanges, true)
             : await createKube(d, r, manager);
         const ready = readiness ? await awaitReady(d, r, readiness, live, op !== "update") : live;
-        return { id: idOf(ready), outputs: checkpointObject(ready, manager, state) };
+        return { id: idOf(ready), outputs: checkpointObject(r.inputs, ready, manager, state) };
       } catch (error) {
         if (!(error instanceof NotReady)) throw error;
-        d.recordInitFailure(r, error.id, r.inputs, checkpointObject(error.live, manager, state), [
+        d.recordInitFailure(r, error.id, r.inputs, checkpointObject(r.inputs, error.live, manager, state), [
           error.message,
         ]);
         throw new Error(error.message, { cause: error });
@@ -170,13 +177,14 @@ async function importKube(
       : `cannot read ${type.kind} ${r.importId}: ${describeKubeError(error)}`;
     throw d.fail(r, "import", new Error(reason));
   }
+  const inputs = liveInputs(type, live, r.inputs);
   const imported: CheckpointResource = {
     urn: r.urn,
     custom: true,
     id: r.importId,
     type: r.type,
-    inputs: liveInputs(type, live, r.inputs),
-    outputs: checkpointObject(live, fieldManagerName(r.urn, r.inputs, undefined), undefined),
+    inputs,
+    outputs: checkpointObject(inputs, live, fieldManagerName(r.urn, r.inputs, undefined), undefined),
     provider: d.providerRef(r),
     importID: r.importId,
   };
@@ -185,21 +193,55 @@ async function importKube(
 }
 
 /**
+ * How often Creation tries a create that failed with NotFound or NoMatch, and its first wait, doubled
+ * after each try (await.go, Creation: SleepingRetry(...).WithMaxRetries(5).WithBackoffFactor(2); retry.go,
+ * Do sleeps after every retryable failure, the last one included): six tries over 63 seconds.
+ */
+const CREATE_RETRIES = 5;
+const CREATE_FIRST_WAIT_MS = 1000;
+
+/**
  * A create as pulumi-kubernetes does it (await.go, Creation): client-side under the static manager,
  * failing on an object that exists, unless the provider upserts or the resource is a Patch, which apply
- * server-side as the resource's manager.
+ * server-side as the resource's manager. A namespace not created yet (NotFound) or a kind not served
+ * yet (NoMatch, a CRD on its way) is tried again with backoff, then fails with the provider's message.
  */
 async function createKube(d: Deployment, r: Registration, manager: string): Promise<Props> {
   const type = kubeType(r.type)!;
-  if (type.patch || d.kubeSettings(r.provider).upsertExistingObjects)
-    return applyKube(d, r, manager, [], false);
   const object = manifestOf(type, reveal(r.inputs) as Props);
-  try {
-    return (await d.clusterOf(r.provider)!.create(object)) as Props;
-  } catch (error) {
-    throw new Error(`creation of ${type.kind} ${object.metadata?.name} failed: ${describeKubeError(error)}`, {
-      cause: error,
-    });
+  const attempt = async (): Promise<Props> => {
+    if (type.patch || d.kubeSettings(r.provider).upsertExistingObjects)
+      return applyKube(d, r, manager, [], false);
+    try {
+      return (await d.clusterOf(r.provider)!.create(object)) as Props;
+    } catch (error) {
+      throw new Error(
+        `creation of ${type.kind} ${object.metadata?.name} failed: ${describeKubeError(error)}`,
+        {
+          cause: error,
+        },
+      );
+    }
+  };
+  let wait = CREATE_FIRST_WAIT_MS;
+  for (let tries = 0; ; tries++) {
+    try {
+      return await attempt();
+    } catch (error) {
+      const cause = (error as Error).cause;
+      const retryable = isNotFound(cause) || isNoMatch(cause);
+      if (retryable) await (d.options.sleep ?? sleep)(wait);
+      if (retryable && tries < CREATE_RETRIES) {
+        wait *= 2;
+        continue;
+      }
+      if (!isNoMatch(cause)) throw error;
+      // provider.go, Create: a CRD that never came.
+      throw new Error(
+        `creation of resource "${r.urn}" with kind ${type.apiVersion}/${type.kind} failed because the Kubernetes API server reported that the apiVersion for this resource does not exist. Verify that any required CRDs have been created: no matches for kind "${type.kind}" in version "${type.apiVersion}"`,
+        { cause: error },
+      );
+    }
   }
 }
 
@@ -219,9 +261,10 @@ async function applyKube(
   const type = kubeType(r.type)!;
   const cluster = d.clusterOf(r.provider)!;
   let object = manifestOf(type, reveal(r.inputs) as Props);
+  let live: KubernetesObject | undefined;
   if (update) {
     const { name, namespace } = object.metadata ?? {};
-    let live = await cluster.read(
+    live = await cluster.read(
       String(object.apiVersion),
       String(object.kind),
       namespace ? `${namespace}/${name}` : String(name),
@@ -232,14 +275,84 @@ async function applyKube(
       object = withPaths(object as unknown as Props, live as Props, ignored) as unknown as typeof object;
     }
   }
-  // As pulumi-kubernetes, for every resource it applies server-side, not only the Patch ones.
-  const force = object.metadata?.annotations?.[PATCH_FORCE_ANNOTATION] === "true";
+  const force = patchForce(d, r, object, update ? live : undefined, false);
   try {
     return (await cluster.apply(object, manager, force)) as Props;
   } catch (error) {
     throw new Error(
       `server-side apply of ${type.kind} ${object.metadata?.name} failed: ${describeKubeError(error)}`,
       { cause: error },
+    );
+  }
+}
+
+/**
+ * Whether an apply takes fields other managers hold (await.go, patchForce): the `pulumi.com/patchForce`
+ * annotation, the provider's `enablePatchForce`, an object without managed fields; in a preview, also a
+ * create (no live object) and an object whose client-side fields a real update would first take over.
+ */
+function patchForce(
+  d: Deployment,
+  r: Registration,
+  object: KubernetesObject,
+  live: KubernetesObject | undefined,
+  preview: boolean,
+): boolean {
+  if (object.metadata?.annotations?.[PATCH_FORCE_ANNOTATION] === "true") return true;
+  if (d.kubeSettings(r.provider).enablePatchForce) return true;
+  const managed = (live?.metadata?.managedFields ?? []) as Array<{ manager?: string; operation?: string }>;
+  if (preview) {
+    if (!live) return true;
+    const csa = ["pulumi-resource-kubernetes", CSA_FIELD_MANAGER, "pulumi-kubernetes.exe"];
+    if (managed.some((e) => e.operation === "Update" && csa.includes(e.manager ?? ""))) return true;
+  }
+  return live !== undefined && managed.length === 0;
+}
+
+/**
+ * What a preview asks of the API server, as pulumi-kubernetes previews (provider.go, Create and Update
+ * with preview: await.Creation and ssaUpdate under dryRun=All): the create or the update is tried and
+ * not stored, so what admission, validation or another field manager refuses fails the preview as it
+ * would fail the up. An object that already exists, a namespace not there yet and a forbidden dry run
+ * are no refusal (provider.go, Create's failedPreview; Update's IsForbidden). Nothing is asked while
+ * the provider's cluster or an input is unknown.
+ */
+async function previewKube(
+  d: Deployment,
+  r: Registration,
+  op: "create" | "update",
+  state: Props | undefined,
+): Promise<void> {
+  const cluster = d.clusterOf(r.provider);
+  if (!cluster || containsUnknown(r.inputs)) return;
+  const type = kubeType(r.type)!;
+  let object = manifestOf(type, reveal(r.inputs) as Props);
+  const manager = fieldManagerName(r.urn, r.inputs, state);
+  try {
+    if (op === "create") {
+      if (type.patch || d.kubeSettings(r.provider).upsertExistingObjects)
+        await cluster.apply(object, manager, patchForce(d, r, object, undefined, true), true);
+      else await cluster.create(object, true);
+      return;
+    }
+    const live = await cluster.read(type.apiVersion, type.kind, idOf(object));
+    object = withPaths(
+      object as unknown as Props,
+      live as Props,
+      r.ignoreChanges,
+    ) as unknown as KubernetesObject;
+    await cluster.apply(object, manager, patchForce(d, r, object, live, true), true);
+  } catch (error) {
+    const cause = (error as Error).cause ?? error;
+    const code = (cause as { code?: unknown }).code;
+    if (code === 403 || (op === "create" && (isAlreadyExists(cause) || isNotFound(cause)))) return;
+    const what = op === "create" ? "creation" : "server-side apply";
+    throw d.fail(
+      r,
+      op,
+      new Error(`${what} of ${type.kind} ${object.metadata?.name} failed: ${describeKubeError(cause)}`, {
+        cause: error,
+      }),
     );
   }
 }

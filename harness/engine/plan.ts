@@ -7,8 +7,9 @@
 import { normalizeInputs, KubeType } from "../kube";
 import { reveal } from "../secrets";
 import { nameOf } from "./checkpoint";
-import { diffPaths, forceNewPaths, KubeSettings, under, withoutProvider, withPaths } from "./diff";
+import { diffPaths, forceNewPaths, KubeSettings, pruned, under, withoutProvider, withPaths } from "./diff";
 import type { DiffResult } from "./dynamic-host";
+import { parseCheckpointObject } from "./kube-check";
 import type { Props } from "./rpc";
 
 export type StepOp = "create" | "update" | "replace" | "same" | "delete" | "read" | "import";
@@ -36,21 +37,29 @@ export interface KubePlan {
 
 /**
  * A Kubernetes resource's step: ignored paths take their old inputs before the diff (as the engine
- * does), a change under pulumi-kubernetes' replacing paths or `replaceOnChanges` replaces, and a
- * resource that failed to initialize is updated even without changes (step_generator.go).
+ * does); the diff is pulumi-kubernetes' (provider.go, Diff): the old live object pruned to the shape of
+ * the inputs its state kept (`__inputs`) against the new inputs, less the ignored paths; a change under
+ * the provider's replacing paths or `replaceOnChanges` replaces, and a resource that failed to
+ * initialize is updated even without changes (step_generator.go).
  */
 export function kubePlan(
   type: KubeType,
-  old: { inputs?: Props; initErrors?: string[] } | undefined,
+  old: { inputs?: Props; outputs?: Props; initErrors?: string[] } | undefined,
   r: { inputs: Props; ignoreChanges: string[]; replaceOnChanges: string[] },
   settings: KubeSettings,
   replace: boolean,
 ): KubePlan {
   const oldInputs = old ? (old.inputs ?? {}) : undefined;
   const normal = (props: Props) => normalizeInputs(type, reveal(props) as Props);
-  const diffs = oldInputs
-    ? diffPaths(normal(oldInputs), normal(withPaths(r.inputs, oldInputs, r.ignoreChanges)))
-    : [];
+  let diffs: string[] = [];
+  if (oldInputs) {
+    const state = parseCheckpointObject(reveal(old!.outputs ?? {}) as Props, oldInputs);
+    const kept = normal(state.inputs);
+    diffs = diffPaths(
+      pruned(state.live, kept),
+      normal(withPaths(r.inputs, oldInputs, r.ignoreChanges)),
+    ).filter((d) => !r.ignoreChanges.some((p) => under(d, p)));
+  }
   const renamed = diffs.some((d) => d === "metadata.name" || d === "metadata.namespace");
   const forceNew = [...forceNewPaths(type, reveal(r.inputs) as Props, settings), ...r.replaceOnChanges];
   const replaces = diffs.filter((d) => forceNew.some((p) => under(d, p)));

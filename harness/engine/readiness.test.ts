@@ -96,4 +96,45 @@ describe("readiness after a create or update, as pulumi-kubernetes awaits it", (
     assert.throws(() => of("jsonpath=.status.phase"), /should be wrapped in brackets/);
     assert.throws(() => of("jsonpath={.status.phase}="), /requires a value/);
   });
+
+  it("with PULUMI_K8S_AWAIT_ALL awaits kstatus' Current status for kinds without a built-in awaiter: generation observed, not Reconciling nor Stalled, a Ready condition not False (metadata.ReadyCondition; kstatus status.Compute, checkGenericProperties, checkReadyCondition, legacyTypes)", () => {
+    const pool = readinessOf(
+      type("kubernetes:machineconfiguration.openshift.io/v1:MachineConfigPool"),
+      { metadata: { name: "infra" } },
+      true,
+    )!;
+    const at = (generation: number, status: Record<string, unknown>) => ({
+      metadata: { name: "infra", generation },
+      status,
+    });
+    assert.equal(pool.ready(at(2, { observedGeneration: 1 })), false, "its generation not observed yet");
+    assert.equal(pool.ready(at(2, { observedGeneration: 2 })), true, "no known condition: current");
+    assert.equal(pool.ready(at(1, {})), true, "no observedGeneration: nothing to compare");
+    const condition = (type: string, status: string) => at(1, { conditions: [{ type, status }] });
+    assert.equal(pool.ready(condition("Reconciling", "True")), false);
+    assert.equal(pool.ready(condition("Stalled", "True")), false, "Failed is not Current either");
+    assert.equal(pool.ready(condition("Ready", "False")), false);
+    assert.equal(pool.ready(condition("Ready", "Unknown")), false);
+    assert.equal(pool.ready(condition("Ready", "True")), true);
+    assert.equal(
+      pool.ready(condition("Updated", "False")),
+      true,
+      "the MCO's own conditions are not kstatus'",
+    );
+    assert.equal(
+      pool.ready({ ...at(1, {}), metadata: { name: "infra", deletionTimestamp: "2026-01-01T00:00:00Z" } }),
+      false,
+    );
+    const configMap = readinessOf(type("kubernetes:core/v1:ConfigMap"), { metadata: { name: "x" } }, true)!;
+    assert.equal(configMap.ready(condition("Ready", "False")), true, "a ConfigMap is always ready");
+    assert.equal(
+      readinessOf(type("kubernetes:core/v1:ConfigMap"), { metadata: { name: "x" } }, false),
+      undefined,
+      "without it nothing is awaited",
+    );
+    assert.throws(
+      () => readinessOf(type("kubernetes:apps/v1:ReplicaSet"), { metadata: { name: "x" } }, true),
+      /does not compute kstatus for a ReplicaSet/,
+    );
+  });
 });

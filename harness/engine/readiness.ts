@@ -3,7 +3,8 @@
  * Creation and Update; metadata.ReadyCondition; awaiters.go): nothing when the inputs say
  * `pulumi.com/skipAwait`, the `pulumi.com/waitFor` conditions when given, else the built-in awaiter of
  * the object's kind. Of the kinds the library declares only a service-account-token Secret has one (its
- * data filled in); Namespaces, ConfigMaps, RuntimeClasses and custom resources are ready once written.
+ * data filled in); Namespaces, ConfigMaps, RuntimeClasses and custom resources are ready once written,
+ * unless the provider runs with PULUMI_K8S_AWAIT_ALL=true, which awaits kstatus' generic readiness.
  */
 import { evaluateJsonPath } from "../../simulator/apiserver/jsonpath";
 import type { KubeType } from "../kube";
@@ -36,6 +37,18 @@ const UNMODELLED = new Set([
   "v1/ResourceQuota",
   "networking.k8s.io/v1/Ingress",
 ]);
+
+/**
+ * Kinds whose kstatus rules of their own (cli-utils kstatus/status/core.go, legacyTypes) the harness does
+ * not model and no built-in awaiter of pulumi-kubernetes overrides; ConfigMaps, Secrets and CronJobs
+ * are always ready there.
+ */
+const KSTATUS_UNMODELLED = new Set([
+  "apps/v1/ReplicaSet",
+  "policy/v1/PodDisruptionBudget",
+  "apiextensions.k8s.io/v1/CustomResourceDefinition",
+]);
+const KSTATUS_ALWAYS_READY = new Set(["v1/ConfigMap", "v1/Secret", "batch/v1/CronJob"]);
 
 const annotation = (object: Props, key: string): string | undefined =>
   (object.metadata as { annotations?: Record<string, string> } | undefined)?.annotations?.[key];
@@ -90,12 +103,40 @@ function jsonPathReadiness(expression: string): (live: Props) => boolean {
   };
 }
 
+const conditionsOf = (live: Props): Props[] => {
+  const conditions = nested(live, ["status", "conditions"]);
+  return Array.isArray(conditions) ? (conditions as Props[]) : [];
+};
+
+/**
+ * kstatus' Current status, which PULUMI_K8S_AWAIT_ALL awaits (metadata.ReadyCondition, condition.Ready;
+ * kstatus status.Compute): not being deleted, its generation observed when the status says which,
+ * neither Reconciling nor Stalled, then ready by its kind's rule or, for other kinds, unless a Ready
+ * condition says False or Unknown (checkGenericProperties, checkGeneration, checkReadyCondition).
+ */
+function kstatusCurrent(gvk: string): (live: Props) => boolean {
+  return (live) => {
+    if (nested(live, ["metadata", "deletionTimestamp"])) return false;
+    const generation = nested(live, ["metadata", "generation"]);
+    const observed = nested(live, ["status", "observedGeneration"]);
+    if (typeof generation === "number" && typeof observed === "number" && observed !== generation)
+      return false;
+    const conditions = conditionsOf(live);
+    const holds = (type: string) => conditions.some((c) => c.type === type && c.status === "True");
+    if (holds("Reconciling") || holds("Stalled")) return false;
+    if (KSTATUS_ALWAYS_READY.has(gvk)) return true;
+    const ready = conditions.find((c) => c.type === "Ready");
+    return ready?.status !== "False" && ready?.status !== "Unknown";
+  };
+}
+
 /**
  * What to await of `object` (inputs with the name the create or update used) after it was written, or
- * undefined when nothing is. Throws when the `waitFor` annotation is malformed, or for a kind whose
- * built-in awaiter the harness does not model.
+ * undefined when nothing is; `awaitAll` is the provider's PULUMI_K8S_AWAIT_ALL. Throws when the
+ * `waitFor` annotation is malformed, or for a kind whose built-in awaiter (or kstatus rule, with
+ * `awaitAll`) the harness does not model.
  */
-export function readinessOf(type: KubeType, object: Props): Readiness | undefined {
+export function readinessOf(type: KubeType, object: Props, awaitAll = false): Readiness | undefined {
   if (annotation(object, SKIP_AWAIT_ANNOTATION) === "true") return undefined;
   const waitFor = annotation(object, WAIT_FOR_ANNOTATION);
   if (waitFor !== undefined && waitFor !== "") {
@@ -127,5 +168,11 @@ export function readinessOf(type: KubeType, object: Props): Readiness | undefine
       limitSeconds: 5,
     };
   }
-  return undefined;
+  if (!awaitAll) return undefined;
+  if (KSTATUS_UNMODELLED.has(gvk)) {
+    throw new Error(
+      `the harness does not compute kstatus for a ${type.kind} (PULUMI_K8S_AWAIT_ALL); annotate it ${SKIP_AWAIT_ANNOTATION} or ${WAIT_FOR_ANNOTATION}`,
+    );
+  }
+  return { ready: kstatusCurrent(gvk) };
 }

@@ -41,7 +41,7 @@ async function readKube(
   const wanted = withPaths(inputs, declared, resource.ignoreChanges ?? []);
   const diffs = diffPaths(manifestOf(k8s, declared), manifestOf(k8s, wanted));
   const manager = fieldManagerName(resource.urn, resource.inputs ?? {}, resource.outputs ?? {});
-  const outputs = checkpointObject(live, manager, resource.outputs);
+  const outputs = checkpointObject(inputs, live, manager, resource.outputs);
   return { id: resource.id!, inputs, outputs, diffs, changed: diffs.length > 0 };
 }
 

@@ -14,7 +14,7 @@ import { deploy, DeployOptions, destroy, preview } from "../deploy";
 import { Cluster, CSA_FIELD_MANAGER, fieldManager } from "../kube";
 import { cancelStack, Checkpoint, loadCheckpoint, lockDir, lockStack, saveCheckpoint } from "./checkpoint";
 import { loadProject } from "../project";
-import { isSecret } from "../secrets";
+import { isSecret, reveal } from "../secrets";
 
 const PROGRAM = path.join(__dirname, "..", "testdata", "strict-kube");
 const AUTOSCALER = path.join(__dirname, "..", "testdata", "existing-autoscaler");
@@ -99,12 +99,34 @@ describe("the engine holds programs to pulumi-kubernetes' rules", function () {
     );
     assert.notEqual(live("ConfigMap", "fresh")?.metadata.uid, uid, "a new object");
 
-    // A checkpoint written before the harness kept the manager: applied as the name it derived then.
-    const written = loadCheckpoint(stackOf("fresh", []).statePath);
-    for (const r of written.deployment.resources) delete r.outputs?.__fieldManager;
-    saveCheckpoint(stackOf("fresh", []).statePath!, written);
-    assert.deepEqual((await deploy(stackOf("fresh", ["tier=c", "value=two"]))).errors, []);
+    // The state keeps the inputs it was written for beside the live object (checkpointObject).
+    const statePath = stackOf("fresh", []).statePath!;
+    const written = loadCheckpoint(statePath);
+    const state = written.deployment.resources.find((r) => r.urn === urnOf("fresh"))!;
+    assert.deepEqual(reveal(state.outputs!.__inputs), reveal(state.inputs));
+    // A checkpoint written before the harness kept the manager and the inputs: applied as the name it
+    // derived then, its inputs the engine's, so the label alone is an update.
+    delete state.outputs!.__fieldManager;
+    delete state.outputs!.__inputs;
+    saveCheckpoint(statePath, written);
+    const older = await deploy(stackOf("fresh", ["tier=c", "value=two"]));
+    assert.deepEqual(older.errors, []);
+    assert.deepEqual(changes(older), ["update fresh"]);
     assert.deepEqual(managers("ConfigMap", "fresh"), [`${fieldManager(urnOf("fresh"))} Apply`]);
+
+    // pulumi-kubernetes diffs the old live object, pruned to the shape of `__inputs`, against the new
+    // inputs (provider.go, Diff; parseCheckpointObject; pruneLiveState): a value the server stored
+    // otherwise is a change though the inputs did not change, and a field the kept inputs lack is new.
+    const kept = loadCheckpoint(statePath);
+    const outputs = kept.deployment.resources.find((r) => r.urn === urnOf("fresh"))!.outputs!;
+    outputs.data = { value: "as-the-server-stored-it" };
+    delete (outputs.__inputs as { metadata: { labels?: unknown } }).metadata.labels;
+    saveCheckpoint(statePath, kept);
+    const againstLive = await preview(stackOf("fresh", ["tier=c", "value=two"]));
+    assert.deepEqual(
+      againstLive.plan.filter((s) => s.op !== "same").map((s) => [s.op, s.diffs]),
+      [["replace", ["data.value", "metadata.labels"]]],
+    );
 
     const mutable = await preview(
       stackOf("fresh", ["tier=b", "value=three", "kubernetes:enableConfigMapMutable=true"]),
@@ -447,5 +469,69 @@ describe("the engine holds programs to pulumi-kubernetes' rules", function () {
     assert.deepEqual(deletedFirst.errors, []);
     assert.equal(oldAtReplace, undefined, "deleteBeforeReplace deletes the old object first");
     assert.deepEqual((await destroy(auto([]))).errors, []);
+  });
+  it("tries a create again while its namespace is not there yet (NotFound), after 1, 2, 4... seconds, and gives a kind no CRD serves up after six tries over 63 s with the provider's advice (await.go, Creation: SleepingRetry WithMaxRetries(5) WithBackoffFactor(2), Do(IsNotFound, IsNoMatchError); provider.go, Create)", async () => {
+    const waits: number[] = [];
+    const late = await deploy({
+      ...stackOf("late", ["namespace=late-namespace"]),
+      sleep: async (ms) => {
+        waits.push(ms);
+        // The namespace appears during the second wait, as one created by another step would.
+        if (waits.length === 2)
+          sim.store.create({ apiVersion: "v1", kind: "Namespace", metadata: { name: "late-namespace" } });
+      },
+    });
+    assert.deepEqual(late.errors, []);
+    assert.deepEqual(waits, [1000, 2000], "tried three times: two NotFound, then created");
+    assert.ok(
+      sim.store.get({ apiVersion: "v1", kind: "ConfigMap", name: "late", namespace: "late-namespace" }),
+    );
+    assert.deepEqual((await destroy(stackOf("late", ["namespace=late-namespace"]))).errors, []);
+
+    waits.length = 0;
+    const never = await deploy({
+      ...stackOf("widget", ["kind=Widget"]),
+      sleep: async (ms) => void waits.push(ms),
+    });
+    assert.deepEqual(waits, [1000, 2000, 4000, 8000, 16000, 32000]);
+    assert.deepEqual(never.errors, [
+      'Widget widget: creation of resource "urn:pulumi:dev::harness-strict-kube::kubernetes:example.com/v1:Widget::widget" with kind example.com/v1/Widget failed because the Kubernetes API server reported that the apiVersion for this resource does not exist. Verify that any required CRDs have been created: no matches for kind "Widget" in version "example.com/v1"',
+    ]);
+    assert.deepEqual(
+      never.state.deployment.resources.filter((r) => r.type.includes("Widget")),
+      [],
+    );
+  });
+  it("previews a create and an update as dry runs the API server checks: a name it refuses, or a field another manager holds, fails the preview as it would the up, and nothing is stored (provider.go, Create and Update with preview; await.go, Creation and ssaUpdate with dryRun=All, patchForce)", async () => {
+    const refused = await preview(stackOf("dry", ["objectName=Not_A_Name"]));
+    assert.equal(refused.ok, false);
+    assert.match(
+      refused.errors.join("\n"),
+      /^ConfigMap dry: creation of ConfigMap Not_A_Name failed: 422: .*RFC 1123 subdomain/,
+    );
+
+    // Created server-side (upserted), so no client-side field of the create makes the preview force.
+    const upserted = ["upsertProvider=true"];
+    assert.deepEqual((await deploy(stackOf("dry", upserted))).errors, []);
+    // Another manager takes the label, as a controller or a colleague's server-side apply would.
+    const cluster = new Cluster(fs.readFileSync(sim.kubeconfigPath, "utf8"));
+    const contested = {
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      metadata: { name: "dry", namespace: "default" },
+    };
+    await cluster.apply(
+      { ...contested, metadata: { ...contested.metadata, labels: { tier: "x" } } },
+      "someone-else",
+      true,
+    );
+    const conflict = await preview(stackOf("dry", [...upserted, "tier=b"]));
+    assert.equal(conflict.ok, false);
+    assert.match(
+      conflict.errors.join("\n"),
+      /^ConfigMap dry: server-side apply of ConfigMap dry failed: 409: .*conflict with "someone-else".*\.metadata\.labels\.tier/s,
+    );
+    assert.deepEqual(live("ConfigMap", "dry")?.metadata.labels, { tier: "x" }, "a dry run stores nothing");
+    assert.deepEqual((await destroy(stackOf("dry", upserted))).errors, []);
   });
 });

@@ -32,12 +32,19 @@ const waitFor = config.get("waitFor");
 const metadata = {
   // Without a name (autoname=true), the provider names the object.
   name: config.getBoolean("autoname") ? undefined : objectName,
-  namespace: "default",
+  namespace: config.get("namespace") ?? "default",
   labels: { tier: config.get("tier") ?? "a" },
   ...(waitFor ? { annotations: { "pulumi.com/waitFor": waitFor } } : {}),
 };
 
-if (kind === "Secret") {
+if (kind === "Widget") {
+  // A custom resource of a kind no CRD on the cluster defines.
+  new k8s.apiextensions.CustomResource(
+    name,
+    { apiVersion: "example.com/v1", kind: "Widget", metadata, spec: { value } },
+    opts,
+  );
+} else if (kind === "Secret") {
   new k8s.core.v1.Secret(name, { metadata, type: "Opaque", stringData: { key: pulumi.secret(value) } }, opts);
 } else {
   // A secret nested in the inputs, as a program passes one value of a map.
