@@ -1,9 +1,11 @@
 import * as assert from "node:assert/strict";
+import { generateKeyPairSync } from "node:crypto";
+import * as fs from "node:fs";
 import * as path from "node:path";
 import { Simulator } from "../simulator/simulator";
 import { simulatorForSuite } from "../test/harness-simulator";
 import { requireReference, SEEDS } from "../test/reference";
-import { seedYaml } from "../test/seeds";
+import { seedYaml, wmcoKeySecretCommand } from "../test/seeds";
 import { K, keyOf, machineConfig, storeUntil } from "../test/simulator-fixture";
 import { changes, kubectl, kubectlCreate } from "../test/stack-life";
 import { deploy, DeployOptions, DeployResult, preview } from "./deploy";
@@ -180,6 +182,46 @@ async function adoptSeed001(sim: Simulator, options: (config: string[]) => Deplo
   assert.deepEqual([...touched], [], "no infra node went through an update (drain or reboot)");
 }
 
+const WINDOWS_POOL = path.join(__dirname, "testdata", "windows-pool");
+
+/** The cluster's Windows Machines. */
+function windowsMachines(sim: Simulator) {
+  return sim.store
+    .list("machine.openshift.io/v1beta1", "Machine", { namespace: NS })
+    .filter((m) => m.metadata.labels?.["machine.openshift.io/os-id"] === "Windows");
+}
+
+/** Seed 002's procedure with kubectl: WMCO subscribed, its key Secret, a Windows MachineSet, a RuntimeClass. */
+async function buildSeed002ByHand(sim: Simulator, dir: string, pem: string): Promise<void> {
+  const create = (object: unknown) => kubectlCreate(sim.kubeconfigPath, dir, object);
+  for (const apiVersion of ["v1", "operators.coreos.com\\/v1", "operators.coreos.com\\/v1alpha1"])
+    await create(seedYaml("002", new RegExp(`^\\s+apiVersion: ${apiVersion}$`)));
+  const keyFile = path.join(dir, "windows-key.pem");
+  fs.writeFileSync(keyFile, pem);
+  await kubectl(sim.kubeconfigPath, wmcoKeySecretCommand(keyFile));
+  const id = sim.cluster.infrastructureId;
+  await create(
+    seedYaml("002", /^apiVersion: machine.openshift.io\/v1beta1$/, undefined, {
+      "<infrastructure_id>": id,
+      "<zone>": "us-east-2a",
+      "<region>": "us-east-2",
+      "<windows_container_ami>": "ami-0a2b3c4d5e6f70812",
+    }),
+  );
+  // The seed's RuntimeClass under the name the pool gives it, at the API version served today.
+  const runtimeClass = seedYaml("002", /^\s+apiVersion: node.k8s.io\/v1beta1$/, undefined, {
+    "<runtime_class_name>": "windows-2022",
+  }) as Record<string, unknown>;
+  await create({ ...runtimeClass, apiVersion: "node.k8s.io/v1" });
+  await storeUntil(sim, "the hand-made Windows machine configured by WMCO", () =>
+    windowsMachines(sim).some((m) => {
+      const node = (m.status as { nodeRef?: { name: string } } | undefined)?.nodeRef?.name;
+      const found = node ? sim.store.get({ apiVersion: "v1", kind: "Node", name: node }) : undefined;
+      return !!found?.metadata.annotations?.["windowsmachineconfig.openshift.io/version"];
+    }),
+  );
+}
+
 describe("examples/aws-infra-windows adopting what seed 001 made by hand", function () {
   this.timeout(400_000);
   // Before the simulator starts: without the seeds there is nothing to build by hand.
@@ -195,5 +237,59 @@ describe("examples/aws-infra-windows adopting what seed 001 made by hand", funct
       kubeconfigPath: suite.sim.kubeconfigPath,
       statePath: path.join(suite.dir, "adopted.json"),
     }));
+  });
+});
+
+describe("a Windows pool adopting what seed 002 made by hand", function () {
+  this.timeout(400_000);
+  before(function () {
+    requireReference(this, SEEDS);
+  });
+  // A cluster of its own: the example adopted above runs a Windows pool of its own.
+  const suite = simulatorForSuite("harness-adoption-windows-", { speed: 500, platform: "aws" });
+
+  it("imports WMCO's subscription, its key and the Windows MachineSet, replaces no Windows machine and configures no node again", async () => {
+    const pem = generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey.export({
+      type: "pkcs1",
+      format: "pem",
+    }) as string;
+    await buildSeed002ByHand(suite.sim, suite.dir, pem);
+    const options = (): DeployOptions => ({
+      project: loadProject(installedProgram(WINDOWS_POOL), "dev", ["adopt=true", `privateKey=${pem}`]),
+      kubeconfigPath: suite.sim.kubeconfigPath,
+      statePath: path.join(suite.dir, "adopted-windows.json"),
+    });
+    const previewed = await preview(options());
+    assert.deepEqual(previewed.errors, []);
+    const before = windowsMachines(suite.sim).map((m) => m.metadata.uid);
+    const cordoned = new Set<string>();
+    const unwatch = suite.sim.store.subscribe(({ object }) => {
+      if (object.kind === "Node" && (object.spec as { unschedulable?: boolean }).unschedulable)
+        cordoned.add(object.metadata.name);
+    });
+    try {
+      const up = await deploy(options());
+      assert.deepEqual(up.errors, []);
+      assert.equal((up.outputs.configuredNodes as string[]).length, 1);
+      const done = changes(up);
+      for (const name of [
+        "windows-runtime-class",
+        "windows-wmco-namespace",
+        "windows-wmco-operator-group",
+        "windows-wmco-subscription",
+        "windows-private-key",
+        "windows-us-east-2a",
+      ])
+        assert.ok(done.includes(`import ${name}`), `import ${name} in ${done.join(", ")}`);
+      assert.ok(!done.some((c) => /^(replace|delete) /.test(c)), done.join(", "));
+    } finally {
+      unwatch();
+    }
+    assert.deepEqual(
+      windowsMachines(suite.sim).map((m) => m.metadata.uid),
+      before,
+      "the same Windows Machine",
+    );
+    assert.deepEqual([...cordoned], [], "WMCO configured no node again (it cordons one while it does)");
   });
 });
