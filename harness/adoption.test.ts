@@ -222,13 +222,20 @@ async function buildSeed002ByHand(sim: Simulator, dir: string, pem: string): Pro
   );
 }
 
-describe("examples/aws-infra-windows adopting what seed 001 made by hand", function () {
-  this.timeout(400_000);
-  // Before the simulator starts: without the seeds there is nothing to build by hand.
+/**
+ * A suite's simulated AWS cluster to build by hand, skipped before the simulator starts when the seeds
+ * are missing: without them there is nothing to build.
+ */
+function handMadeCluster(suite: Mocha.Suite, prefix: string) {
+  suite.timeout(400_000);
   before(function () {
     requireReference(this, SEEDS);
   });
-  const suite = simulatorForSuite("harness-adoption-", { speed: 500, platform: "aws" });
+  return simulatorForSuite(prefix, { speed: 500, platform: "aws" });
+}
+
+describe("examples/aws-infra-windows adopting what seed 001 made by hand", function () {
+  const suite = handMadeCluster(this, "harness-adoption-");
 
   it("adopts the pool, MachineSets and node configuration made by hand: the preview names each difference and whether nodes reboot; up replaces no Machine and reboots no node", async () => {
     const program = installedProgram(EXAMPLE);
@@ -241,12 +248,8 @@ describe("examples/aws-infra-windows adopting what seed 001 made by hand", funct
 });
 
 describe("a Windows pool adopting what seed 002 made by hand", function () {
-  this.timeout(400_000);
-  before(function () {
-    requireReference(this, SEEDS);
-  });
   // A cluster of its own: the example adopted above runs a Windows pool of its own.
-  const suite = simulatorForSuite("harness-adoption-windows-", { speed: 500, platform: "aws" });
+  const suite = handMadeCluster(this, "harness-adoption-windows-");
 
   it("imports WMCO's subscription, its key and the Windows MachineSet, replaces no Windows machine and configures no node again", async () => {
     const pem = generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey.export({
