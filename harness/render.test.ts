@@ -2,14 +2,11 @@ import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { parse, parseAllDocuments, stringify } from "yaml";
-import { captureConsole } from "../test/console";
-import { crdSchemas } from "../test/crd-schemas";
-import { CRDS, requireReference } from "../test/reference";
+import { parse } from "yaml";
 import { loadFixtures } from "./fixtures";
 import { installedRootProject } from "./installed";
 import { loadProject } from "./project";
-import { checkRendering, main, render, writeRendering } from "./render";
+import { render, writeRendering } from "./render";
 
 const EXAMPLES = path.resolve(__dirname, "..", "examples");
 
@@ -75,77 +72,7 @@ describe("render", function () {
         /\[secret\]/,
       );
     });
-
-    it(`${example}: every CRD-backed manifest valid against the upstream CRDs, nothing pruned`, async function () {
-      requireReference(this, CRDS);
-      const rendering = await render(loadProject(path.join(EXAMPLES, example)));
-      const { checked, invalid } = checkRendering(rendering, crdSchemas());
-      assert.deepEqual(invalid, []);
-      // Everything but the Namespace, Secret, ConfigMap and RuntimeClass.
-      assert.equal(checked, rendering.manifests.length - 4);
-    });
   }
-
-  it("--validate reports every violation and pruned field per file and exits non-zero on any", async function () {
-    requireReference(this, CRDS);
-    const crds = path.join(out, "crds");
-    fs.mkdirSync(crds);
-    for (const file of fs.readdirSync(CRDS.dir).filter((f) => /\.ya?ml$/.test(f))) {
-      if (file.startsWith("subscriptions.")) continue;
-      const text = fs.readFileSync(path.join(CRDS.dir, file), "utf8");
-      if (!file.startsWith("machineconfigpools.")) {
-        fs.writeFileSync(path.join(crds, file), text);
-        continue;
-      }
-      // A cluster whose pools know no nodeSelector, and want machineConfigSelector as a string.
-      const crd = parseAllDocuments(text)[0].toJS();
-      for (const version of crd.spec.versions) {
-        const spec = version.schema.openAPIV3Schema.properties.spec.properties;
-        delete spec.nodeSelector;
-        spec.machineConfigSelector = { type: "string" };
-      }
-      fs.writeFileSync(path.join(crds, file), stringify(crd));
-    }
-    const run = async (crdDir: string) => {
-      const { result, output } = await captureConsole(() =>
-        main([
-          path.join(EXAMPLES, "aws-infra-windows"),
-          ...["--out", path.join(out, "validated"), "--validate", crdDir],
-        ]),
-      );
-      return { code: result, output };
-    };
-
-    const bad = await run(crds);
-    assert.equal(bad.code, 1);
-    const pool = path.join("machineconfigpool.machineconfiguration.openshift.io", "infra.yaml");
-    const subscription = path.join(
-      "subscription.operators.coreos.com",
-      "openshift-windows-machine-config-operator",
-      "windows-machine-config-operator.yaml",
-    );
-    assert.ok(
-      bad.output.includes(
-        `✗ ${pool}\n    spec.machineConfigSelector.matchExpressions: unknown field, the server would prune it\n    spec.nodeSelector: unknown field, the server would prune it\n    spec.machineConfigSelector: Invalid value: "object": spec.machineConfigSelector in body must be of type string: "object"`,
-      ),
-      bad.output,
-    );
-    assert.ok(
-      bad.output.includes(
-        `✗ ${subscription}\n    no CRD serves Subscription (operators.coreos.com/v1alpha1)`,
-      ),
-      bad.output,
-    );
-    assert.match(bad.output, /11 CRD-backed manifests checked against the CRDs in .*: 4 problems in 2 files/);
-
-    await assert.rejects(run(path.join(out, "absent")), /--validate: no directory .*absent/);
-    fs.mkdirSync(path.join(out, "empty"));
-    await assert.rejects(run(path.join(out, "empty")), /--validate: no CustomResourceDefinition in .*empty/);
-
-    const good = await run(CRDS.dir);
-    assert.equal(good.code, 0, good.output);
-    assert.match(good.output, /11 CRD-backed manifests checked .*: all valid, nothing pruned/);
-  });
 
   it("names files by kind, group, namespace and name, so adding a resource renames nothing", async () => {
     const files = (await render(loadProject(path.join(EXAMPLES, "aws-infra-windows")))).manifests.map(
