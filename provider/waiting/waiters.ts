@@ -37,6 +37,7 @@ import {
   noteInherited,
   PoolRolloutResult,
   PoolRolloutTarget,
+  reportsDegradedNodes,
 } from "./pool";
 import {
   meanNodeTimings,
@@ -150,8 +151,10 @@ function poolRollout(options: PoolRolloutOptions): ConvergeOptions<PoolRolloutRe
           name: g.machineConfig,
         });
       }
-      // Asked again while listed, so that nodes follow an edit of the pool's nodeSelector.
-      if (evaluation.needs.nodes || view.sources.nodes) {
+      // Listed as soon as the pool reports degraded nodes, before its render is the target even, so
+      // that a failure is seen before the daemon takes up the target (`noteInherited`); asked again
+      // while listed, so that they follow an edit of the pool's nodeSelector.
+      if (evaluation.needs.nodes || view.sources.nodes || (pool && reportsDegradedNodes(pool))) {
         const labelSelector = equalitySelectorQuery(field<LabelSelector>(pool, "spec", "nodeSelector"));
         needs.push({ type: "source", source: { name: "nodes", resource: KINDS.node, labelSelector } });
       }
