@@ -313,10 +313,12 @@ describe("waitForAutoscalersReady and observeAutoscalers", () => {
       onProgress: (event) => {
         messages.push(event.message);
         if (!waiters.includes(event.waiter)) waiters.push(event.waiter);
-        if (event.state === "waiting" && messages.length === 1) accept(client);
+        if (event.state === "waiting" && /does not carry the bounds/.test(event.message)) accept(client);
       },
     });
-    assert.match(messages[0], /does not carry the bounds 2-4/, "not done before the operator accepted it");
+    // Nothing is judged before the MachineSet, its Machines and nodes are read.
+    assert.match(messages[0], /reading MachineSets, Machines and nodes/);
+    assert.match(messages[1], /does not carry the bounds 2-4/, "not done before the operator accepted it");
     assert.deepEqual(waiters, [`MachineAutoscalers ${NS}/${SET}`]);
     assert.deepEqual(result, {
       autoscalers: [
@@ -324,6 +326,80 @@ describe("waitForAutoscalersReady and observeAutoscalers", () => {
       ],
       readyMachineCount: 2,
     });
+  });
+
+  it("asks for each autoscaler's own MachineSet by name, and for Machines and nodes only once every one is seen", async () => {
+    // Two autoscalers, each on its MachineSet: "b" is created later, and "c" has no target yet.
+    const client = memoryClient();
+    const sent: string[] = [];
+    const list = client.list.bind(client);
+    client.list = (resource, selectors, signal) => {
+      sent.push(`${resource.plural} ${selectors.fieldSelector ?? selectors.labelSelector ?? ""}`);
+      return list(resource, selectors, signal);
+    };
+    const on = (set: string): KubeObject => ({
+      ...autoscaler(set),
+      metadata: { name: `scaler-${set}`, namespace: NS },
+      spec: { minReplicas: 2, maxReplicas: 4, scaleTargetRef: { kind: "MachineSet", name: set } },
+    });
+    const bounded = (set: string): KubeObject => ({
+      ...machineSet(true),
+      metadata: { ...machineSet(true).metadata, name: set },
+    });
+    const ready = (set: string, n: string) => ({
+      ...machine(`${set}-${n}`, `${set}-${n}`),
+      metadata: {
+        name: `${set}-${n}`,
+        namespace: NS,
+        labels: { "machine.openshift.io/cluster-api-machineset": set },
+      },
+    });
+    for (const set of ["a", "b"]) client.put(MACHINE_AUTOSCALER_KIND, on(set));
+    client.put(KINDS.machineSet, bounded("a"));
+    client.put(KINDS.machineSet, bounded("other"));
+    for (const set of ["a", "b"])
+      for (const n of ["1", "2"]) {
+        client.put(KINDS.machine, ready(set, n));
+        client.put(KINDS.node, node(`${set}-${n}`, true));
+      }
+    const options = { client, autoscalers: ["scaler-a", "scaler-b"], ...wait() };
+    const before = await observeAutoscalers(options);
+    assert.equal(before.state, "waiting");
+    assert.match(before.message, /MachineSet b of MachineAutoscaler scaler-b does not exist yet/);
+    assert.deepEqual(sent.sort(), [
+      "machineautoscalers metadata.name=scaler-a",
+      "machineautoscalers metadata.name=scaler-b",
+      "machinesets metadata.name=a",
+      "machinesets metadata.name=b",
+    ]);
+
+    client.put(KINDS.machineSet, bounded("b"));
+    for (const set of ["a", "b"])
+      client.put(MACHINE_AUTOSCALER_KIND, { ...on(set), status: { lastTargetRef: { name: set } } });
+    const waiters: string[] = [];
+    const { result } = await waitForAutoscalersReady({
+      ...options,
+      onProgress: (e) => waiters.push(e.waiter),
+    });
+    assert.deepEqual(
+      result.autoscalers.map((a) => [a.name, a.machineSet, a.readyMachines]),
+      [
+        ["scaler-a", "a", 2],
+        ["scaler-b", "b", 2],
+      ],
+    );
+    assert.deepEqual([...new Set(waiters)], [`MachineAutoscalers ${NS}/scaler-a,scaler-b`]);
+
+    // An autoscaler without a target yet: nothing is asked for it, and the others' Machines wait.
+    client.put(MACHINE_AUTOSCALER_KIND, { metadata: { name: "scaler-c", namespace: NS }, spec: {} });
+    sent.length = 0;
+    const untargeted = await observeAutoscalers({ ...options, autoscalers: ["scaler-a", "scaler-c"] });
+    assert.equal(untargeted.state, "waiting");
+    assert.deepEqual(sent.sort(), [
+      "machineautoscalers metadata.name=scaler-a",
+      "machineautoscalers metadata.name=scaler-c",
+      "machinesets metadata.name=a",
+    ]);
   });
 
   it("reads the MachineAutoscalers of the namespace given, openshift-machine-api unless told", async () => {

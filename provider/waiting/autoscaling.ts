@@ -4,17 +4,19 @@
  * MachineSet has at least its minimum of Ready machines.
  */
 import { AUTOSCALER_ANNOTATIONS } from "../../primitives/openshift";
-import { converge, ConvergeOptions, Evaluation, Need, observe, Outcome, WaitOptions } from "./converge";
+import { converge, ConvergeOptions, Evaluation, Need, observe, Outcome, View, WaitOptions } from "./converge";
 import { field, KINDS, KubeObject, ResourceKind } from "./kinds";
+import { isNodeReady, machineFailure, machinesOf, machinesSelector, nodeNames, nodeOf } from "./machineset";
 import {
-  isNodeReady,
-  machineFailure,
-  machinesOf,
-  machinesSelector,
-  nodeOf,
-  nodesSelector,
-} from "./machineset";
-import { ClusterAccess, clientOf, MACHINE_API_NAMESPACE } from "./waiters";
+  byName,
+  ClusterAccess,
+  clientOf,
+  listedByName,
+  listed,
+  listedNodes,
+  MACHINE_API_NAMESPACE,
+  poolNodes,
+} from "./waiters";
 
 export const MACHINE_AUTOSCALER_KIND: ResourceKind = {
   group: "autoscaling.openshift.io",
@@ -125,53 +127,52 @@ export interface AutoscalerOptions extends WaitOptions, ClusterAccess {
 }
 
 /**
- * Only the target MachineSets' Machines and nodes are listed (`machinesSelector`, `nodesSelector`),
- * once every autoscaler and its MachineSet is seen: a large cluster costs the wait what a small one does.
+ * Only the wait's objects are listed and watched, so that a large cluster costs the wait what a small
+ * one does: the MachineAutoscalers by name, then the MachineSets they target by name (as a client-go
+ * user reads one object: a field selector on `metadata.name`), then, once every one is seen, their
+ * Machines and nodes (`machinesSelector`, `poolNodes`).
  */
-function poolSources(target: AutoscalerTarget, autoscalers: KubeObject[], machineSets: KubeObject[]): Need[] {
+function poolSources(target: AutoscalerTarget, view: View) {
+  const autoscalers = listedByName(view, MACHINE_AUTOSCALER_KIND, target.autoscalers);
   const targets = target.autoscalers.map((name) => {
     const ma = autoscalers.find((m) => m.metadata.name === name);
     return ma && field<string>(ma, "spec", "scaleTargetRef", "name");
   });
-  const names = targets.filter((name): name is string => !!name);
-  const seen = names.filter((name) => machineSets.some((m) => m.metadata.name === name));
-  if (names.length < targets.length || seen.length < names.length) return [];
+  const names = [...new Set(targets.filter((name): name is string => !!name))];
   const { namespace } = target;
-  const nodes = nodesSelector({ namespace, machineSets: names }, machineSets);
-  return [
-    {
-      type: "source",
-      source: {
-        name: "machines",
-        resource: KINDS.machine,
-        namespace,
-        labelSelector: machinesSelector(names),
-      },
-    },
-    { type: "source", source: { name: "nodes", resource: KINDS.node, labelSelector: nodes } },
-  ];
+  const machineSets = listedByName(view, KINDS.machineSet, names);
+  const machines = view.sources.machines ?? [];
+  const needs: Need[] = byName(KINDS.machineSet, namespace, names).map((source) => ({
+    type: "source",
+    source,
+  }));
+  const seen = names.filter((name) => machineSets.some((m) => m.metadata.name === name));
+  if (names.length === targets.length && seen.length === names.length) {
+    const labelSelector = machinesSelector(names);
+    needs.push(
+      { type: "source", source: { name: "machines", resource: KINDS.machine, namespace, labelSelector } },
+      ...poolNodes({ namespace, machineSets: names }, machineSets, nodeNames(names, machines)),
+    );
+  }
+  return { autoscalers, machineSets, machines, needs };
 }
 
 function autoscalersReady(options: AutoscalerOptions): ConvergeOptions<AutoscalerResult> {
   const target = { namespace: options.namespace ?? MACHINE_API_NAMESPACE, autoscalers: options.autoscalers };
+  const waiter = `MachineAutoscalers ${target.namespace}/${target.autoscalers.join(",")}`;
   return {
     ...options,
     client: clientOf(options),
-    waiter: `MachineAutoscalers ${target.namespace}/${target.autoscalers.join(",")}`,
-    sources: [
-      { name: "autoscalers", resource: MACHINE_AUTOSCALER_KIND, namespace: target.namespace },
-      { name: "machineSets", resource: KINDS.machineSet, namespace: target.namespace },
-    ],
+    waiter,
+    sources: byName(MACHINE_AUTOSCALER_KIND, target.namespace, target.autoscalers),
     evaluate(view) {
-      const autoscalers = view.sources.autoscalers ?? [];
-      const machineSets = view.sources.machineSets ?? [];
-      const evaluation = evaluateAutoscalersReady(target, {
-        autoscalers,
-        machineSets,
-        machines: view.sources.machines ?? [],
-        nodes: view.sources.nodes ?? [],
-      });
-      return { ...evaluation, needs: poolSources(target, autoscalers, machineSets) };
+      const { needs, ...observed } = poolSources(target, view);
+      // Nothing is judged on sources not listed yet: a MachineSet unread is not a missing one, and a
+      // failed Machine is seen only once the Machines are.
+      if (!listed(view, needs))
+        return { state: "waiting", message: `${waiter}: reading MachineSets, Machines and nodes`, needs };
+      const evaluation = evaluateAutoscalersReady(target, { ...observed, nodes: listedNodes(view) });
+      return { ...evaluation, needs };
     },
   };
 }

@@ -71,11 +71,14 @@ export function degradedMessages(mcns: KubeObject[]): Record<string, string> {
  * Nodes degraded while they are handed `target` (`spec.configVersion.desired`, which the node controller
  * sets: node_controller.go updateCandidateNode), each as `node <name> (<condition type of its phase>):
  * <that condition's message>`. NodeDegraded is written only at the end of an update attempt (update.go
- * update, deferred reportMachineNodeDegradeStatus), so one unchanged since the wait first saw it
- * (`inherited`) is not yet the target's, unless it names the target. The daemon retries (persistence.ts)
- * and each retry reports its phases again (upgrade_monitor.go generateAndApplyMachineConfigNodes), so
- * the phases say nothing of progress: the key is the NodeDegraded message and the config versions,
- * which stand still while the node keeps failing alike.
+ * update, deferred reportMachineNodeDegradeStatus), so one the daemon reports working on the target
+ * with (`status.configVersion.desired`) and that this wait saw before it did, or at its first look
+ * (`inherited`), is an older config's, unless it names the target; one the daemon repeats word for
+ * word without reporting any
+ * phase of the target (an unchanged condition is not written: upgrade_monitor.go
+ * GenerateAndApplyMachineConfigNodes, isParentConditionChanged) is the target's. The daemon retries
+ * (persistence.ts) and each retry reports its phases again, so the phases say nothing of progress: the
+ * key is the NodeDegraded message and the config versions, which stand still while it fails alike.
  */
 export function failingMachineConfigNodes(
   mcns: KubeObject[],
@@ -95,7 +98,9 @@ export function failingMachineConfigNodes(
       conditions.find((c) => c.status === "Unknown") ?? conditions.find((c) => c.type === "NodeDegraded");
     const message = `node ${m.metadata.name} (${phase?.type ?? "NodeDegraded"}): ${phase?.message || "no reason given"}`;
     const degraded = degradedMessage(m) as string;
-    if (inherited[m.metadata.name] === degraded && !degraded.includes(target)) {
+    const applying =
+      field(m, "status", "configVersion", "desired") === target && inherited[m.metadata.name] === degraded;
+    if (applying && !degraded.includes(target)) {
       out.inherited.push(message);
       continue;
     }

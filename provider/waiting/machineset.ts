@@ -68,19 +68,58 @@ export function machinesSelector(machineSets: string[]): string {
   return `${MACHINESET_LABEL} in (${[...machineSets].sort().join(",")})`;
 }
 
+/** One list (and watch) of nodes: by labels, or one node by name. */
+export interface NodeQuery {
+  /** Names the source; the same slot asked with other selectors is listed again (a template edited). */
+  slot: string;
+  labelSelector?: string;
+  fieldSelector?: string;
+}
+
 /**
- * The label selector of these MachineSets' nodes: the labels every one of them must carry (the node
- * labels common to all their templates, which the machine-api's nodelink controller puts on each
- * node, and the target's). undefined when there are none, and then every node is listed.
+ * What to ask the API server for to see these MachineSets' nodes and no others. The machine-api's
+ * nodelink controller puts each template's node labels on its Machines' nodes (machine-api-operator,
+ * pkg/controller/nodelink/nodelink_controller.go, `ReconcileNodeLink.Reconcile` copies `machine.Spec.Labels`), so a
+ * MachineSet whose template sets labels (with the target's) has its nodes listed by them, one list per
+ * distinct set; the nodes of one whose template sets none carry nothing of their own, and are asked
+ * for by name (`nodeNames`: its Machines' `status.nodeRef`), as are those of a MachineSet not seen
+ * (gone before a deletion's wait began).
  */
-export function nodesSelector(target: MachineSetTarget, machineSets: KubeObject[]): string | undefined {
-  const templates = machineSets
-    .filter((m) => target.machineSets.includes(m.metadata.name))
-    .map((m) => field<Record<string, string>>(m, "spec", "template", "spec", "metadata", "labels") ?? {});
-  const [first = {}, ...others] = templates;
-  const common = Object.entries(first).filter(([k, v]) => others.every((labels) => labels[k] === v));
-  const labels = { ...Object.fromEntries(common), ...target.nodeLabels };
-  return equalitySelectorQuery({ matchLabels: Object.fromEntries(Object.entries(labels).sort()) });
+export function nodeQueries(
+  target: MachineSetTarget,
+  machineSets: KubeObject[],
+  nodeNames: Record<string, string[]>,
+): NodeQuery[] {
+  const queries: NodeQuery[] = [];
+  for (const name of target.machineSets) {
+    const set = machineSets.find((m) => m.metadata.name === name);
+    const labels = set && {
+      ...field<Record<string, string>>(set, "spec", "template", "spec", "metadata", "labels"),
+      ...target.nodeLabels,
+    };
+    const labelSelector = labels
+      ? equalitySelectorQuery({ matchLabels: Object.fromEntries(Object.entries(labels).sort()) })
+      : undefined;
+    if (labelSelector === undefined) {
+      for (const node of nodeNames[name] ?? [])
+        queries.push({ slot: `node/${node}`, fieldSelector: `metadata.name=${node}` });
+    } else if (!queries.some((q) => q.labelSelector === labelSelector)) {
+      queries.push({ slot: `nodes/${name}`, labelSelector });
+    }
+  }
+  return queries;
+}
+
+/** The names of the nodes of each MachineSet's Machines, by MachineSet. */
+export function nodeNames(machineSets: string[], machines: KubeObject[]): Record<string, string[]> {
+  return Object.fromEntries(
+    machineSets.map((name) => [
+      name,
+      machinesOf(name, machines)
+        .map((m) => field<string>(m, "status", "nodeRef", "name"))
+        .filter((node): node is string => !!node),
+    ]),
+  );
 }
 
 export function nodeOf(machine: KubeObject, nodes: KubeObject[]): KubeObject | undefined {

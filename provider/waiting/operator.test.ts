@@ -541,6 +541,66 @@ describe("operator predicate", () => {
     assert.equal(approvablePlan(sub, [noUid], PIN)?.metadata.name, "install-nouid");
   });
 
+  it("approves only a plan this Subscription owns: not another Subscription's, nor one it does not own as a Subscription", () => {
+    // OLM sets the Subscription as owner of the InstallPlans it creates for it (catalog/operator.go,
+    // ensureInstallPlan); approving another one installs another operator.
+    const sub = subscription({});
+    const others = plan("install-others", [PIN], "cert-manager");
+    others.metadata.ownerReferences![0].uid = "";
+    const notAsSubscription = plan("install-group", [PIN]);
+    notAsSubscription.metadata.ownerReferences![0].kind = "OperatorGroup";
+    assert.equal(approvablePlan(sub, [others, notAsSubscription], PIN), undefined);
+    const shared = plan("install-shared", [PIN]);
+    shared.metadata.ownerReferences!.push({ ...others.metadata.ownerReferences![0] });
+    assert.equal(
+      approvablePlan(sub, [others, notAsSubscription, shared], PIN)?.metadata.name,
+      "install-shared",
+    );
+  });
+
+  it("judges CatalogSourcesUnhealthy by the health of its own source, matched by name and namespace", () => {
+    // catalog/subscription/state.go catalogHealthState.UpdateHealth lists each source by its reference.
+    const sub = subscription({
+      catalogHealth: [
+        { healthy: false },
+        {
+          catalogSourceRef: { name: "community-operators", namespace: "openshift-marketplace" },
+          healthy: false,
+        },
+        { catalogSourceRef: { name: "redhat-operators", namespace: "elsewhere" }, healthy: false },
+        { catalogSourceRef: { name: "redhat-operators", namespace: "openshift-marketplace" }, healthy: true },
+      ],
+      conditions: [
+        condition("CatalogSourcesUnhealthy", "targeted catalogsource elsewhere/redhat-operators unhealthy"),
+      ],
+    });
+    const at = overTime(obs({ subscription: sub }));
+    at(0);
+    const late = at(2 * PERSISTENCE_MS);
+    assert.equal(late.state, "waiting");
+    assert.deepEqual(late.problems, []);
+  });
+
+  it("takes a ResolutionFailed that is not about constraints as this operator's, naming nothing of it", () => {
+    // catalog/operator.go syncResolvingNamespace: an error that prevented resolution stops every
+    // Subscription of the namespace.
+    const at = overTime(
+      obs({
+        subscription: subscription({
+          conditions: [
+            condition(
+              "ResolutionFailed",
+              "error using catalog: connection refused",
+              "ErrorPreventedResolution",
+            ),
+          ],
+        }),
+      }),
+    );
+    assert.equal(at(0).state, "waiting");
+    assert.equal(at(PERSISTENCE_MS).state, "failed");
+  });
+
   it("under Manual approval without a pin, an installed operator's pending upgrade is not a reason to fail", () => {
     const e = evaluateOperatorInstall(
       { namespace: "ns", subscription: "wmco" },

@@ -497,17 +497,93 @@ describe("pool rollout predicate", () => {
     named(unreconcilable, 0);
     assert.equal(named(unreconcilable, PERSISTENCE_MS).state, "failed");
 
-    // A pool with no degraded node at the first look: every failure seen later arose in this rollout.
+    // A pool healthy at the first look, whose node then fails an intermediate render (node_controller.go
+    // getAllCandidateMachines hands a Ready node whose daemon is failing the next target): not the
+    // target's while the node's desiredConfig is another, nor once handed the target and drained for it.
     const healthyFirst: Inherited = {};
-    const fresh = overSteps(
-      (p: KubeObject) => observation({ pool: p, machineConfigs: created, nodes: [handed] }),
+    const intermediate = step({ "machineconfiguration.openshift.io/desiredConfig": "rendered-worker-mid" });
+    const later = overSteps(
+      ([p, n]: [KubeObject, KubeObject]) => observation({ pool: p, machineConfigs: created, nodes: [n] }),
       ours,
       healthyFirst,
     );
-    assert.equal(fresh(pool({ source: ["99-worker-chrony"], updated: 1 }), 0).state, "waiting");
-    assert.equal(fresh(degradedPool, minute).state, "waiting");
+    const healthy = pool({ source: ["99-worker-chrony"], updated: 1 });
+    assert.equal(
+      later([healthy, { ...carried, metadata: { ...carried.metadata, annotations: {} } }], 0).state,
+      "waiting",
+    );
     assert.deepEqual(healthyFirst, { poolDegraded: false, nodes: {} });
-    assert.equal(fresh(degradedPool, minute + PERSISTENCE_MS).state, "failed");
+    assert.equal(later([degradedPool, intermediate], minute).state, "waiting");
+    assert.equal(later([degradedPool, intermediate], minute + 2 * PERSISTENCE_MS).state, "waiting");
+    assert.equal(later([degradedPool, handed], minute + 2 * PERSISTENCE_MS).state, "waiting");
+    const drainedLater = later([degradedPool, drained], 2 * minute + 2 * PERSISTENCE_MS);
+    assert.match(drainedLater.message, /degraded on an older config while the daemon applies the target/);
+    assert.equal(later([degradedPool, drained], 2 * minute + 4 * PERSISTENCE_MS).state, "waiting");
+  });
+
+  it("reports a failure the daemon repeats word for word before draining for the target once it persists, though the node showed it before the wait or the handover", () => {
+    // daemon.go syncNode fails its preflight check (runPreflightConfigDriftCheck) before any drain on
+    // each retry, and handleErr/updateErrorState writes the same state and reason (writer.go SetDegraded):
+    // nothing changes on the node, and the daemon never asks to drain it for the target.
+    const degradedPool = pool({ source: ["99-worker-chrony"], updated: 1, degraded: 1 });
+    const reason = 'content mismatch for file "/etc/x"';
+    const before = node("worker-a", "Degraded", "rendered-worker-mid", reason);
+    const handed = node("worker-a", "Degraded", "rendered-worker-new", reason);
+    const minute = 60_000;
+    // Handed over by the node controller during this wait.
+    const during = overSteps(
+      (n: KubeObject) => observation({ pool: degradedPool, machineConfigs: created, nodes: [n] }),
+      ours,
+      {},
+    );
+    assert.equal(during(before, 0).state, "waiting");
+    assert.equal(during(before, 2 * PERSISTENCE_MS).state, "waiting", "an older config's failure");
+    assert.equal(during(handed, 3 * PERSISTENCE_MS).state, "waiting");
+    assert.equal(during(handed, 4 * PERSISTENCE_MS - 1).state, "waiting");
+    const failed = during(handed, 4 * PERSISTENCE_MS);
+    assert.equal(failed.state, "failed");
+    assert.match(failed.message, /node worker-a \(Degraded\): content mismatch .*\(persisted 5m0s/);
+    // Handed over before this wait began (an earlier wait timed out on it, say).
+    const drainedBefore: KubeObject = structuredClone(handed);
+    Object.assign(drainedBefore.metadata.annotations!, {
+      "machineconfiguration.openshift.io/desiredDrain": "drain-rendered-worker-new",
+      "machineconfiguration.openshift.io/lastAppliedDrain": "drain-rendered-worker-new",
+    });
+    const next = overSteps(
+      () => observation({ pool: degradedPool, machineConfigs: created, nodes: [handed] }),
+      ours,
+      {},
+    );
+    assert.equal(next(undefined, minute).state, "waiting");
+    assert.equal(next(undefined, minute + PERSISTENCE_MS).state, "failed");
+    // Drained for the target before the first look: a repeat after the drain looks like a slow apply
+    // (update.go applyOSChanges changes nothing on the node while it runs), which must not fail.
+    const drainedFirst = overSteps(
+      () => observation({ pool: degradedPool, machineConfigs: created, nodes: [drainedBefore] }),
+      ours,
+      {},
+    );
+    drainedFirst(undefined, 0);
+    assert.equal(drainedFirst(undefined, 2 * PERSISTENCE_MS).state, "waiting");
+
+    // With MachineConfigNodes: NodeDegraded is written only when it changes (upgrade_monitor.go
+    // isParentConditionChanged), so a word-for-word repeat leaves status.configVersion on the older config.
+    const message = `Node worker-a upgrade failure. ${reason}`;
+    const stale = mcn("worker-a", "rendered-worker-old", "rendered-worker-new", {
+      NodeDegraded: ["True", message],
+    });
+    stale.status = {
+      ...(stale.status as object),
+      configVersion: { current: "rendered-worker-old", desired: "rendered-worker-mid" },
+    };
+    const viaMcn = overSteps(
+      (m: KubeObject) =>
+        observation({ pool: degradedPool, machineConfigs: created, machineConfigNodes: [m] }),
+      ours,
+      {},
+    );
+    assert.equal(viaMcn(stale, 0).state, "waiting");
+    assert.equal(viaMcn(stale, PERSISTENCE_MS).state, "failed");
   });
 
   it("fails on a render failure, unless it predates the wait unchanged", () => {

@@ -10,8 +10,8 @@
  *    the status observed the current generation;
  * 4. otherwise a pool that reports degraded nodes fails the wait only once the nodes confirm it
  *    (MachineConfigNodes, else the node annotations) for the target, and it persists: a node still
- *    failing an older config may be fixed by the new target, one handed the target keeps the failure
- *    it carried until its daemon fails again or succeeds (`Inherited`), and the daemon retries a failed
+ *    failing an older config may be fixed by the new target, one handed the target shows the failure
+ *    it carried while its daemon applies the target (`Inherited`), and the daemon retries a failed
  *    update (persistence.ts); nodes degraded at rest that use up maxUnavailable fail it at once when
  *    only a repair can clear them (config drift), else once they persist;
  * 5. a paused pool fails the wait, since it will not roll out.
@@ -86,7 +86,7 @@ export interface PoolObservation {
   machineConfigNodes?: KubeObject[] | null;
   /** The pool's RenderDegraded condition when this wait first saw the pool. */
   initialRenderDegraded: Condition | undefined;
-  /** The failures the nodes carried when this wait first saw them (`noteInherited`); none when absent. */
+  /** The failures nodes showed before their daemon took up the target (`noteInherited`); none when absent. */
   inherited?: Inherited;
   /** When this wait began to see each degraded node (see persistence.ts); none seen before when absent. */
   since?: Sightings;
@@ -300,7 +300,7 @@ function lastOutcome(object: KubeObject): Condition | undefined {
 const isFailing = (state: string | undefined) => state === "Degraded" || state === "Unreconcilable";
 
 /** The pool reports nodes its daemons gave up on (status.go calculateStatus counts them in degradedMachineCount). */
-function reportsDegradedNodes(pool: KubeObject): boolean {
+export function reportsDegradedNodes(pool: KubeObject): boolean {
   return (
     conditionOf(pool, "NodeDegraded")?.status === "True" ||
     Number(field(pool, "status", "degradedMachineCount") ?? 0) > 0
@@ -320,24 +320,34 @@ function nodeFailure(node: KubeObject): string {
 }
 
 /**
- * The failures nodes carried when this wait first saw them, by node name, had the pool already
- * reported degraded nodes at its first look (else every failure seen arose during the wait). The
- * daemon writes a node's state and reason only when an update fails (daemon.go handleErr,
- * updateErrorState: SetDegraded, SetUnreconcilable) or is done (updateConfigAndState: SetDone); it
+ * The failures this wait saw on nodes before their daemon took up the pool's target, or in their first
+ * list if the pool already reported degraded nodes at the first look (whether they predate the
+ * daemon's attempt on the target cannot be told then), by node name. The
+ * daemon writes a node's state and reason only when an update attempt fails (daemon.go handleErr,
+ * updateErrorState: SetDegraded, SetUnreconcilable) or is done (updateConfigAndState: SetDone), and
  * keeps them while it works (update.go update: SetWorking only over a state that is not Degraded or
- * Unreconcilable), and the MachineConfigNode's NodeDegraded is written only at the end of an attempt
- * (update.go reportMachineNodeDegradeStatus). So a failure unchanged since is not yet the target's.
+ * Unreconcilable); the MachineConfigNode's NodeDegraded likewise changes only at the end of an attempt
+ * (update.go update, deferred reportMachineNodeDegradeStatus). A failure seen before the daemon took
+ * up the target and unchanged since it did is the older config's, still shown while the daemon works
+ * (`failingNodes`, `failingMachineConfigNodes`).
  */
 export interface Inherited {
   /** Whether the pool reported degraded nodes when this wait first saw it; unknown before. */
   poolDegraded?: boolean;
-  /** Each node's state and reason (`nodeFailure`), from the first list of nodes. */
+  /**
+   * Each node's state and reason (`nodeFailure`) as last seen before its daemon asked to drain it for
+   * the target (drain.go performDrain sets desiredDrain to `drain-<desiredConfig>`).
+   */
   nodes?: Record<string, string>;
-  /** Each MachineConfigNode's NodeDegraded message, from their first list. */
+  /**
+   * Each MachineConfigNode's NodeDegraded message as last seen before the daemon reported anything
+   * for the target (upgrade_monitor.go GenerateAndApplyMachineConfigNodes writes
+   * `status.configVersion.desired` from the node's desiredConfig with each change it applies).
+   */
   machineConfigNodes?: Record<string, string>;
 }
 
-/** Fills `memory` from the first look at the pool and the first list of each node source. */
+/** Notes in `memory` the failures nodes show in their first list, and later before their daemon took up the pool's target. */
 export function noteInherited(
   memory: Inherited,
   pool: KubeObject | undefined,
@@ -345,25 +355,49 @@ export function noteInherited(
   machineConfigNodes: KubeObject[] | null | undefined,
 ): void {
   if (pool && memory.poolDegraded === undefined) memory.poolDegraded = reportsDegradedNodes(pool);
+  const target = field<string>(pool, "spec", "configuration", "name");
+  if (!target) return;
+  // A pool healthy at the first look had no failure then: any seen later arose during this wait.
   const carried = memory.poolDegraded === true;
-  if (nodes && !memory.nodes) {
-    const failing = carried ? nodes.filter((n) => isFailing(annotationsOf(n)[MCD_STATE])) : [];
-    memory.nodes = Object.fromEntries(failing.map((n) => [n.metadata.name, nodeFailure(n)]));
+  if (nodes) {
+    const seen: Record<string, string> = {};
+    for (const n of nodes) {
+      const a = annotationsOf(n);
+      if (!isFailing(a[MCD_STATE])) continue;
+      const before = (carried && !memory.nodes) || a[DESIRED_DRAIN] !== `drain-${target}`;
+      const kept = before ? nodeFailure(n) : memory.nodes?.[n.metadata.name];
+      if (kept !== undefined) seen[n.metadata.name] = kept;
+    }
+    memory.nodes = seen;
   }
-  if (machineConfigNodes && !memory.machineConfigNodes) {
-    memory.machineConfigNodes = carried ? degradedMessages(machineConfigNodes) : {};
+  if (machineConfigNodes) {
+    const seen: Record<string, string> = {};
+    for (const [name, message] of Object.entries(degradedMessages(machineConfigNodes))) {
+      const mcn = machineConfigNodes.find((m) => m.metadata.name === name);
+      const before =
+        (carried && !memory.machineConfigNodes) ||
+        field(mcn, "status", "configVersion", "desired") !== target;
+      const kept = before ? message : memory.machineConfigNodes?.[name];
+      if (kept !== undefined) seen[name] = kept;
+    }
+    memory.machineConfigNodes = seen;
   }
 }
 
 /**
  * Nodes of the pool degraded while handed `target` (their desiredConfig), with the daemon's state and
  * reason. A node still failing an older desired config is not among them: the MCO may hand it the new
- * target. A node whose failure is the one it carried when this wait first saw it (`Inherited`) has
- * not failed the target yet, unless the reason names the target (update.go update: "can't reconcile
- * config <current> with <target>"). The key changes with anything the daemon does to the node (state,
- * reason, current config, drain, readiness), so a failure persists only while the daemon makes no
- * progress; it retries a failed update with a backoff of up to a minute (daemon.go handleErr) and
- * skips a drain already done (drain.go performDrain), which changes nothing while it keeps failing.
+ * target (node_controller.go getAllCandidateMachines retargets a Ready node whose daemon is failing).
+ * A node whose daemon has asked to drain it for the target while it shows the failure this wait saw
+ * before (`Inherited`) is applying the target: that failure is an older config's, unless the reason
+ * names the target (update.go update: "can't reconcile config <current> with <target>"). A failure
+ * the daemon repeats word for word after that drain cannot be told from a slow apply on the node (its
+ * annotations stand still in both) and waits for the deadline; any other failure is the target's,
+ * also one the daemon repeats word for word before the drain (a failed preflight check, daemon.go
+ * syncNode runPreflightConfigDriftCheck), which changes nothing on the node. The key changes
+ * with anything the daemon does to the node (state, reason, current config, drain, readiness), so a
+ * failure persists only while the daemon makes no progress; it retries a failed update with a backoff
+ * of up to a minute (daemon.go handleErr) and skips a drain already done (drain.go performDrain).
  */
 export function failingNodes(
   pool: KubeObject,
@@ -379,7 +413,8 @@ export function failingNodes(
     const a = annotationsOf(n);
     const reason = a[MCD_REASON] ?? "";
     const message = `node ${n.metadata.name} (${a[MCD_STATE]}): ${reason || "no reason given"}`;
-    if (inherited[n.metadata.name] === nodeFailure(n) && !reason.includes(target)) {
+    const applying = a[DESIRED_DRAIN] === `drain-${target}` && inherited[n.metadata.name] === nodeFailure(n);
+    if (applying && !reason.includes(target)) {
       out.inherited.push(message);
       continue;
     }

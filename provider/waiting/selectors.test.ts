@@ -2,14 +2,23 @@
  * What the MachineSet and autoscaler waits ask the API server for: the pool's Machines by the label the
  * machine-api's MachineSet controller gives each Machine it creates (machine-api-operator,
  * pkg/controller/machineset/controller.go, `getNewMachine`: the template's labels, which carry
- * `machine.openshift.io/cluster-api-machineset`), and the nodes by the labels all of them carry.
+ * `machine.openshift.io/cluster-api-machineset`), and the nodes by the labels the nodelink controller
+ * copies onto them from their Machine (pkg/controller/nodelink/nodelink_controller.go,
+ * `ReconcileNodeLink.Reconcile`), or by name when a template sets none.
  */
 import { strict as assert } from "node:assert";
 import { KubeObject } from "./kinds";
-import { machinesSelector, nodesSelector } from "./machineset";
+import { machinesSelector, nodeNames, nodeQueries } from "./machineset";
 
 function machineSet(name: string, nodeLabels: Record<string, string>): KubeObject {
   return { metadata: { name }, spec: { template: { spec: { metadata: { labels: nodeLabels } } } } };
+}
+
+function machine(name: string, set: string, node?: string): KubeObject {
+  return {
+    metadata: { name, labels: { "machine.openshift.io/cluster-api-machineset": set } },
+    ...(node ? { status: { nodeRef: { name: node } } } : {}),
+  };
 }
 
 describe("pool selectors", () => {
@@ -17,23 +26,36 @@ describe("pool selectors", () => {
     assert.equal(machinesSelector(["b", "a"]), "machine.openshift.io/cluster-api-machineset in (a,b)");
   });
 
-  it("selects nodes by the node labels all the pool's MachineSets share, plus the target's", () => {
+  it("selects each MachineSet's nodes by its template's node labels plus the target's, one list per distinct set", () => {
     const sets = [
-      machineSet("a", { "node-role.kubernetes.io/infra": "", zone: "a", tier: "x" }),
-      machineSet("b", { "node-role.kubernetes.io/infra": "", zone: "b", tier: "x" }),
+      machineSet("a", { "node-role.kubernetes.io/infra": "", tier: "x" }),
+      machineSet("b", { tier: "x", "node-role.kubernetes.io/infra": "" }),
+      machineSet("c", { "node-role.kubernetes.io/infra": "", zone: "c" }),
       machineSet("other", { "node-role.kubernetes.io/worker": "" }),
     ];
-    const target = { namespace: "ns", machineSets: ["a", "b"], nodeLabels: { team: "red" } };
-    assert.equal(nodesSelector(target, sets), "node-role.kubernetes.io/infra=,team=red,tier=x");
-    assert.equal(
-      nodesSelector({ ...target, nodeLabels: undefined }, sets.slice(0, 1)),
-      "node-role.kubernetes.io/infra=,tier=x,zone=a",
-    );
+    const target = { namespace: "ns", machineSets: ["a", "b", "c"], nodeLabels: { team: "red" } };
+    assert.deepEqual(nodeQueries(target, sets, {}), [
+      { slot: "nodes/a", labelSelector: "node-role.kubernetes.io/infra=,team=red,tier=x" },
+      { slot: "nodes/c", labelSelector: "node-role.kubernetes.io/infra=,team=red,zone=c" },
+    ]);
   });
 
-  it("selects every node only when nothing is shared", () => {
+  it("asks for the nodes of a MachineSet whose template sets no label by name, never for every node", () => {
     const sets = [machineSet("a", { zone: "a" }), machineSet("b", {})];
-    assert.equal(nodesSelector({ namespace: "ns", machineSets: ["a", "b"] }, sets), undefined);
-    assert.equal(nodesSelector({ namespace: "ns", machineSets: ["a"] }, []), undefined);
+    const machines = [machine("b-1", "b", "node-b1"), machine("b-2", "b"), machine("a-1", "a", "node-a1")];
+    const names = nodeNames(["a", "b"], machines);
+    assert.deepEqual(names, { a: ["node-a1"], b: ["node-b1"] });
+    assert.deepEqual(nodeQueries({ namespace: "ns", machineSets: ["a", "b"] }, sets, names), [
+      { slot: "nodes/a", labelSelector: "zone=a" },
+      { slot: "node/node-b1", fieldSelector: "metadata.name=node-b1" },
+    ]);
+    // A MachineSet not seen (gone before a deletion's wait began): its Machines' nodes by name.
+    assert.deepEqual(
+      nodeQueries({ namespace: "ns", machineSets: ["a", "gone"] }, sets.slice(0, 1), { gone: ["n"] }),
+      [
+        { slot: "nodes/a", labelSelector: "zone=a" },
+        { slot: "node/n", fieldSelector: "metadata.name=n" },
+      ],
+    );
   });
 });

@@ -17,14 +17,15 @@ import {
   View,
   WaitOptions,
 } from "./converge";
-import { Condition, conditionOf, field, KINDS, KubeObject, labelsOf } from "./kinds";
+import { Condition, conditionOf, field, KINDS, KubeObject, labelsOf, ResourceKind } from "./kinds";
 import {
   MachineSetResult,
   MachineSetTarget,
   evaluateMachineSetsDeleted,
   evaluateMachineSetsReady,
   machinesSelector,
-  nodesSelector,
+  nodeNames,
+  nodeQueries,
 } from "./machineset";
 import { DELETE_MACHINE_ANNOTATION, MachineReplacement, ReplacementStep } from "./replacement";
 import { evaluateOperatorInstall, OperatorResult, OperatorTarget } from "./operator";
@@ -36,6 +37,7 @@ import {
   noteInherited,
   PoolRolloutResult,
   PoolRolloutTarget,
+  reportsDegradedNodes,
 } from "./pool";
 import {
   meanNodeTimings,
@@ -150,8 +152,10 @@ function poolRollout(options: PoolRolloutOptions): ConvergeOptions<PoolRolloutRe
           name: g.machineConfig,
         });
       }
-      // Asked again while listed, so that nodes follow an edit of the pool's nodeSelector.
-      if (evaluation.needs.nodes || view.sources.nodes) {
+      // Listed as soon as the pool reports degraded nodes, before its render is the target even, so
+      // that a failure is seen before the daemon takes up the target (`noteInherited`); asked again
+      // while listed, so that they follow an edit of the pool's nodeSelector.
+      if (evaluation.needs.nodes || view.sources.nodes || (pool && reportsDegradedNodes(pool))) {
         const labelSelector = equalitySelectorQuery(field<LabelSelector>(pool, "spec", "nodeSelector"));
         needs.push({ type: "source", source: { name: "nodes", resource: KINDS.node, labelSelector } });
       }
@@ -247,21 +251,21 @@ export interface MachineSetOptions extends WaitOptions, ClusterAccess {
 }
 
 /**
- * Each MachineSet by name, one source each: field selectors on custom resources know only `=` on the
- * name and the namespace, and the other MachineSets of the namespace are none of the wait's business.
+ * Each object by name, one source each: field selectors on custom resources know only `=` on the
+ * name and the namespace, and the other objects of the namespace are none of the wait's business.
  */
-function machineSetsByName(namespace: string, names: string[]): SourceSpec[] {
+export function byName(resource: ResourceKind, namespace: string, names: string[]): SourceSpec[] {
   return names.map((name) => ({
-    name: `machineSet/${name}`,
-    resource: KINDS.machineSet,
+    name: `${resource.kind}/${name}`,
+    resource,
     namespace,
     fieldSelector: `metadata.name=${name}`,
   }));
 }
 
-/** The MachineSets `machineSetsByName` found, in the order of `names`. */
-function listedMachineSets(view: View, names: string[]): KubeObject[] {
-  return names.flatMap((name) => view.sources[`machineSet/${name}`] ?? []);
+/** The objects `byName` found, in the order of `names`. */
+export function listedByName(view: View, resource: ResourceKind, names: string[]): KubeObject[] {
+  return names.flatMap((name) => view.sources[`${resource.kind}/${name}`] ?? []);
 }
 
 /**
@@ -272,15 +276,35 @@ function listedMachineSets(view: View, names: string[]): KubeObject[] {
 function machineSetSources(target: MachineSetTarget): SourceSpec[] {
   const { namespace, machineSets } = target;
   return [
-    ...machineSetsByName(namespace, machineSets),
+    ...byName(KINDS.machineSet, namespace, machineSets),
     { name: "machines", resource: KINDS.machine, namespace, labelSelector: machinesSelector(machineSets) },
   ];
 }
 
-/** The nodes source, selected by the labels the MachineSets' nodes all carry (`nodesSelector`). */
-function poolNodes(target: MachineSetTarget, machineSets: KubeObject[]): Need {
-  const labelSelector = nodesSelector(target, machineSets);
-  return { type: "source", source: { name: "nodes", resource: KINDS.node, labelSelector } };
+/** The sources of the MachineSets' nodes (`nodeQueries`), each named by its slot. */
+export function poolNodes(
+  target: MachineSetTarget,
+  machineSets: KubeObject[],
+  names: Record<string, string[]>,
+): Need[] {
+  return nodeQueries(target, machineSets, names).map(({ slot, ...selectors }) => ({
+    type: "source",
+    source: { name: slot, resource: KINDS.node, ...selectors },
+  }));
+}
+
+/** Whether every source `needs` asks for has been listed (the view holds only those listed). */
+export function listed(view: View, needs: Need[]): boolean {
+  return needs.every((n) => n.type !== "source" || view.sources[n.source.name] !== undefined);
+}
+
+/** The nodes of every node source listed (`poolNodes`' slots), each once. */
+export function listedNodes(view: View): KubeObject[] {
+  const nodes = new Map<string, KubeObject>();
+  for (const [slot, objects] of Object.entries(view.sources)) {
+    if (/^nodes?\//.test(slot)) for (const n of objects ?? []) nodes.set(n.metadata.name, n);
+  }
+  return [...nodes.values()];
 }
 
 function machineSetTarget(options: MachineSetOptions): MachineSetTarget {
@@ -331,19 +355,20 @@ function machineSetsReady(options: MachineSetOptions): ConvergeOptions<MachineSe
     waiter: `MachineSets ${target.namespace}/${target.machineSets.join(",")}`,
     sources: machineSetSources(target),
     evaluate(view) {
-      const machineSets = listedMachineSets(view, target.machineSets);
+      const machineSets = listedByName(view, KINDS.machineSet, target.machineSets);
+      const machines = view.sources.machines ?? [];
       const { steps, ...evaluation } = evaluateMachineSetsReady(
         target,
-        { machineSets, machines: view.sources.machines ?? [], nodes: view.sources.nodes ?? [] },
+        { machineSets, machines, nodes: listedNodes(view) },
         nodeServes,
       );
       // The nodes' labels are known once every MachineSet is: until then it is waited for anyway, and
       // a replacement decides nothing before it sees which machines are Ready.
       const seen = target.machineSets.every((name) => machineSets.some((m) => m.metadata.name === name));
       if (!seen) return { ...evaluation, needs: [] };
-      const nodes = poolNodes(target, machineSets);
-      if (view.sources.nodes === undefined) return { ...evaluation, needs: [nodes] };
-      return { ...evaluation, needs: [nodes, ...replacementNeeds(target.namespace, steps ?? [])] };
+      const nodes = poolNodes(target, machineSets, nodeNames(target.machineSets, machines));
+      if (!listed(view, nodes)) return { ...evaluation, needs: nodes };
+      return { ...evaluation, needs: [...nodes, ...replacementNeeds(target.namespace, steps ?? [])] };
     },
   };
 }
@@ -377,16 +402,19 @@ export function waitForMachineSetsDeleted(options: MachineSetOptions): Promise<O
         const node = field<string>(m, "status", "nodeRef", "name");
         if (set && target.machineSets.includes(set) && node) knownNodes[node] = set;
       }
+      const machineSets = listedByName(view, KINDS.machineSet, target.machineSets);
       const evaluation = evaluateMachineSetsDeleted(target, {
-        machineSets: listedMachineSets(view, target.machineSets),
+        machineSets,
         machines,
-        nodes: view.sources.nodes ?? [],
+        nodes: listedNodes(view),
         knownNodes,
       });
-      // Selected by the labels of the MachineSets still there at the first look (those already gone
-      // leave only the target's labels to select by); nothing is gone before the nodes are listed.
-      if (view.sources.nodes !== undefined) return evaluation;
-      const needs = [poolNodes(target, listedMachineSets(view, target.machineSets))];
+      // The nodes of every Machine seen stay asked for (a source once listed is watched to the end),
+      // so a node outlives its Machine in view; nothing is gone before they are listed.
+      const known: Record<string, string[]> = {};
+      for (const [node, set] of Object.entries(knownNodes)) (known[set] ??= []).push(node);
+      const needs = poolNodes(target, machineSets, known);
+      if (listed(view, needs)) return { ...evaluation, needs };
       return { state: "waiting", message: `${evaluation.message} (listing nodes)`, needs };
     },
   });
@@ -570,7 +598,7 @@ function windowsNodes(options: WindowsNodesOptions): ConvergeOptions<WindowsResu
     client: clientOf(options),
     waiter: `Windows nodes of ${target.namespace}/${target.machineSets.join(",")}`,
     sources: [
-      ...machineSetsByName(target.namespace, target.machineSets),
+      ...byName(KINDS.machineSet, target.namespace, target.machineSets),
       {
         name: "machines",
         resource: KINDS.machine,
@@ -582,7 +610,7 @@ function windowsNodes(options: WindowsNodesOptions): ConvergeOptions<WindowsResu
     evaluate(view) {
       const evaluation = evaluateWindowsNodes(target, {
         privateKeySecret: view.fetched.secret,
-        machineSets: listedMachineSets(view, target.machineSets),
+        machineSets: listedByName(view, KINDS.machineSet, target.machineSets),
         machines: view.sources.machines ?? [],
         nodes: view.sources.nodes ?? [],
       });

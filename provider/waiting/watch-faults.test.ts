@@ -205,35 +205,62 @@ for (const protocol of ["https", "http"] as const) {
 
     if (protocol === "https") {
       it("asks only for the pool's objects: a 1,000-node cluster costs a wait what a small one does", async () => {
-        // The pool first, then the rest of the cluster (the simulator's controllers are slow to bring
-        // up machines among 1,000 nodes); then the waits, which find the pool ready, are measured.
+        // The pools first, then the rest of the cluster (the simulator's controllers are slow to bring
+        // up machines among 1,000 nodes); then the waits, which find the pools ready, are measured.
+        // `bare` sets no node label in its template, so its nodes share none with the other pool's:
+        // they are asked for by name (the nodelink controller copies only the template's labels).
         const { name } = await poolWith(() => undefined, { replicas: 3 });
+        const bare = `${name}-bare`;
+        createMachineSet(sim, bare, { replicas: 2 });
+        const pools = [name, bare];
+        await waitForMachineSetsReady({
+          client: recordingClient(sim),
+          machineSets: [bare],
+          timeoutMs: 10_000,
+        });
+        const measure = async () => {
+          const client = recordingClient(sim);
+          const again = await waitForMachineSetsReady({ client, machineSets: pools, timeoutMs: 10_000 });
+          assert.equal(again.result.readyMachineCount, 5);
+          return client;
+        };
+        const small = await measure();
         addForeignNodes(sim, 1000 - sim.store.list("v1", "Node").length);
         assert.equal(sim.store.list("v1", "Node").length, 1000);
-        const client = recordingClient(sim);
-        const again = await waitForMachineSetsReady({ client, machineSets: [name], timeoutMs: 10_000 });
-        assert.equal(again.result.readyMachineCount, 3);
+        const client = await measure();
+        const objects = (c: typeof client) => c.lists.map((l) => `${l.kind} ${l.objects}`).sort();
+        assert.deepEqual(objects(client), objects(small), "the same objects on 1,000 nodes as on a few");
+        const bareNodes = sim.store
+          .list("machine.openshift.io/v1beta1", "Machine")
+          .filter((m) => m.metadata.labels?.["machine.openshift.io/cluster-api-machineset"] === bare)
+          .map((m) => (m.status as { nodeRef: { name: string } }).nodeRef.name)
+          .sort();
         assert.deepEqual(
           sentQueries(client)
             .filter((q) => q.verb === "list")
-            .map((q) => `${q.kind}: ${q.selectors}`),
+            .map((q) => `${q.kind}: ${q.selectors}`)
+            .sort(),
           [
+            `machines: machine.openshift.io/cluster-api-machineset in (${name},${bare})`,
+            `machinesets: metadata.name=${bare}`,
             `machinesets: metadata.name=${name}`,
-            `machines: machine.openshift.io/cluster-api-machineset in (${name})`,
+            ...bareNodes.map((node) => `nodes: metadata.name=${node}`),
             `nodes: node-role.kubernetes.io/${name}=`,
-          ],
+          ].sort(),
         );
         for (const q of sentQueries(client).filter((w) => w.verb === "watch")) {
           assert.notEqual(q.selectors, "", `${q.kind} watched unselected`);
           const seconds = Number(q.timeoutSeconds);
           assert.ok(seconds >= 300 && seconds < 600, `watch of ${seconds}s`);
         }
-        const nodes = client.lists.find((l) => l.kind === "nodes");
-        assert.equal(nodes?.objects, 3);
-        assert.deepEqual(
-          client.lists.map((l) => l.objects),
-          [1, 3, 3],
-        );
+        assert.deepEqual(objects(client), [
+          "machines 5",
+          "machinesets 1",
+          "machinesets 1",
+          "nodes 1",
+          "nodes 1",
+          "nodes 3",
+        ]);
 
         // The autoscaler wait too: its MachineSet's Machines and nodes only, once it knows the target.
         sim.store.create({
@@ -253,17 +280,19 @@ for (const protocol of ["https", "http"] as const) {
           timeoutMs: 10_000,
         });
         assert.equal(ready.result.readyMachineCount, 3);
-        const selected = sentQueries(scaler).filter((q) => q.kind === "machines" || q.kind === "nodes");
+        // The autoscaler and its MachineSet by name, not the namespace's (as a client-go user reads one).
         assert.deepEqual(
-          [...new Set(selected.map((q) => `${q.kind}: ${q.selectors}`))],
+          [...new Set(sentQueries(scaler).map((q) => `${q.kind}: ${q.selectors}`))],
           [
+            `machineautoscalers: metadata.name=${name}`,
+            `machinesets: metadata.name=${name}`,
             `machines: machine.openshift.io/cluster-api-machineset in (${name})`,
             `nodes: node-role.kubernetes.io/${name}=`,
           ],
         );
         assert.deepEqual(
-          scaler.lists.filter((l) => l.kind === "machines" || l.kind === "nodes").map((l) => l.objects),
-          [3, 3],
+          scaler.lists.map((l) => `${l.kind} ${l.objects}`),
+          ["machineautoscalers 1", "machinesets 1", "machines 3", "nodes 3"],
         );
       });
     }
