@@ -3,6 +3,7 @@
  * action every node takes and why, how many nodes update at a time, the waves and a duration estimate.
  */
 import { InputError } from "../errors";
+import { percentOf, scaledValue } from "../../primitives/int-or-percent";
 import {
   Cause,
   DisruptionAction,
@@ -91,17 +92,10 @@ export interface PoolImpact {
  */
 export function resolveMaxUnavailable(value: number | string | undefined, nodes: number): number {
   const v = value ?? 1;
-  let n: number;
-  if (typeof v === "number") n = v;
-  else {
-    const m = /^(\d+)%$/.exec(v);
-    if (!m)
-      throw new InputError(
-        "maxUnavailable",
-        `${JSON.stringify(v)} is neither a whole number nor a percentage`,
-      );
-    n = Math.floor((Number(m[1]) * nodes) / 100);
-  }
+  if (typeof v === "string" && percentOf(v) === undefined)
+    throw new InputError("maxUnavailable", `${JSON.stringify(v)} is neither a whole number nor a percentage`);
+  // The MCO node controller's maxUnavailable: GetScaledValueFromIntOrPercent rounding down, at least one.
+  const n = scaledValue(v, nodes, false);
   if (!Number.isInteger(n) || n < 0)
     throw new InputError(
       "maxUnavailable",
