@@ -64,6 +64,9 @@ describe("rollout impact at preview, against the cluster", function () {
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     const { port } = server.address() as net.AddressInfo;
     const down = sim.kubeconfig.replace(/server: .*/, `server: https://127.0.0.1:${port}`);
+    const warnings: string[] = [];
+    const original = pulumi.log.warn;
+    Object.assign(pulumi.log, { warn: (message: string) => warnings.push(message) });
     try {
       await resetMocks(undefined, { preview: true });
       const impacts = await Promise.all(
@@ -78,8 +81,15 @@ describe("rollout impact at preview, against the cluster", function () {
         ),
       );
       assert.deepEqual(impacts, [undefined, undefined, undefined]);
+      // The impact is unknown at preview without a cluster's answer (its waiter's output), so it may
+      // resolve before the read has ended: the three warnings say that each component has asked.
+      const asked = () =>
+        warnings.filter((w) => /rollout impact unknown: the cluster does not answer/.test(w));
+      for (let i = 0; i < 200 && asked().length < 3; i++) await new Promise((r) => setTimeout(r, 50));
+      assert.equal(asked().length, 3, warnings.join("\n"));
       assert.equal(connections, 1);
     } finally {
+      Object.assign(pulumi.log, { warn: original });
       server.close();
     }
   });
