@@ -12,7 +12,9 @@ import { MACHINE_SET_API_VERSION } from "../../builders/machineset";
 import { contentHash, MachineAutoscalerReady } from "../../provider/dynamic";
 import { ClusterFacts } from "../cluster/facts";
 import { MACHINE_API_NAMESPACE } from "../../builders/machineset/naming";
-import { adoptOption, manifestArgs, PATCH_FORCE, withAnnotations } from "../cluster/kube";
+import { manifestArgs, PATCH_FORCE, withAnnotations } from "../cluster/kube";
+import { Adoption } from "../cluster/adoption";
+import { KINDS } from "../../provider/waiting/kinds";
 import { Waiting } from "../cluster/wait";
 import { within } from "../../builders/errors";
 import { checked, naming } from "../errors";
@@ -38,10 +40,10 @@ export interface PoolScalingOptions {
   kubeOptions: pulumi.CustomResourceOptions;
   waiting?: Waiting;
   /**
-   * Adopt the MachineAutoscalers and the MachineHealthCheck of the same names made by hand (Pulumi's
-   * `import`, see adoptOption): declared once their names are known, as adopted MachineSets are.
+   * Adopt the MachineAutoscalers and the MachineHealthCheck of the same names made by hand that the
+   * cluster holds (adoption.ts): declared once their names are known, as adopted MachineSets are.
    */
-  adopt?: boolean;
+  adoption?: Adoption;
 }
 
 /**
@@ -85,18 +87,30 @@ export function declarePoolScaling(
         after,
       );
     // Each autoscaler is named after its MachineSet: adopting imports it by that name, known only then.
-    const adopted = (key: string, manifest: MachineAutoscalerManifest) =>
-      new k8s.apiextensions.CustomResource(
-        `${name}-${key}-autoscaler`,
-        withAnnotations(manifest, PATCH_FORCE),
-        {
-          ...after,
-          ...adoptOption(true, manifest.metadata.name, MACHINE_API_NAMESPACE),
-        },
+    const adopt = async (
+      adoption: Adoption,
+      kubeconfig: string | undefined,
+      list: MachineAutoscalerManifest[],
+    ) => {
+      const objects = list.map((m) => ({
+        kind: KINDS.machineAutoscaler,
+        name: m.metadata.name,
+        namespace: MACHINE_API_NAMESPACE,
+      }));
+      const adopted = await adoption.options(kubeconfig, objects);
+      return list.map(
+        (manifest, i) =>
+          new k8s.apiextensions.CustomResource(
+            `${name}-${known?.[i] ?? String(i)}-autoscaler`,
+            withAnnotations(manifest, PATCH_FORCE),
+            { ...after, ...adopted[i] },
+          ),
       );
+    };
     const known = machineSets.zones.listed;
-    autoscalers = options.adopt
-      ? manifests.apply((list) => list.map((m, i) => adopted(known?.[i] ?? String(i), m)))
+    const adoption = options.adoption;
+    autoscalers = adoption
+      ? pulumi.all([manifests, adoption.kubeconfig]).apply(([list, config]) => adopt(adoption, config, list))
       : known
         ? pulumi.output(
             known.map((zone, i) =>
@@ -148,13 +162,17 @@ export function declarePoolScaling(
       adopted: pulumi.CustomResourceOptions = {},
     ) => new k8s.apiextensions.CustomResource(`${name}-health-check`, args, { ...after, ...adopted });
     // Named after the infrastructure ID: adopting imports it by that name, known with the cluster facts.
-    healthCheck = options.adopt
-      ? manifest.apply((m) =>
-          declared(
-            withAnnotations(m, PATCH_FORCE),
-            adoptOption(true, m.metadata.name, MACHINE_API_NAMESPACE),
-          ),
-        )
+    const adoption = options.adoption;
+    healthCheck = adoption
+      ? pulumi.all([manifest, adoption.kubeconfig]).apply(async ([m, config]) => {
+          const object = {
+            kind: KINDS.machineHealthCheck,
+            name: m.metadata.name,
+            namespace: MACHINE_API_NAMESPACE,
+          };
+          const [adopted] = await adoption.options(config, [object]);
+          return declared(withAnnotations(m, PATCH_FORCE), adopted);
+        })
       : pulumi.output(
           declared(
             manifestArgs(MACHINE_SET_API_VERSION, "MachineHealthCheck", manifest, ["metadata", "spec"]),

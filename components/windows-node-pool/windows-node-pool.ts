@@ -16,6 +16,7 @@ import { publicKeyFingerprint, RsaPrivateKey } from "./rsa-private-key";
 import { MachineSetReady, WindowsNodesReady } from "../../provider/dynamic";
 import { ClusterFacts, MachineImage, resolveClusterFacts, workerMachineSet } from "../cluster/facts";
 import { adoptOption, kubeOptions, PATCH_FORCE, withAnnotations } from "../cluster/kube";
+import { adoption } from "../cluster/adoption";
 import { sharedArgs, SharedArgs, waiting } from "../cluster/wait";
 import { within } from "../../builders/errors";
 import { checked, InputChecks } from "../errors";
@@ -62,8 +63,9 @@ export interface WindowsNodePoolArgs extends MachinePoolArgs {
    * Adopt what OpenShift's Windows docs make by hand, under the same names: WMCO's namespace, OperatorGroup and
    * Subscription (unless `operator: false`), the `cloud-private-key` Secret (give its key as `privateKey`:
    * another key replaces the Secret), the Windows MachineSets, the RuntimeClass and, when declared, the
-   * MachineAutoscalers (named as their MachineSets) and the MachineHealthCheck `<infraID>-<role>`. Each
-   * must exist.
+   * MachineAutoscalers (named as their MachineSets) and the MachineHealthCheck `<infraID>-<role>`. A
+   * MachineSet, MachineAutoscaler or health check the cluster lacks is created, and the preview says so;
+   * WMCO's objects, the Secret and the RuntimeClass must exist (the import of a missing one fails).
    */
   adopt?: boolean;
   /** The RuntimeClass for this pool's build: `runhcs-wcow-process` (containerd) by default, `docker` for 4.6. `false` for none. */
@@ -200,6 +202,7 @@ export class WindowsNodePool extends pulumi.ComponentResource {
           : platformModules(f.platform).cloud.windowsImage(version, { parent: this }),
       );
 
+    const adopting = adoption(args, waits, this);
     const machineSets = declareMachineSets(name, args, facts, zones, placed, {
       of,
       role,
@@ -221,7 +224,7 @@ export class WindowsNodePool extends pulumi.ComponentResource {
       dependsOn: [keySecret, ...(operator ? operator.ready : [])],
       kubeOptions: kopts,
       waiting: waits,
-      adopt: args.adopt,
+      adoption: adopting,
     });
 
     const scaling = declarePoolScaling(name, args, facts, machineSets, {
@@ -230,7 +233,7 @@ export class WindowsNodePool extends pulumi.ComponentResource {
       role: role,
       kubeOptions: kopts,
       waiting: waits,
-      adopt: args.adopt,
+      adoption: adopting,
     });
 
     // With machineReplacement, the machines a changed template left on the previous spec are replaced
