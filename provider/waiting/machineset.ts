@@ -167,6 +167,7 @@ export function evaluateMachineSetsReady(
       return !!node && serves(node);
     };
     const plan = target.replacement && planReplacement(ms, machines, ready, target.replacement);
+    if (plan?.scaledByOthers) return { state: "failed", message: plan.scaledByOthers };
     const errorReason = field<string>(ms, "status", "errorReason");
     const errorMessage = field<string>(ms, "status", "errorMessage");
     if (errorReason || errorMessage) {
