@@ -2,6 +2,7 @@ import * as assert from "node:assert/strict";
 import * as net from "node:net";
 import * as pulumi from "@pulumi/pulumi";
 import {
+  createMachineSet,
   K,
   keyOf,
   machineConfig,
@@ -10,7 +11,7 @@ import {
   startTestSimulator,
   storeUntil,
 } from "../../test/simulator-fixture";
-import { resetMocks, valueOf } from "../../test/mocks";
+import { AWS_INFRA_ID, mocks, resetMocks, valueOf, withObjects } from "../../test/mocks";
 import {
   KubeletConfig,
   MachineConfig,
@@ -270,6 +271,52 @@ describe("rollout impact at preview, against the cluster", function () {
       [(await valueOf(mcp.rolloutImpact))?.newRender, (await valueOf(mcp.rolloutImpact))?.paused],
       [false, true],
     );
+  });
+
+  // Seed 001's workshop makes infra MachineSets and no pool, and a hand-made pool seldom has every zone:
+  // adopting imports what the cluster holds and creates the rest (adoption.ts), the preview naming each.
+  it("adopting a pool made in part by hand imports the MachineSet the cluster holds and creates the pool, the other zone's MachineSet and the health check", async () => {
+    const ns = "openshift-machine-api";
+    const held = `${AWS_INFRA_ID}-partial-us-east-2a`;
+    createMachineSet(sim, held, { replicas: 0 });
+    const infos: string[] = [];
+    const original = pulumi.log.info;
+    Object.assign(pulumi.log, { info: (message: string) => infos.push(message) });
+    try {
+      // The mocks answer the import as the engine would, reading what the cluster holds.
+      const imports: Array<[string, string]> = [
+        ["kubernetes:machine.openshift.io/v1beta1:MachineSet", `${ns}/${held}`],
+      ];
+      await resetMocks(withObjects(awsCloud(), imports), { preview: true });
+      const pool = new InfraNodePool("partial", {
+        role: "partial",
+        zones: ["us-east-2a", "us-east-2b"],
+        healthCheck: true,
+        adopt: true,
+        kubeconfig: sim.kubeconfig,
+      });
+      // Registered once each has its URN.
+      const objects = [
+        await valueOf(pool.machineConfigPool),
+        ...(await valueOf(pool.machineSets)),
+        await valueOf(pool.machineHealthCheck!),
+      ];
+      await Promise.all(objects.map((o) => valueOf(o.urn)));
+    } finally {
+      Object.assign(pulumi.log, { info: original });
+    }
+    const declared = mocks.resources.filter((r) => /^partial-(pool|us-east-2.|health-check)$/.test(r.name));
+    assert.deepEqual(declared.map((r) => [r.name, r.id ?? ""]).sort(), [
+      ["partial-health-check", ""],
+      ["partial-pool", ""],
+      ["partial-us-east-2a", `${ns}/${held}`],
+      ["partial-us-east-2b", ""],
+    ]);
+    assert.deepEqual(infos.filter((m) => m.startsWith("adopt: ")).sort(), [
+      `adopt: MachineConfigPool partial is not in the cluster: created`,
+      `adopt: MachineHealthCheck ${ns}/${AWS_INFRA_ID}-partial is not in the cluster: created`,
+      `adopt: MachineSet ${ns}/${AWS_INFRA_ID}-partial-us-east-2b is not in the cluster: created`,
+    ]);
   });
 });
 
