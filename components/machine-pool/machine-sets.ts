@@ -62,7 +62,8 @@ export interface MachinePoolArgs extends ClusterFactsArgs, WaitArgs {
   autoscaling?: pulumi.Input<PoolAutoscaling>;
   /**
    * A MachineHealthCheck over exactly this pool's machines: `true` for OpenShift's documented defaults
-   * (Ready False/Unknown for 300s, maxUnhealthy 40%, nodeStartupTimeout 10m), or the fields to change.
+   * (Ready False/Unknown for 300s, maxUnhealthy 40%, nodeStartupTimeout 10m, named `<infraID>-<role>`),
+   * or the fields to change.
    */
   healthCheck?: boolean | pulumi.Input<HealthCheckOptions>;
   /**
@@ -244,7 +245,7 @@ export function declareMachineSets(
     .apply(([f, z, role, image, taints, [replicas, labels, given, scaling, hc], worker]) =>
       naming(options.of, async () => {
         // The health check's settings fail the MachineSets too, so its mistakes show with the pool's.
-        if (hc) healthCheckManifest(hc, "check", f.infrastructureId, "worker", ["check"]);
+        if (hc) healthCheckManifest(hc, hc.name ?? "check", f.infrastructureId, "worker", ["check"]);
         const platform = platformModules(f.platform);
         const machineOptions = checked(() => platform.machineSets.withImage("image", image, given ?? {}));
         const cloud = args.cloudLookups

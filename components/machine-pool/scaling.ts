@@ -140,7 +140,8 @@ export function declarePoolScaling(
     const settings = pulumi.output(args.healthCheck === true ? {} : args.healthCheck).apply((hc) =>
       naming(options.of, () => {
         // Checked before the cluster facts are known, so a preview shows the mistake.
-        healthCheckManifest(hc as HealthCheckOptions, "check", "check", options.machineRole, ["check"]);
+        const given = (hc as HealthCheckOptions).name ?? "check";
+        healthCheckManifest(hc as HealthCheckOptions, given, "check", options.machineRole, ["check"]);
         return hc as HealthCheckOptions;
       }),
     );
@@ -150,7 +151,7 @@ export function declarePoolScaling(
         naming(options.of, () =>
           healthCheckManifest(
             hc,
-            `${f.infrastructureId}-${role}`,
+            hc.name ?? `${f.infrastructureId}-${role}`,
             f.infrastructureId,
             options.machineRole,
             names,
