@@ -2,6 +2,7 @@ import * as pulumi from "@pulumi/pulumi";
 import type { KubeObject, ResourceKind } from "../../provider/waiting/kinds";
 import { KINDS } from "../../provider/waiting/kinds";
 import { ClusterSnapshot } from "./cluster-snapshot";
+import { inputPropertyError } from "../errors";
 import { adoptOption } from "./kube";
 import { clusterOfThisRun } from "./rollout-impact";
 import { clusterAccess, SharedArgs, Waiting } from "./wait";
@@ -29,6 +30,15 @@ export interface Adoption {
     kubeconfig: string | undefined,
     objects: AdoptableObject[],
   ): Promise<pulumi.CustomResourceOptions[]>;
+  /**
+   * Fails, naming each one and its way out, when the cluster lacks objects that are imported whole or
+   * not at all (creating one beside a hand-made setup could break it); passes when the cluster does
+   * not answer, whose imports then say why.
+   */
+  requireHeld(
+    kubeconfig: string | undefined,
+    objects: Array<AdoptableObject & { wayOut: string }>,
+  ): Promise<void>;
 }
 
 /**
@@ -55,6 +65,15 @@ export function adoption(
         }
         return {};
       });
+    },
+    requireHeld: async (kubeconfig, objects) => {
+      const held = kubeconfig === undefined ? undefined : await heldBy(clusterOfThisRun(kubeconfig), objects);
+      const missing = objects.filter((_, i) => held !== undefined && !held[i]);
+      if (missing.length === 0) return;
+      const named = missing.map(
+        (o) => `${o.kind.kind} ${o.namespace ? `${o.namespace}/` : ""}${o.name} (${o.wayOut})`,
+      );
+      throw inputPropertyError("adopt", `the cluster has no ${named.join(", no ")} to adopt`);
     },
   };
 }

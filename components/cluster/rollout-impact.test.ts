@@ -24,6 +24,7 @@ import {
 } from "../../builders/machineconfiguration";
 import { clusterPoolImpact, clusterRolloutImpact } from "./rollout-impact";
 import { InfraNodePool } from "../infra-node-pool/infra-node-pool";
+import { OperatorSubscription } from "../operator-subscription/operator-subscription";
 import { awsCloud } from "../../test/mocks";
 
 /**
@@ -317,6 +318,27 @@ describe("rollout impact at preview, against the cluster", function () {
       `adopt: MachineHealthCheck ${ns}/${AWS_INFRA_ID}-partial is not in the cluster: created`,
       `adopt: MachineSet ${ns}/${AWS_INFRA_ID}-partial-us-east-2b is not in the cluster: created`,
     ]);
+  });
+
+  // OLM refuses a namespace with two OperatorGroups (TooManyOperatorGroups), and OperatorHub names its
+  // own after the namespace: an adopting operator creates none of its objects beside a hand-made install.
+  it("adopting an operator the cluster lacks fails the preview naming each missing object and the way out", async () => {
+    await resetMocks(undefined, { preview: true });
+    const operator = new OperatorSubscription("byhand", {
+      packageName: "byhand-operator",
+      channel: "stable",
+      adopt: true,
+      kubeconfig: sim.kubeconfig,
+    });
+    await assert.rejects(valueOf(operator.subscriptionName), (e: unknown) => {
+      assert.ok(pulumi.InputPropertyError.isInstance(e), String(e));
+      assert.equal(e.propertyPath, "adopt");
+      assert.equal(
+        e.reason,
+        "the cluster has no Namespace byhand-operator (nothing of the operator is installed: leave adopt off), no OperatorGroup byhand-operator/byhand-operator (createOperatorGroup: false keeps the namespace's own, which OperatorHub names otherwise), no Subscription byhand-operator/byhand-operator (leave adopt off, with createNamespace: false and createOperatorGroup: false for those that exist) to adopt",
+      );
+      return true;
+    });
   });
 });
 

@@ -37,6 +37,8 @@ function kind(
 export const KINDS = {
   node: kind("", "v1", "Node", "nodes", false),
   secret: kind("", "v1", "Secret", "secrets", true),
+  namespace: kind("", "v1", "Namespace", "namespaces", false),
+  runtimeClass: kind("node.k8s.io", "v1", "RuntimeClass", "runtimeclasses", false),
   machineSet: kind("machine.openshift.io", "v1beta1", "MachineSet", "machinesets", true),
   machine: kind("machine.openshift.io", "v1beta1", "Machine", "machines", true),
   pool: kind("machineconfiguration.openshift.io", "v1", "MachineConfigPool", "machineconfigpools", false),
@@ -77,6 +79,7 @@ export const KINDS = {
     "machinehealthchecks",
     true,
   ),
+  operatorGroup: kind("operators.coreos.com", "v1", "OperatorGroup", "operatorgroups", true),
   subscription: kind("operators.coreos.com", "v1alpha1", "Subscription", "subscriptions", true),
   installPlan: kind("operators.coreos.com", "v1alpha1", "InstallPlan", "installplans", true),
   csv: kind("operators.coreos.com", "v1alpha1", "ClusterServiceVersion", "clusterserviceversions", true),
