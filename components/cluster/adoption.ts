@@ -35,6 +35,8 @@ export interface Adoption {
    * not at all (creating one beside a hand-made setup could break it); passes when the cluster does
    * not answer, whose imports then say why.
    */
+  /** The objects of a kind in a namespace; none when the cluster does not answer. */
+  objectsIn(kubeconfig: string | undefined, kind: ResourceKind, namespace: string): Promise<KubeObject[]>;
   requireHeld(
     kubeconfig: string | undefined,
     objects: Array<AdoptableObject & { wayOut: string }>,
@@ -65,6 +67,12 @@ export function adoption(
         }
         return {};
       });
+    },
+    objectsIn: async (kubeconfig, kind, namespace) => {
+      if (kubeconfig === undefined) return [];
+      const cluster = clusterOfThisRun(kubeconfig);
+      if ((await cluster.unreachableBecause()) !== undefined) return [];
+      return cluster.objectsIn(kind, namespace).catch(() => []);
     },
     requireHeld: async (kubeconfig, objects) => {
       const held = kubeconfig === undefined ? undefined : await heldBy(clusterOfThisRun(kubeconfig), objects);

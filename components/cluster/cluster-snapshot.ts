@@ -45,6 +45,8 @@ export interface ClusterSnapshot {
   machineSets(): Promise<KubeObject[]>;
   /** The Machines of these MachineSets, selected by the label the machine-api gives them. */
   machines(machineSets: string[]): Promise<KubeObject[]>;
+  /** The objects of a kind in a namespace (an adoption's look for hand-made objects of other names). */
+  objectsIn(kind: ResourceKind, namespace: string): Promise<KubeObject[]>;
   /** Any object by name (what an adoption asks of kinds listed nowhere else); undefined when there is none. */
   object(kind: ResourceKind, name: string, namespace?: string): Promise<KubeObject | undefined>;
 }
@@ -110,6 +112,10 @@ export function readCluster(kubeconfig: string): ClusterSnapshot {
         return (await retried(() => client.list(KINDS.machine, selectors))).items;
       });
     },
+    objectsIn: (kind, namespace) =>
+      once(`${kind.plural}.${kind.group}/${namespace}`, async () => {
+        return (await retried(() => client.list(kind, { namespace }))).items;
+      }),
     object: (kind, name, namespace) =>
       once(`${kind.plural}.${kind.group}/${namespace ?? ""}/${name}`, () =>
         retried(() => client.get(kind, name, namespace)),

@@ -37,6 +37,17 @@ function withoutAmbientKubeconfig(): void {
   after(() => (process.env.KUBECONFIG = ambient));
 }
 
+/** The reason of the InputPropertyError `output` fails with, at `propertyPath`. */
+async function inputErrorAt(output: pulumi.Output<unknown>, propertyPath: string): Promise<string> {
+  const error = await valueOf(output).then(
+    () => assert.fail(`no error at ${propertyPath}`),
+    (e: unknown) => e,
+  );
+  assert.ok(pulumi.InputPropertyError.isInstance(error), String(error));
+  assert.equal(error.propertyPath, propertyPath);
+  return error.reason;
+}
+
 describe("rollout impact at preview, against the cluster", function () {
   withoutAmbientKubeconfig();
   this.timeout(30_000);
@@ -320,6 +331,35 @@ describe("rollout impact at preview, against the cluster", function () {
     ]);
   });
 
+  // The machine-api sets a MachineSet's autoscaling bounds from each MachineAutoscaler that targets it.
+  it("adopting a pool whose MachineSet is autoscaled by hand under another name fails the preview naming it", async () => {
+    const set = `${AWS_INFRA_ID}-rival-us-east-2a`;
+    createMachineSet(sim, set, { replicas: 0 });
+    sim.store.create({
+      apiVersion: "autoscaling.openshift.io/v1beta1",
+      kind: "MachineAutoscaler",
+      metadata: { name: "my-scaler", namespace: "openshift-machine-api" },
+      spec: {
+        minReplicas: 1,
+        maxReplicas: 3,
+        scaleTargetRef: { apiVersion: "machine.openshift.io/v1beta1", kind: "MachineSet", name: set },
+      },
+    });
+    const imports: Array<[string, string]> = [
+      ["kubernetes:machine.openshift.io/v1beta1:MachineSet", `openshift-machine-api/${set}`],
+    ];
+    await resetMocks(withObjects(awsCloud(), imports), { preview: true });
+    const pool = new InfraNodePool("rival", {
+      role: "rival",
+      zones: ["us-east-2a"],
+      autoscaling: { minReplicas: 1, maxReplicas: 3 },
+      adopt: true,
+      kubeconfig: sim.kubeconfig,
+    });
+    const reason = await inputErrorAt(pool.machineAutoscalers, "autoscaling");
+    assert.match(reason, new RegExp(`^MachineAutoscaler my-scaler scales MachineSet ${set}, made by hand`));
+  });
+
   // OLM refuses a namespace with two OperatorGroups (TooManyOperatorGroups), and OperatorHub names its
   // own after the namespace: an adopting operator creates none of its objects beside a hand-made install.
   it("adopting an operator the cluster lacks fails the preview naming each missing object and the way out", async () => {
@@ -330,15 +370,10 @@ describe("rollout impact at preview, against the cluster", function () {
       adopt: true,
       kubeconfig: sim.kubeconfig,
     });
-    await assert.rejects(valueOf(operator.subscriptionName), (e: unknown) => {
-      assert.ok(pulumi.InputPropertyError.isInstance(e), String(e));
-      assert.equal(e.propertyPath, "adopt");
-      assert.equal(
-        e.reason,
-        "the cluster has no Namespace byhand-operator (nothing of the operator is installed: leave adopt off), no OperatorGroup byhand-operator/byhand-operator (createOperatorGroup: false keeps the namespace's own, which OperatorHub names otherwise), no Subscription byhand-operator/byhand-operator (leave adopt off, with createNamespace: false and createOperatorGroup: false for those that exist) to adopt",
-      );
-      return true;
-    });
+    assert.equal(
+      await inputErrorAt(operator.subscriptionName, "adopt"),
+      "the cluster has no Namespace byhand-operator (nothing of the operator is installed: leave adopt off), no OperatorGroup byhand-operator/byhand-operator (createOperatorGroup: false keeps the namespace's own, which OperatorHub names otherwise), no Subscription byhand-operator/byhand-operator (leave adopt off, with createNamespace: false and createOperatorGroup: false for those that exist) to adopt",
+    );
   });
 });
 

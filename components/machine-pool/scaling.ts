@@ -14,10 +14,10 @@ import { ClusterFacts } from "../cluster/facts";
 import { MACHINE_API_NAMESPACE } from "../../builders/machineset/naming";
 import { manifestArgs, PATCH_FORCE, withAnnotations } from "../cluster/kube";
 import { Adoption } from "../cluster/adoption";
-import { KINDS } from "../../provider/waiting/kinds";
+import { field, KINDS } from "../../provider/waiting/kinds";
 import { Waiting } from "../cluster/wait";
 import { within } from "../../builders/errors";
-import { checked, naming } from "../errors";
+import { checked, inputPropertyError, naming } from "../errors";
 import { healthCheckManifest } from "./health-check";
 import { DeclaredMachineSets, MachinePoolArgs } from "./machine-sets";
 
@@ -97,6 +97,24 @@ export function declarePoolScaling(
         name: m.metadata.name,
         namespace: MACHINE_API_NAMESPACE,
       }));
+      // One made by hand under another name already scales the MachineSet: a second would fight it
+      // over the MachineSet's min/max annotations, which the machine-api sets from each.
+      const existing = await adoption.objectsIn(kubeconfig, KINDS.machineAutoscaler, MACHINE_API_NAMESPACE);
+      const rivals = list.flatMap((m) =>
+        existing
+          .filter(
+            (o) =>
+              o.metadata.name !== m.metadata.name &&
+              field(o, "spec", "scaleTargetRef", "name") === m.spec.scaleTargetRef.name,
+          )
+          .map((o) => `MachineAutoscaler ${o.metadata.name} scales MachineSet ${m.spec.scaleTargetRef.name}`),
+      );
+      if (rivals.length > 0) {
+        throw inputPropertyError(
+          "autoscaling",
+          `${rivals.join("; ")}, made by hand under another name than the pool gives its own (the MachineSet's): a second would fight it. Delete it (oc delete machineautoscaler <name> -n ${MACHINE_API_NAMESPACE}) and up creates the pool's`,
+        );
+      }
       const adopted = await adoption.options(kubeconfig, objects);
       return list.map(
         (manifest, i) =>
