@@ -276,6 +276,32 @@ describe("MachineSets ready with a replacement policy", () => {
     assert.equal(e.steps?.length, 1);
   });
 
+  it("says first which old machine the machine-api cannot drain, so that a deadline names it", () => {
+    const draining = machine("o1", OLD, { marked: true, deleting: true });
+    draining.status = {
+      ...(draining.status as object),
+      conditions: [
+        {
+          type: "Drained",
+          status: "False",
+          reason: "MachineDrainError",
+          message:
+            "could not drain machine: Cannot evict pod as it would violate the pod's disruption budget.",
+        },
+      ],
+    };
+    const e = evaluateMachineSetsReady(target, {
+      machineSets: [settled(4)],
+      machines: [draining, machine("o2", OLD), machine("o3", OLD), machine("n1", NEW), machine("n2", NEW)],
+      nodes: nodes(["o1", "o2", "o3", "n1", "n2"]),
+    });
+    assert.equal(e.state, "waiting");
+    assert.match(
+      e.message,
+      /\(MachineSet infra-a: Machine o1 is not drained: could not drain machine: Cannot evict pod as it would violate the pod's disruption budget\.\)$/,
+    );
+  });
+
   it("fails on a MachineSet scaled by hand during the replacement, naming it", () => {
     const e = evaluateMachineSetsReady(target, {
       machineSets: [settled(6)],
