@@ -1,7 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { KubeObject, ResourceKind } from "../../provider/waiting/kinds";
 import { KINDS } from "../../provider/waiting/kinds";
-import { ClusterSnapshot } from "./cluster-snapshot";
 import { inputPropertyError } from "../errors";
 import { adoptOption } from "./kube";
 import { clusterOfThisRun } from "./rollout-impact";
@@ -30,13 +29,13 @@ export interface Adoption {
     kubeconfig: string | undefined,
     objects: AdoptableObject[],
   ): Promise<pulumi.CustomResourceOptions[]>;
+  /** The objects of a kind in a namespace; none when the cluster does not answer. */
+  objectsIn(kubeconfig: string | undefined, kind: ResourceKind, namespace: string): Promise<KubeObject[]>;
   /**
    * Fails, naming each one and its way out, when the cluster lacks objects that are imported whole or
    * not at all (creating one beside a hand-made setup could break it); passes when the cluster does
    * not answer, whose imports then say why.
    */
-  /** The objects of a kind in a namespace; none when the cluster does not answer. */
-  objectsIn(kubeconfig: string | undefined, kind: ResourceKind, namespace: string): Promise<KubeObject[]>;
   requireHeld(
     kubeconfig: string | undefined,
     objects: Array<AdoptableObject & { wayOut: string }>,
@@ -57,7 +56,7 @@ export function adoption(
   return {
     kubeconfig: access ? pulumi.unsecret(access.kubeconfig) : pulumi.output(undefined),
     options: async (kubeconfig, objects) => {
-      const held = kubeconfig === undefined ? undefined : await heldBy(clusterOfThisRun(kubeconfig), objects);
+      const held = await heldBy(kubeconfig, objects);
       return objects.map((object, i) => {
         // Without an answer every object is imported: the import's own read then says what is wrong.
         if (held === undefined || held[i]) return adoptOption(true, object.name, object.namespace);
@@ -75,7 +74,7 @@ export function adoption(
       return cluster.objectsIn(kind, namespace).catch(() => []);
     },
     requireHeld: async (kubeconfig, objects) => {
-      const held = kubeconfig === undefined ? undefined : await heldBy(clusterOfThisRun(kubeconfig), objects);
+      const held = await heldBy(kubeconfig, objects);
       const missing = objects.filter((_, i) => held !== undefined && !held[i]);
       if (missing.length === 0) return;
       const named = missing.map(
@@ -90,7 +89,12 @@ export function adoption(
  * Whether the cluster holds each object; undefined when it does not answer. MachineConfigPools and
  * MachineSets come from the lists the preview's rollout reads share; other kinds are read by name.
  */
-async function heldBy(cluster: ClusterSnapshot, objects: AdoptableObject[]): Promise<boolean[] | undefined> {
+async function heldBy(
+  kubeconfig: string | undefined,
+  objects: AdoptableObject[],
+): Promise<boolean[] | undefined> {
+  if (kubeconfig === undefined) return undefined;
+  const cluster = clusterOfThisRun(kubeconfig);
   if ((await cluster.unreachableBecause()) !== undefined) return undefined;
   const named = (list: KubeObject[], object: AdoptableObject) =>
     list.some((o) => o.metadata.name === object.name && o.metadata.namespace === object.namespace);
