@@ -331,8 +331,9 @@ describe("rollout impact at preview, against the cluster", function () {
     ]);
   });
 
-  // The machine-api sets a MachineSet's autoscaling bounds from each MachineAutoscaler that targets it.
-  it("adopting a pool whose MachineSet is autoscaled by hand under another name fails the preview naming it", async () => {
+  // The machine-api sets a MachineSet's autoscaling bounds from each MachineAutoscaler that targets it,
+  // and remediates for each MachineHealthCheck whose selector takes a machine.
+  it("adopting a pool whose machines are autoscaled and health-checked by hand under other names fails the preview naming each", async () => {
     const set = `${AWS_INFRA_ID}-rival-us-east-2a`;
     createMachineSet(sim, set, { replicas: 0 });
     sim.store.create({
@@ -345,6 +346,15 @@ describe("rollout impact at preview, against the cluster", function () {
         scaleTargetRef: { apiVersion: "machine.openshift.io/v1beta1", kind: "MachineSet", name: set },
       },
     });
+    sim.store.create({
+      apiVersion: "machine.openshift.io/v1beta1",
+      kind: "MachineHealthCheck",
+      metadata: { name: "my-check", namespace: "openshift-machine-api" },
+      spec: {
+        selector: { matchLabels: { "machine.openshift.io/cluster-api-machineset": set } },
+        unhealthyConditions: [{ type: "Ready", status: "Unknown", timeout: "300s" }],
+      },
+    });
     const imports: Array<[string, string]> = [
       ["kubernetes:machine.openshift.io/v1beta1:MachineSet", `openshift-machine-api/${set}`],
     ];
@@ -353,9 +363,14 @@ describe("rollout impact at preview, against the cluster", function () {
       role: "rival",
       zones: ["us-east-2a"],
       autoscaling: { minReplicas: 1, maxReplicas: 3 },
+      healthCheck: true,
       adopt: true,
       kubeconfig: sim.kubeconfig,
     });
+    assert.match(
+      await inputErrorAt(pool.machineHealthCheck!, "healthCheck"),
+      /^MachineHealthCheck my-check, made by hand, already watches this pool's machines/,
+    );
     const reason = await inputErrorAt(pool.machineAutoscalers, "autoscaling");
     assert.match(reason, new RegExp(`^MachineAutoscaler my-scaler scales MachineSet ${set}, made by hand`));
   });

@@ -133,6 +133,8 @@ export interface DeclaredMachineSets {
   replacement?: pulumi.Output<MachineReplacement>;
   /** At preview, a line per MachineSet whose machines run another spec than its template (logged too). */
   specChanges: pulumi.Output<string[] | undefined>;
+  /** The labels each MachineSet gives its machines (its template's). */
+  machineLabels: pulumi.Output<Array<Record<string, string>>>;
 }
 
 /**
@@ -405,6 +407,9 @@ export function declareMachineSets(
       contentHash(sets.map((s) => withoutBootImage(s.manifest, options.bootImageOwner))),
     ),
     replacement,
+    machineLabels: resolved.apply((sets) =>
+      sets.map((s) => (s.manifest.spec.template.metadata?.labels ?? {}) as Record<string, string>),
+    ),
     specChanges: previewMachineSpecChanges(invoke.parent, options.waiting?.kubeconfig, declared, replacement),
   };
 }

@@ -15,6 +15,7 @@ import { MACHINE_API_NAMESPACE } from "../../builders/machineset/naming";
 import { manifestArgs, PATCH_FORCE, withAnnotations } from "../cluster/kube";
 import { Adoption } from "../cluster/adoption";
 import { field, KINDS } from "../../provider/waiting/kinds";
+import { LabelSelector, selectorMatches } from "../../primitives/selectors";
 import { Waiting } from "../cluster/wait";
 import { within } from "../../builders/errors";
 import { checked, inputPropertyError, naming } from "../errors";
@@ -183,15 +184,37 @@ export function declarePoolScaling(
     // Named after the infrastructure ID: adopting imports it by that name, known with the cluster facts.
     const adoption = options.adoption;
     healthCheck = adoption
-      ? pulumi.all([manifest, adoption.kubeconfig]).apply(async ([m, config]) => {
-          const object = {
-            kind: KINDS.machineHealthCheck,
-            name: m.metadata.name,
-            namespace: MACHINE_API_NAMESPACE,
-          };
-          const [adopted] = await adoption.options(config, [object]);
-          return declared(withAnnotations(m, PATCH_FORCE), adopted);
-        })
+      ? pulumi
+          .all([manifest, adoption.kubeconfig, machineSets.machineLabels])
+          .apply(async ([m, config, labels]) => {
+            // The machine-api remediates for each MachineHealthCheck whose selector takes a machine
+            // (machine-api-operator machinehealthcheck_controller.go, getTargetsFromMHC): one made by hand
+            // under another name over these machines would remediate them beside the pool's.
+            const existing = await adoption.objectsIn(
+              config,
+              KINDS.machineHealthCheck,
+              MACHINE_API_NAMESPACE,
+            );
+            const rivals = existing.filter(
+              (o) =>
+                o.metadata.name !== m.metadata.name &&
+                labels.some((l) => selectorMatches(field<LabelSelector>(o, "spec", "selector"), l)),
+            );
+            if (rivals.length > 0) {
+              const named = rivals.map((o) => o.metadata.name).join(", ");
+              throw inputPropertyError(
+                "healthCheck",
+                `MachineHealthCheck ${named}, made by hand, already watches this pool's machines: a second would remediate them too. Give its name as healthCheck.name to adopt it, or delete it`,
+              );
+            }
+            const object = {
+              kind: KINDS.machineHealthCheck,
+              name: m.metadata.name,
+              namespace: MACHINE_API_NAMESPACE,
+            };
+            const [adopted] = await adoption.options(config, [object]);
+            return declared(withAnnotations(m, PATCH_FORCE), adopted);
+          })
       : pulumi.output(
           declared(
             manifestArgs(MACHINE_SET_API_VERSION, "MachineHealthCheck", manifest, ["metadata", "spec"]),
