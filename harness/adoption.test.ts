@@ -102,14 +102,16 @@ async function adoptSeed001(sim: Simulator, options: (config: string[]) => Deplo
   const config = ["adopt=true", 'zones=["us-east-2a"]', "infraReplicas=2", "infraInstanceType=m5.4xlarge"];
   const previewed = async (extra: string[]) => {
     const lines: string[] = [];
+    const adoptLines: string[] = [];
     const result = await preview({
       ...options([...config, ...extra]),
       onDiagnostic: (d) => {
         if (/^(pool infra|MachineSet )/.test(d.message)) lines.push(d.message);
+        if (d.message.startsWith("adopt: ")) adoptLines.push(d.message);
       },
     });
     assert.deepEqual(result.errors, []);
-    return { result, lines };
+    return { result, lines, adoptLines };
   };
   const diffsOf = (result: DeployResult, name: string) =>
     result.plan.find((s) => s.name === name && s.op === "update")?.diffs ?? [];
@@ -140,6 +142,7 @@ async function adoptSeed001(sim: Simulator, options: (config: string[]) => Deplo
       /^(create|replace|delete) (infra-pool|infra-us-east-2a|99-infra-chrony|infra-kubelet)$/.test(c),
     ),
   );
+  assert.deepEqual(same.adoptLines, [], "every object the pool declares is in the cluster");
   for (const name of ["99-infra-chrony", "infra-kubelet"])
     assert.deepEqual(
       diffsOf(same.result, name).filter((d) => !d.startsWith("metadata.annotations")),
@@ -156,6 +159,20 @@ async function adoptSeed001(sim: Simulator, options: (config: string[]) => Deplo
     );
   const noRender = same.lines.filter((l) => l.startsWith("pool infra: no new render"));
   assert.equal(noRender.length, 3, same.lines.join("\n"));
+
+  // A second zone the hand-made pool lacks: its MachineSet is created, the rest still imported, and the
+  // preview names the one created.
+  const wider = await previewed(['zones=["us-east-2a","us-east-2b"]']);
+  const widerPlan = changes(wider.result);
+  for (const step of ["import infra-pool", "import infra-us-east-2a", "create infra-us-east-2b"])
+    assert.ok(widerPlan.includes(step), `${step} in ${widerPlan.join(", ")}`);
+  assert.ok(!widerPlan.includes("import infra-us-east-2b"), widerPlan.join(", "));
+  assert.ok(
+    wider.adoptLines.includes(
+      `adopt: MachineSet ${NS}/cluster-zbwlg-cbgq7-infra-us-east-2b is not in the cluster: created`,
+    ),
+    wider.adoptLines.join("\n"),
+  );
 
   const machines = () =>
     sim.store
@@ -257,13 +274,24 @@ describe("a Windows pool adopting what seed 002 made by hand", function () {
       format: "pem",
     }) as string;
     await buildSeed002ByHand(suite.sim, suite.dir, pem);
+    // The seed makes no MachineHealthCheck: the program's is created beside what is adopted.
+    const config = ["adopt=true", `privateKey=${pem}`, "healthCheck=true"];
     const options = (): DeployOptions => ({
-      project: loadProject(installedProgram(WINDOWS_POOL), "dev", ["adopt=true", `privateKey=${pem}`]),
+      project: loadProject(installedProgram(WINDOWS_POOL), "dev", config),
       kubeconfigPath: suite.sim.kubeconfigPath,
       statePath: path.join(suite.dir, "adopted-windows.json"),
     });
-    const previewed = await preview(options());
+    const adoptLines: string[] = [];
+    const previewed = await preview({
+      ...options(),
+      onDiagnostic: (d) => {
+        if (d.message.startsWith("adopt: ")) adoptLines.push(d.message);
+      },
+    });
     assert.deepEqual(previewed.errors, []);
+    assert.deepEqual(adoptLines, [
+      `adopt: MachineHealthCheck ${NS}/${suite.sim.cluster.infrastructureId}-windows-worker is not in the cluster: created`,
+    ]);
     const before = windowsMachines(suite.sim).map((m) => m.metadata.uid);
     const cordoned = new Set<string>();
     const unwatch = suite.sim.store.subscribe(({ object }) => {
@@ -284,7 +312,13 @@ describe("a Windows pool adopting what seed 002 made by hand", function () {
         "windows-us-east-2a",
       ])
         assert.ok(done.includes(`import ${name}`), `import ${name} in ${done.join(", ")}`);
+      assert.ok(done.includes("create windows-health-check"), done.join(", "));
       assert.ok(!done.some((c) => /^(replace|delete) /.test(c)), done.join(", "));
+      // pulumi's engine reads an import at preview as at up (pkg/resource/deploy/step.go, ImportStep.Apply
+      // calls the provider's Read whether or not it previews), then diffs the program against what it read
+      // (step_generator.go, continueStepsFromImport): the preview plans every import the up makes.
+      // Registered once the cluster's reads answer, objects may come in another order.
+      assert.deepEqual(changes(previewed).sort(), [...done].sort(), "the preview planned what up did");
     } finally {
       unwatch();
     }

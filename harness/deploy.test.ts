@@ -147,7 +147,20 @@ describe("deploy harness against the simulator", function () {
       seen.minReady = Math.min(seen.minReady, live().filter(ready).length);
       seen.maxLive = Math.max(seen.maxLive, live().length);
     });
-    // The preview says what the new template does to the machines there.
+    // Without a replacement policy, the preview says the machines there keep their type.
+    const kept: string[] = [];
+    const templateOnly = await preview({
+      ...options(["instanceType=m6i.2xlarge"]),
+      onDiagnostic: (d) => kept.push(d.message),
+    });
+    assert.deepEqual(templateOnly.errors, []);
+    assert.deepEqual(
+      kept.filter((m) => m.startsWith("MachineSet ") && m.includes("machines")),
+      [
+        `MachineSet ${machineSet}: 2 machines keep m6i.xlarge; only new machines get m6i.2xlarge (machineReplacement replaces them)`,
+      ],
+    );
+    // With one, what the new template does to the machines there.
     const replace = options(["instanceType=m6i.2xlarge", "maxSurge=1", "maxUnavailable=0"]);
     const said: string[] = [];
     const planned = await preview({ ...replace, onDiagnostic: (d) => said.push(d.message) });

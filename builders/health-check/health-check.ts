@@ -20,6 +20,11 @@ export interface UnhealthyCondition {
 
 /** A pool's health check; every field has OpenShift's documented default. */
 export interface HealthCheckOptions {
+  /**
+   * The MachineHealthCheck's name; default `<infraID>-<role>`. Give the name of one made by hand to
+   * adopt it.
+   */
+  name?: string;
   unhealthyConditions?: UnhealthyCondition[];
   /** Remediation stops while more machines than this (a count or "N%") are unhealthy. */
   maxUnhealthy?: number | string;

@@ -11,6 +11,8 @@
  * KB, and clusters keep one per pool and change. The two a pending rollout compares are read by name.
  * The MachineSets are listed once; a pool's Machines only when its template changes or it replaces
  * machines, by its MachineSets' label, to tell which run another spec than the one declared.
+ * A component that adopts what exists asks the same reads, at `up` too, which of its objects the
+ * cluster holds (adoption.ts).
  */
 import { MACHINE_API_NAMESPACE, ROLE_LABEL } from "../../primitives/openshift";
 import { machinesSelector } from "../../provider/waiting/machineset";
@@ -43,6 +45,10 @@ export interface ClusterSnapshot {
   machineSets(): Promise<KubeObject[]>;
   /** The Machines of these MachineSets, selected by the label the machine-api gives them. */
   machines(machineSets: string[]): Promise<KubeObject[]>;
+  /** The objects of a kind in a namespace (an adoption's look for hand-made objects of other names). */
+  objectsIn(kind: ResourceKind, namespace: string): Promise<KubeObject[]>;
+  /** Any object by name (what an adoption asks of kinds listed nowhere else); undefined when there is none. */
+  object(kind: ResourceKind, name: string, namespace?: string): Promise<KubeObject | undefined>;
 }
 
 export function readCluster(kubeconfig: string): ClusterSnapshot {
@@ -106,5 +112,13 @@ export function readCluster(kubeconfig: string): ClusterSnapshot {
         return (await retried(() => client.list(KINDS.machine, selectors))).items;
       });
     },
+    objectsIn: (kind, namespace) =>
+      once(`${kind.plural}.${kind.group}/${namespace}`, async () => {
+        return (await retried(() => client.list(kind, { namespace }))).items;
+      }),
+    object: (kind, name, namespace) =>
+      once(`${kind.plural}.${kind.group}/${namespace ?? ""}/${name}`, () =>
+        retried(() => client.get(kind, name, namespace)),
+      ),
   };
 }

@@ -2,6 +2,7 @@ import * as assert from "node:assert/strict";
 import * as net from "node:net";
 import * as pulumi from "@pulumi/pulumi";
 import {
+  createMachineSet,
   K,
   keyOf,
   machineConfig,
@@ -10,7 +11,7 @@ import {
   startTestSimulator,
   storeUntil,
 } from "../../test/simulator-fixture";
-import { resetMocks, valueOf } from "../../test/mocks";
+import { AWS_INFRA_ID, mocks, resetMocks, valueOf, withObjects } from "../../test/mocks";
 import {
   KubeletConfig,
   MachineConfig,
@@ -23,6 +24,7 @@ import {
 } from "../../builders/machineconfiguration";
 import { clusterPoolImpact, clusterRolloutImpact } from "./rollout-impact";
 import { InfraNodePool } from "../infra-node-pool/infra-node-pool";
+import { OperatorSubscription } from "../operator-subscription/operator-subscription";
 import { awsCloud } from "../../test/mocks";
 
 /**
@@ -33,6 +35,17 @@ function withoutAmbientKubeconfig(): void {
   const ambient = process.env.KUBECONFIG;
   before(() => (process.env.KUBECONFIG = "/nonexistent/kubeconfig"));
   after(() => (process.env.KUBECONFIG = ambient));
+}
+
+/** The reason of the InputPropertyError `output` fails with, at `propertyPath`. */
+async function inputErrorAt(output: pulumi.Output<unknown>, propertyPath: string): Promise<string> {
+  const error = await valueOf(output).then(
+    () => assert.fail(`no error at ${propertyPath}`),
+    (e: unknown) => e,
+  );
+  assert.ok(pulumi.InputPropertyError.isInstance(error), String(error));
+  assert.equal(error.propertyPath, propertyPath);
+  return error.reason;
 }
 
 describe("rollout impact at preview, against the cluster", function () {
@@ -269,6 +282,112 @@ describe("rollout impact at preview, against the cluster", function () {
     assert.deepEqual(
       [(await valueOf(mcp.rolloutImpact))?.newRender, (await valueOf(mcp.rolloutImpact))?.paused],
       [false, true],
+    );
+  });
+
+  // Seed 001's workshop makes infra MachineSets and no pool, and a hand-made pool seldom has every zone:
+  // adopting imports what the cluster holds and creates the rest (adoption.ts), the preview naming each.
+  it("adopting a pool made in part by hand imports the MachineSet the cluster holds and creates the pool, the other zone's MachineSet and the health check", async () => {
+    const ns = "openshift-machine-api";
+    const held = `${AWS_INFRA_ID}-partial-us-east-2a`;
+    createMachineSet(sim, held, { replicas: 0 });
+    const infos: string[] = [];
+    const original = pulumi.log.info;
+    Object.assign(pulumi.log, { info: (message: string) => infos.push(message) });
+    try {
+      // The mocks answer the import as the engine would, reading what the cluster holds.
+      const imports: Array<[string, string]> = [
+        ["kubernetes:machine.openshift.io/v1beta1:MachineSet", `${ns}/${held}`],
+      ];
+      await resetMocks(withObjects(awsCloud(), imports), { preview: true });
+      const pool = new InfraNodePool("partial", {
+        role: "partial",
+        zones: ["us-east-2a", "us-east-2b"],
+        healthCheck: true,
+        adopt: true,
+        kubeconfig: sim.kubeconfig,
+      });
+      // Registered once each has its URN.
+      const objects = [
+        await valueOf(pool.machineConfigPool),
+        ...(await valueOf(pool.machineSets)),
+        await valueOf(pool.machineHealthCheck!),
+      ];
+      await Promise.all(objects.map((o) => valueOf(o.urn)));
+    } finally {
+      Object.assign(pulumi.log, { info: original });
+    }
+    const declared = mocks.resources.filter((r) => /^partial-(pool|us-east-2.|health-check)$/.test(r.name));
+    assert.deepEqual(declared.map((r) => [r.name, r.id ?? ""]).sort(), [
+      ["partial-health-check", ""],
+      ["partial-pool", ""],
+      ["partial-us-east-2a", `${ns}/${held}`],
+      ["partial-us-east-2b", ""],
+    ]);
+    assert.deepEqual(infos.filter((m) => m.startsWith("adopt: ")).sort(), [
+      `adopt: MachineConfigPool partial is not in the cluster: created`,
+      `adopt: MachineHealthCheck ${ns}/${AWS_INFRA_ID}-partial is not in the cluster: created`,
+      `adopt: MachineSet ${ns}/${AWS_INFRA_ID}-partial-us-east-2b is not in the cluster: created`,
+    ]);
+  });
+
+  // The machine-api sets a MachineSet's autoscaling bounds from each MachineAutoscaler that targets it,
+  // and remediates for each MachineHealthCheck whose selector takes a machine.
+  it("adopting a pool whose machines are autoscaled and health-checked by hand under other names fails the preview naming each", async () => {
+    const set = `${AWS_INFRA_ID}-rival-us-east-2a`;
+    createMachineSet(sim, set, { replicas: 0 });
+    sim.store.create({
+      apiVersion: "autoscaling.openshift.io/v1beta1",
+      kind: "MachineAutoscaler",
+      metadata: { name: "my-scaler", namespace: "openshift-machine-api" },
+      spec: {
+        minReplicas: 1,
+        maxReplicas: 3,
+        scaleTargetRef: { apiVersion: "machine.openshift.io/v1beta1", kind: "MachineSet", name: set },
+      },
+    });
+    sim.store.create({
+      apiVersion: "machine.openshift.io/v1beta1",
+      kind: "MachineHealthCheck",
+      metadata: { name: "my-check", namespace: "openshift-machine-api" },
+      spec: {
+        selector: { matchLabels: { "machine.openshift.io/cluster-api-machineset": set } },
+        unhealthyConditions: [{ type: "Ready", status: "Unknown", timeout: "300s" }],
+      },
+    });
+    const imports: Array<[string, string]> = [
+      ["kubernetes:machine.openshift.io/v1beta1:MachineSet", `openshift-machine-api/${set}`],
+    ];
+    await resetMocks(withObjects(awsCloud(), imports), { preview: true });
+    const pool = new InfraNodePool("rival", {
+      role: "rival",
+      zones: ["us-east-2a"],
+      autoscaling: { minReplicas: 1, maxReplicas: 3 },
+      healthCheck: true,
+      adopt: true,
+      kubeconfig: sim.kubeconfig,
+    });
+    assert.match(
+      await inputErrorAt(pool.machineHealthCheck!, "healthCheck"),
+      /^MachineHealthCheck my-check, made by hand, already watches this pool's machines/,
+    );
+    const reason = await inputErrorAt(pool.machineAutoscalers, "autoscaling");
+    assert.match(reason, new RegExp(`^MachineAutoscaler my-scaler scales MachineSet ${set}, made by hand`));
+  });
+
+  // OLM refuses a namespace with two OperatorGroups (TooManyOperatorGroups), and OperatorHub names its
+  // own after the namespace: an adopting operator creates none of its objects beside a hand-made install.
+  it("adopting an operator the cluster lacks fails the preview naming each missing object and the way out", async () => {
+    await resetMocks(undefined, { preview: true });
+    const operator = new OperatorSubscription("byhand", {
+      packageName: "byhand-operator",
+      channel: "stable",
+      adopt: true,
+      kubeconfig: sim.kubeconfig,
+    });
+    assert.equal(
+      await inputErrorAt(operator.subscriptionName, "adopt"),
+      "the cluster has no Namespace byhand-operator (nothing of the operator is installed: leave adopt off), no OperatorGroup byhand-operator/byhand-operator (createOperatorGroup: false keeps the namespace's own, which OperatorHub names otherwise), no Subscription byhand-operator/byhand-operator (leave adopt off, with createNamespace: false and createOperatorGroup: false for those that exist) to adopt",
     );
   });
 });

@@ -18,7 +18,9 @@ import { Taint } from "../../builders/validation";
 import { ClusterFacts, resolveClusterFacts, workerImage, workerMachineSet } from "../cluster/facts";
 import { contentHash, PoolRollout } from "../../provider/dynamic";
 import { PatchRelease } from "../../provider/dynamic/patch-release";
-import { adoptOption, kubeOptions, manifestArgs, PATCH_FORCE, withAnnotations } from "../cluster/kube";
+import { kubeOptions, manifestArgs, PATCH_FORCE, withAnnotations } from "../cluster/kube";
+import { adoption } from "../cluster/adoption";
+import { KINDS } from "../../provider/waiting/kinds";
 import { rolloutRecord } from "../cluster/rollout-impact";
 import type { PoolImpact } from "../../builders/rollout-impact";
 import { clusterAccess, waiting } from "../cluster/wait";
@@ -65,10 +67,10 @@ export interface InfraNodePoolArgs extends MachinePoolArgs {
   /**
    * Adopt the pool and MachineSets of the same names made by hand (OpenShift's infra node docs): Pulumi's
    * `import` on the MachineConfigPool `<role>`, each MachineSet and, when declared, each MachineSet's
-   * MachineAutoscaler (its name) and the MachineHealthCheck `<infraID>-<role>`, so the first `up` reads
-   * them and applies only what the program declares differently (listed field by field in the preview);
-   * no Machine is replaced. Each must exist: add `autoscaling` or `healthCheck` the pool lacks in a later
-   * `up`. The router, registry and monitoring patches adopt by nature.
+   * MachineAutoscaler (its name) and the MachineHealthCheck `<infraID>-<role>` the cluster holds, so the
+   * first `up` reads them and applies only what the program declares differently (listed field by field
+   * in the preview); no Machine is replaced. One the cluster lacks (a zone's MachineSet, the health check)
+   * is created, and the preview says so. The router, registry and monitoring patches adopt by nature.
    */
   adopt?: boolean;
   /** Move the default router here (IngressController `default` nodePlacement), optionally with replicas. */
@@ -103,7 +105,8 @@ export class InfraNodePool extends pulumi.ComponentResource {
   declare public readonly machineAutoscalers: pulumi.Output<k8s.apiextensions.CustomResource[]>;
   /** The pool's MachineHealthCheck with `healthCheck`. */
   declare public readonly machineHealthCheck: pulumi.Output<k8s.apiextensions.CustomResource> | undefined;
-  declare public readonly machineConfigPool: k8s.apiextensions.CustomResource;
+  /** The pool's MachineConfigPool; with `adopt`, declared once the cluster has said whether it holds it. */
+  declare public readonly machineConfigPool: pulumi.Output<k8s.apiextensions.CustomResource>;
   /** Machines of the pool that are Ready nodes, once waited for. */
   declare public readonly readyMachineCount: pulumi.Output<number | undefined>;
   /** The rendered config the pool's nodes run, once waited for. */
@@ -154,14 +157,22 @@ export class InfraNodePool extends pulumi.ComponentResource {
       .apply(([, maxUnavailable, paused]) =>
         checked(() => within(toRole, () => machineConfigPool({ name: role, maxUnavailable, paused }))),
       );
-    const pool = new k8s.apiextensions.CustomResource(
-      `${name}-pool`,
-      manifestArgs("machineconfiguration.openshift.io/v1", "MachineConfigPool", poolManifest, [
-        "metadata",
-        "spec",
-      ]),
-      { ...kopts, ...adoptOption(args.adopt, role) },
-    );
+    const declarePool = (adopted: pulumi.CustomResourceOptions = {}) =>
+      new k8s.apiextensions.CustomResource(
+        `${name}-pool`,
+        manifestArgs("machineconfiguration.openshift.io/v1", "MachineConfigPool", poolManifest, [
+          "metadata",
+          "spec",
+        ]),
+        { ...kopts, ...adopted },
+      );
+    const adopting = adoption(args, waits, this);
+    const pool = adopting
+      ? adopting.kubeconfig.apply(async (config) => {
+          const [adopted] = await adopting.options(config, [{ kind: KINDS.pool, name: role }]);
+          return declarePool(adopted);
+        })
+      : pulumi.output(declarePool());
 
     const facts = resolveClusterFacts(name, args, kopts, valid);
     const zones = poolZones(args.zones, valid);
@@ -191,7 +202,7 @@ export class InfraNodePool extends pulumi.ComponentResource {
       kubeOptions: kopts,
       waiting: waits,
       bootImageOwner,
-      adopt: args.adopt,
+      adoption: adopting,
     });
 
     const scaling = declarePoolScaling(name, args, facts, machineSets, {
@@ -200,7 +211,7 @@ export class InfraNodePool extends pulumi.ComponentResource {
       role: role,
       kubeOptions: kopts,
       waiting: waits,
-      adopt: args.adopt,
+      adoption: adopting,
     });
 
     // The pool has converged once its machines are Ready nodes and run its rendered config: one waiter.
@@ -213,7 +224,7 @@ export class InfraNodePool extends pulumi.ComponentResource {
       manifest: poolManifest,
     });
     // The MachineSets first: a kubeconfig for another cluster is then reported on what the pool adds.
-    const awaited = machineSets.resources.apply((sets) => [...sets, pool]);
+    const awaited = pulumi.all([machineSets.resources, pool]).apply(([sets, p]) => [...sets, p]);
     const rollout =
       waits &&
       new PoolRollout(

@@ -14,7 +14,9 @@ import {
 import type { PoolImpact } from "../../builders/rollout-impact";
 import { contentHash, NodeConfigRemoval, PoolRollout } from "../../provider/dynamic";
 import type { NodeConfigKind } from "../../provider/waiting/waiters";
-import { adoptOption, kubeOptions, manifestArgs } from "../cluster/kube";
+import { kubeOptions, manifestArgs } from "../cluster/kube";
+import { adoption } from "../cluster/adoption";
+import { KINDS, ResourceKind } from "../../provider/waiting/kinds";
 import { rolloutRecord } from "../cluster/rollout-impact";
 import { WaitArgs, waiting } from "../cluster/wait";
 import { InputError } from "../../builders/errors";
@@ -30,7 +32,8 @@ type ComponentArgs<T extends { name: string }> = Omit<Inputs<T>, "name"> &
     provider?: k8s.Provider;
     /**
      * Adopt the object of that name made by hand (Pulumi's `import`): the first `up` reads it and
-     * applies only what the program declares differently; it must exist. `name` must then be a plain string.
+     * applies only what the program declares differently; when the cluster has none, it is created and
+     * the preview says so. `name` must then be a plain string.
      */
     adopt?: boolean;
   };
@@ -54,8 +57,8 @@ export type ContainerRuntimeConfigArgs = ComponentArgs<ContainerRuntimeConfigSpe
 abstract class MachineConfigurationObject<T extends { name: string }> extends pulumi.ComponentResource {
   /** The object's name in the cluster. */
   declare public readonly objectName: pulumi.Output<string>;
-  /** The Kubernetes object. */
-  declare public readonly resource: k8s.apiextensions.CustomResource;
+  /** The Kubernetes object; with `adopt`, declared once the cluster has said whether it holds it. */
+  declare public readonly resource: pulumi.Output<k8s.apiextensions.CustomResource>;
   /** The wait for the pool's rollout of this object (absent with `wait: false`). */
   declare public readonly rollout: PoolRollout | undefined;
   /** The rendered config the pool's nodes run once this object has rolled out. */
@@ -80,7 +83,7 @@ abstract class MachineConfigurationObject<T extends { name: string }> extends pu
     // inputs are unknown, and with the waiting settings; the manifest waits for those checks.
     const checks = new InputChecks(`${type} "${name}"`);
     checks.asKnown(withName, inputs);
-    const adopted = adopt ? checks.now(() => adoptOption(true, plainName(inputs.name, name)), {}) : {};
+    const adoptedName = adopt ? checks.now(() => plainName(inputs.name, name), undefined) : undefined;
     const waits = checks.now(() => waiting({ provider, wait, kubeconfig, waitTimeouts }, this), undefined);
     if (waits) checks.add(waits.check);
     const manifest = pulumi
@@ -106,18 +109,31 @@ abstract class MachineConfigurationObject<T extends { name: string }> extends pu
         { kubeconfig: waits.kubeconfig, pool, kind: kind as NodeConfigKind, name: this.objectName },
         waits.options([]),
       );
-    this.resource = new k8s.apiextensions.CustomResource(
-      name,
-      manifestArgs(MACHINECONFIGURATION_API_VERSION, kind, manifest, ["metadata", "spec"]),
-      { ...kubeOptions(this, provider, adopted), ...(removal ? { dependsOn: [removal] } : {}) },
-    );
+    const declare = (adopted: pulumi.CustomResourceOptions = {}) =>
+      new k8s.apiextensions.CustomResource(
+        name,
+        manifestArgs(MACHINECONFIGURATION_API_VERSION, kind, manifest, ["metadata", "spec"]),
+        { ...kubeOptions(this, provider, adopted), ...(removal ? { dependsOn: [removal] } : {}) },
+      );
+    // Adopting imports the object when the cluster holds it and creates it otherwise, as a pool does.
+    const adopting =
+      adoptedName === undefined
+        ? undefined
+        : adoption({ provider, wait, kubeconfig, waitTimeouts, adopt }, waits, this);
+    this.resource = adopting
+      ? adopting.kubeconfig.apply(async (config) => {
+          const object = { kind: kindOf(kind), name: adoptedName! };
+          const [adopted] = await adopting.options(config, [object]);
+          return declare(adopted);
+        })
+      : pulumi.output(declare());
     const record = rolloutRecord(this, name, { kubeconfig: waits?.kubeconfig, pool, kind, manifest });
     this.rollout =
       waits &&
       new PoolRollout(
         `${name}-rollout`,
         {
-          ...waits.watching([this.resource]),
+          ...waits.watching(this.resource.apply((r) => [r])),
           contentHash: manifest.apply(contentHash),
           pool,
           ...(target.listedIn ? { [target.listedIn]: this.objectName.apply((n) => [n]) } : {}),
@@ -206,4 +222,10 @@ function plainName(given: unknown, resourceName: string): string {
     "name",
     "must be a plain string to adopt the object: the import names it before anything resolves",
   );
+}
+
+/** The API resource of a machine-configuration kind, for an adoption's read. */
+function kindOf(kind: string): ResourceKind {
+  const known = [KINDS.pool, KINDS.machineConfig, KINDS.kubeletConfig, KINDS.containerRuntimeConfig];
+  return known.find((k) => k.kind === kind)!;
 }

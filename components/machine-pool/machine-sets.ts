@@ -31,7 +31,9 @@ import { Taint } from "../../builders/validation";
 import { contentHash, MachineSetRemoval } from "../../provider/dynamic";
 import type { MachineReplacement } from "../../provider/waiting";
 import { ClusterFacts, ClusterFactsArgs, MachineImage } from "../cluster/facts";
-import { adoptOption, manifestArgs, PATCH_FORCE, withAnnotations } from "../cluster/kube";
+import { manifestArgs, PATCH_FORCE, withAnnotations } from "../cluster/kube";
+import { Adoption } from "../cluster/adoption";
+import { KINDS } from "../../provider/waiting/kinds";
 import { previewMachineSpecChanges } from "../cluster/rollout-impact";
 import { MACHINE_API_NAMESPACE } from "../../primitives/openshift";
 import { WaitArgs, Waiting } from "../cluster/wait";
@@ -60,7 +62,8 @@ export interface MachinePoolArgs extends ClusterFactsArgs, WaitArgs {
   autoscaling?: pulumi.Input<PoolAutoscaling>;
   /**
    * A MachineHealthCheck over exactly this pool's machines: `true` for OpenShift's documented defaults
-   * (Ready False/Unknown for 300s, maxUnhealthy 40%, nodeStartupTimeout 10m), or the fields to change.
+   * (Ready False/Unknown for 300s, maxUnhealthy 40%, nodeStartupTimeout 10m, named `<infraID>-<role>`),
+   * or the fields to change.
    */
   healthCheck?: boolean | pulumi.Input<HealthCheckOptions>;
   /**
@@ -113,8 +116,8 @@ export interface MachineSetsOptions {
   kubeOptions: pulumi.CustomResourceOptions;
   /** With waiting on, the MachineSets are guarded so that what they depend on is deleted only after their machines. */
   waiting?: Waiting;
-  /** Adopt MachineSets of the same names made by hand (Pulumi's `import`, see adoptOption). */
-  adopt?: boolean;
+  /** Adopt the MachineSets of the same names made by hand that the cluster holds (adoption.ts). */
+  adoption?: Adoption;
   /** Who keeps the boot image current (see boot-image.ts); undefined where the MCO never does (Windows). */
   bootImageOwner?: BootImageOwner;
 }
@@ -130,6 +133,8 @@ export interface DeclaredMachineSets {
   replacement?: pulumi.Output<MachineReplacement>;
   /** At preview, a line per MachineSet whose machines run another spec than its template (logged too). */
   specChanges: pulumi.Output<string[] | undefined>;
+  /** The labels each MachineSet gives its machines (its template's). */
+  machineLabels: pulumi.Output<Array<Record<string, string>>>;
 }
 
 /**
@@ -242,7 +247,7 @@ export function declareMachineSets(
     .apply(([f, z, role, image, taints, [replicas, labels, given, scaling, hc], worker]) =>
       naming(options.of, async () => {
         // The health check's settings fail the MachineSets too, so its mistakes show with the pool's.
-        if (hc) healthCheckManifest(hc, "check", f.infrastructureId, "worker", ["check"]);
+        if (hc) healthCheckManifest(hc, hc.name ?? "check", f.infrastructureId, "worker", ["check"]);
         const platform = platformModules(f.platform);
         const machineOptions = checked(() => platform.machineSets.withImage("image", image, given ?? {}));
         const cloud = args.cloudLookups
@@ -305,9 +310,13 @@ export function declareMachineSets(
       {
         // The Kubernetes objects it holds the deletion of (the pool), found by UID before anything waits.
         ...options.waiting.watching(
-          (options.dependsOn ?? []).filter((r): r is k8s.apiextensions.CustomResource =>
-            k8s.apiextensions.CustomResource.isInstance(r),
-          ),
+          pulumi
+            .all(options.dependsOn ?? [])
+            .apply((list) =>
+              list.filter((r): r is k8s.apiextensions.CustomResource =>
+                k8s.apiextensions.CustomResource.isInstance(r),
+              ),
+            ),
         ),
         machineSets: names,
       },
@@ -331,8 +340,10 @@ export function declareMachineSets(
       ],
     });
   let resources: pulumi.Output<k8s.apiextensions.CustomResource[]>;
-  // Adopting imports each MachineSet by its name, which needs the cluster facts: declared once known.
-  if (zones.listed && !options.adopt) {
+  // Adopting imports each MachineSet the cluster holds by its name, which needs the cluster facts:
+  // declared once known.
+  const adoption = options.adoption;
+  if (zones.listed && !adoption) {
     // Zones spelled out in the program: the MachineSets are declared now, so that a preview shows them
     // even while the facts or lookups their manifests need are still unknown.
     const guard = guardFor(resolved.apply((sets) => sets.map((s) => s.manifest.metadata.name)));
@@ -351,16 +362,21 @@ export function declareMachineSets(
       ),
     );
   } else {
-    resources = resolved.apply((sets) => {
+    resources = pulumi.all([resolved, adoption?.kubeconfig]).apply(async ([sets, kubeconfig]) => {
       const guard = guardFor(sets.map((s) => s.manifest.metadata.name));
-      return sets.map(({ key, manifest }) =>
-        declare(
-          key,
-          // Forced as manifestArgs forces the listed ones (README "Hand edits").
-          withAnnotations(manifest, PATCH_FORCE),
-          guard,
-          adoptOption(options.adopt, manifest.metadata.name, MACHINE_API_NAMESPACE),
-        ),
+      const adopted = adoption
+        ? await adoption.options(
+            kubeconfig,
+            sets.map((s) => ({
+              kind: KINDS.machineSet,
+              name: s.manifest.metadata.name,
+              namespace: MACHINE_API_NAMESPACE,
+            })),
+          )
+        : [];
+      return sets.map(({ key, manifest }, i) =>
+        // Forced as manifestArgs forces the listed ones (README "Hand edits").
+        declare(key, withAnnotations(manifest, PATCH_FORCE), guard, adopted[i]),
       );
     });
   }
@@ -391,6 +407,9 @@ export function declareMachineSets(
       contentHash(sets.map((s) => withoutBootImage(s.manifest, options.bootImageOwner))),
     ),
     replacement,
+    machineLabels: resolved.apply((sets) =>
+      sets.map((s) => (s.manifest.spec.template.metadata?.labels ?? {}) as Record<string, string>),
+    ),
     specChanges: previewMachineSpecChanges(invoke.parent, options.waiting?.kubeconfig, declared, replacement),
   };
 }

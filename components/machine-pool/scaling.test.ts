@@ -101,7 +101,8 @@ describe("pool autoscaling and health checks", () => {
     const imports: Array<[string, string]> = [
       ...sets.map((n): [string, string] => [MACHINESET, `${NS}/${n}`]),
       ...sets.map((n): [string, string] => [AUTOSCALER, `${NS}/${n}`]),
-      [HEALTH_CHECK, `${NS}/${AWS_INFRA_ID}-infra`],
+      // Made by hand under a name of its own, given as healthCheck.name.
+      [HEALTH_CHECK, `${NS}/infra-healthcheck`],
       ["kubernetes:machineconfiguration.openshift.io/v1:MachineConfigPool", "infra"],
       ["kubernetes:autoscaling.openshift.io/v1:ClusterAutoscaler", "default"],
     ];
@@ -110,7 +111,7 @@ describe("pool autoscaling and health checks", () => {
     const pool = new InfraNodePool("infra", {
       zones: ["us-east-2a", "us-east-2b"],
       autoscaling: { minReplicas: 2, maxReplicas: 4 },
-      healthCheck: true,
+      healthCheck: { name: "infra-healthcheck" },
       adopt: true,
     });
     new ClusterAutoscaler("autoscaler", { adopt: true });
@@ -128,6 +129,12 @@ describe("pool autoscaling and health checks", () => {
   });
 
   const bad: Array<[string, InfraNodePoolArgs, string, RegExp]> = [
+    [
+      "a health check name that is not a DNS subdomain",
+      { zones: ZONES, healthCheck: { name: "Infra_Check" } },
+      "healthCheck.name",
+      /Infra_Check/,
+    ],
     [
       "min above max",
       { zones: ZONES, autoscaling: { minReplicas: 5, maxReplicas: 3 } },

@@ -12,10 +12,13 @@ import { MACHINE_SET_API_VERSION } from "../../builders/machineset";
 import { contentHash, MachineAutoscalerReady } from "../../provider/dynamic";
 import { ClusterFacts } from "../cluster/facts";
 import { MACHINE_API_NAMESPACE } from "../../builders/machineset/naming";
-import { adoptOption, manifestArgs, PATCH_FORCE, withAnnotations } from "../cluster/kube";
+import { manifestArgs, PATCH_FORCE, withAnnotations } from "../cluster/kube";
+import { Adoption } from "../cluster/adoption";
+import { field, KINDS } from "../../provider/waiting/kinds";
+import { LabelSelector, selectorMatches } from "../../primitives/selectors";
 import { Waiting } from "../cluster/wait";
 import { within } from "../../builders/errors";
-import { checked, naming } from "../errors";
+import { checked, inputPropertyError, naming } from "../errors";
 import { healthCheckManifest } from "./health-check";
 import { DeclaredMachineSets, MachinePoolArgs } from "./machine-sets";
 
@@ -38,10 +41,10 @@ export interface PoolScalingOptions {
   kubeOptions: pulumi.CustomResourceOptions;
   waiting?: Waiting;
   /**
-   * Adopt the MachineAutoscalers and the MachineHealthCheck of the same names made by hand (Pulumi's
-   * `import`, see adoptOption): declared once their names are known, as adopted MachineSets are.
+   * Adopt the MachineAutoscalers and the MachineHealthCheck of the same names made by hand that the
+   * cluster holds (adoption.ts): declared once their names are known, as adopted MachineSets are.
    */
-  adopt?: boolean;
+  adoption?: Adoption;
 }
 
 /**
@@ -85,18 +88,48 @@ export function declarePoolScaling(
         after,
       );
     // Each autoscaler is named after its MachineSet: adopting imports it by that name, known only then.
-    const adopted = (key: string, manifest: MachineAutoscalerManifest) =>
-      new k8s.apiextensions.CustomResource(
-        `${name}-${key}-autoscaler`,
-        withAnnotations(manifest, PATCH_FORCE),
-        {
-          ...after,
-          ...adoptOption(true, manifest.metadata.name, MACHINE_API_NAMESPACE),
-        },
+    const adopt = async (
+      adoption: Adoption,
+      kubeconfig: string | undefined,
+      list: MachineAutoscalerManifest[],
+    ) => {
+      const objects = list.map((m) => ({
+        kind: KINDS.machineAutoscaler,
+        name: m.metadata.name,
+        namespace: MACHINE_API_NAMESPACE,
+      }));
+      // One made by hand under another name already scales the MachineSet: a second would fight it
+      // over the MachineSet's min/max annotations, which the machine-api sets from each.
+      const existing = await adoption.objectsIn(kubeconfig, KINDS.machineAutoscaler, MACHINE_API_NAMESPACE);
+      const rivals = list.flatMap((m) =>
+        existing
+          .filter(
+            (o) =>
+              o.metadata.name !== m.metadata.name &&
+              field(o, "spec", "scaleTargetRef", "name") === m.spec.scaleTargetRef.name,
+          )
+          .map((o) => `MachineAutoscaler ${o.metadata.name} scales MachineSet ${m.spec.scaleTargetRef.name}`),
       );
+      if (rivals.length > 0) {
+        throw inputPropertyError(
+          "autoscaling",
+          `${rivals.join("; ")}, made by hand under another name than the pool gives its own (the MachineSet's): a second would fight it. Delete it (oc delete machineautoscaler <name> -n ${MACHINE_API_NAMESPACE}) and up creates the pool's`,
+        );
+      }
+      const adopted = await adoption.options(kubeconfig, objects);
+      return list.map(
+        (manifest, i) =>
+          new k8s.apiextensions.CustomResource(
+            `${name}-${known?.[i] ?? String(i)}-autoscaler`,
+            withAnnotations(manifest, PATCH_FORCE),
+            { ...after, ...adopted[i] },
+          ),
+      );
+    };
     const known = machineSets.zones.listed;
-    autoscalers = options.adopt
-      ? manifests.apply((list) => list.map((m, i) => adopted(known?.[i] ?? String(i), m)))
+    const adoption = options.adoption;
+    autoscalers = adoption
+      ? pulumi.all([manifests, adoption.kubeconfig]).apply(([list, config]) => adopt(adoption, config, list))
       : known
         ? pulumi.output(
             known.map((zone, i) =>
@@ -126,7 +159,8 @@ export function declarePoolScaling(
     const settings = pulumi.output(args.healthCheck === true ? {} : args.healthCheck).apply((hc) =>
       naming(options.of, () => {
         // Checked before the cluster facts are known, so a preview shows the mistake.
-        healthCheckManifest(hc as HealthCheckOptions, "check", "check", options.machineRole, ["check"]);
+        const given = (hc as HealthCheckOptions).name ?? "check";
+        healthCheckManifest(hc as HealthCheckOptions, given, "check", options.machineRole, ["check"]);
         return hc as HealthCheckOptions;
       }),
     );
@@ -136,7 +170,7 @@ export function declarePoolScaling(
         naming(options.of, () =>
           healthCheckManifest(
             hc,
-            `${f.infrastructureId}-${role}`,
+            hc.name ?? `${f.infrastructureId}-${role}`,
             f.infrastructureId,
             options.machineRole,
             names,
@@ -148,13 +182,39 @@ export function declarePoolScaling(
       adopted: pulumi.CustomResourceOptions = {},
     ) => new k8s.apiextensions.CustomResource(`${name}-health-check`, args, { ...after, ...adopted });
     // Named after the infrastructure ID: adopting imports it by that name, known with the cluster facts.
-    healthCheck = options.adopt
-      ? manifest.apply((m) =>
-          declared(
-            withAnnotations(m, PATCH_FORCE),
-            adoptOption(true, m.metadata.name, MACHINE_API_NAMESPACE),
-          ),
-        )
+    const adoption = options.adoption;
+    healthCheck = adoption
+      ? pulumi
+          .all([manifest, adoption.kubeconfig, machineSets.machineLabels])
+          .apply(async ([m, config, labels]) => {
+            // The machine-api remediates for each MachineHealthCheck whose selector takes a machine
+            // (machine-api-operator machinehealthcheck_controller.go, getTargetsFromMHC): one made by hand
+            // under another name over these machines would remediate them beside the pool's.
+            const existing = await adoption.objectsIn(
+              config,
+              KINDS.machineHealthCheck,
+              MACHINE_API_NAMESPACE,
+            );
+            const rivals = existing.filter(
+              (o) =>
+                o.metadata.name !== m.metadata.name &&
+                labels.some((l) => selectorMatches(field<LabelSelector>(o, "spec", "selector"), l)),
+            );
+            if (rivals.length > 0) {
+              const named = rivals.map((o) => o.metadata.name).join(", ");
+              throw inputPropertyError(
+                "healthCheck",
+                `MachineHealthCheck ${named}, made by hand, already watches this pool's machines: a second would remediate them too. Give its name as healthCheck.name to adopt it, or delete it`,
+              );
+            }
+            const object = {
+              kind: KINDS.machineHealthCheck,
+              name: m.metadata.name,
+              namespace: MACHINE_API_NAMESPACE,
+            };
+            const [adopted] = await adoption.options(config, [object]);
+            return declared(withAnnotations(m, PATCH_FORCE), adopted);
+          })
       : pulumi.output(
           declared(
             manifestArgs(MACHINE_SET_API_VERSION, "MachineHealthCheck", manifest, ["metadata", "spec"]),

@@ -12,6 +12,8 @@ import { requireDnsLabel, requireDnsSubdomain, requireOneOf } from "../../builde
 import { contentHash, OperatorInstall, OperatorRemoval } from "../../provider/dynamic";
 import { adoptOption, kubeOptions, manifestArgs, PATCH_FORCE, withAnnotations } from "../cluster/kube";
 import { clusterAccess, WaitArgs } from "../cluster/wait";
+import { adoption } from "../cluster/adoption";
+import { KINDS } from "../../provider/waiting/kinds";
 import { checked, InputChecks } from "../errors";
 
 export interface OperatorSubscriptionArgs extends WaitArgs {
@@ -26,7 +28,8 @@ export interface OperatorSubscriptionArgs extends WaitArgs {
   /**
    * Adopt the namespace, OperatorGroup and Subscription made by hand (OperatorHub or the docs' YAML)
    * under the names this component gives them: Pulumi's `import` on each it declares, so the first `up`
-   * reads them and applies only what differs. Each must exist.
+   * reads them and applies only what differs. Each must exist: the preview names each one missing and
+   * the way out.
    */
   adopt?: boolean;
   /** Create an OperatorGroup (default); turn off when the namespace already has one. */
@@ -159,6 +162,41 @@ export class OperatorSubscription extends pulumi.ComponentResource {
       (values: ResolvedArgs) => namespaceAndSubscription(packageName, namespace, values),
       resolvedArgs(args),
     );
+    // Adopting, each object must be there: a second OperatorGroup beside one OperatorHub made under
+    // another name makes OLM refuse the namespace (TooManyOperatorGroups), so none is created instead.
+    const adopting = adoption(args, cluster, this);
+    if (adopting) {
+      const held = [
+        ...(args.createNamespace === false
+          ? []
+          : [
+              {
+                kind: KINDS.namespace,
+                name: namespace,
+                wayOut: "nothing of the operator is installed: leave adopt off",
+              },
+            ]),
+        ...(args.createOperatorGroup === false
+          ? []
+          : [
+              {
+                kind: KINDS.operatorGroup,
+                name: packageName,
+                namespace,
+                wayOut:
+                  "createOperatorGroup: false keeps the namespace's own, which OperatorHub names otherwise",
+              },
+            ]),
+        {
+          kind: KINDS.subscription,
+          name: packageName,
+          namespace,
+          wayOut:
+            "leave adopt off, with createNamespace: false and createOperatorGroup: false for those that exist",
+        },
+      ];
+      checks.add(adopting.kubeconfig.apply((config) => adopting.requireHeld(config, held)));
+    }
     const valid = checks.valid();
     const objects = pulumi
       .all([valid, resolvedArgs(args)])

@@ -15,7 +15,9 @@ import {
 import { publicKeyFingerprint, RsaPrivateKey } from "./rsa-private-key";
 import { MachineSetReady, WindowsNodesReady } from "../../provider/dynamic";
 import { ClusterFacts, MachineImage, resolveClusterFacts, workerMachineSet } from "../cluster/facts";
-import { adoptOption, kubeOptions, PATCH_FORCE, withAnnotations } from "../cluster/kube";
+import { kubeOptions, PATCH_FORCE, withAnnotations } from "../cluster/kube";
+import { KINDS } from "../../provider/waiting/kinds";
+import { adoption } from "../cluster/adoption";
 import { sharedArgs, SharedArgs, waiting } from "../cluster/wait";
 import { within } from "../../builders/errors";
 import { checked, InputChecks } from "../errors";
@@ -62,8 +64,9 @@ export interface WindowsNodePoolArgs extends MachinePoolArgs {
    * Adopt what OpenShift's Windows docs make by hand, under the same names: WMCO's namespace, OperatorGroup and
    * Subscription (unless `operator: false`), the `cloud-private-key` Secret (give its key as `privateKey`:
    * another key replaces the Secret), the Windows MachineSets, the RuntimeClass and, when declared, the
-   * MachineAutoscalers (named as their MachineSets) and the MachineHealthCheck `<infraID>-<role>`. Each
-   * must exist.
+   * MachineAutoscalers (named as their MachineSets) and the MachineHealthCheck `<infraID>-<role>`. The
+   * Secret, the RuntimeClass or a machine object the cluster lacks is created, and the preview says so;
+   * WMCO's namespace, OperatorGroup and Subscription must exist (the preview names each one missing).
    */
   adopt?: boolean;
   /** The RuntimeClass for this pool's build: `runhcs-wcow-process` (containerd) by default, `docker` for 4.6. `false` for none. */
@@ -103,8 +106,8 @@ export class WindowsNodePool extends pulumi.ComponentResource {
   declare public readonly operatorNamespace: string;
   /** Windows nodes WMCO has configured, once waited for. */
   declare public readonly configuredNodes: pulumi.Output<string[] | undefined>;
-  /** The `cloud-private-key` Secret WMCO reads. */
-  declare public readonly keySecret: k8s.core.v1.Secret;
+  /** The `cloud-private-key` Secret WMCO reads; with `adopt`, declared once the cluster has said whether it holds it. */
+  declare public readonly keySecret: pulumi.Output<k8s.core.v1.Secret>;
   /** SHA-256 fingerprint of the key's public half: tells which key WMCO uses without revealing it. */
   declare public readonly privateKeyFingerprint: pulumi.Output<string>;
 
@@ -170,19 +173,26 @@ export class WindowsNodePool extends pulumi.ComponentResource {
         ? generated.privateKeyPem
         : pulumi.all([valid, args.privateKey]).apply(([, pem]) => pem as string),
     );
-    const keySecret = new k8s.core.v1.Secret(
-      `${name}-private-key`,
-      {
-        metadata: { name: WMCO.privateKeySecret, namespace, annotations: PATCH_FORCE },
-        type: "Opaque",
-        stringData: { [WMCO.privateKeyField]: privateKey },
-      },
-      {
-        ...kopts,
-        ...adoptOption(args.adopt, WMCO.privateKeySecret, namespace),
-        dependsOn: operator ? operator.ready : [],
-      },
-    );
+    const declareKeySecret = (adopted: pulumi.CustomResourceOptions = {}) =>
+      new k8s.core.v1.Secret(
+        `${name}-private-key`,
+        {
+          metadata: { name: WMCO.privateKeySecret, namespace, annotations: PATCH_FORCE },
+          type: "Opaque",
+          stringData: { [WMCO.privateKeyField]: privateKey },
+        },
+        { ...kopts, ...adopted, dependsOn: operator ? operator.ready : [] },
+      );
+    // Adopting, the Secret, the RuntimeClass and the machine objects are imported when the cluster holds
+    // them and created otherwise (WMCO installed from OperatorHub, its key not given yet).
+    const adopting = adoption(args, waits, this);
+    const keySecret = adopting
+      ? adopting.kubeconfig.apply(async (config) => {
+          const key = { kind: KINDS.secret, name: WMCO.privateKeySecret, namespace };
+          const [adopted] = await adopting.options(config, [key]);
+          return declareKeySecret(adopted);
+        })
+      : pulumi.output(declareKeySecret());
 
     const facts = resolveClusterFacts(name, args, kopts, valid);
     const zones = poolZones(args.zones, valid);
@@ -221,7 +231,7 @@ export class WindowsNodePool extends pulumi.ComponentResource {
       dependsOn: [keySecret, ...(operator ? operator.ready : [])],
       kubeOptions: kopts,
       waiting: waits,
-      adopt: args.adopt,
+      adoption: adopting,
     });
 
     const scaling = declarePoolScaling(name, args, facts, machineSets, {
@@ -230,7 +240,7 @@ export class WindowsNodePool extends pulumi.ComponentResource {
       role: role,
       kubeOptions: kopts,
       waiting: waits,
-      adopt: args.adopt,
+      adoption: adopting,
     });
 
     // With machineReplacement, the machines a changed template left on the previous spec are replaced
@@ -263,17 +273,24 @@ export class WindowsNodePool extends pulumi.ComponentResource {
         ),
       );
 
+    const declareRuntimeClass = (
+      manifest: NonNullable<typeof runtimeClassManifest>,
+      adopted: pulumi.CustomResourceOptions = {},
+    ) =>
+      new k8s.node.v1.RuntimeClass(`${name}-runtime-class`, withAnnotations(manifest, PATCH_FORCE), {
+        ...kopts,
+        ...adopted,
+        dependsOn: valid.apply(() => []),
+      });
     const runtimeClass =
       runtimeClassManifest &&
-      new k8s.node.v1.RuntimeClass(
-        `${name}-runtime-class`,
-        withAnnotations(runtimeClassManifest, PATCH_FORCE),
-        {
-          ...kopts,
-          ...adoptOption(args.adopt, runtimeClassManifest.metadata.name),
-          dependsOn: valid.apply(() => []),
-        },
-      );
+      (adopting
+        ? adopting.kubeconfig.apply(async (config) => {
+            const object = { kind: KINDS.runtimeClass, name: runtimeClassManifest.metadata.name };
+            const [adopted] = await adopting.options(config, [object]);
+            return declareRuntimeClass(runtimeClassManifest, adopted);
+          })
+        : pulumi.output(declareRuntimeClass(runtimeClassManifest)));
 
     this.facts = facts;
     this.machineSetNames = machineSets.names;
@@ -282,7 +299,9 @@ export class WindowsNodePool extends pulumi.ComponentResource {
     this.machineAutoscalers = scaling.autoscalers;
     this.machineHealthCheck = scaling.healthCheck;
     this.windowsBuild = build;
-    this.runtimeClassName = runtimeClass ? runtimeClass.metadata.name : valid.apply(() => undefined);
+    this.runtimeClassName = runtimeClass
+      ? runtimeClass.apply((r) => r.metadata.name)
+      : valid.apply(() => undefined);
     this.operator = operator;
     this.operatorNamespace = namespace;
     this.keySecret = keySecret;

@@ -4,8 +4,9 @@ import { InfraNodePool, KubeletConfig, MachineConfig, WindowsNodePool } from "..
 
 const config = new pulumi.Config();
 const zones = config.getObject<string[]>("zones") ?? ["us-east-2a", "us-east-2b", "us-east-2c"];
-// A cluster whose infra pool, MachineSets and node configuration were made by hand (`pulumi config set
-// adopt true`): the first up imports them instead of failing on objects that exist.
+// A cluster whose infra pool, MachineSets and node configuration were made by hand, in whole or in part
+// (`pulumi config set adopt true`): the first up imports those that exist instead of failing on them,
+// and creates the others.
 const adopt = config.getBoolean("adopt");
 
 // Infrastructure ID, region and the RHCOS AMI are read from the cluster (Infrastructure `cluster` and the

@@ -18,13 +18,7 @@ import {
   poolNodes,
 } from "./waiters";
 
-export const MACHINE_AUTOSCALER_KIND: ResourceKind = {
-  group: "autoscaling.openshift.io",
-  version: "v1beta1",
-  plural: "machineautoscalers",
-  kind: "MachineAutoscaler",
-  namespaced: true,
-};
+export const MACHINE_AUTOSCALER_KIND: ResourceKind = KINDS.machineAutoscaler;
 export const MIN_SIZE_ANNOTATION = AUTOSCALER_ANNOTATIONS.minSize;
 export const MAX_SIZE_ANNOTATION = AUTOSCALER_ANNOTATIONS.maxSize;
 

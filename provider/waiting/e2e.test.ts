@@ -34,6 +34,7 @@ import type { KubeObject as StoreObject } from "../../simulator/store/types";
 import { AUTOSCALER_ANNOTATIONS } from "../../primitives/openshift";
 import { CLUSTER_AUTOSCALER, MACHINE_AUTOSCALER } from "../../simulator/controllers/machine-autoscaler";
 import { MACHINE_HEALTH_CHECK } from "../../simulator/controllers/machine-health-check";
+import { kubectl } from "../../simulator/apiserver/kubectl";
 
 const CURRENT = "machineconfiguration.openshift.io/currentConfig";
 const DESIRED = "machineconfiguration.openshift.io/desiredConfig";
@@ -837,6 +838,46 @@ describe("waiting core against the simulator", function () {
       // Marks on machines only: the replicas stayed the autoscaler's.
       assert.ok(patched.length > 0 && patched.every((p) => p.startsWith("Machine ")), patched.join(", "));
       for (const o of created) sim.store.delete(keyOf(o as never, o.metadata.name, o.metadata.namespace));
+      sim.store.delete(keyOf(K.machineSet, name, NS));
+      await waitForMachineSetsDeleted({ kubeconfig, machineSets: [name], timeoutMs: DEADLINE_MS });
+    });
+
+    // The MachineSet controller makes as many machines as spec.replicas says, whoever wrote it
+    // (machine-api-operator pkg/controller/machineset/controller.go, syncReplicas), and `oc scale` writes
+    // it through the scale subresource: the replacement must not take a person's count back unseen.
+    it("stops a replacement whose MachineSet is scaled by hand (oc scale) and leaves the hand's count", async () => {
+      const name = "hand-a";
+      const replicas = () =>
+        (sim.store.get(keyOf(K.machineSet, name, NS))!.spec as { replicas: number }).replicas;
+      createMachineSet(sim, name, { replicas: 2, providerSpec: { instanceType: "m6i.xlarge" } });
+      await waitForMachineSetsReady({ kubeconfig, machineSets: [name], timeoutMs: DEADLINE_MS });
+      sim.store.mutate(keyOf(K.machineSet, name, NS), (m) => {
+        (m.spec as any).template.spec.providerSpec.value.instanceType = "m6i.2xlarge";
+      });
+      const replaced = waitForMachineSetsReady({
+        kubeconfig,
+        machineSets: [name],
+        replacement: { maxSurge: 1, maxUnavailable: 0, replicas: { [name]: 2 } },
+        timeoutMs: DEADLINE_MS,
+      });
+      // Its failure comes while the test waits on the store: handled now, asserted below.
+      replaced.catch(() => undefined);
+      await storeUntil(sim, "the replacement's surge", () => replicas() === 3);
+      const scaled = await kubectl(sim.kubeconfigPath, [
+        "scale",
+        "machineset",
+        name,
+        "-n",
+        NS,
+        "--replicas=5",
+      ]);
+      assert.equal(scaled.code, 0, scaled.stderr);
+      await expectWaitError(
+        replaced,
+        "failed",
+        new RegExp(`^MachineSet ${name} was scaled to 5 replicas by someone else`),
+      );
+      assert.equal(replicas(), 5, "the hand's count stays");
       sim.store.delete(keyOf(K.machineSet, name, NS));
       await waitForMachineSetsDeleted({ kubeconfig, machineSets: [name], timeoutMs: DEADLINE_MS });
     });

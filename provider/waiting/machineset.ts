@@ -140,6 +140,22 @@ export function machineFailure(machine: KubeObject): string | undefined {
 }
 
 /**
+ * Why a deleted machine is not drained yet, as the machine-api's drain controller records it
+ * (machine-api-operator pkg/controller/machine/drain_controller.go, Reconcile: `Drained` False with
+ * the drain's error, retried with backoff; `Drainable` False while a pre-drain hook holds it).
+ */
+function drainBlocked(machine: KubeObject): string | undefined {
+  if (!machine.metadata.deletionTimestamp) return undefined;
+  for (const type of ["Drainable", "Drained"]) {
+    const condition = conditionOf(machine, type);
+    if (condition?.status === "False") {
+      return `Machine ${machine.metadata.name} is not drained: ${condition.message ?? condition.reason ?? type}`;
+    }
+  }
+  return undefined;
+}
+
+/**
  * `serves` tells a node that serves workloads, which a replacement waits for before it deletes an old
  * machine: Ready by default; a Windows node only once WMCO has configured it (windows.ts nodeServes).
  */
@@ -167,6 +183,7 @@ export function evaluateMachineSetsReady(
       return !!node && serves(node);
     };
     const plan = target.replacement && planReplacement(ms, machines, ready, target.replacement);
+    if (plan?.scaledByOthers) return { state: "failed", message: plan.scaledByOthers };
     const errorReason = field<string>(ms, "status", "errorReason");
     const errorMessage = field<string>(ms, "status", "errorMessage");
     if (errorReason || errorMessage) {
@@ -194,6 +211,10 @@ export function evaluateMachineSetsReady(
       if (failure) return { state: "failed", message: `MachineSet ${name}: ${failure}${left}` };
     }
     steps.push(...(plan?.steps ?? []));
+    // A machine whose drain the machine-api keeps retrying (a PodDisruptionBudget, a pre-drain hook)
+    // holds the replacement: said first, so that a deadline names it.
+    const blocked = plan ? machines.map(drainBlocked).filter((b): b is string => b !== undefined) : [];
+    waits.unshift(...blocked.map((b) => `MachineSet ${name}: ${b}`));
     if (plan && plan.outdated.length > 0) {
       waits.push(
         `MachineSet ${name}: ${plan.outdated.length} of ${desired} machines run the previous spec (${plan.outdated.join(", ")}); ${plan.waiting ?? describeSteps(plan.steps)}`,

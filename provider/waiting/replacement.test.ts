@@ -139,6 +139,31 @@ describe("machine replacement: each decision", () => {
     assert.deepEqual(plan.steps, [{ type: "mark", machine: "o1" }]);
   });
 
+  // openshift/machine-api-operator pkg/controller/machineset/controller.go, syncReplicas: the MachineSet
+  // controller makes as many machines as spec.replicas says, whoever wrote it; `oc scale` writes it
+  // through the scale subresource. Only the replacement moves the declared replicas, up to its surge.
+  it("stops on replicas someone else set (oc scale) instead of scaling them back, naming the count and the way out", () => {
+    const machines = [...olds(), machine("n1", NEW)];
+    for (const replicas of [6, 2]) {
+      const plan = planReplacement(machineSet(replicas), machines, allReady, fixed(1, 0));
+      assert.deepEqual(plan.steps, [], "nothing written back");
+      assert.deepEqual(plan.outdated, ["o1", "o2", "o3"]);
+      assert.equal(
+        plan.scaledByOthers,
+        `MachineSet infra-a was scaled to ${replicas} replicas by someone else during the machine replacement (the pool declares 3, 4 with the replacement's surge); the replacement stops rather than scale it back: declare the replicas you want in the program, or scale it back (oc scale machineset infra-a -n openshift-machine-api --replicas=3), and run up again`,
+      );
+    }
+    // The counts its own steps make are its own: the declared replicas and the surge above them.
+    for (const replicas of [3, 4])
+      assert.equal(
+        planReplacement(machineSet(replicas), machines, allReady, fixed(1, 0)).scaledByOthers,
+        undefined,
+      );
+    // An autoscaled MachineSet's count is the autoscaler's, whatever it is.
+    const autoscaled = planReplacement(machineSet(6), machines, allReady, { maxSurge: 0, maxUnavailable: 1 });
+    assert.equal(autoscaled.scaledByOthers, undefined);
+  });
+
   it("is over when no live machine is old; machines being deleted do not count", () => {
     const machines = [
       machine("o1", OLD, { deleting: true }),
@@ -249,6 +274,46 @@ describe("MachineSets ready with a replacement policy", () => {
       "MachineSets infra-a: 0/3 nodes ready (MachineSet infra-a: 3 of 3 machines run the previous spec (o1, o2, o3); scaling from 3 to 4)",
     );
     assert.equal(e.steps?.length, 1);
+  });
+
+  it("says first which old machine the machine-api cannot drain, so that a deadline names it", () => {
+    const draining = machine("o1", OLD, { marked: true, deleting: true });
+    draining.status = {
+      ...(draining.status as object),
+      conditions: [
+        {
+          type: "Drained",
+          status: "False",
+          reason: "MachineDrainError",
+          message:
+            "could not drain machine: Cannot evict pod as it would violate the pod's disruption budget.",
+        },
+      ],
+    };
+    const e = evaluateMachineSetsReady(target, {
+      machineSets: [settled(4)],
+      machines: [draining, machine("o2", OLD), machine("o3", OLD), machine("n1", NEW), machine("n2", NEW)],
+      nodes: nodes(["o1", "o2", "o3", "n1", "n2"]),
+    });
+    assert.equal(e.state, "waiting");
+    assert.match(
+      e.message,
+      /\(MachineSet infra-a: Machine o1 is not drained: could not drain machine: Cannot evict pod as it would violate the pod's disruption budget\.\)$/,
+    );
+  });
+
+  it("fails on a MachineSet scaled by hand during the replacement, naming it", () => {
+    const e = evaluateMachineSetsReady(target, {
+      machineSets: [settled(6)],
+      machines: [...olds(), machine("n1", NEW)],
+      nodes: nodes(["o1", "o2", "o3", "n1"]),
+    });
+    assert.equal(e.state, "failed");
+    assert.match(
+      e.message,
+      /^MachineSet infra-a was scaled to 6 replicas by someone else during the machine replacement/,
+    );
+    assert.equal(e.steps, undefined);
   });
 
   it("fails naming the new machine that cannot come up and the old machines left", () => {

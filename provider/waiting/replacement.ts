@@ -11,7 +11,7 @@
  * each node before its instance goes.
  */
 import { IntOrPercent, resolveFenceposts } from "../../primitives/int-or-percent";
-import { DELETE_MACHINE_ANNOTATION } from "../../primitives/openshift";
+import { DELETE_MACHINE_ANNOTATION, MACHINE_API_NAMESPACE } from "../../primitives/openshift";
 import { jsonEqual } from "../../primitives/objects";
 import { field, KubeObject } from "./kinds";
 
@@ -48,6 +48,8 @@ export interface ReplacementPlan {
   steps: ReplacementStep[];
   /** Why nothing more is done now, when outdated machines remain. */
   waiting?: string;
+  /** Replicas someone else set while replacing, which the replacement's steps would undo: a failure. */
+  scaledByOthers?: string;
 }
 
 /** Whether the Machine was created from another provider spec than its MachineSet's template now has. */
@@ -87,6 +89,21 @@ export function planReplacement(
   const byName = (a: KubeObject, b: KubeObject) => (a.metadata.name < b.metadata.name ? -1 : 1);
   const live = machines.filter((m) => !m.metadata.deletionTimestamp).sort(byName);
   const old = live.filter((m) => isOutdated(m, machineSet));
+  // Only this replacement moves the declared replicas, and only up to the surge: a count outside that is
+  // someone else's (an `oc scale`). The Deployment controller tells its own scaling from others' the
+  // same way, by the desired and maximum replicas it records (kubernetes pkg/controller/deployment/util,
+  // SetReplicasAnnotations), and takes back a ReplicaSet scaled by hand as the owner of its replicas;
+  // an `up` is no loop that may fight a person, so it stops and names the count instead (README, Day two).
+  if (declared !== undefined && (spec < declared || spec > declared + surge)) {
+    const during = surge > 0 ? `, ${declared + surge} with the replacement's surge` : "";
+    return {
+      replicas: declared,
+      outdated: old.map((m) => m.metadata.name),
+      current: 0,
+      steps: [],
+      scaledByOthers: `MachineSet ${name} was scaled to ${spec} replicas by someone else during the machine replacement (the pool declares ${declared}${during}); the replacement stops rather than scale it back: declare the replicas you want in the program, or scale it back (oc scale machineset ${name} -n ${machineSet.metadata.namespace ?? MACHINE_API_NAMESPACE} --replicas=${declared}), and run up again`,
+    };
+  }
   const marked = old.filter(isMarked);
   const unmarked = old.filter((m) => !isMarked(m));
   const current = live.filter((m) => !isOutdated(m, machineSet) && ready(m)).length;

@@ -13,6 +13,7 @@ const windows = new WindowsNodePool("windows", {
   aws: { instanceType: config.get("instanceType") ?? "m5a.large" },
   // A new instance type reaches the running machines only through a replacement.
   machineReplacement: config.getBoolean("replace") ? { strategy: "rolling", maxSurge: "50%" } : undefined,
+  healthCheck: config.getBoolean("healthCheck"),
   // Adopting what seed 002 made by hand: WMCO as the seed subscribes it, the key it was given.
   adopt,
   privateKey: config.getSecret("privateKey"),
