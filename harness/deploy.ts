@@ -9,7 +9,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { parseArgs } from "node:util";
-import { cancelStack, Checkpoint } from "./engine/checkpoint";
+import { cancelStack, Checkpoint, nameOf } from "./engine/checkpoint";
 import {
   destroy as destroyStack,
   EngineOptions,
@@ -251,7 +251,11 @@ async function main(argv: string[]): Promise<number> {
       statePath,
       replace: values.replace,
       env: progress.env,
-      onDiagnostic: (d) => diagnostics.push(d),
+      // A status message shows under its resource's step as it runs, as the CLI's progress does.
+      onDiagnostic: (d) =>
+        d.ephemeral
+          ? console.log(progressLine({ waiter: nameOf(d.urn), message: d.message }))
+          : diagnostics.push(d),
       onEvent: (e) => {
         const key = `${e.type} ${e.name}`;
         if (e.phase === "start") started.set(key, Date.now());

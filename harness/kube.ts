@@ -9,6 +9,7 @@ import {
   KubernetesObject,
   KubernetesObjectApi,
   PatchStrategy,
+  VersionApi,
 } from "@kubernetes/client-node";
 import { createHash } from "node:crypto";
 
@@ -79,6 +80,16 @@ function safeJson(text: string): unknown {
   } catch {
     return { message: text };
   }
+}
+
+/**
+ * What the provider's Go error prints for a failed request: an API status's message alone, client-go's
+ * NoKindMatchError for a kind not served, else the error's message.
+ */
+export function goErrorMessage(error: unknown, type: { apiVersion: string; kind: string }): string {
+  if (isNoMatch(error)) return `no matches for kind "${type.kind}" in version "${type.apiVersion}"`;
+  if (error instanceof ApiException) return describeKubeError(error).replace(/^\d+: /, "");
+  return error instanceof Error ? error.message : String(error);
 }
 
 export function isNotFound(error: unknown): boolean {
@@ -219,11 +230,20 @@ function mergeFields(a: Record<string, unknown>, b: Record<string, unknown>): Re
 
 export class Cluster {
   private readonly api: KubernetesObjectApi;
+  private readonly versionApi: VersionApi;
+  private minor?: Promise<number>;
 
   constructor(kubeconfig: string) {
     const kc = new KubeConfig();
     kc.loadFromString(kubeconfig);
     this.api = KubernetesObjectApi.makeApiClient(kc);
+    this.versionApi = kc.makeApiClient(VersionApi);
+  }
+
+  /** The server's Kubernetes minor version (`/version`, `32+` read as 32), asked once. */
+  serverMinor(): Promise<number> {
+    this.minor ??= retried(() => this.versionApi.getCode(), true).then((v) => Number.parseInt(v.minor, 10));
+    return this.minor;
   }
 
   /**

@@ -232,8 +232,8 @@ export class Deployment implements Host {
     if (resource?.type === STACK_TYPE) this.outputs = outputs;
   }
 
-  log(severity: Diagnostic["severity"], message: string, urn: string): void {
-    this.diagnostics.log(severity, message, urn);
+  log(severity: Diagnostic["severity"], message: string, urn: string, ephemeral = false): void {
+    this.diagnostics.log(severity, message, urn, ephemeral);
   }
 
   read(r: Registration): Promise<Props> {

@@ -8,6 +8,7 @@ import type { KubernetesObject } from "@kubernetes/client-node";
 import {
   CSA_FIELD_MANAGER,
   describeKubeError,
+  goErrorMessage,
   isAlreadyExists,
   isNoMatch,
   isNotFound,
@@ -26,6 +27,7 @@ import { checkKubeInputs, checkpointObject, fieldManagerName, isAutonamed } from
 import type { Registration } from "./monitor";
 import { kubePlan, replaceRequested } from "./plan";
 import { Readiness, readinessOf } from "./readiness";
+import { removedApiError } from "./removed-apis";
 import { containsUnknown, Props } from "./rpc";
 
 /** A create or update whose object did not become ready in time: kept in the state as InitErrors. */
@@ -58,6 +60,12 @@ export async function kubeStep(
     }
   };
   let r = checked(old?.inputs);
+  // provider.go, Check: a kind the cluster's release no longer serves at this apiVersion is warned about.
+  const cluster = d.clusterOf(r.provider);
+  const removed =
+    cluster &&
+    (await removedApiError(type.apiVersion, type.kind, () => cluster.serverMinor()).catch(() => undefined));
+  if (removed) d.log("warning", removed, r.urn);
   const { op, diffs, renamed } = kubePlan(
     type,
     old,
@@ -213,7 +221,7 @@ async function createKube(d: Deployment, r: Registration, manager: string): Prom
     if (type.patch || d.kubeSettings(r.provider).upsertExistingObjects)
       return applyKube(d, r, manager, [], false);
     try {
-      return (await d.clusterOf(r.provider)!.create(object)) as Props;
+      return (await cluster.create(object)) as Props;
     } catch (error) {
       throw new Error(
         `creation of ${type.kind} ${object.metadata?.name} failed: ${describeKubeError(error)}`,
@@ -223,12 +231,24 @@ async function createKube(d: Deployment, r: Registration, manager: string): Prom
       );
     }
   };
+  const cluster = d.clusterOf(r.provider)!;
   let wait = CREATE_FIRST_WAIT_MS;
   for (let tries = 0; ; tries++) {
     try {
       return await attempt();
     } catch (error) {
       const cause = (error as Error).cause;
+      // skipRetry: a kind the cluster's release removed is no CRD on its way, and fails at once.
+      const removed = isNoMatch(cause)
+        ? await removedApiError(type.apiVersion, type.kind, () => cluster.serverMinor())
+        : undefined;
+      if (removed) {
+        throw new Error(
+          `resource "${r.urn}" was not successfully created by the Kubernetes API server: ${removed}`,
+          { cause: error },
+        );
+      }
+      d.log("info", `Retry #${tries}; creation failed: ${goErrorMessage(cause, type)}`, r.urn, true);
       const retryable = isNotFound(cause) || isNoMatch(cause);
       if (retryable) await (d.options.sleep ?? sleep)(wait);
       if (retryable && tries < CREATE_RETRIES) {
@@ -315,7 +335,8 @@ function patchForce(
  * not stored, so what admission, validation or another field manager refuses fails the preview as it
  * would fail the up. An object that already exists, a namespace not there yet and a forbidden dry run
  * are no refusal (provider.go, Create's failedPreview; Update's IsForbidden). Nothing is asked while
- * the provider's cluster or an input is unknown.
+ * the provider's cluster or an input is unknown, for a kind not served, nor for a Patch's create
+ * (Create's skipPreview).
  */
 async function previewKube(
   d: Deployment,
@@ -330,7 +351,9 @@ async function previewKube(
   const manager = fieldManagerName(r.urn, r.inputs, state);
   try {
     if (op === "create") {
-      if (type.patch || d.kubeSettings(r.provider).upsertExistingObjects)
+      // A Patch resource's create is not previewed (provider.go, Create's skipPreview).
+      if (type.patch) return;
+      if (d.kubeSettings(r.provider).upsertExistingObjects)
         await cluster.apply(object, manager, patchForce(d, r, object, undefined, true), true);
       else await cluster.create(object, true);
       return;
@@ -345,7 +368,9 @@ async function previewKube(
   } catch (error) {
     const cause = (error as Error).cause ?? error;
     const code = (cause as { code?: unknown }).code;
-    if (code === 403 || (op === "create" && (isAlreadyExists(cause) || isNotFound(cause)))) return;
+    // A kind not served (no CRD yet) is not previewed either (skipPreview, gvkExists).
+    if (code === 403 || isNoMatch(cause)) return;
+    if (op === "create" && (isAlreadyExists(cause) || isNotFound(cause))) return;
     const what = op === "create" ? "creation" : "server-side apply";
     throw d.fail(
       r,

@@ -20,6 +20,31 @@ const PROGRAM = path.join(__dirname, "..", "testdata", "strict-kube");
 const AUTOSCALER = path.join(__dirname, "..", "testdata", "existing-autoscaler");
 const INIT_FAILURE = path.join(__dirname, "..", "testdata", "init-failure");
 
+/** A CRD an operator's bundle ships, for the custom resource of the test program. */
+const WIDGET_CRD = {
+  apiVersion: "apiextensions.k8s.io/v1",
+  kind: "CustomResourceDefinition",
+  metadata: { name: "widgets.example.com" },
+  spec: {
+    group: "example.com",
+    scope: "Namespaced",
+    names: { kind: "Widget", listKind: "WidgetList", plural: "widgets", singular: "widget" },
+    versions: [
+      {
+        name: "v1",
+        served: true,
+        storage: true,
+        schema: {
+          openAPIV3Schema: {
+            type: "object",
+            properties: { spec: { type: "object", properties: { value: { type: "string" } } } },
+          },
+        },
+      },
+    ],
+  },
+};
+
 describe("the engine holds programs to pulumi-kubernetes' rules", function () {
   this.timeout(120_000);
   let sim: Simulator;
@@ -470,7 +495,7 @@ describe("the engine holds programs to pulumi-kubernetes' rules", function () {
     assert.equal(oldAtReplace, undefined, "deleteBeforeReplace deletes the old object first");
     assert.deepEqual((await destroy(auto([]))).errors, []);
   });
-  it("tries a create again while its namespace is not there yet (NotFound), after 1, 2, 4... seconds, and gives a kind no CRD serves up after six tries over 63 s with the provider's advice (await.go, Creation: SleepingRetry WithMaxRetries(5) WithBackoffFactor(2), Do(IsNotFound, IsNoMatchError); provider.go, Create)", async () => {
+  it("tries a create again while its namespace is not there yet (NotFound), after 1, 2, 4... seconds, gives a kind no CRD serves up after six tries over 63 s with the provider's advice, and creates a custom resource whose CRD arrives between tries, each failed try a status line (await.go, Creation: SleepingRetry WithMaxRetries(5) WithBackoffFactor(2), Do(IsNotFound, IsNoMatchError), the client made again after a NoMatch, LogStatus \"Retry #%d; creation failed\"; provider.go, Create)", async () => {
     const waits: number[] = [];
     const late = await deploy({
       ...stackOf("late", ["namespace=late-namespace"]),
@@ -501,6 +526,55 @@ describe("the engine holds programs to pulumi-kubernetes' rules", function () {
       never.state.deployment.resources.filter((r) => r.type.includes("Widget")),
       [],
     );
+
+    // The CRD arrives during the second wait, as an operator's InstallPlan creates it while the stack
+    // creates its first custom resource: the kind is served from then on and the third try creates it.
+    // Each failed try shows as the provider's status line (LogStatus "Retry #n; creation failed").
+    waits.length = 0;
+    const status: string[] = [];
+    const crdLate = await deploy({
+      ...stackOf("widget", ["kind=Widget"]),
+      onDiagnostic: (d) => void (d.ephemeral && status.push(d.message)),
+      sleep: async (ms) => {
+        waits.push(ms);
+        if (waits.length === 2) {
+          const made = await runKubectl(
+            sim.kubeconfigPath,
+            ["create", "-f", "-"],
+            JSON.stringify(WIDGET_CRD),
+          );
+          assert.equal(made.code, 0, made.stderr);
+        }
+      },
+    });
+    assert.deepEqual(crdLate.errors, []);
+    assert.deepEqual(waits, [1000, 2000]);
+    assert.deepEqual(status, [
+      'Retry #0; creation failed: no matches for kind "Widget" in version "example.com/v1"',
+      'Retry #1; creation failed: no matches for kind "Widget" in version "example.com/v1"',
+    ]);
+    assert.ok(
+      sim.store.get({ apiVersion: "example.com/v1", kind: "Widget", name: "widget", namespace: "default" }),
+    );
+    assert.deepEqual((await destroy(stackOf("widget", ["kind=Widget"]))).errors, []);
+    const gone = await runKubectl(sim.kubeconfigPath, ["delete", "crd", WIDGET_CRD.metadata.name]);
+    assert.equal(gone.code, 0, gone.stderr);
+  });
+  it("warns at Check and fails a create at once, without retries, for an apiVersion the cluster's Kubernetes no longer serves (provider.go, Check and Create; await.go, skipRetry; kinds.RemovedAPIVersion and RemovedAPIError)", async () => {
+    const waits: number[] = [];
+    const warnings: string[] = [];
+    const removed = await deploy({
+      ...stackOf("legacy", ["kind=LegacyRuntimeClass"]),
+      onDiagnostic: (d) => void (d.severity === "warning" && warnings.push(d.message)),
+      sleep: async (ms) => void waits.push(ms),
+    });
+    const message =
+      'apiVersion "node.k8s.io/v1beta1/RuntimeClass" was removed in Kubernetes 1.25. Use "node.k8s.io/v1/RuntimeClass" instead.\nSee https://git.k8s.io/kubernetes/CHANGELOG/CHANGELOG-1.25.md#deprecation for more information.';
+    assert.deepEqual(warnings, [message]);
+    assert.deepEqual(waits, [], "no CRD is waited for");
+    assert.deepEqual(removed.errors, [
+      `RuntimeClass legacy: resource "urn:pulumi:dev::harness-strict-kube::kubernetes:node.k8s.io/v1beta1:RuntimeClass::legacy" was not successfully created by the Kubernetes API server: ${message}`,
+    ]);
   });
   it("previews a create and an update as dry runs the API server checks: a name it refuses, or a field another manager holds, fails the preview as it would the up, and nothing is stored (provider.go, Create and Update with preview; await.go, Creation and ssaUpdate with dryRun=All, patchForce)", async () => {
     const refused = await preview(stackOf("dry", ["objectName=Not_A_Name"]));
