@@ -7,6 +7,7 @@ import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { kubectl as runKubectl } from "../../simulator/apiserver/kubectl";
+import { WIDGET_CRD } from "../../simulator/apiserver/testing";
 import { Simulator } from "../../simulator/simulator";
 import { simulatorForSuite } from "../../test/harness-simulator";
 import { changes, kubectl } from "../../test/stack-life";
@@ -19,31 +20,6 @@ import { isSecret, reveal } from "../secrets";
 const PROGRAM = path.join(__dirname, "..", "testdata", "strict-kube");
 const AUTOSCALER = path.join(__dirname, "..", "testdata", "existing-autoscaler");
 const INIT_FAILURE = path.join(__dirname, "..", "testdata", "init-failure");
-
-/** A CRD an operator's bundle ships, for the custom resource of the test program. */
-const WIDGET_CRD = {
-  apiVersion: "apiextensions.k8s.io/v1",
-  kind: "CustomResourceDefinition",
-  metadata: { name: "widgets.example.com" },
-  spec: {
-    group: "example.com",
-    scope: "Namespaced",
-    names: { kind: "Widget", listKind: "WidgetList", plural: "widgets", singular: "widget" },
-    versions: [
-      {
-        name: "v1",
-        served: true,
-        storage: true,
-        schema: {
-          openAPIV3Schema: {
-            type: "object",
-            properties: { spec: { type: "object", properties: { value: { type: "string" } } } },
-          },
-        },
-      },
-    ],
-  },
-};
 
 describe("the engine holds programs to pulumi-kubernetes' rules", function () {
   this.timeout(120_000);
@@ -495,7 +471,7 @@ describe("the engine holds programs to pulumi-kubernetes' rules", function () {
     assert.equal(oldAtReplace, undefined, "deleteBeforeReplace deletes the old object first");
     assert.deepEqual((await destroy(auto([]))).errors, []);
   });
-  it("tries a create again while its namespace is not there yet (NotFound), after 1, 2, 4... seconds, gives a kind no CRD serves up after six tries over 63 s with the provider's advice, and creates a custom resource whose CRD arrives between tries, each failed try a status line (await.go, Creation: SleepingRetry WithMaxRetries(5) WithBackoffFactor(2), Do(IsNotFound, IsNoMatchError), the client made again after a NoMatch, LogStatus \"Retry #%d; creation failed\"; provider.go, Create)", async () => {
+  it('tries a create again while its namespace is not there yet (NotFound), after 1, 2, 4... seconds, gives a kind no CRD serves up after six tries over 63 s with the provider\'s advice, and creates a custom resource whose CRD arrives between tries, each failed try a status line (await.go, Creation: SleepingRetry WithMaxRetries(5) WithBackoffFactor(2), Do(IsNotFound, IsNoMatchError), the client made again after a NoMatch, LogStatus "Retry #%d; creation failed"; provider.go, Create)', async () => {
     const waits: number[] = [];
     const late = await deploy({
       ...stackOf("late", ["namespace=late-namespace"]),

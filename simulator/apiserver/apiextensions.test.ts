@@ -1,40 +1,8 @@
 import * as assert from "node:assert/strict";
 import { kubectl, kubectlMinorVersion } from "./kubectl";
-import { startTestServer, TestServer } from "./testing";
+import { startTestServer, TestServer, WIDGET_CRD } from "./testing";
 
 const WIDGETS = "/apis/example.com/v1/namespaces/default/widgets";
-
-/** A CRD as an operator's bundle ships one: a namespaced kind with a schema and a printer column. */
-const WIDGET_CRD = {
-  apiVersion: "apiextensions.k8s.io/v1",
-  kind: "CustomResourceDefinition",
-  metadata: { name: "widgets.example.com" },
-  spec: {
-    group: "example.com",
-    scope: "Namespaced",
-    names: {
-      kind: "Widget",
-      listKind: "WidgetList",
-      plural: "widgets",
-      singular: "widget",
-      shortNames: ["wg"],
-    },
-    versions: [
-      {
-        name: "v1",
-        served: true,
-        storage: true,
-        additionalPrinterColumns: [{ name: "Value", type: "string", jsonPath: ".spec.value" }],
-        schema: {
-          openAPIV3Schema: {
-            type: "object",
-            properties: { spec: { type: "object", properties: { value: { type: "string" } } } },
-          },
-        },
-      },
-    ],
-  },
-};
 
 const widget = (name: string, value: unknown, finalizers?: string[]) => ({
   apiVersion: "example.com/v1",
