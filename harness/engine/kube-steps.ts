@@ -175,10 +175,13 @@ async function importKube(
   d.step("import", r);
   const cluster = d.clusterOf(r.provider);
   if (!cluster) return undefined;
-  if (!d.dryRun) d.emit({ phase: "start", operation: "import", type: r.type, name: r.name });
   let live: Props;
   try {
-    live = (await cluster.read(type.apiVersion, type.kind, r.importId)) as Props;
+    const planned = d.stateOf(r, r.importId, r.inputs, {});
+    live = await d.pendingDuring(planned, "importing", async () => {
+      if (!d.dryRun) d.emit({ phase: "start", operation: "import", type: r.type, name: r.name });
+      return (await cluster.read(type.apiVersion, type.kind, r.importId)) as Props;
+    });
   } catch (error) {
     const reason = isNotFound(error)
       ? `resource '${r.importId}' does not exist`
