@@ -86,8 +86,8 @@ function safeJson(text: string): unknown {
  * What the provider's Go error prints for a failed request: an API status's message alone, client-go's
  * NoKindMatchError for a kind not served, else the error's message.
  */
-export function goErrorMessage(error: unknown, type: { apiVersion: string; kind: string }): string {
-  if (isNoMatch(error)) return `no matches for kind "${type.kind}" in version "${type.apiVersion}"`;
+export function goErrorMessage(error: unknown, type?: { apiVersion: string; kind: string }): string {
+  if (type && isNoMatch(error)) return `no matches for kind "${type.kind}" in version "${type.apiVersion}"`;
   if (error instanceof ApiException) return describeKubeError(error).replace(/^\d+: /, "");
   return error instanceof Error ? error.message : String(error);
 }
@@ -256,7 +256,7 @@ export class Cluster {
       return await retried(() => this.api.create(object, undefined, dry, CSA_FIELD_MANAGER), false);
     } catch (error) {
       if (!isAlreadyExists(error)) throw error;
-      throw new Error(`${describeKubeError(error)}\n\n${ALREADY_EXISTS_HELP}`, { cause: error });
+      throw new Error(`${goErrorMessage(error)}\n\n${ALREADY_EXISTS_HELP}`, { cause: error });
     }
   }
 

@@ -203,6 +203,10 @@ async function importKube(
   return imported;
 }
 
+/** A create the API server refused, in the provider's words (provider.go, Create). */
+const notCreated = (r: Registration, reason: string) =>
+  `resource "${r.urn}" was not successfully created by the Kubernetes API server: ${reason}`;
+
 /**
  * How often Creation tries a create that failed with NotFound or NoMatch, and its first wait, doubled
  * after each try (await.go, Creation: SleepingRetry(...).WithMaxRetries(5).WithBackoffFactor(2); retry.go,
@@ -226,12 +230,7 @@ async function createKube(d: Deployment, r: Registration, manager: string): Prom
     try {
       return (await cluster.create(object)) as Props;
     } catch (error) {
-      throw new Error(
-        `creation of ${type.kind} ${object.metadata?.name} failed: ${describeKubeError(error)}`,
-        {
-          cause: error,
-        },
-      );
+      throw new Error(notCreated(r, goErrorMessage(error, type)), { cause: error });
     }
   };
   const cluster = d.clusterOf(r.provider)!;
@@ -245,12 +244,7 @@ async function createKube(d: Deployment, r: Registration, manager: string): Prom
       const removed = isNoMatch(cause)
         ? await removedApiError(type.apiVersion, type.kind, () => cluster.serverMinor())
         : undefined;
-      if (removed) {
-        throw new Error(
-          `resource "${r.urn}" was not successfully created by the Kubernetes API server: ${removed}`,
-          { cause: error },
-        );
-      }
+      if (removed) throw new Error(notCreated(r, removed), { cause: error });
       d.log("info", `Retry #${tries}; creation failed: ${goErrorMessage(cause, type)}`, r.urn, true);
       const retryable = isNotFound(cause) || isNoMatch(cause);
       if (retryable) await (d.options.sleep ?? sleep)(wait);
@@ -374,14 +368,11 @@ async function previewKube(
     // A kind not served (no CRD yet) is not previewed either (skipPreview, gvkExists).
     if (code === 403 || isNoMatch(cause)) return;
     if (op === "create" && (isAlreadyExists(cause) || isNotFound(cause))) return;
-    const what = op === "create" ? "creation" : "server-side apply";
-    throw d.fail(
-      r,
-      op,
-      new Error(`${what} of ${type.kind} ${object.metadata?.name} failed: ${describeKubeError(cause)}`, {
-        cause: error,
-      }),
-    );
+    const reason =
+      op === "create"
+        ? notCreated(r, goErrorMessage(cause, type))
+        : `server-side apply of ${type.kind} ${object.metadata?.name} failed: ${describeKubeError(cause)}`;
+    throw d.fail(r, op, new Error(reason, { cause: error }));
   }
 }
 

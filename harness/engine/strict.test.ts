@@ -59,7 +59,10 @@ describe("the engine holds programs to pulumi-kubernetes' rules", function () {
     ]);
     const strict = await deploy(stackOf("taken", []));
     assert.equal(strict.ok, false);
-    assert.match(strict.errors.join("\n"), /ConfigMap taken: .*configmaps "taken" already exists/);
+    assert.match(
+      strict.errors.join("\n"),
+      /^ConfigMap taken: resource "urn:pulumi:\S+::taken" was not successfully created by the Kubernetes API server: configmaps "taken" already exists\n\nThe resource already exists/,
+    );
     assert.match(strict.errors.join("\n"), /set upsertExistingObjects on the provider/);
     assert.deepEqual(
       strict.state.deployment.resources.filter((r) => r.type.endsWith(":ConfigMap")),
@@ -337,7 +340,7 @@ describe("the engine holds programs to pulumi-kubernetes' rules", function () {
     assert.equal(cut.ok, false);
     assert.match(
       cut.errors.join("\n"),
-      /^ConfigMap cut: creation of ConfigMap cut failed: .*(ECONNREFUSED|ECONNRESET|socket hang up)/,
+      /^ConfigMap cut: resource "urn:pulumi:\S+::cut" was not successfully created by the Kubernetes API server: .*(ECONNREFUSED|ECONNRESET|socket hang up)/,
     );
     assert.equal(stateOf(cut, "cut"), undefined);
     const again = await deploy(options);
@@ -557,7 +560,7 @@ describe("the engine holds programs to pulumi-kubernetes' rules", function () {
     assert.equal(refused.ok, false);
     assert.match(
       refused.errors.join("\n"),
-      /^ConfigMap dry: creation of ConfigMap Not_A_Name failed: 422: .*RFC 1123 subdomain/,
+      /^ConfigMap dry: resource "urn:pulumi:\S+::dry" was not successfully created by the Kubernetes API server: ConfigMap "Not_A_Name" is invalid: .*RFC 1123 subdomain/,
     );
 
     // Created server-side (upserted), so no client-side field of the create makes the preview force.
