@@ -153,6 +153,8 @@ describe("a Windows pool end to end on the simulator", function () {
       left.some((op) => op.type === "creating" && op.resource.urn.endsWith("::windows-nodes-ready")),
       JSON.stringify(left.map((op) => [op.type, op.resource.urn])),
     );
+    // Its inputs' secrets (the kubeconfig the waiter gets) are encrypted there as in the resources.
+    assert.ok(!fs.readFileSync(statePath, "utf8").includes(sim.token), "no plaintext token in the state");
     const secretData = () =>
       (
         list("v1", "Secret", WMCO_NS).find((x) => x.metadata.name === "cloud-private-key") as unknown as {
