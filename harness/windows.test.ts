@@ -108,7 +108,7 @@ describe("a Windows pool end to end on the simulator", function () {
       (m) => m.metadata.labels?.["machine.openshift.io/os-id"] === "Windows",
     );
 
-  it("converges with only the pinned CSV installed after an up killed mid-way (its key kept: snapshot manager, diy backend lock, pulumi cancel), scales by a revision planned exactly, finds drift made by hand, replaces its machines for a new instance type, and destroy leaves no Windows machine and no CSV", async () => {
+  it("converges with only the pinned CSV installed after an up killed mid-way (its key kept and its creates under way left pending, the next up warning of them and a refresh clearing them: snapshot manager's markOperationPending and snap, deployment_executor.go printPendingOperationsWarning, refresh --clear-pending-creates, diy backend lock, pulumi cancel), scales by a revision planned exactly, finds drift made by hand, replaces its machines for a new instance type, and destroy leaves no Windows machine and no CSV", async () => {
     const statePath = path.join(dir, "state.json");
     const program = installedProgram(WINDOWS_POOL);
     const options = (config: string[] = []): DeployOptions => ({
