@@ -108,6 +108,10 @@ export function isNoMatch(error: unknown): boolean {
   );
 }
 
+export function isConflict(error: unknown): boolean {
+  return error instanceof ApiException && error.code === 409 && !isAlreadyExists(error);
+}
+
 export function isAlreadyExists(error: unknown): boolean {
   return (
     error instanceof ApiException && error.code === 409 && /already exists/.test(describeKubeError(error))

@@ -10,6 +10,7 @@ import {
   describeKubeError,
   goErrorMessage,
   isAlreadyExists,
+  isConflict,
   isNoMatch,
   isNotFound,
   kubeType,
@@ -116,9 +117,7 @@ export async function kubeStep(
           else d.replaced.push(old!);
         }
         const live =
-          op === "update"
-            ? await applyKube(d, r, manager, r.ignoreChanges, true)
-            : await createKube(d, r, manager);
+          op === "update" ? await updateKube(d, r, manager, old!) : await createKube(d, r, manager);
         const ready = readiness ? await awaitReady(d, r, readiness, live, op !== "update") : live;
         return { id: idOf(ready), outputs: checkpointObject(r.inputs, ready, manager, state) };
       } catch (error) {
@@ -203,6 +202,13 @@ async function importKube(
   return imported;
 }
 
+/** The first error of a chain of causes: what the API client threw. */
+function rootCause(error: unknown): unknown {
+  let cause = error;
+  while (cause instanceof Error && cause.cause !== undefined) cause = cause.cause;
+  return cause;
+}
+
 /** A create the API server refused, in the provider's words (provider.go, Create). */
 const notCreated = (r: Registration, reason: string) =>
   `resource "${r.urn}" was not successfully created by the Kubernetes API server: ${reason}`;
@@ -225,12 +231,16 @@ async function createKube(d: Deployment, r: Registration, manager: string): Prom
   const type = kubeType(r.type)!;
   const object = manifestOf(type, reveal(r.inputs) as Props);
   const attempt = async (): Promise<Props> => {
-    if (type.patch || d.kubeSettings(r.provider).upsertExistingObjects)
-      return applyKube(d, r, manager, [], false);
     try {
+      if (type.patch || d.kubeSettings(r.provider).upsertExistingObjects)
+        return await applyKube(d, r, manager, [], false);
       return (await cluster.create(object)) as Props;
     } catch (error) {
-      throw new Error(notCreated(r, goErrorMessage(error, type)), { cause: error });
+      const cause = rootCause(error);
+      const reason = cause === error ? goErrorMessage(error, type) : (error as Error).message;
+      throw new Error(notCreated(r, isNoMatch(cause) ? goErrorMessage(cause, type) : reason), {
+        cause: error,
+      });
     }
   };
   const cluster = d.clusterOf(r.provider)!;
@@ -239,7 +249,7 @@ async function createKube(d: Deployment, r: Registration, manager: string): Prom
     try {
       return await attempt();
     } catch (error) {
-      const cause = (error as Error).cause;
+      const cause = rootCause(error);
       // skipRetry: a kind the cluster's release removed is no CRD on its way, and fails at once.
       const removed = isNoMatch(cause)
         ? await removedApiError(type.apiVersion, type.kind, () => cluster.serverMinor())
@@ -296,10 +306,60 @@ async function applyKube(
   try {
     return (await cluster.apply(object, manager, force)) as Props;
   } catch (error) {
-    throw new Error(
-      `server-side apply of ${type.kind} ${object.metadata?.name} failed: ${describeKubeError(error)}`,
-      { cause: error },
-    );
+    throw new Error(ssaError(error, manager), { cause: error });
+  }
+}
+
+/** A refused server-side apply, a conflict in the provider's words (await.go, handleSSAErr). */
+function ssaError(error: unknown, manager: string): string {
+  const message = goErrorMessage(error);
+  if (!isConflict(error)) return message;
+  return (
+    `server-side apply field conflict detected, see ${SSA_CONFLICT_HELP} for troubleshooting help\n` +
+    `The resource managed by field manager "${manager}" had an apply conflict: ${message}`
+  );
+}
+
+const SSA_CONFLICT_HELP =
+  "https://www.pulumi.com/registry/packages/kubernetes/how-to-guides/managing-resources-with-server-side-apply/#handle-field-conflicts-on-existing-resources";
+
+/** The reason an update failed, in the provider's words once it read the object back (provider.go, Update). */
+const notUpdated = (id: string, reason: string) =>
+  `the Kubernetes API server reported that "${id}" failed to fully initialize or become live: ${reason}`;
+
+/**
+ * An update as provider.go's Update carries it out: a server-side apply; when the API server refuses
+ * it, the object is read back and kept in the state with the refusal as InitErrors (the next up tries
+ * again), or the step fails when it cannot be read, or when the kind is no longer served.
+ */
+async function updateKube(
+  d: Deployment,
+  r: Registration,
+  manager: string,
+  old: CheckpointResource,
+): Promise<Props> {
+  try {
+    return await applyKube(d, r, manager, r.ignoreChanges, true);
+  } catch (error) {
+    const cause = rootCause(error);
+    const reason = error instanceof Error ? error.message : String(error);
+    if (isNoMatch(cause)) {
+      throw new Error(
+        `update of resource "${r.urn}" failed because the Kubernetes API server reported that the apiVersion for this resource does not exist. Verify that any required CRDs have been created: ${reason}`,
+        { cause: error },
+      );
+    }
+    const type = kubeType(r.type)!;
+    let live: Props;
+    try {
+      live = (await d.clusterOf(r.provider)!.read(type.apiVersion, type.kind, old.id!)) as Props;
+    } catch (getError) {
+      throw new Error(
+        `update of resource "${r.urn}" failed: ${reason}\nunable to get cluster state: ${goErrorMessage(getError)}`,
+        { cause: getError },
+      );
+    }
+    throw new NotReady(idOf(live), live, notUpdated(idOf(live), reason));
   }
 }
 
@@ -363,15 +423,15 @@ async function previewKube(
     ) as unknown as KubernetesObject;
     await cluster.apply(object, manager, patchForce(d, r, object, live, true), true);
   } catch (error) {
-    const cause = (error as Error).cause ?? error;
+    const cause = rootCause(error);
     const code = (cause as { code?: unknown }).code;
     // A kind not served (no CRD yet) is not previewed either (skipPreview, gvkExists).
     if (code === 403 || isNoMatch(cause)) return;
     if (op === "create" && (isAlreadyExists(cause) || isNotFound(cause))) return;
     const reason =
       op === "create"
-        ? notCreated(r, goErrorMessage(cause, type))
-        : `server-side apply of ${type.kind} ${object.metadata?.name} failed: ${describeKubeError(cause)}`;
+        ? notCreated(r, isConflict(cause) ? ssaError(cause, manager) : goErrorMessage(cause, type))
+        : notUpdated(idOf(object), ssaError(cause, manager));
     throw d.fail(r, op, new Error(reason, { cause: error }));
   }
 }

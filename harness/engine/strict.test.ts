@@ -555,7 +555,7 @@ describe("the engine holds programs to pulumi-kubernetes' rules", function () {
       `RuntimeClass legacy: resource "urn:pulumi:dev::harness-strict-kube::kubernetes:node.k8s.io/v1beta1:RuntimeClass::legacy" was not successfully created by the Kubernetes API server: ${message}`,
     ]);
   });
-  it("previews a create and an update as dry runs the API server checks: a name it refuses, or a field another manager holds, fails the preview as it would the up, and nothing is stored (provider.go, Create and Update with preview; await.go, Creation and ssaUpdate with dryRun=All, patchForce)", async () => {
+  it("previews a create and an update as dry runs the API server checks: a name it refuses, or a field another manager holds, fails the preview as it would the up, and nothing is stored; the up's refused update keeps the object read back with InitErrors (provider.go, Create and Update with preview, Update's readLiveObject and partialError; await.go, Creation and ssaUpdate with dryRun=All, patchForce, handleSSAErr)", async () => {
     const refused = await preview(stackOf("dry", ["objectName=Not_A_Name"]));
     assert.equal(refused.ok, false);
     assert.match(
@@ -582,9 +582,17 @@ describe("the engine holds programs to pulumi-kubernetes' rules", function () {
     assert.equal(conflict.ok, false);
     assert.match(
       conflict.errors.join("\n"),
-      /^ConfigMap dry: server-side apply of ConfigMap dry failed: 409: .*conflict with "someone-else".*\.metadata\.labels\.tier/s,
+      /^ConfigMap dry: the Kubernetes API server reported that "default\/dry" failed to fully initialize or become live: server-side apply field conflict detected, see https:\/\/www\.pulumi\.com\/\S+ for troubleshooting help\nThe resource managed by field manager "pulumi-kubernetes-[0-9a-f]{8}" had an apply conflict: Apply failed with 1 conflict: conflict with "someone-else".*\.metadata\.labels\.tier/s,
     );
     assert.deepEqual(live("ConfigMap", "dry")?.metadata.labels, { tier: "x" }, "a dry run stores nothing");
+    // The up's apply is refused alike: the object read back stays in the state with the refusal as
+    // InitErrors, so the next up tries again (provider.go, Update: readLiveObject, partialError).
+    const refusedUp = await deploy(stackOf("dry", [...upserted, "tier=b"]));
+    assert.deepEqual(refusedUp.errors, conflict.errors);
+    assert.deepEqual(stateOf(refusedUp, "dry")?.initErrors, [
+      conflict.errors[0].replace("ConfigMap dry: ", ""),
+    ]);
+    assert.deepEqual(live("ConfigMap", "dry")?.metadata.labels, { tier: "x" });
     assert.deepEqual((await destroy(stackOf("dry", upserted))).errors, []);
   });
 });
