@@ -209,6 +209,17 @@ function rootCause(error: unknown): unknown {
   return cause;
 }
 
+/** What an error says: ours as worded, the API client's as the provider's Go error prints it. */
+function reasonOf(error: unknown, type?: KubeType): string {
+  const cause = rootCause(error);
+  if (cause !== error) return (error as Error).message;
+  return goErrorMessage(error, type);
+}
+
+/** An update of a kind the cluster does not serve, in the provider's words (provider.go, Update). */
+const noKindToUpdate = (r: Registration, reason: string) =>
+  `update of resource "${r.urn}" failed because the Kubernetes API server reported that the apiVersion for this resource does not exist. Verify that any required CRDs have been created: ${reason}`;
+
 /** A create the API server refused, in the provider's words (provider.go, Create). */
 const notCreated = (r: Registration, reason: string) =>
   `resource "${r.urn}" was not successfully created by the Kubernetes API server: ${reason}`;
@@ -237,10 +248,8 @@ async function createKube(d: Deployment, r: Registration, manager: string): Prom
       return (await cluster.create(object)) as Props;
     } catch (error) {
       const cause = rootCause(error);
-      const reason = cause === error ? goErrorMessage(error, type) : (error as Error).message;
-      throw new Error(notCreated(r, isNoMatch(cause) ? goErrorMessage(cause, type) : reason), {
-        cause: error,
-      });
+      const reason = isNoMatch(cause) ? goErrorMessage(cause, type) : reasonOf(error, type);
+      throw new Error(notCreated(r, reason), { cause: error });
     }
   };
   const cluster = d.clusterOf(r.provider)!;
@@ -341,15 +350,10 @@ async function updateKube(
   try {
     return await applyKube(d, r, manager, r.ignoreChanges, true);
   } catch (error) {
-    const cause = rootCause(error);
-    const reason = error instanceof Error ? error.message : String(error);
-    if (isNoMatch(cause)) {
-      throw new Error(
-        `update of resource "${r.urn}" failed because the Kubernetes API server reported that the apiVersion for this resource does not exist. Verify that any required CRDs have been created: ${reason}`,
-        { cause: error },
-      );
-    }
     const type = kubeType(r.type)!;
+    const cause = rootCause(error);
+    if (isNoMatch(cause)) throw new Error(noKindToUpdate(r, goErrorMessage(cause, type)), { cause: error });
+    const reason = reasonOf(error, type);
     let live: Props;
     try {
       live = (await d.clusterOf(r.provider)!.read(type.apiVersion, type.kind, old.id!)) as Props;
@@ -425,13 +429,15 @@ async function previewKube(
   } catch (error) {
     const cause = rootCause(error);
     const code = (cause as { code?: unknown }).code;
+    if (code === 403) return;
     // A kind not served (no CRD yet) is not previewed either (skipPreview, gvkExists).
-    if (code === 403 || isNoMatch(cause)) return;
-    if (op === "create" && (isAlreadyExists(cause) || isNotFound(cause))) return;
+    if (op === "create" && (isNoMatch(cause) || isAlreadyExists(cause) || isNotFound(cause))) return;
     const reason =
       op === "create"
         ? notCreated(r, isConflict(cause) ? ssaError(cause, manager) : goErrorMessage(cause, type))
-        : notUpdated(idOf(object), ssaError(cause, manager));
+        : isNoMatch(cause)
+          ? noKindToUpdate(r, goErrorMessage(cause, type))
+          : notUpdated(idOf(object), ssaError(cause, manager));
     throw d.fail(r, op, new Error(reason, { cause: error }));
   }
 }
