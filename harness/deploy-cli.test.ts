@@ -6,8 +6,10 @@ import { parse } from "yaml";
 import { Simulator } from "../simulator/simulator";
 import { simulatorForSuite } from "../test/harness-simulator";
 import { deployCommandArgs } from "../test/stack-life";
-import { lockDir, lockStack } from "./engine/checkpoint";
+import { refresh } from "./deploy";
+import { emptyCheckpoint, loadCheckpoint, lockDir, lockStack, saveCheckpoint } from "./engine/checkpoint";
 import { installedProgram } from "./installed";
+import { loadProject } from "./project";
 
 const DEPLOY_CLI = path.join(__dirname, "testdata", "deploy-cli");
 
@@ -55,6 +57,36 @@ describe("npm run deploy: the command a user runs", function () {
     assert.equal(result.code, 0, result.stderr);
     assert.equal(result.stdout[0], "The currently running update for 'dev' has been canceled!");
     assert.deepEqual(fs.readdirSync(lockDir(state)), []);
+  });
+
+  it("keeps the pending creates a killed up left through a refresh, and drops them with refresh --clear-pending-creates (snapshot manager's snap; refresh.go, clearPendingCreates)", async () => {
+    const state = path.join(home, "pending.json");
+    const program = installedProgram(DEPLOY_CLI);
+    const urn = "urn:pulumi:dev::harness-deploy-cli::kubernetes:core/v1:ConfigMap::made";
+    const killed = emptyCheckpoint();
+    killed.deployment.pending_operations = [
+      { type: "creating", resource: { urn, custom: true, type: "kubernetes:core/v1:ConfigMap", inputs: {} } },
+    ];
+    saveCheckpoint(state, killed);
+    const kept = await refresh({
+      project: loadProject(program, "dev"),
+      kubeconfigPath: sim.kubeconfigPath,
+      statePath: state,
+    });
+    assert.deepEqual(kept.errors, []);
+    assert.deepEqual(
+      loadCheckpoint(state).deployment.pending_operations,
+      killed.deployment.pending_operations,
+    );
+    const cleared = await deployCommand(sim, home, [
+      "refresh",
+      program,
+      "--state",
+      state,
+      "--clear-pending-creates",
+    ]);
+    assert.equal(cleared.code, 0, cleared.stderr);
+    assert.equal(loadCheckpoint(state).deployment.pending_operations, undefined);
   });
 
   it("previews with each resource's diagnostics, the rollout impact among them, and the planned steps", async () => {

@@ -9,7 +9,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { parseArgs } from "node:util";
-import { cancelStack, Checkpoint } from "./engine/checkpoint";
+import { cancelStack, Checkpoint, nameOf } from "./engine/checkpoint";
 import {
   destroy as destroyStack,
   EngineOptions,
@@ -71,6 +71,8 @@ export interface DeployOptions {
   onDiagnostic?: (diagnostic: Diagnostic) => void;
   /** How the engine waits between a create's tries (default: the real time). */
   sleep?: (ms: number) => Promise<void>;
+  /** `refresh --clear-pending-creates`: drops the pending creates a killed operation left in the state. */
+  clearPendingCreates?: boolean;
 }
 
 export interface DeployResult {
@@ -154,7 +156,9 @@ options:
   --kubeconfig FILE        the cluster (default $KUBECONFIG, else .sim/kubeconfig, which npm run sim writes)
   --state FILE             the stack's checkpoint (default ~/.openshift-topology-harness/<project>.<stack>.json)
   --config key=value       set a config value and remember it in Pulumi.<stack>.yaml, as pulumi up --config does
-  --replace NAME           replace the resource even when nothing changed`;
+  --replace NAME           replace the resource even when nothing changed
+  --clear-pending-creates  (refresh) drop the pending creates a killed up left in the state, once you
+                           checked what they made, as pulumi refresh --clear-pending-creates does`;
 
 const COMMANDS = { up: deploy, preview, refresh, destroy } as const;
 
@@ -189,6 +193,7 @@ async function main(argv: string[]): Promise<number> {
       state: { type: "string" },
       config: { type: "string", multiple: true, default: [] },
       replace: { type: "string", multiple: true, default: [] },
+      "clear-pending-creates": { type: "boolean" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -250,8 +255,13 @@ async function main(argv: string[]): Promise<number> {
       kubeconfigPath,
       statePath,
       replace: values.replace,
+      clearPendingCreates: values["clear-pending-creates"],
       env: progress.env,
-      onDiagnostic: (d) => diagnostics.push(d),
+      // A status message shows under its resource's step as it runs, as the CLI's progress does.
+      onDiagnostic: (d) =>
+        d.ephemeral
+          ? console.log(progressLine({ waiter: nameOf(d.urn), message: d.message }))
+          : diagnostics.push(d),
       onEvent: (e) => {
         const key = `${e.type} ${e.name}`;
         if (e.phase === "start") started.set(key, Date.now());

@@ -9,6 +9,7 @@ import {
   KubernetesObject,
   KubernetesObjectApi,
   PatchStrategy,
+  VersionApi,
 } from "@kubernetes/client-node";
 import { createHash } from "node:crypto";
 
@@ -81,6 +82,16 @@ function safeJson(text: string): unknown {
   }
 }
 
+/**
+ * What the provider's Go error prints for a failed request: an API status's message alone, client-go's
+ * NoKindMatchError for a kind not served, else the error's message.
+ */
+export function goErrorMessage(error: unknown, type?: { apiVersion: string; kind: string }): string {
+  if (type && isNoMatch(error)) return `no matches for kind "${type.kind}" in version "${type.apiVersion}"`;
+  if (error instanceof ApiException) return describeKubeError(error).replace(/^\d+: /, "");
+  return error instanceof Error ? error.message : String(error);
+}
+
 export function isNotFound(error: unknown): boolean {
   return error instanceof ApiException && error.code === 404;
 }
@@ -95,6 +106,10 @@ export function isNoMatch(error: unknown): boolean {
     message.startsWith("Unrecognized API version and kind") ||
     (isNotFound(error) && message.startsWith("Failed to fetch resource metadata for"))
   );
+}
+
+export function isConflict(error: unknown): boolean {
+  return error instanceof ApiException && error.code === 409 && !isAlreadyExists(error);
 }
 
 export function isAlreadyExists(error: unknown): boolean {
@@ -219,11 +234,20 @@ function mergeFields(a: Record<string, unknown>, b: Record<string, unknown>): Re
 
 export class Cluster {
   private readonly api: KubernetesObjectApi;
+  private readonly versionApi: VersionApi;
+  private minor?: Promise<number>;
 
   constructor(kubeconfig: string) {
     const kc = new KubeConfig();
     kc.loadFromString(kubeconfig);
     this.api = KubernetesObjectApi.makeApiClient(kc);
+    this.versionApi = kc.makeApiClient(VersionApi);
+  }
+
+  /** The server's Kubernetes minor version (`/version`, `32+` read as 32), asked once. */
+  serverMinor(): Promise<number> {
+    this.minor ??= retried(() => this.versionApi.getCode(), true).then((v) => Number.parseInt(v.minor, 10));
+    return this.minor;
   }
 
   /**
@@ -236,7 +260,7 @@ export class Cluster {
       return await retried(() => this.api.create(object, undefined, dry, CSA_FIELD_MANAGER), false);
     } catch (error) {
       if (!isAlreadyExists(error)) throw error;
-      throw new Error(`${describeKubeError(error)}\n\n${ALREADY_EXISTS_HELP}`, { cause: error });
+      throw new Error(`${goErrorMessage(error)}\n\n${ALREADY_EXISTS_HELP}`, { cause: error });
     }
   }
 

@@ -13,7 +13,8 @@ import {
   revise,
 } from "../test/stack-life";
 import { deploy, DeployOptions, preview } from "./deploy";
-import { cancelStack } from "./engine/checkpoint";
+import { cancelStack, loadCheckpoint } from "./engine/checkpoint";
+import { pendingOperationsWarning } from "./engine/engine";
 import { installedProgram } from "./installed";
 import { sleep } from "./kube";
 import { loadProject } from "./project";
@@ -107,7 +108,7 @@ describe("a Windows pool end to end on the simulator", function () {
       (m) => m.metadata.labels?.["machine.openshift.io/os-id"] === "Windows",
     );
 
-  it("converges with only the pinned CSV installed after an up killed mid-way (its key kept: snapshot manager, diy backend lock, pulumi cancel), scales by a revision planned exactly, finds drift made by hand, replaces its machines for a new instance type, and destroy leaves no Windows machine and no CSV", async () => {
+  it("converges with only the pinned CSV installed after an up killed mid-way (its key kept and its creates under way left pending, the next up warning of them and a refresh clearing them: snapshot manager's markOperationPending and snap, deployment_executor.go printPendingOperationsWarning, refresh --clear-pending-creates, diy backend lock, pulumi cancel), scales by a revision planned exactly, finds drift made by hand, replaces its machines for a new instance type, and destroy leaves no Windows machine and no CSV", async () => {
     const statePath = path.join(dir, "state.json");
     const program = installedProgram(WINDOWS_POOL);
     const options = (config: string[] = []): DeployOptions => ({
@@ -136,15 +137,24 @@ describe("a Windows pool end to end on the simulator", function () {
       "the first preview",
     );
 
-    // kill -9 of the engine mid-up, while it awaits the Windows nodes: the state written after each step
-    // keeps the generated key (the CLI's snapshot manager), the plugins it started exit with it, and
-    // the next up, once `pulumi cancel` removed the lock the killed one left, generates no other key.
+    // kill -9 of the engine mid-up, as it starts awaiting the Windows nodes:
+    // the state written after each step keeps the generated key (the CLI's snapshot manager), the
+    // plugins it started exit with it, and the next up, once `pulumi cancel` removed the lock the killed
+    // one left, generates no other key.
     const killed = await upKilledAfter(
       program,
       sim.kubeconfigPath,
       statePath,
-      "kubernetes:machine.openshift.io/v1beta1:MachineSet windows-us-east-2a created",
+      " windows-nodes-ready creating",
     );
+    // The state names the creates under way (markOperationPending): the nodes' waiter among them.
+    const left = loadCheckpoint(statePath).deployment.pending_operations ?? [];
+    assert.ok(
+      left.some((op) => op.type === "creating" && op.resource.urn.endsWith("::windows-nodes-ready")),
+      JSON.stringify(left.map((op) => [op.type, op.resource.urn])),
+    );
+    // Its inputs' secrets (the kubeconfig the waiter gets) are encrypted there as in the resources.
+    assert.ok(!fs.readFileSync(statePath, "utf8").includes(sim.token), "no plaintext token in the state");
     const secretData = () =>
       (
         list("v1", "Secret", WMCO_NS).find((x) => x.metadata.name === "cloud-private-key") as unknown as {
@@ -155,8 +165,23 @@ describe("a Windows pool end to end on the simulator", function () {
     assert.ok(killed.plugins.length >= 2, "the program and the dynamic-provider host were running");
     for (const pid of killed.plugins) await exited(pid);
     assert.equal(cancelStack(statePath), 1, "the killed up left its lock");
-    const up = await deploy(options());
+    const warnings: string[] = [];
+    const up = await deploy({
+      ...options(),
+      onDiagnostic: (d) => void (d.severity === "warning" && d.urn === "" && warnings.push(d.message)),
+    });
     assert.deepEqual(up.errors, []);
+    // The CLI's warning (printPendingOperationsWarning), and the pending creates kept, as the snapshot
+    // manager keeps them until a refresh clears them: their outcome needs a person to check.
+    assert.deepEqual(warnings, [pendingOperationsWarning(left)]);
+    assert.match(
+      warnings[0],
+      /^Attempting to deploy or update resources with \d+ pending operations from previous deployment\.\n {2}\* urn:pulumi:dev::\S+, interrupted while creating\n/,
+    );
+    assert.deepEqual(
+      up.state.deployment.pending_operations?.map((op) => op.resource.urn),
+      left.filter((op) => op.type === "creating").map((op) => op.resource.urn),
+    );
     assert.deepEqual(missingObjects(sim, up), [], "every object the stack manages is in the cluster");
     assert.deepEqual(
       up.plan.filter((s) => !["same", "read"].includes(s.op) && s.type.startsWith("kubernetes:")),
@@ -211,9 +236,10 @@ describe("a Windows pool end to end on the simulator", function () {
     assert.ok(scaledNodes.includes(nodes[0]), "the first machine stays");
 
     // The RuntimeClass pointed by hand at another Windows build.
+    // This refresh also clears the pending creates (pulumi refresh --clear-pending-creates).
     await refreshFindsDrift(
       sim,
-      second,
+      { ...second, clearPendingCreates: true },
       [
         "patch",
         "runtimeclass",
@@ -225,6 +251,7 @@ describe("a Windows pool end to end on the simulator", function () {
     );
     // Refreshes read the Secret back from the cluster: what they write keeps it encrypted.
     keyStaysSecret();
+    assert.equal(loadCheckpoint(statePath).deployment.pending_operations, undefined);
 
     // A new instance type with a replacement policy: each new machine is configured by WMCO (as on
     // creation) before an old one goes, and up returns once both machines run the new type.

@@ -2,13 +2,14 @@
  * The local OpenShift simulator: an in-memory store seeded with a cluster, the controllers that make it
  * behave (machine-api, MCO, OLM, WMCO) and the HTTPS API server real clients talk to.
  */
+import { establishCrd } from "./apiserver/apiextensions";
 import { ApiServer, Protocol, RequestObserver, ServerFaults } from "./apiserver";
 import { createClock } from "./clock";
 import { packageManifests } from "./cluster/packages";
 import { seedCluster, SeededCluster } from "./cluster/seed";
 import { startControllers } from "./controllers";
-import { CrdDefinition, CrdSchemas, findCrdDir } from "./schema";
-import { KubeObject, kubeTimestamp, MemoryStore } from "./store";
+import { CrdSchemas, findCrdDir } from "./schema";
+import { KubeObject, MemoryStore } from "./store";
 
 export interface SimulatorOptions {
   platform?: "aws" | "azure";
@@ -52,27 +53,6 @@ export interface Simulator {
   stop(): Promise<void>;
 }
 
-/** A CRD as the API server holds it once its names are accepted: `kubectl wait --for=condition=Established` works. */
-function established(crd: CrdDefinition, now: Date): KubeObject {
-  const object = structuredClone(crd.object) as KubeObject;
-  const condition = (type: string, reason: string, message: string) => ({
-    type,
-    status: "True",
-    lastTransitionTime: kubeTimestamp(now),
-    reason,
-    message,
-  });
-  object.status = {
-    acceptedNames: (object.spec as { names: unknown }).names,
-    conditions: [
-      condition("NamesAccepted", "NoConflicts", "no conflicts found"),
-      condition("Established", "InitialNamesAccepted", "the initial names have been accepted"),
-    ],
-    storedVersions: crd.versions.filter((v) => v.storage).map((v) => v.name),
-  };
-  return object;
-}
-
 export async function startSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
   const platform = options.platform ?? "aws";
   const clock = createClock(options.speed ?? 1);
@@ -82,7 +62,10 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const schemas = crdDir === false ? undefined : CrdSchemas.load(crdDir);
   const unserved = options.unserved ?? [];
   for (const crd of schemas?.definitions ?? []) {
-    if (!unserved.includes(crd.plural)) store.create(established(crd, clock.now()));
+    if (unserved.includes(crd.plural)) continue;
+    const object = structuredClone(crd.object) as KubeObject;
+    establishCrd(object, clock.now());
+    store.create(object);
   }
   const controllers = startControllers({ store, clock, platform, schemas });
   let api: ApiServer;

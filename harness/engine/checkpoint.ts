@@ -38,12 +38,26 @@ export interface CheckpointResource {
   initErrors?: string[];
 }
 
+/** What a step was doing when the state was written (apitype.OperationType). */
+export type OperationType = "creating" | "updating" | "deleting" | "reading" | "importing";
+
+/**
+ * A step under way, recorded before it starts and dropped once it ends (the snapshot manager's
+ * markOperationPending and markOperationComplete): one left in a checkpoint is an operation a killed
+ * process never finished (apitype.OperationV2).
+ */
+export interface PendingOperation {
+  resource: CheckpointResource;
+  type: OperationType;
+}
+
 export interface Checkpoint {
   version: 3;
   deployment: {
     manifest: { time: string; magic: string; version: string };
     secrets_providers: { type: "passphrase"; state: { salt: string } };
     resources: CheckpointResource[];
+    pending_operations?: PendingOperation[];
   };
 }
 
@@ -144,26 +158,35 @@ export function loadCheckpoint(file: string | undefined): Checkpoint {
   const salt = checkpoint.deployment.secrets_providers?.state?.salt;
   if (!salt) return checkpoint;
   const key = saltKey(salt);
-  const resources = mapSecrets(checkpoint.deployment.resources, (s) =>
-    "ciphertext" in s ? secret(JSON.parse(decrypt(key, String(s.ciphertext)))) : s,
-  ) as CheckpointResource[];
-  return { ...checkpoint, deployment: { ...checkpoint.deployment, resources } };
+  const decrypted = (s: Record<string, unknown>) =>
+    "ciphertext" in s ? secret(JSON.parse(decrypt(key, String(s.ciphertext)))) : s;
+  const resources = mapSecrets(checkpoint.deployment.resources, decrypted) as CheckpointResource[];
+  const pending = mapSecrets(checkpoint.deployment.pending_operations, decrypted) as
+    PendingOperation[] | undefined;
+  return {
+    ...checkpoint,
+    deployment: { ...checkpoint.deployment, resources, ...(pending ? { pending_operations: pending } : {}) },
+  };
 }
 
 /** Writes the checkpoint with every secret encrypted, readable by its owner only. */
 export function saveCheckpoint(file: string, checkpoint: Checkpoint): void {
   const salt = checkpoint.deployment.secrets_providers.state.salt || newSalt();
   const key = saltKey(salt);
-  const resources = mapSecrets(checkpoint.deployment.resources, (s) => ({
+  const encrypted = (s: Record<string, unknown>) => ({
     [SECRET_SIG_KEY]: SECRET_SIG,
     ciphertext: "ciphertext" in s ? s.ciphertext : encrypt(key, JSON.stringify(s.value ?? null)),
-  }));
+  });
+  const resources = mapSecrets(checkpoint.deployment.resources, encrypted);
+  const pending = mapSecrets(checkpoint.deployment.pending_operations ?? [], encrypted) as PendingOperation[];
   const written: Checkpoint = {
     version: 3,
     deployment: {
       manifest: { ...checkpoint.deployment.manifest, time: new Date().toISOString() },
       secrets_providers: { type: "passphrase", state: { salt } },
       resources: resources as CheckpointResource[],
+      // omitempty, as the CLI writes it.
+      ...(pending.length > 0 ? { pending_operations: pending } : {}),
     },
   };
   fs.mkdirSync(path.dirname(file), { recursive: true });

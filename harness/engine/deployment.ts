@@ -12,7 +12,7 @@ import { DYNAMIC_TYPE_PREFIX } from "../dynamic";
 import { answerInvoke } from "../fixtures";
 import { Cluster, describeKubeError, kubeType } from "../kube";
 import { annotateSecrets, markSecret, reveal, secretKeys } from "../secrets";
-import { CheckpointResource, nameOf } from "./checkpoint";
+import { CheckpointResource, nameOf, OperationType, PendingOperation } from "./checkpoint";
 import { Diagnostic, Diagnostics, EngineEvent, SKIPPED } from "./diagnostics";
 import { KubeSettings, kubeSettings } from "./diff";
 import { ComponentHost } from "./component-host";
@@ -45,6 +45,8 @@ export class Deployment implements Host {
   readonly aliased = new Set<string>();
   /** Writes the state after each step carried out, as the CLI's snapshot manager does. */
   persist: () => void = () => undefined;
+  /** Steps under way, by URN, written with the state (the snapshot manager's pending operations). */
+  readonly pending = new Map<string, PendingOperation>();
   outputs: Props = {};
   private host?: Promise<DynamicHost>;
   /** The providers of component packages, by package name, started when a program first constructs one. */
@@ -171,12 +173,19 @@ export class Deployment implements Host {
   }
 
   record(r: Registration, id: string, inputs: Props, outputs: Props, external = false): Props {
+    const state = this.stateOf(r, id, inputs, outputs, external);
+    this.resources.set(r.urn, state);
+    return state.outputs!;
+  }
+
+  /** A registration's state as the checkpoint keeps it. */
+  stateOf(r: Registration, id: string, inputs: Props, outputs: Props, external = false): CheckpointResource {
     // As the engine's annotateSecrets: an output is secret at every path where its input was.
     const marked = markSecret(annotateSecrets(outputs, r.inputs) as Props, [
       ...secretKeys(r.inputs),
       ...r.additionalSecretOutputs,
     ]);
-    this.resources.set(r.urn, {
+    return {
       urn: r.urn,
       custom: r.custom,
       ...(r.custom ? { id } : {}),
@@ -196,8 +205,27 @@ export class Deployment implements Host {
       ...(r.retainOnDelete ? { retainOnDelete: true } : {}),
       ...(r.importId ? { importID: r.importId } : {}),
       ...(external ? { external: true } : {}),
-    } as CheckpointResource);
-    return marked;
+    } as CheckpointResource;
+  }
+
+  /**
+   * Runs a step's work with its operation pending in the state written before it starts (and before
+   * it is reported started), as the snapshot manager marks an operation pending before the step and
+   * complete at its end, so that the state of a process killed meanwhile names what it was doing.
+   */
+  async pendingDuring<T>(
+    resource: CheckpointResource,
+    type: OperationType,
+    work: () => Promise<T>,
+  ): Promise<T> {
+    if (this.dryRun) return work();
+    this.pending.set(resource.urn, { resource, type });
+    this.persist();
+    try {
+      return await work();
+    } finally {
+      this.pending.delete(resource.urn);
+    }
   }
 
   invoke(token: string, args: Props): Props {
@@ -232,8 +260,8 @@ export class Deployment implements Host {
     if (resource?.type === STACK_TYPE) this.outputs = outputs;
   }
 
-  log(severity: Diagnostic["severity"], message: string, urn: string): void {
-    this.diagnostics.log(severity, message, urn);
+  log(severity: Diagnostic["severity"], message: string, urn: string, ephemeral = false): void {
+    this.diagnostics.log(severity, message, urn, ephemeral);
   }
 
   read(r: Registration): Promise<Props> {
@@ -249,7 +277,12 @@ export class Deployment implements Host {
     // every output is unknown.
     if (r.readId === UNKNOWN || !cluster) return this.record(r, r.readId!, r.inputs, {}, true);
     try {
-      const live = (await cluster.read(k8s.apiVersion, k8s.kind, r.readId!)) as Props;
+      const planned = this.stateOf(r, r.readId!, r.inputs, {}, true);
+      const live = await this.pendingDuring(
+        planned,
+        "reading",
+        async () => (await cluster.read(k8s.apiVersion, k8s.kind, r.readId!)) as Props,
+      );
       return this.record(r, r.readId!, r.inputs, live, true);
     } catch (error) {
       throw this.fail(
@@ -330,11 +363,16 @@ export class Deployment implements Host {
     run: () => Promise<{ id: string; outputs: Props }>,
     inputs: Props,
   ): Promise<{ id: string; outputs: Props }> {
-    this.emit({ phase: "start", operation: op, type: r.type, name: r.name });
     let result: { id: string; outputs: Props };
+    const updating = op === "update";
+    const planned = this.stateOf(r, updating ? (this.prior.get(r.urn)?.id ?? "") : "", inputs, {});
     try {
-      result = await run();
+      result = await this.pendingDuring(planned, updating ? "updating" : "creating", () => {
+        this.emit({ phase: "start", operation: op, type: r.type, name: r.name });
+        return run();
+      });
     } catch (error) {
+      this.persist();
       throw this.fail(r, op, error);
     }
     const outputs = this.record(r, result.id, inputs, result.outputs);
@@ -360,14 +398,16 @@ export class Deployment implements Host {
       );
     }
     if (this.dryRun) return;
-    this.emit({ phase: "start", operation: "delete", ...what });
     try {
       // retainOnDelete: the engine drops it from the state and leaves the object where it is.
-      if (!resource.retainOnDelete) {
+      await this.pendingDuring(resource, "deleting", async () => {
+        this.emit({ phase: "start", operation: "delete", ...what });
+        if (resource.retainOnDelete) return;
         if (resource.type.startsWith(DYNAMIC_TYPE_PREFIX)) await deleteDynamic(this, resource);
         else await deleteKube(this, resource);
-      }
+      });
     } catch (error) {
+      this.persist();
       throw this.fail(what, "delete", new Error(describeKubeError(error)));
     }
     this.emit({ phase: "done", operation: "delete", ...what });

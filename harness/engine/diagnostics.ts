@@ -24,6 +24,11 @@ export interface Diagnostic {
   message: string;
   /** The resource's URN; empty when the logger named none. */
   urn: string;
+  /**
+   * A status message (a provider's LogStatus, the SDK's `ephemeral`): the CLI shows it on the
+   * resource's line while its step runs, not among the diagnostics after it.
+   */
+  ephemeral?: boolean;
 }
 
 /** How a registration after a failure is refused (the engine starts nothing new after an error either). */
@@ -72,9 +77,9 @@ export class Diagnostics {
     this.logged.push(message);
   }
 
-  log(severity: Diagnostic["severity"], message: string, urn: string): void {
-    this.onDiagnostic?.({ severity, message, urn });
-    if (severity !== "error") return;
+  log(severity: Diagnostic["severity"], message: string, urn: string, ephemeral = false): void {
+    this.onDiagnostic?.({ severity, message, urn, ...(ephemeral ? { ephemeral } : {}) });
+    if (severity !== "error" || ephemeral) return;
     const error = programError(message);
     // Logged against a resource, the error names it (as the CLI shows it under that resource), unless
     // it already names its component or is the stack's.

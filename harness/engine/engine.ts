@@ -14,7 +14,14 @@ import * as fs from "node:fs";
 import { Fixtures } from "../fixtures";
 import { Cluster } from "../kube";
 import type { Project } from "../project";
-import { Checkpoint, CheckpointResource, loadCheckpoint, lockStack, saveCheckpoint } from "./checkpoint";
+import {
+  Checkpoint,
+  CheckpointResource,
+  loadCheckpoint,
+  lockStack,
+  PendingOperation,
+  saveCheckpoint,
+} from "./checkpoint";
 import { Deployment } from "./deployment";
 import type { Diagnostic, EngineEvent } from "./diagnostics";
 import { Registration, startMonitor } from "./monitor";
@@ -43,6 +50,11 @@ export interface EngineOptions {
    * await.go's tests give Creation a clock.
    */
   sleep?: (ms: number) => Promise<void>;
+  /**
+   * A refresh drops the pending creates a killed operation left, which every other operation keeps
+   * (`pulumi refresh --clear-pending-creates`, refresh.go): the user has checked what they made.
+   */
+  clearPendingCreates?: boolean;
 }
 
 export interface EngineResult {
@@ -57,10 +69,45 @@ function priorMap(checkpoint: Checkpoint): Map<string, CheckpointResource> {
   return new Map(checkpoint.deployment.resources.map((r) => [r.urn, r]));
 }
 
-function save(options: EngineOptions, checkpoint: Checkpoint, resources: CheckpointResource[]): Checkpoint {
-  const next: Checkpoint = { ...checkpoint, deployment: { ...checkpoint.deployment, resources } };
+/**
+ * Writes the state: `resources`, then the operations under way and the base's pending creates, which
+ * every later operation keeps until a refresh clears them, as a create's outcome is unknown
+ * (SnapshotManager.snap; other pending operations are dropped, their resources' state is known).
+ */
+function save(
+  options: EngineOptions,
+  checkpoint: Checkpoint,
+  resources: CheckpointResource[],
+  underWay: Iterable<PendingOperation> = [],
+  clearPendingCreates = false,
+): Checkpoint {
+  const carried = clearPendingCreates
+    ? []
+    : (checkpoint.deployment.pending_operations ?? []).filter((op) => op.type === "creating");
+  const pending = [...underWay, ...carried];
+  const { pending_operations: _, ...deployment } = checkpoint.deployment;
+  const next: Checkpoint = {
+    ...checkpoint,
+    deployment: { ...deployment, resources, ...(pending.length > 0 ? { pending_operations: pending } : {}) },
+  };
   if (options.statePath) saveCheckpoint(options.statePath, next);
   return next;
+}
+
+/**
+ * The warning an `up` starts with when the last operation left pending operations, in the CLI's words
+ * (deployment_executor.go, printPendingOperationsWarning).
+ */
+export function pendingOperationsWarning(pending: PendingOperation[]): string {
+  return (
+    `Attempting to deploy or update resources with ${pending.length} pending operations from previous deployment.\n` +
+    pending.map((op) => `  * ${op.resource.urn}, interrupted while ${op.type}\n`).join("") +
+    "These resources are in an unknown state because the Pulumi CLI was interrupted while waiting for changes to these resources to complete. You should confirm whether or not the operations listed completed successfully by checking the state of the appropriate provider. For example, if you are using AWS, you can confirm using the AWS Console.\n" +
+    "\n" +
+    "Once you have confirmed the status of the interrupted operations, you can repair your stack using `pulumi refresh` which will refresh the state from the provider you are using and clear the pending operations if there are any.\n" +
+    "\n" +
+    "Note that `pulumi refresh` will need to be run interactively to clear pending CREATE operations."
+  );
 }
 
 /**
@@ -107,7 +154,9 @@ async function updateStack(options: EngineOptions, dryRun: boolean): Promise<Eng
         !deployment.resources.has(r.urn) && !deployment.deleted.has(r.urn) && !deployment.aliased.has(r.urn),
     ),
   ];
-  if (!dryRun) deployment.persist = () => save(options, checkpoint, snapshot());
+  if (!dryRun) deployment.persist = () => save(options, checkpoint, snapshot(), deployment.pending.values());
+  const pending = checkpoint.deployment.pending_operations ?? [];
+  if (!dryRun && pending.length > 0) deployment.log("warning", pendingOperationsWarning(pending), "");
   const monitor = await startMonitor(options.project.name, options.project.stack, deployment);
   address = monitor.address;
   try {
@@ -163,7 +212,7 @@ async function destroyStack(options: EngineOptions, dryRun: boolean): Promise<En
   const cluster = new Cluster(fs.readFileSync(options.kubeconfigPath, "utf8"));
   const deployment = new Deployment(options, dryRun, priorMap(checkpoint), cluster, () => "127.0.0.1:0");
   const remaining = () => checkpoint.deployment.resources.filter((r) => !deployment.deleted.has(r.urn));
-  if (!dryRun) deployment.persist = () => save(options, checkpoint, remaining());
+  if (!dryRun) deployment.persist = () => save(options, checkpoint, remaining(), deployment.pending.values());
   try {
     await deployment.deleteAll(checkpoint.deployment.resources);
     const errors = [...deployment.failures];
@@ -189,7 +238,7 @@ async function refreshStack(options: EngineOptions): Promise<EngineResult> {
   try {
     const { plan, resources } = await refreshResources(deployment, checkpoint.deployment.resources);
     const errors = [...deployment.failures];
-    const next = save(options, checkpoint, resources);
+    const next = save(options, checkpoint, resources, [], options.clearPendingCreates);
     return { ok: errors.length === 0, errors, plan, outputs: {}, checkpoint: next };
   } finally {
     await deployment.close();

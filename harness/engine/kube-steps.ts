@@ -8,7 +8,9 @@ import type { KubernetesObject } from "@kubernetes/client-node";
 import {
   CSA_FIELD_MANAGER,
   describeKubeError,
+  goErrorMessage,
   isAlreadyExists,
+  isConflict,
   isNoMatch,
   isNotFound,
   kubeType,
@@ -26,6 +28,7 @@ import { checkKubeInputs, checkpointObject, fieldManagerName, isAutonamed } from
 import type { Registration } from "./monitor";
 import { kubePlan, replaceRequested } from "./plan";
 import { Readiness, readinessOf } from "./readiness";
+import { removedApiError } from "./removed-apis";
 import { containsUnknown, Props } from "./rpc";
 
 /** A create or update whose object did not become ready in time: kept in the state as InitErrors. */
@@ -58,6 +61,12 @@ export async function kubeStep(
     }
   };
   let r = checked(old?.inputs);
+  // provider.go, Check: a kind the cluster's release no longer serves at this apiVersion is warned about.
+  const cluster = d.clusterOf(r.provider);
+  const removed =
+    cluster &&
+    (await removedApiError(type.apiVersion, type.kind, () => cluster.serverMinor()).catch(() => undefined));
+  if (removed) d.log("warning", removed, r.urn);
   const { op, diffs, renamed } = kubePlan(
     type,
     old,
@@ -108,9 +117,7 @@ export async function kubeStep(
           else d.replaced.push(old!);
         }
         const live =
-          op === "update"
-            ? await applyKube(d, r, manager, r.ignoreChanges, true)
-            : await createKube(d, r, manager);
+          op === "update" ? await updateKube(d, r, manager, old!) : await createKube(d, r, manager);
         const ready = readiness ? await awaitReady(d, r, readiness, live, op !== "update") : live;
         return { id: idOf(ready), outputs: checkpointObject(r.inputs, ready, manager, state) };
       } catch (error) {
@@ -167,10 +174,13 @@ async function importKube(
   d.step("import", r);
   const cluster = d.clusterOf(r.provider);
   if (!cluster) return undefined;
-  if (!d.dryRun) d.emit({ phase: "start", operation: "import", type: r.type, name: r.name });
   let live: Props;
   try {
-    live = (await cluster.read(type.apiVersion, type.kind, r.importId)) as Props;
+    const planned = d.stateOf(r, r.importId, r.inputs, {});
+    live = await d.pendingDuring(planned, "importing", async () => {
+      if (!d.dryRun) d.emit({ phase: "start", operation: "import", type: r.type, name: r.name });
+      return (await cluster.read(type.apiVersion, type.kind, r.importId)) as Props;
+    });
   } catch (error) {
     const reason = isNotFound(error)
       ? `resource '${r.importId}' does not exist`
@@ -192,6 +202,28 @@ async function importKube(
   return imported;
 }
 
+/** The first error of a chain of causes: what the API client threw. */
+function rootCause(error: unknown): unknown {
+  let cause = error;
+  while (cause instanceof Error && cause.cause !== undefined) cause = cause.cause;
+  return cause;
+}
+
+/** What an error says: ours as worded, the API client's as the provider's Go error prints it. */
+function reasonOf(error: unknown, type?: KubeType): string {
+  const cause = rootCause(error);
+  if (cause !== error) return (error as Error).message;
+  return goErrorMessage(error, type);
+}
+
+/** An update of a kind the cluster does not serve, in the provider's words (provider.go, Update). */
+const noKindToUpdate = (r: Registration, reason: string) =>
+  `update of resource "${r.urn}" failed because the Kubernetes API server reported that the apiVersion for this resource does not exist. Verify that any required CRDs have been created: ${reason}`;
+
+/** A create the API server refused, in the provider's words (provider.go, Create). */
+const notCreated = (r: Registration, reason: string) =>
+  `resource "${r.urn}" was not successfully created by the Kubernetes API server: ${reason}`;
+
 /**
  * How often Creation tries a create that failed with NotFound or NoMatch, and its first wait, doubled
  * after each try (await.go, Creation: SleepingRetry(...).WithMaxRetries(5).WithBackoffFactor(2); retry.go,
@@ -210,25 +242,29 @@ async function createKube(d: Deployment, r: Registration, manager: string): Prom
   const type = kubeType(r.type)!;
   const object = manifestOf(type, reveal(r.inputs) as Props);
   const attempt = async (): Promise<Props> => {
-    if (type.patch || d.kubeSettings(r.provider).upsertExistingObjects)
-      return applyKube(d, r, manager, [], false);
     try {
-      return (await d.clusterOf(r.provider)!.create(object)) as Props;
+      if (type.patch || d.kubeSettings(r.provider).upsertExistingObjects)
+        return await applyKube(d, r, manager, [], false);
+      return (await cluster.create(object)) as Props;
     } catch (error) {
-      throw new Error(
-        `creation of ${type.kind} ${object.metadata?.name} failed: ${describeKubeError(error)}`,
-        {
-          cause: error,
-        },
-      );
+      const cause = rootCause(error);
+      const reason = isNoMatch(cause) ? goErrorMessage(cause, type) : reasonOf(error, type);
+      throw new Error(notCreated(r, reason), { cause: error });
     }
   };
+  const cluster = d.clusterOf(r.provider)!;
   let wait = CREATE_FIRST_WAIT_MS;
   for (let tries = 0; ; tries++) {
     try {
       return await attempt();
     } catch (error) {
-      const cause = (error as Error).cause;
+      const cause = rootCause(error);
+      // skipRetry: a kind the cluster's release removed is no CRD on its way, and fails at once.
+      const removed = isNoMatch(cause)
+        ? await removedApiError(type.apiVersion, type.kind, () => cluster.serverMinor())
+        : undefined;
+      if (removed) throw new Error(notCreated(r, removed), { cause: error });
+      d.log("info", `Retry #${tries}; creation failed: ${goErrorMessage(cause, type)}`, r.urn, true);
       const retryable = isNotFound(cause) || isNoMatch(cause);
       if (retryable) await (d.options.sleep ?? sleep)(wait);
       if (retryable && tries < CREATE_RETRIES) {
@@ -279,10 +315,55 @@ async function applyKube(
   try {
     return (await cluster.apply(object, manager, force)) as Props;
   } catch (error) {
-    throw new Error(
-      `server-side apply of ${type.kind} ${object.metadata?.name} failed: ${describeKubeError(error)}`,
-      { cause: error },
-    );
+    throw new Error(ssaError(error, manager), { cause: error });
+  }
+}
+
+/** A refused server-side apply, a conflict in the provider's words (await.go, handleSSAErr). */
+function ssaError(error: unknown, manager: string): string {
+  const message = goErrorMessage(error);
+  if (!isConflict(error)) return message;
+  return (
+    `server-side apply field conflict detected, see ${SSA_CONFLICT_HELP} for troubleshooting help\n` +
+    `The resource managed by field manager "${manager}" had an apply conflict: ${message}`
+  );
+}
+
+const SSA_CONFLICT_HELP =
+  "https://www.pulumi.com/registry/packages/kubernetes/how-to-guides/managing-resources-with-server-side-apply/#handle-field-conflicts-on-existing-resources";
+
+/** The reason an update failed, in the provider's words once it read the object back (provider.go, Update). */
+const notUpdated = (id: string, reason: string) =>
+  `the Kubernetes API server reported that "${id}" failed to fully initialize or become live: ${reason}`;
+
+/**
+ * An update as provider.go's Update carries it out: a server-side apply; when the API server refuses
+ * it, the object is read back and kept in the state with the refusal as InitErrors (the next up tries
+ * again), or the step fails when it cannot be read, or when the kind is no longer served.
+ */
+async function updateKube(
+  d: Deployment,
+  r: Registration,
+  manager: string,
+  old: CheckpointResource,
+): Promise<Props> {
+  try {
+    return await applyKube(d, r, manager, r.ignoreChanges, true);
+  } catch (error) {
+    const type = kubeType(r.type)!;
+    const cause = rootCause(error);
+    if (isNoMatch(cause)) throw new Error(noKindToUpdate(r, goErrorMessage(cause, type)), { cause: error });
+    const reason = reasonOf(error, type);
+    let live: Props;
+    try {
+      live = (await d.clusterOf(r.provider)!.read(type.apiVersion, type.kind, old.id!)) as Props;
+    } catch (getError) {
+      throw new Error(
+        `update of resource "${r.urn}" failed: ${reason}\nunable to get cluster state: ${goErrorMessage(getError)}`,
+        { cause: getError },
+      );
+    }
+    throw new NotReady(idOf(live), live, notUpdated(idOf(live), reason));
   }
 }
 
@@ -315,7 +396,8 @@ function patchForce(
  * not stored, so what admission, validation or another field manager refuses fails the preview as it
  * would fail the up. An object that already exists, a namespace not there yet and a forbidden dry run
  * are no refusal (provider.go, Create's failedPreview; Update's IsForbidden). Nothing is asked while
- * the provider's cluster or an input is unknown.
+ * the provider's cluster or an input is unknown, for a kind not served, nor for a Patch's create
+ * (Create's skipPreview).
  */
 async function previewKube(
   d: Deployment,
@@ -330,7 +412,9 @@ async function previewKube(
   const manager = fieldManagerName(r.urn, r.inputs, state);
   try {
     if (op === "create") {
-      if (type.patch || d.kubeSettings(r.provider).upsertExistingObjects)
+      // A Patch resource's create is not previewed (provider.go, Create's skipPreview).
+      if (type.patch) return;
+      if (d.kubeSettings(r.provider).upsertExistingObjects)
         await cluster.apply(object, manager, patchForce(d, r, object, undefined, true), true);
       else await cluster.create(object, true);
       return;
@@ -343,17 +427,18 @@ async function previewKube(
     ) as unknown as KubernetesObject;
     await cluster.apply(object, manager, patchForce(d, r, object, live, true), true);
   } catch (error) {
-    const cause = (error as Error).cause ?? error;
+    const cause = rootCause(error);
     const code = (cause as { code?: unknown }).code;
-    if (code === 403 || (op === "create" && (isAlreadyExists(cause) || isNotFound(cause)))) return;
-    const what = op === "create" ? "creation" : "server-side apply";
-    throw d.fail(
-      r,
-      op,
-      new Error(`${what} of ${type.kind} ${object.metadata?.name} failed: ${describeKubeError(cause)}`, {
-        cause: error,
-      }),
-    );
+    if (code === 403) return;
+    // A kind not served (no CRD yet) is not previewed either (skipPreview, gvkExists).
+    if (op === "create" && (isNoMatch(cause) || isAlreadyExists(cause) || isNotFound(cause))) return;
+    const reason =
+      op === "create"
+        ? notCreated(r, isConflict(cause) ? ssaError(cause, manager) : goErrorMessage(cause, type))
+        : isNoMatch(cause)
+          ? noKindToUpdate(r, goErrorMessage(cause, type))
+          : notUpdated(idOf(object), ssaError(cause, manager));
+    throw d.fail(r, op, new Error(reason, { cause: error }));
   }
 }
 

@@ -77,7 +77,12 @@ export interface Host {
   read(registration: Registration): Promise<Props>;
   invoke(token: string, args: Props): Props;
   registerOutputs(urn: string, outputs: Props): void;
-  log(severity: "debug" | "info" | "warning" | "error", message: string, urn: string): void;
+  log(
+    severity: "debug" | "info" | "warning" | "error",
+    message: string,
+    urn: string,
+    ephemeral: boolean,
+  ): void;
 }
 
 /** What the monitor answers to SupportsFeature: secrets travel marked; the rest take the SDK's older paths. */
@@ -228,6 +233,7 @@ export async function startMonitor(project: string, stack: string, host: Host): 
         SEVERITIES[request.getSeverity() as number] ?? "info",
         request.getMessage() as string,
         request.getUrn() as string,
+        request.getEphemeral() as boolean,
       );
       reply(null, new emptyProto.Empty());
     },

@@ -7,6 +7,7 @@ import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { kubectl as runKubectl } from "../../simulator/apiserver/kubectl";
+import { WIDGET_CRD } from "../../simulator/apiserver/testing";
 import { Simulator } from "../../simulator/simulator";
 import { simulatorForSuite } from "../../test/harness-simulator";
 import { changes, kubectl } from "../../test/stack-life";
@@ -58,7 +59,10 @@ describe("the engine holds programs to pulumi-kubernetes' rules", function () {
     ]);
     const strict = await deploy(stackOf("taken", []));
     assert.equal(strict.ok, false);
-    assert.match(strict.errors.join("\n"), /ConfigMap taken: .*configmaps "taken" already exists/);
+    assert.match(
+      strict.errors.join("\n"),
+      /^ConfigMap taken: resource "urn:pulumi:\S+::taken" was not successfully created by the Kubernetes API server: configmaps "taken" already exists\n\nThe resource already exists/,
+    );
     assert.match(strict.errors.join("\n"), /set upsertExistingObjects on the provider/);
     assert.deepEqual(
       strict.state.deployment.resources.filter((r) => r.type.endsWith(":ConfigMap")),
@@ -336,7 +340,7 @@ describe("the engine holds programs to pulumi-kubernetes' rules", function () {
     assert.equal(cut.ok, false);
     assert.match(
       cut.errors.join("\n"),
-      /^ConfigMap cut: creation of ConfigMap cut failed: .*(ECONNREFUSED|ECONNRESET|socket hang up)/,
+      /^ConfigMap cut: resource "urn:pulumi:\S+::cut" was not successfully created by the Kubernetes API server: .*(ECONNREFUSED|ECONNRESET|socket hang up)/,
     );
     assert.equal(stateOf(cut, "cut"), undefined);
     const again = await deploy(options);
@@ -470,7 +474,7 @@ describe("the engine holds programs to pulumi-kubernetes' rules", function () {
     assert.equal(oldAtReplace, undefined, "deleteBeforeReplace deletes the old object first");
     assert.deepEqual((await destroy(auto([]))).errors, []);
   });
-  it("tries a create again while its namespace is not there yet (NotFound), after 1, 2, 4... seconds, and gives a kind no CRD serves up after six tries over 63 s with the provider's advice (await.go, Creation: SleepingRetry WithMaxRetries(5) WithBackoffFactor(2), Do(IsNotFound, IsNoMatchError); provider.go, Create)", async () => {
+  it('tries a create again while its namespace is not there yet (NotFound), after 1, 2, 4... seconds, gives a kind no CRD serves up after six tries over 63 s with the provider\'s advice, and creates a custom resource whose CRD arrives between tries, each failed try a status line (await.go, Creation: SleepingRetry WithMaxRetries(5) WithBackoffFactor(2), Do(IsNotFound, IsNoMatchError), the client made again after a NoMatch, LogStatus "Retry #%d; creation failed"; provider.go, Create)', async () => {
     const waits: number[] = [];
     const late = await deploy({
       ...stackOf("late", ["namespace=late-namespace"]),
@@ -501,13 +505,62 @@ describe("the engine holds programs to pulumi-kubernetes' rules", function () {
       never.state.deployment.resources.filter((r) => r.type.includes("Widget")),
       [],
     );
+
+    // The CRD arrives during the second wait, as an operator's InstallPlan creates it while the stack
+    // creates its first custom resource: the kind is served from then on and the third try creates it.
+    // Each failed try shows as the provider's status line (LogStatus "Retry #n; creation failed").
+    waits.length = 0;
+    const status: string[] = [];
+    const crdLate = await deploy({
+      ...stackOf("widget", ["kind=Widget"]),
+      onDiagnostic: (d) => void (d.ephemeral && status.push(d.message)),
+      sleep: async (ms) => {
+        waits.push(ms);
+        if (waits.length === 2) {
+          const made = await runKubectl(
+            sim.kubeconfigPath,
+            ["create", "-f", "-"],
+            JSON.stringify(WIDGET_CRD),
+          );
+          assert.equal(made.code, 0, made.stderr);
+        }
+      },
+    });
+    assert.deepEqual(crdLate.errors, []);
+    assert.deepEqual(waits, [1000, 2000]);
+    assert.deepEqual(status, [
+      'Retry #0; creation failed: no matches for kind "Widget" in version "example.com/v1"',
+      'Retry #1; creation failed: no matches for kind "Widget" in version "example.com/v1"',
+    ]);
+    assert.ok(
+      sim.store.get({ apiVersion: "example.com/v1", kind: "Widget", name: "widget", namespace: "default" }),
+    );
+    assert.deepEqual((await destroy(stackOf("widget", ["kind=Widget"]))).errors, []);
+    const gone = await runKubectl(sim.kubeconfigPath, ["delete", "crd", WIDGET_CRD.metadata.name]);
+    assert.equal(gone.code, 0, gone.stderr);
   });
-  it("previews a create and an update as dry runs the API server checks: a name it refuses, or a field another manager holds, fails the preview as it would the up, and nothing is stored (provider.go, Create and Update with preview; await.go, Creation and ssaUpdate with dryRun=All, patchForce)", async () => {
+  it("warns at Check and fails a create at once, without retries, for an apiVersion the cluster's Kubernetes no longer serves (provider.go, Check and Create; await.go, skipRetry; kinds.RemovedAPIVersion and RemovedAPIError)", async () => {
+    const waits: number[] = [];
+    const warnings: string[] = [];
+    const removed = await deploy({
+      ...stackOf("legacy", ["kind=LegacyRuntimeClass"]),
+      onDiagnostic: (d) => void (d.severity === "warning" && warnings.push(d.message)),
+      sleep: async (ms) => void waits.push(ms),
+    });
+    const message =
+      'apiVersion "node.k8s.io/v1beta1/RuntimeClass" was removed in Kubernetes 1.25. Use "node.k8s.io/v1/RuntimeClass" instead.\nSee https://git.k8s.io/kubernetes/CHANGELOG/CHANGELOG-1.25.md#deprecation for more information.';
+    assert.deepEqual(warnings, [message]);
+    assert.deepEqual(waits, [], "no CRD is waited for");
+    assert.deepEqual(removed.errors, [
+      `RuntimeClass legacy: resource "urn:pulumi:dev::harness-strict-kube::kubernetes:node.k8s.io/v1beta1:RuntimeClass::legacy" was not successfully created by the Kubernetes API server: ${message}`,
+    ]);
+  });
+  it("previews a create and an update as dry runs the API server checks: a name it refuses, or a field another manager holds, fails the preview as it would the up, and nothing is stored; the up's refused update keeps the object read back with InitErrors (provider.go, Create and Update with preview, Update's readLiveObject and partialError; await.go, Creation and ssaUpdate with dryRun=All, patchForce, handleSSAErr)", async () => {
     const refused = await preview(stackOf("dry", ["objectName=Not_A_Name"]));
     assert.equal(refused.ok, false);
     assert.match(
       refused.errors.join("\n"),
-      /^ConfigMap dry: creation of ConfigMap Not_A_Name failed: 422: .*RFC 1123 subdomain/,
+      /^ConfigMap dry: resource "urn:pulumi:\S+::dry" was not successfully created by the Kubernetes API server: ConfigMap "Not_A_Name" is invalid: .*RFC 1123 subdomain/,
     );
 
     // Created server-side (upserted), so no client-side field of the create makes the preview force.
@@ -529,9 +582,17 @@ describe("the engine holds programs to pulumi-kubernetes' rules", function () {
     assert.equal(conflict.ok, false);
     assert.match(
       conflict.errors.join("\n"),
-      /^ConfigMap dry: server-side apply of ConfigMap dry failed: 409: .*conflict with "someone-else".*\.metadata\.labels\.tier/s,
+      /^ConfigMap dry: the Kubernetes API server reported that "default\/dry" failed to fully initialize or become live: server-side apply field conflict detected, see https:\/\/www\.pulumi\.com\/\S+ for troubleshooting help\nThe resource managed by field manager "pulumi-kubernetes-[0-9a-f]{8}" had an apply conflict: Apply failed with 1 conflict: conflict with "someone-else".*\.metadata\.labels\.tier/s,
     );
     assert.deepEqual(live("ConfigMap", "dry")?.metadata.labels, { tier: "x" }, "a dry run stores nothing");
+    // The up's apply is refused alike: the object read back stays in the state with the refusal as
+    // InitErrors, so the next up tries again (provider.go, Update: readLiveObject, partialError).
+    const refusedUp = await deploy(stackOf("dry", [...upserted, "tier=b"]));
+    assert.deepEqual(refusedUp.errors, conflict.errors);
+    assert.deepEqual(stateOf(refusedUp, "dry")?.initErrors, [
+      conflict.errors[0].replace("ConfigMap dry: ", ""),
+    ]);
+    assert.deepEqual(live("ConfigMap", "dry")?.metadata.labels, { tier: "x" });
     assert.deepEqual((await destroy(stackOf("dry", upserted))).errors, []);
   });
 });

@@ -176,8 +176,9 @@ export function pruneUnknown(
   target: Target,
   object: KubeObject,
 ): KubeObject {
-  if (!target.resource.validated || !schemas) return object;
-  const { object: pruned, pruned: paths } = schemas.prune(object);
+  const crds = target.resource.schemas ?? schemas;
+  if (!target.resource.validated || !crds) return object;
+  const { object: pruned, pruned: paths } = crds.prune(object);
   reportUnknown(request, paths);
   return pruned;
 }
@@ -196,8 +197,9 @@ export function admit(
   if (resource.kind === "Secret" && resource.group === "") defaultSecret(object);
   let result = object;
   const fieldErrors = metadataErrors(target, object);
-  if (resource.validated && schemas) {
-    const validation = schemas.validate(object);
+  const crds = resource.schemas ?? schemas;
+  if (resource.validated && crds) {
+    const validation = crds.validate(object);
     result = validation.object as KubeObject;
     fieldErrors.push(...validation.errors);
     if (fieldErrors.length === 0) reportUnknown(request, validation.pruned);

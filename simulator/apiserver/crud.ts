@@ -6,6 +6,7 @@ import { randomUUID } from "node:crypto";
 import { fieldError } from "../schema";
 import { KubeObject } from "../store";
 import { kubeTimestamp, PropagationPolicy } from "../store/memory-store";
+import { isCrd, prepareCrdDelete, refuseTerminating } from "./apiextensions";
 import { admit, checkNamespace, invalid, normalize, prepareCreate } from "./admission";
 import { Scope, trackUpdate } from "./managed-fields";
 import { decode, decodeObject, patchContentType, sendList, sendObject } from "./negotiation";
@@ -51,6 +52,7 @@ export function list(backend: Backend, request: Request, target: Target): void {
 }
 
 export function create(backend: Backend, request: Request, target: Target): void {
+  refuseTerminating(target);
   const dryRun = dryRunOf(request);
   const object = normalize(target, decodeObject(request), true);
   delete object.metadata.managedFields;
@@ -256,6 +258,7 @@ function deleteOne(
 ): KubeObject | undefined {
   const key = keyOf(target, existing.metadata.name);
   if (options.dryRun) return existing;
+  if (isCrd(target)) prepareCrdDelete(backend.store, existing.metadata.name, backend.now());
   try {
     backend.store.delete(key, { propagationPolicy: options.policy, preconditions: options.preconditions });
   } catch (error) {

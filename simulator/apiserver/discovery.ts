@@ -6,6 +6,8 @@ export const KUBERNETES_VERSION = { major: "1", minor: "32", gitVersion: "v1.32.
 const VERBS = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"];
 const SUBRESOURCE_VERBS = ["get", "patch", "update"];
 const READ_ONLY_VERBS = ["get", "list"];
+/** A terminating CRD's kind (customresource_discovery_controller.go, sync). */
+const TERMINATING_VERBS = ["delete", "deletecollection", "get", "list", "watch"];
 
 export function versionInfo(): Record<string, string> {
   return {
@@ -64,9 +66,11 @@ function resourceEntries(r: ResourceType): unknown[] {
       kind: r.kind,
       verbs: r.readOnly
         ? READ_ONLY_VERBS
-        : r.kind === "Namespace"
-          ? VERBS.filter((v) => v !== "deletecollection")
-          : VERBS,
+        : r.terminating
+          ? TERMINATING_VERBS
+          : r.kind === "Namespace"
+            ? VERBS.filter((v) => v !== "deletecollection")
+            : VERBS,
       ...(r.shortNames.length ? { shortNames: r.shortNames } : {}),
       ...(r.categories.length ? { categories: r.categories } : {}),
       storageVersionHash: Buffer.from(`${r.group}/${r.versions[0]}/${r.kind}`)

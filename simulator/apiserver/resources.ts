@@ -1,4 +1,4 @@
-import { CrdSchemas, PrinterColumn, ScaleSubresource } from "../schema";
+import { CrdDefinition, CrdSchemas, PrinterColumn, ScaleSubresource } from "../schema";
 
 /** One REST resource the simulator serves. */
 export interface ResourceType {
@@ -26,6 +26,13 @@ export interface ResourceType {
    * the package server serves PackageManifests; the objects come from `Backend.computed`.
    */
   readOnly?: boolean;
+  /**
+   * The kind of a CRD being deleted: served for reads and deletes while its objects go, creates refused
+   * (customresource_handler.go, serveResource).
+   */
+  terminating?: boolean;
+  /** A CRD created at run time: its own schema, which validates and prunes its kind. */
+  schemas?: CrdSchemas;
 }
 
 const age = (description?: string): PrinterColumn => ({
@@ -604,13 +611,38 @@ const TABLE: Row[] = [
   },
 ];
 
-/** Looks resources up by group and plural, short name, kind or apiVersion. */
+/** What a CRD makes of a kind's REST resource: its names, scope, served versions (storage first), subresources and columns. */
+function servedAs(base: ResourceType, crd: CrdDefinition): ResourceType {
+  const served = crd.versions.filter((v) => v.served);
+  const storage = served.find((v) => v.storage) ?? served[0];
+  const ordered = [storage, ...served.filter((v) => v !== storage)];
+  return {
+    ...base,
+    versions: ordered.map((v) => v.name),
+    listKind: crd.listKind,
+    plural: crd.plural,
+    singular: crd.singular,
+    shortNames: crd.shortNames,
+    categories: crd.categories,
+    namespaced: crd.scope === "Namespaced",
+    status: storage.subresources.status === true,
+    scale: storage.subresources.scale,
+    columns: storage.additionalPrinterColumns,
+    validated: storage.schema !== undefined,
+  };
+}
+
+/**
+ * Looks resources up by group and plural, short name, kind or apiVersion: the simulator's own kinds,
+ * then those of CRDs created at run time (`define`).
+ */
 export class ResourceRegistry {
-  readonly all: ResourceType[];
+  private readonly builtIn: ResourceType[];
+  private served: ResourceType[];
 
   /** `unserved`: plurals left out, as on a cluster older than those resources. */
   constructor(schemas?: CrdSchemas, unserved: readonly string[] = []) {
-    this.all = TABLE.filter((row) => !unserved.includes(row.plural)).map((row) => {
+    this.builtIn = TABLE.filter((row) => !unserved.includes(row.plural)).map((row) => {
       const base: ResourceType = {
         ...row,
         listKind: `${row.kind}List`,
@@ -621,25 +653,50 @@ export class ResourceRegistry {
         validated: false,
       };
       const crd = schemas?.definition(row.group, row.kind);
-      if (!crd) return base;
-      const served = crd.versions.filter((v) => v.served);
-      const storage = served.find((v) => v.storage) ?? served[0];
-      const ordered = [storage, ...served.filter((v) => v !== storage)];
-      return {
-        ...base,
-        versions: ordered.map((v) => v.name),
-        listKind: crd.listKind,
-        plural: crd.plural,
-        singular: crd.singular,
-        shortNames: crd.shortNames,
-        categories: crd.categories,
-        namespaced: crd.scope === "Namespaced",
-        status: storage.subresources.status === true,
-        scale: storage.subresources.scale,
-        columns: storage.additionalPrinterColumns,
-        validated: storage.schema !== undefined,
-      };
+      return crd ? servedAs(base, crd) : base;
     });
+    this.served = this.builtIn;
+  }
+
+  /** Every resource served: the simulator's own, then the kinds of the CRDs `define` was given. */
+  get all(): readonly ResourceType[] {
+    return this.served;
+  }
+
+  /** Whether the simulator serves the kind itself, whatever becomes of a CRD for it. */
+  isBuiltIn(group: string, kind: string): boolean {
+    return this.builtIn.some((r) => r.group === group && r.kind === kind);
+  }
+
+  /**
+   * Serves the kinds of these CRDs (established ones, the simulator's own kinds left out) besides the
+   * simulator's own; `terminating` names the CRDs being deleted, whose kinds refuse creates.
+   */
+  define(crds: readonly CrdDefinition[], terminating: ReadonlySet<string>): void {
+    const added = crds
+      .filter((crd) => !this.isBuiltIn(crd.group, crd.kind) && crd.versions.some((v) => v.served))
+      .map((crd) =>
+        servedAs(
+          {
+            group: crd.group,
+            versions: [],
+            kind: crd.kind,
+            listKind: crd.listKind,
+            plural: crd.plural,
+            singular: crd.singular,
+            namespaced: crd.scope === "Namespaced",
+            shortNames: [],
+            categories: [],
+            status: false,
+            validated: false,
+            builtin: false,
+            schemas: new CrdSchemas([crd]),
+            ...(terminating.has(crd.name) ? { terminating: true } : {}),
+          },
+          crd,
+        ),
+      );
+    this.served = [...this.builtIn, ...added];
   }
 
   byPlural(group: string, version: string, plural: string): ResourceType | undefined {

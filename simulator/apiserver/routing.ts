@@ -67,7 +67,7 @@ export async function route(routes: Routes, request: Request): Promise<void> {
     if (segments[0] === "openapi" && segments[1] === "v3") {
       const [group, version] = segments[2] === "api" ? ["", segments[3]] : [segments[3], segments[4]];
       const doc = openApiV3GroupVersion(registry, group ?? "", version ?? "", (r, v) =>
-        routes.backend.schemas?.schemaFor(apiVersionOf(r.group, v), r.kind),
+        (r.schemas ?? routes.backend.schemas)?.schemaFor(apiVersionOf(r.group, v), r.kind),
       );
       if (doc) return send(request, 200, doc);
       throw errors.pathNotFound();

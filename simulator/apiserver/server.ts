@@ -6,6 +6,7 @@ import * as path from "node:path";
 import { stringify as stringifyYaml } from "yaml";
 import { CrdSchemas } from "../schema";
 import { MemoryStore } from "../store/memory-store";
+import { serveDefinedKinds } from "./apiextensions";
 import { injectFaults, isControlPath, sleep } from "./control";
 import { FaultTarget, ServerFaults } from "./faults";
 import { ResourceRegistry } from "./resources";
@@ -69,6 +70,7 @@ export class ApiServer implements FaultTarget {
   private stopped = false;
   private currentToken: string;
   private readonly requestObservers = new Set<RequestObserver>();
+  private readonly stopDefinedKinds: () => void;
 
   private constructor(options: ApiServerOptions) {
     this.registry = new ResourceRegistry(options.schemas, options.unserved);
@@ -85,6 +87,7 @@ export class ApiServer implements FaultTarget {
       now: options.now ?? (() => new Date()),
       computed: options.computed,
     };
+    this.stopDefinedKinds = serveDefinedKinds(options.store, this.registry, backend.now);
     this.watches = new Watches(backend, options.bookmarkIntervalMs ?? 1000, this.faults);
     this.transport = new Transport((req, res) => this.handle(req, res), options.protocol);
     this.caCert = this.transport.caCert;
@@ -159,6 +162,7 @@ export class ApiServer implements FaultTarget {
   async stop(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
+    this.stopDefinedKinds();
     this.dropWatches();
     await this.transport.close();
     if (this.ownsKubeconfig) fs.rmSync(this.kubeconfigPath, { force: true });

@@ -87,7 +87,7 @@ export function listTypes(backend: Backend, target: Target): ListTypes {
 /** How lists of a resource merge: built-in strategies, or its CRD schema's list types. */
 export function listTypesOf(resource: ResourceType, version: string, schemas?: CrdSchemas): ListTypes {
   if (resource.builtin) return builtinListTypes;
-  return schemaListTypes(schemas?.schemaFor(version, resource.kind));
+  return schemaListTypes((resource.schemas ?? schemas)?.schemaFor(version, resource.kind));
 }
 
 /** Which part of the object a write through this target may own. */

@@ -81,3 +81,35 @@ export async function startTestServer(
     });
   return { server, store, request, stop: () => server.stop() };
 }
+
+/** A CRD as an operator's bundle ships one: a namespaced kind with a schema and a printer column. */
+export const WIDGET_CRD = {
+  apiVersion: "apiextensions.k8s.io/v1",
+  kind: "CustomResourceDefinition",
+  metadata: { name: "widgets.example.com" },
+  spec: {
+    group: "example.com",
+    scope: "Namespaced",
+    names: {
+      kind: "Widget",
+      listKind: "WidgetList",
+      plural: "widgets",
+      singular: "widget",
+      shortNames: ["wg"],
+    },
+    versions: [
+      {
+        name: "v1",
+        served: true,
+        storage: true,
+        additionalPrinterColumns: [{ name: "Value", type: "string", jsonPath: ".spec.value" }],
+        schema: {
+          openAPIV3Schema: {
+            type: "object",
+            properties: { spec: { type: "object", properties: { value: { type: "string" } } } },
+          },
+        },
+      },
+    ],
+  },
+};

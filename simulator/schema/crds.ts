@@ -118,13 +118,14 @@ export function readCrdDefinitions(dir: string): CrdDefinition[] {
       if (doc.errors.length > 0) throw new Error(`${full}: ${doc.errors[0].message}`);
       const crd = doc.toJS() as Record<string, unknown> | null;
       if (crd?.kind !== "CustomResourceDefinition") continue;
-      result.push(toDefinition(crd, full));
+      result.push(crdDefinition(crd, full));
     }
   }
   return result;
 }
 
-function toDefinition(crd: Record<string, unknown>, file: string): CrdDefinition {
+/** The parts of a CustomResourceDefinition object the simulator serves; `file` says where it came from. */
+export function crdDefinition(crd: Record<string, unknown>, file: string): CrdDefinition {
   const meta = crd.metadata as { name: string };
   const spec = crd.spec as {
     group: string;

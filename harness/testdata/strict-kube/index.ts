@@ -44,6 +44,13 @@ if (kind === "Widget") {
     { apiVersion: "example.com/v1", kind: "Widget", metadata, spec: { value } },
     opts,
   );
+} else if (kind === "LegacyRuntimeClass") {
+  // An apiVersion Kubernetes 1.25 stopped serving, as older docs still show it.
+  new k8s.node.v1beta1.RuntimeClass(
+    name,
+    { metadata: { name: objectName }, handler: "runhcs-wcow-process" },
+    opts,
+  );
 } else if (kind === "Secret") {
   new k8s.core.v1.Secret(name, { metadata, type: "Opaque", stringData: { key: pulumi.secret(value) } }, opts);
 } else {
