@@ -32,15 +32,13 @@ describe("waiters and the provider on two clusters", function () {
     b.faults.failNextRequests(B_FAILURES, 500);
   });
 
-  const diagnostics: string[] = [];
+  const diagnostics: Array<{ severity: string; message: string }> = [];
   const options = (config: string[], clusterA = a.kubeconfigPath) => ({
     project: loadProject(installedProgram(TWO_CLUSTERS), "dev", [`clusterA=${clusterA}`, ...config]),
     kubeconfigPath: b.kubeconfigPath,
     statePath: path.join(dir, "state.json"),
-    // What the CLI prints without --debug: the SDK's debug lines print its gRPC messages whole.
-    onDiagnostic: (d: { severity: string; message: string }) => {
-      if (d.severity !== "debug") diagnostics.push(d.message);
-    },
+    // Every severity: the SDK's debug lines (the CLI's --debug) print its gRPC responses whole.
+    onDiagnostic: (d: { severity: string; message: string }) => diagnostics.push(d),
   });
   const machineSetOn = (sim: Simulator) =>
     sim.store.get(keyOf(K.machineSet, MACHINE_SET, "openshift-machine-api"));
@@ -110,6 +108,16 @@ describe("waiters and the provider on two clusters", function () {
 
     const credential = /(?:token|client-key-data|password): *(\S+)/.exec(a.kubeconfig)![1];
     assert.ok(!fs.readFileSync(path.join(dir, "state.json"), "utf8").includes(credential), "state");
-    assert.ok(!diagnostics.some((d) => d.includes(credential)), "logs");
+    // harness/secrets.ts, Redactor: no kubeconfig reaches a log at any verbosity.
+    const debug = diagnostics.filter((d) => d.severity === "debug");
+    assert.ok(
+      debug.some((d) =>
+        /RegisterResource RPC finished: .*kubeconfig,[^[]*,value,+\[secret\]/s.test(d.message),
+      ),
+      "redacted",
+    );
+    const ca = /certificate-authority-data: *(\S+)/.exec(a.kubeconfig)![1];
+    for (const leak of [credential, ca, ...[a, b].map((sim) => sim.kubeconfig)])
+      assert.ok(!diagnostics.some((d) => d.message.includes(leak)), "logs");
   });
 });

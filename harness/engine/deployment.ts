@@ -64,6 +64,11 @@ export class Deployment implements Host {
     readonly monitorAddress: () => string,
   ) {
     this.diagnostics = new Diagnostics(options.onEvent, options.onDiagnostic);
+    // The run's kubeconfig files and every secret of the stack's state are never printed.
+    const files = [options.kubeconfigPath, ...(options.env?.KUBECONFIG ?? "").split(path.delimiter)];
+    for (const file of files.filter((f) => f !== "" && fs.existsSync(f)))
+      this.diagnostics.secrets.add(fs.readFileSync(file, "utf8"), true);
+    for (const resource of prior.values()) this.diagnostics.secrets.add([resource.inputs, resource.outputs]);
   }
 
   get failures(): string[] {
@@ -104,6 +109,9 @@ export class Deployment implements Host {
     const { file, text } = providerKubeconfig(settings, env);
     if (text === undefined)
       throw new Error(`provider ${nameOf(urn)}: no kubeconfig could be read at ${file}`);
+    this.diagnostics.secrets.add(text, true);
+    if (settings.kubeconfig && fs.existsSync(settings.kubeconfig))
+      this.diagnostics.secrets.add(fs.readFileSync(settings.kubeconfig, "utf8"), true);
     const cluster = new Cluster(text);
     this.clusters.set(urn, cluster);
     return cluster;
@@ -188,6 +196,7 @@ export class Deployment implements Host {
       ...secretKeys(r.inputs),
       ...r.additionalSecretOutputs,
     ]);
+    this.diagnostics.secrets.add([r.inputs, marked]);
     this.resources.set(r.urn, {
       urn: r.urn,
       custom: r.custom,
@@ -288,6 +297,7 @@ export class Deployment implements Host {
 
   private async registerStep(r: Registration): Promise<{ id: string; outputs: Props }> {
     this.options.onRegistration?.(r);
+    this.diagnostics.secrets.add(r.inputs);
     if (r.remote) return constructStep(this, r);
     if (!r.custom) {
       this.record(r, "", r.inputs, this.priorOf(r)?.outputs ?? {});
