@@ -154,7 +154,8 @@ options:
   --kubeconfig FILE        the cluster (default $KUBECONFIG, else .sim/kubeconfig, which npm run sim writes)
   --state FILE             the stack's checkpoint (default ~/.openshift-topology-harness/<project>.<stack>.json)
   --config key=value       set a config value and remember it in Pulumi.<stack>.yaml, as pulumi up --config does
-  --replace NAME           replace the resource even when nothing changed`;
+  --replace NAME           replace the resource even when nothing changed
+  --debug                  also print the SDK's and providers' debug messages as they come (secrets redacted)`;
 
 const COMMANDS = { up: deploy, preview, refresh, destroy } as const;
 
@@ -189,6 +190,7 @@ async function main(argv: string[]): Promise<number> {
       state: { type: "string" },
       config: { type: "string", multiple: true, default: [] },
       replace: { type: "string", multiple: true, default: [] },
+      debug: { type: "boolean", default: false },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -251,7 +253,11 @@ async function main(argv: string[]): Promise<number> {
       statePath,
       replace: values.replace,
       env: progress.env,
-      onDiagnostic: (d) => diagnostics.push(d),
+      // Redacted by the engine before they get here (harness/secrets.ts, Redactor), debug lines included.
+      onDiagnostic: (d) => {
+        diagnostics.push(d);
+        if (values.debug && d.severity === "debug") console.log(`debug: ${d.message}`);
+      },
       onEvent: (e) => {
         const key = `${e.type} ${e.name}`;
         if (e.phase === "start") started.set(key, Date.now());
