@@ -5,7 +5,7 @@ import * as path from "node:path";
 import { MANAGED_EXCEPT_STACK_OWNED } from "../primitives/boot-images";
 import { bootImageStream } from "../simulator/cluster/seed";
 import { startSimulator, Simulator } from "../simulator/simulator";
-import { K, keyOf, storeUntil } from "../test/simulator-fixture";
+import { K, keyOf, machineConfig, storeUntil } from "../test/simulator-fixture";
 import { changes, kubectl } from "../test/stack-life";
 import { deploy, DeployOptions, destroy, preview, refresh, UNKNOWN } from "./deploy";
 import { installedProgram } from "./installed";
@@ -335,6 +335,13 @@ describe("preview, up, refresh, --replace and destroy through the engine", funct
   });
 
   it("destroys the stack, dependents first, and leaves nothing of it in the cluster", async () => {
+    // Someone deleted the stack's MachineConfig and made their own of that name: pulumi-kubernetes deletes
+    // by name (provider/pkg/await/await.go, Deletion), so destroy takes it too, and its removal guard
+    // awaits that rollout as its own (a name held anew once the guard runs is left alone: e2e.test.ts).
+    const ours = sim.store.get(keyOf(K.machineConfig, "99-infra-motd"))!;
+    sim.store.delete(keyOf(K.machineConfig, "99-infra-motd"));
+    const theirs = sim.store.create(machineConfig("99-infra-motd", { "/etc/motd": "theirs\n" }, "infra"));
+    assert.notEqual(theirs.metadata.uid, ours.metadata.uid);
     const down = await destroy(options());
     assert.deepEqual(down.errors, []);
     assert.equal(down.counts.delete, 7);
