@@ -158,7 +158,8 @@ options:
   --config key=value       set a config value and remember it in Pulumi.<stack>.yaml, as pulumi up --config does
   --replace NAME           replace the resource even when nothing changed
   --clear-pending-creates  (refresh) drop the pending creates a killed up left in the state, once you
-                           checked what they made, as pulumi refresh --clear-pending-creates does`;
+                           checked what they made, as pulumi refresh --clear-pending-creates does
+  --debug                  also print the SDK's and providers' debug messages as they come (secrets redacted)`;
 
 const COMMANDS = { up: deploy, preview, refresh, destroy } as const;
 
@@ -194,6 +195,7 @@ async function main(argv: string[]): Promise<number> {
       config: { type: "string", multiple: true, default: [] },
       replace: { type: "string", multiple: true, default: [] },
       "clear-pending-creates": { type: "boolean" },
+      debug: { type: "boolean", default: false },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -257,11 +259,13 @@ async function main(argv: string[]): Promise<number> {
       replace: values.replace,
       clearPendingCreates: values["clear-pending-creates"],
       env: progress.env,
+      // Redacted by the engine before they get here (harness/secrets.ts, Redactor), debug lines included.
       // A status message shows under its resource's step as it runs, as the CLI's progress does.
-      onDiagnostic: (d) =>
-        d.ephemeral
-          ? console.log(progressLine({ waiter: nameOf(d.urn), message: d.message }))
-          : diagnostics.push(d),
+      onDiagnostic: (d) => {
+        if (d.ephemeral) return console.log(progressLine({ waiter: nameOf(d.urn), message: d.message }));
+        diagnostics.push(d);
+        if (values.debug && d.severity === "debug") console.log(`debug: ${d.message}`);
+      },
       onEvent: (e) => {
         const key = `${e.type} ${e.name}`;
         if (e.phase === "start") started.set(key, Date.now());

@@ -1,7 +1,7 @@
 import * as assert from "node:assert/strict";
 import { diagnosticsLines, errorLine, outputLines, planLines, resourceLines, stepLine } from "./display";
 import { UNKNOWN } from "./engine/rpc";
-import { secret } from "./secrets";
+import { Redactor, secret } from "./secrets";
 import { table } from "./view";
 
 const STACK = "urn:pulumi:dev::shop::pulumi:pulumi:Stack::shop-dev";
@@ -138,5 +138,42 @@ describe("deploy command display (the Pulumi CLI's non-interactive shape)", () =
         "win-1                                    NotReady   worker",
       ],
     );
+  });
+});
+
+describe("what the harness prints keeps secrets out (harness/secrets.ts, Redactor)", () => {
+  const KUBECONFIG = [
+    "apiVersion: v1",
+    "clusters:",
+    "- cluster: {server: 'https://127.0.0.1:6443', certificate-authority-data: Q0EtREFUQQ==}",
+    "  name: sim",
+    "users:",
+    "- name: admin",
+    "  user: {token: sha256~abcdefghijklmnop}",
+    "",
+  ].join("\n");
+  const PEM = "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA\n-----END RSA PRIVATE KEY-----\n";
+
+  it("replaces every secret it was told of, as written and as JSON escapes it, and leaves the rest", () => {
+    const redactor = new Redactor();
+    redactor.add({ kubeconfig: secret(KUBECONFIG), name: "infra", short: secret("true") });
+    const debug = `RegisterResource RPC finished: resp: urn,kubeconfig,,,${KUBECONFIG},name,,,infra`;
+    assert.equal(
+      redactor.text(debug),
+      "RegisterResource RPC finished: resp: urn,kubeconfig,,,[secret],name,,,infra",
+    );
+    const json = `obj=${JSON.stringify({ kubeconfig: KUBECONFIG })}`;
+    assert.equal(redactor.text(json), 'obj={"kubeconfig":"[secret]"}');
+    assert.equal(redactor.text("wait: true"), "wait: true", "too short to replace everywhere");
+  });
+
+  it("replaces kubeconfig credentials and private keys no one marked secret", () => {
+    const redactor = new Redactor();
+    const text = redactor.text(
+      `read ${KUBECONFIG} and ${JSON.stringify({ pem: PEM, token: "t0ken-value" })} ${PEM}`,
+    );
+    for (const leak of ["sha256~abcdefghijklmnop", "MIIEowIBAAKCAQEA", "t0ken-value"])
+      assert.ok(!text.includes(leak), `${leak} in ${text}`);
+    assert.match(text, /server: 'https:\/\/127\.0\.0\.1:6443'/);
   });
 });

@@ -5,7 +5,7 @@ import * as path from "node:path";
 import { MANAGED_EXCEPT_STACK_OWNED } from "../primitives/boot-images";
 import { bootImageStream } from "../simulator/cluster/seed";
 import { startSimulator, Simulator } from "../simulator/simulator";
-import { K, keyOf, storeUntil } from "../test/simulator-fixture";
+import { K, keyOf, machineConfig, storeUntil } from "../test/simulator-fixture";
 import { changes, kubectl } from "../test/stack-life";
 import { deploy, DeployOptions, destroy, preview, refresh, UNKNOWN } from "./deploy";
 import { installedProgram } from "./installed";
@@ -154,7 +154,11 @@ describe("preview, up, refresh, --replace and destroy through the engine", funct
     // kubectl records these as field manager "kubectl-patch" (an Update): without patchForce the next
     // server-side apply of another value is a 409 conflict (kube-apiserver's fieldmanager, as
     // structured-merge-diff's Updater.Apply reports it).
-    await patch("machineconfigpool", "infra", { spec: { paused: true, maxUnavailable: 2 } });
+    const POOL_LABEL = "pools.operator.machineconfiguration.openshift.io/infra";
+    await patch("machineconfigpool", "infra", {
+      metadata: { labels: { [POOL_LABEL]: "hand" } },
+      spec: { paused: true, maxUnavailable: 2 },
+    });
     await patch("machineconfig", "99-infra-motd", { spec: { config: { ignition: { version: "3.4.0" } } } });
     await patch(
       "machineset",
@@ -164,17 +168,20 @@ describe("preview, up, refresh, --replace and destroy through the engine", funct
     );
     const found = await refresh(program);
     assert.deepEqual(found.errors, []);
-    assert.deepEqual(changes(found).sort(), ["update 99-infra-motd", "update infra-us-east-2a"]);
+    const declared = ["update 99-infra-motd", "update infra-pool", "update infra-us-east-2a"];
+    assert.deepEqual(changes(found).sort(), declared);
 
     const up = await deploy(program);
     assert.deepEqual(up.errors, []);
-    assert.deepEqual(changes(up).sort(), ["update 99-infra-motd", "update infra-us-east-2a"]);
+    assert.deepEqual(changes(up).sort(), declared);
     const mc = sim.store.get(keyOf(K.machineConfig, "99-infra-motd"))!;
     assert.equal((mc.spec as any).config.ignition.version, "3.2.0");
     const set = sim.store.get(keyOf(K.machineSet, MACHINE_SET, "openshift-machine-api"))!;
     assert.equal((set.spec as any).template.spec.metadata.labels["node-role.kubernetes.io/infra"], "");
-    // Not declared by the program: the pool stays as the operator left it (the waiter reports it paused).
+    // The pool's label is declared: taken back. Its paused and maxUnavailable are not: the pool stays
+    // as the operator left it (the waiter reports it paused).
     const pool = sim.store.get(keyOf(K.pool, "infra"))!;
+    assert.equal(pool.metadata.labels?.[POOL_LABEL], "");
     assert.deepEqual([(pool.spec as any).paused, (pool.spec as any).maxUnavailable], [true, 2]);
     await patch("machineconfigpool", "infra", { spec: { paused: false } });
   });
@@ -328,6 +335,13 @@ describe("preview, up, refresh, --replace and destroy through the engine", funct
   });
 
   it("destroys the stack, dependents first, and leaves nothing of it in the cluster", async () => {
+    // Someone deleted the stack's MachineConfig and made their own of that name: pulumi-kubernetes deletes
+    // by name (provider/pkg/await/await.go, Deletion), so destroy takes it too, and its removal guard
+    // awaits that rollout as its own (a name held anew once the guard runs is left alone: e2e.test.ts).
+    const ours = sim.store.get(keyOf(K.machineConfig, "99-infra-motd"))!;
+    sim.store.delete(keyOf(K.machineConfig, "99-infra-motd"));
+    const theirs = sim.store.create(machineConfig("99-infra-motd", { "/etc/motd": "theirs\n" }, "infra"));
+    assert.notEqual(theirs.metadata.uid, ours.metadata.uid);
     const down = await destroy(options());
     assert.deepEqual(down.errors, []);
     assert.equal(down.counts.delete, 7);

@@ -52,6 +52,9 @@ describe("render", function () {
       }
       for (const { file, manifest } of first.manifests) {
         assert.deepEqual(parse(firstFiles[file]), manifest, `${file} holds the manifest`);
+        // README "Hand edits": what the stack declares, up takes back from any hand edit without a 409.
+        const annotations = (manifest.metadata as { annotations?: Record<string, string> }).annotations;
+        assert.equal(annotations?.["pulumi.com/patchForce"], "true", `${file} is applied with force`);
       }
 
       assert.deepEqual([...new Set(first.waiters.map((w) => w.type))].sort(), [

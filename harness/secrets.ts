@@ -76,3 +76,43 @@ export function annotateSecrets(value: unknown, like: unknown): unknown {
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === "object" && !Array.isArray(value);
 }
+
+/** Credentials in a kubeconfig (YAML or JSON) and private keys, whatever the value they are in. */
+const CREDENTIAL_FIELD =
+  /((?:^|[\s{,"]|\\n)"?(?:token|client-key-data|password|id-token|refresh-token|access-token)"?\s*[:=]\s*"?)([^\s"',}\\]+)/g;
+const PRIVATE_KEY = /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----/g;
+/** Shorter secret values are left to the patterns: replacing them everywhere would garble messages. */
+const SHORTEST = 8;
+
+/**
+ * What the harness prints passes through here first, at every verbosity: the SDK's debug lines print
+ * its gRPC responses (a resource's outputs, kubeconfigs among them) as the CLI's `--debug` shows them.
+ * Every secret value the deployment has seen is replaced wherever it appears, as written and as JSON
+ * escapes it, and so are kubeconfig credentials and private keys that were never marked secret (a
+ * kubeconfig file a provider read).
+ */
+export class Redactor {
+  private readonly values = new Set<string>();
+
+  /** Remembers every secret value inside `value`; `secretAlready` takes `value` whole as one. */
+  add(value: unknown, secretAlready = false): void {
+    if (isSecret(value)) return this.add(value.value, true);
+    if (typeof value === "string") {
+      if (secretAlready && value.length >= SHORTEST) this.values.add(value);
+    } else if (Array.isArray(value)) {
+      for (const v of value) this.add(v, secretAlready);
+    } else if (value !== null && typeof value === "object") {
+      for (const v of Object.values(value)) this.add(v, secretAlready);
+    }
+  }
+
+  text(message: string): string {
+    let out = message;
+    // Longest first: a secret that contains another is replaced whole.
+    for (const value of [...this.values].sort((a, b) => b.length - a.length)) {
+      for (const form of new Set([value, JSON.stringify(value).slice(1, -1)]))
+        out = out.split(form).join("[secret]");
+    }
+    return out.replace(PRIVATE_KEY, "[secret]").replace(CREDENTIAL_FIELD, "$1[secret]");
+  }
+}

@@ -551,6 +551,11 @@ describe("bad input, stopped at preview", () => {
       ],
       ["a path under home", "~/clusters/prod/kubeconfig", /looks like a file path/],
       ["a relative YAML file name", "auth/kubeconfig.yaml", /looks like a file path/],
+      [
+        "a list of files, as $KUBECONFIG holds them",
+        "/home/me/.kube/config:/home/me/clusters/b.yaml",
+        /is a list of files \(\/home\/me\/.kube\/config:\/home\/me\/clusters\/b.yaml\), as \$KUBECONFIG holds them.*kubectl config view --flatten/,
+      ],
       ["a token", "sha256~abcdefghijklmnopqrstuvwxyz0123456789", /is not a kubeconfig: expected the content/],
       ["YAML without contexts", KUBECONFIG_WITHOUT_CONTEXT, /is not a kubeconfig/],
       [

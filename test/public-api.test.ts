@@ -218,7 +218,7 @@ describe("public API", () => {
   });
 
   it("exports every waiter of the README's table under waiters", () => {
-    const table = readme.slice(readme.indexOf("| Waiter | Done when |"));
+    const table = paragraph(readme, "| Waiter | Done when |");
     const waiters = [...table.matchAll(/^\| `(\w+)`/gm)].map((m) => m[1]);
     assert.ok(waiters.length >= 7, waiters.join(", "));
     for (const name of waiters) assert.ok(EXPORTS.waiters.includes(name), name);

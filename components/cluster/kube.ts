@@ -1,5 +1,6 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
+import * as path from "node:path";
 import { parse } from "yaml";
 
 /** Options every component passes to its Kubernetes children. */
@@ -75,6 +76,12 @@ export function kubeconfigProblem(text: unknown): string | undefined {
     "expected the content of a kubeconfig (YAML with clusters, contexts and users, as `oc login` writes it)";
   if (typeof text !== "string" || text.trim() === "") return `is empty: ${expected}`;
   const line = text.trim();
+  // $KUBECONFIG's form: pulumi-kubernetes reads a kubeconfig value as one file when it exists, else as
+  // content (provider/pkg/provider/util.go, parseKubeconfigString), so a list would be taken as content.
+  const files = line.split(path.delimiter);
+  if (!line.includes("\n") && files.length > 1 && files.every((f) => f === "" || PATH_LIKE.test(f))) {
+    return `is a list of files (${line}), as $KUBECONFIG holds them, but a kubeconfig value is one file's path or a kubeconfig's content, and anything else is read as content: give one file, or merge them into one (KUBECONFIG=${line} kubectl config view --flatten > merged-kubeconfig)`;
+  }
   if (!line.includes("\n") && PATH_LIKE.test(line)) {
     return `looks like a file path (${line}), not a kubeconfig: pass the file's content, e.g. fs.readFileSync(${JSON.stringify(line)}, "utf8")`;
   }

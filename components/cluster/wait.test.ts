@@ -50,6 +50,17 @@ describe("the waiters' connection", () => {
     }
   });
 
+  it("fails at once, naming the provider, when its kubeconfig is a list of files as $KUBECONFIG holds them", async () => {
+    // pulumi-kubernetes reads it as content (provider/pkg/provider/util.go, parseKubeconfigString).
+    const provider = new k8s.Provider("list", { kubeconfig: "/home/me/.kube/config:/tmp/b.yaml" });
+    await assert.rejects(valueOf(waiting({ provider }, parent)!.check), (e: unknown) => {
+      const error = e as pulumi.InputPropertyError;
+      assert.equal(error.propertyPath, "provider");
+      assert.match(error.reason, /^the kubeconfig of the component's Kubernetes provider is a list of files/);
+      return true;
+    });
+  });
+
   it("fails at once, naming both API servers, when the kubeconfig given reaches another cluster", async () => {
     const provider = new k8s.Provider("a", { kubeconfig: TWO_CONTEXTS });
     await assert.rejects(valueOf(waiting({ provider, kubeconfig: ONLY_B }, parent)!.check), (e: unknown) => {

@@ -8,6 +8,7 @@
 import { randomUUID } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { providerKubeconfig } from "../../provider/dynamic/credentials";
 import { DYNAMIC_TYPE_PREFIX } from "../dynamic";
 import { answerInvoke } from "../fixtures";
 import { Cluster, describeKubeError, kubeType } from "../kube";
@@ -65,6 +66,11 @@ export class Deployment implements Host {
     readonly monitorAddress: () => string,
   ) {
     this.diagnostics = new Diagnostics(options.onEvent, options.onDiagnostic);
+    // The run's kubeconfig files and every secret of the stack's state are never printed.
+    const files = [options.kubeconfigPath, ...(options.env?.KUBECONFIG ?? "").split(path.delimiter)];
+    for (const file of files.filter((f) => f !== "" && fs.existsSync(f)))
+      this.diagnostics.secrets.add(fs.readFileSync(file, "utf8"), true);
+    for (const resource of prior.values()) this.diagnostics.secrets.add([resource.inputs, resource.outputs]);
   }
 
   get failures(): string[] {
@@ -80,20 +86,34 @@ export class Deployment implements Host {
   }
 
   /**
-   * The cluster a Kubernetes resource's provider points at: the run's for the default provider, the
-   * `kubeconfig` (content or path) of an explicit one, or undefined while that is unknown (a preview of
-   * a stack that makes its cluster), when, as for the engine's unconfigured providers, nothing is asked of it.
+   * The cluster a Kubernetes resource's provider points at: the run's for the default provider, for an
+   * explicit one what its `kubeconfig` (content or path, else the run's), `context` and `cluster` reach
+   * as pulumi-kubernetes' Configure reads them (credentials.ts, providerKubeconfig), or undefined while
+   * those are unknown (a preview of a stack that makes its cluster), when, as for the engine's
+   * unconfigured providers, nothing is asked of it.
    */
   clusterOf(providerRef: string | undefined): Cluster | undefined {
     const urn = providerRef?.slice(0, providerRef.lastIndexOf("::")) ?? "";
     if (qualifiedType(urn).split("$").pop() !== `${PROVIDER_PREFIX}kubernetes`) return this.cluster;
     const cached = this.clusters.get(urn);
     if (cached) return cached;
-    const inputs = (this.resources.get(urn) ?? this.prior.get(urn))?.inputs ?? {};
-    if (containsUnknown(reveal(inputs))) return undefined;
-    const kubeconfig = reveal(inputs.kubeconfig);
-    if (typeof kubeconfig !== "string" || kubeconfig === "") return this.cluster;
-    const text = kubeconfig.includes("\n") ? kubeconfig : fs.readFileSync(kubeconfig, "utf8");
+    const inputs = reveal((this.resources.get(urn) ?? this.prior.get(urn))?.inputs ?? {}) as Props;
+    if (containsUnknown(inputs)) return undefined;
+    const setting = (key: string) => (typeof inputs[key] === "string" ? (inputs[key] as string) : undefined);
+    const settings = {
+      kubeconfig: setting("kubeconfig"),
+      context: setting("context"),
+      cluster: setting("cluster"),
+    };
+    if (!settings.kubeconfig && !settings.context && !settings.cluster) return this.cluster;
+    // As the library's waiters connect (components/cluster/wait.ts), in the CLI's environment.
+    const env = { ...process.env, KUBECONFIG: this.options.kubeconfigPath, ...this.options.env };
+    const { file, text } = providerKubeconfig(settings, env);
+    if (text === undefined)
+      throw new Error(`provider ${nameOf(urn)}: no kubeconfig could be read at ${file}`);
+    this.diagnostics.secrets.add(text, true);
+    if (settings.kubeconfig && fs.existsSync(settings.kubeconfig))
+      this.diagnostics.secrets.add(fs.readFileSync(settings.kubeconfig, "utf8"), true);
     const cluster = new Cluster(text);
     this.clusters.set(urn, cluster);
     return cluster;
@@ -185,6 +205,7 @@ export class Deployment implements Host {
       ...secretKeys(r.inputs),
       ...r.additionalSecretOutputs,
     ]);
+    this.diagnostics.secrets.add([r.inputs, marked]);
     return {
       urn: r.urn,
       custom: r.custom,
@@ -309,6 +330,7 @@ export class Deployment implements Host {
 
   private async registerStep(r: Registration): Promise<{ id: string; outputs: Props }> {
     this.options.onRegistration?.(r);
+    this.diagnostics.secrets.add(r.inputs);
     if (r.remote) return constructStep(this, r);
     if (!r.custom) {
       this.record(r, "", r.inputs, this.priorOf(r)?.outputs ?? {});

@@ -6,6 +6,7 @@
 import { nameOf } from "./checkpoint";
 import type { StepOp } from "./plan";
 import { qualifiedType, STACK_TYPE } from "./monitor";
+import { Redactor } from "../secrets";
 
 export interface EngineEvent {
   phase: "start" | "done" | "failed";
@@ -52,6 +53,8 @@ export class Diagnostics {
   readonly failures: string[] = [];
   /** Errors the program logged (or raised through a failed invoke). */
   private readonly logged: string[] = [];
+  /** Every message reported goes through it: the deployment tells it each secret it sees. */
+  readonly secrets = new Redactor();
 
   constructor(
     private readonly onEvent?: (event: EngineEvent) => void,
@@ -64,7 +67,7 @@ export class Diagnostics {
 
   /** Records a failed step and reports it; returns the error to raise. */
   fail(what: { type: string; name: string; parent?: string }, operation: StepOp, error: unknown): Error {
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = this.secrets.text(error instanceof Error ? error.message : String(error));
     const message = `${short(what.type)} ${what.name}: ${reason}`;
     this.failures.push(message);
     const parent = what.parent ? { parent: what.parent } : {};
@@ -74,10 +77,11 @@ export class Diagnostics {
 
   /** An invoke the program made failed: the program sees the error, and so does the operation. */
   invokeFailed(message: string): void {
-    this.logged.push(message);
+    this.logged.push(this.secrets.text(message));
   }
 
-  log(severity: Diagnostic["severity"], message: string, urn: string, ephemeral = false): void {
+  log(severity: Diagnostic["severity"], said: string, urn: string, ephemeral = false): void {
+    const message = this.secrets.text(said);
     this.onDiagnostic?.({ severity, message, urn, ...(ephemeral ? { ephemeral } : {}) });
     if (severity !== "error" || ephemeral) return;
     const error = programError(message);

@@ -169,7 +169,9 @@ async function updateStack(options: EngineOptions, dryRun: boolean): Promise<Eng
     const run = await program.done;
     const programErrors = deployment.programErrors();
     if (run.code !== 0 && deployment.failures.length === 0 && programErrors.length === 0) {
-      programErrors.push(`the program exited with code ${run.code}: ${run.output.trim()}`);
+      programErrors.push(
+        deployment.diagnostics.secrets.text(`the program exited with code ${run.code}: ${run.output.trim()}`),
+      );
     }
     let errors = [...deployment.failures, ...programErrors];
     if (errors.length === 0) {

@@ -11,12 +11,12 @@ import { currentContext } from "../waiting/kubeconfig";
  * The kubeconfig the Kubernetes provider and kubectl would use: every $KUBECONFIG entry merged as
  * client-go's loading rules do (clientcmd/loader.go, ClientConfigLoadingRules.Load: missing files
  * skipped, the first file to set a value wins), else ~/.kube/config. `file` names what was read;
- * `text` is absent when nothing could be.
+ * `text` is absent when nothing could be. `env` is the environment of the process that connects.
  */
-export function ambientKubeconfig(): { file: string; text?: string } {
+export function ambientKubeconfig(env: NodeJS.ProcessEnv = process.env): { file: string; text?: string } {
   const path = require("node:path") as typeof import("node:path");
   const fs = require("node:fs") as typeof import("node:fs");
-  const listed = [...new Set((process.env.KUBECONFIG ?? "").split(path.delimiter).filter((f) => f !== ""))];
+  const listed = [...new Set((env.KUBECONFIG ?? "").split(path.delimiter).filter((f) => f !== ""))];
   const files =
     listed.length > 0
       ? listed
@@ -46,15 +46,18 @@ export interface ProviderSettings {
  * parseKubeconfigString): `kubeconfig` read as a file when one exists at that path (a leading ~
  * expanded), else taken as content; without it, the ambient kubeconfig. `context` and `cluster`
  * override the current context and its cluster, as clientcmd.ConfigOverrides do. `file` names what was
- * read; `text` is absent when nothing could be.
+ * read; `text` is absent when nothing could be. `env` is the environment of the provider's process.
  */
-export function providerKubeconfig(settings: ProviderSettings): { file: string; text?: string } {
+export function providerKubeconfig(
+  settings: ProviderSettings,
+  env: NodeJS.ProcessEnv = process.env,
+): { file: string; text?: string } {
   const fs = require("node:fs") as typeof import("node:fs");
   const path = require("node:path") as typeof import("node:path");
   const given = settings.kubeconfig;
   let found: { file: string; text?: string };
   if (given === undefined || given === "") {
-    found = ambientKubeconfig();
+    found = ambientKubeconfig(env);
   } else {
     const home = (require("node:os") as typeof import("node:os")).homedir();
     const file = given === "~" ? home : given.startsWith("~/") ? path.join(home, given.slice(2)) : given;

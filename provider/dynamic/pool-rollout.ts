@@ -137,8 +137,11 @@ export const poolRolloutProvider = PoolRollout.provider;
  * Makes removing a MachineConfig, KubeletConfig or ContainerRuntimeConfig wait until its pool has
  * rolled out a render without it (or without the MachineConfig generated from it). Pulumi deletes in
  * reverse dependency order, so declare the object with `dependsOn: [removal]`: the object goes first,
- * then this waits for the rollout. An object that still exists and is not being deleted (only this
- * resource removed) is left alone, as is a pool that is gone.
+ * then this waits for the rollout. An object of that name that is not being deleted is not the one
+ * the stack deleted (only this resource was removed, or someone created it anew, even during the wait)
+ * and is left alone, as is a pool that is gone. Pulumi deletes the object by name before this runs
+ * (pulumi-kubernetes, await.go, Deletion), so no UID is needed to tell the two apart, and this guard,
+ * declared before the object, could take none without a dependency cycle.
  */
 export const NodeConfigRemoval = defineRemoval({
   kind: "NodeConfigRemoval",

@@ -277,7 +277,7 @@ describe("waiting core against the simulator", function () {
       };
       // Still there and not being deleted: only its guard went.
       const kept = await waitForNodeConfigRemoval(removal);
-      assert.match(kept.message, /kept, nothing to roll out/);
+      assert.match(kept.message, /is not being deleted: it was kept/);
       assert.equal(poolTarget(sim), added.renderedConfig);
 
       sim.store.delete(keyOf(K.machineConfig, "99-worker-removed"));
@@ -288,6 +288,42 @@ describe("waiting core against the simulator", function () {
 
       const gone = await waitForNodeConfigRemoval({ ...removal, pool: "no-such-pool" });
       assert.match(gone.message, /the pool is gone, nothing to roll out/);
+    });
+
+    it("leaves a MachineConfig of the same name that someone created anew alone, before or during the wait", async () => {
+      // The guard runs after the stack deleted its object (pulumi-kubernetes deletes by name:
+      // pulumi/pulumi-kubernetes, provider/pkg/await/await.go, Deletion): what holds the name and is not
+      // being deleted was made by someone else since, and its render is not this removal's to await.
+      const name = "99-worker-stranger";
+      sim.store.create(machineConfig(name, { "/etc/stranger.conf": "ours" }));
+      const { result: ours } = await rollout({ pool: "worker", machineConfigs: [name] });
+      const removal = { kubeconfig, pool: "worker", kind: "MachineConfig" as const, name };
+      sim.store.delete(keyOf(K.machineConfig, name));
+      let recreated: StoreObject | undefined;
+      const during = await waitForNodeConfigRemoval({
+        ...removal,
+        timeoutMs: DEADLINE_MS,
+        onProgress: () => {
+          // Once the wait has begun: someone applies their own MachineConfig under the name.
+          recreated ??= sim.store.create(machineConfig(name, { "/etc/stranger.conf": "theirs" }));
+        },
+      });
+      assert.ok(recreated?.metadata.uid);
+      assert.equal(during.result, undefined);
+      assert.match(
+        during.message,
+        new RegExp(`MachineConfig ${name} \\(uid ${recreated.metadata.uid}, created .+\\) was created anew`),
+      );
+      const atStart = await waitForNodeConfigRemoval({ ...removal, timeoutMs: DEADLINE_MS });
+      assert.match(atStart.message, new RegExp(`uid ${recreated.metadata.uid}.*is not being deleted`));
+      assert.equal(atStart.requests, 1, "one read, no wait");
+      // The stranger's MachineConfig rolls out as anyone's does; then it leaves with its own removal.
+      const { result: theirs } = await rollout({ pool: "worker", machineConfigs: [name] });
+      assert.notEqual(theirs.renderedConfig, ours.renderedConfig);
+      assert.equal(renderedFiles(sim, theirs.renderedConfig)["/etc/stranger.conf"], "theirs");
+      sim.store.delete(keyOf(K.machineConfig, name));
+      const { result: gone } = await waitForNodeConfigRemoval({ ...removal, timeoutMs: DEADLINE_MS });
+      assert.equal(renderedFiles(sim, gone!.renderedConfig)["/etc/stranger.conf"], undefined);
     });
 
     it("follows a KubeletConfig through its generated MachineConfig, created and removed", async () => {

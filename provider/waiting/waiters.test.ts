@@ -9,18 +9,20 @@ import { memoryClient } from "../../test/memory-client";
  * (openshift/machine-config-operator pkg/controller/render, syncMachineConfigPool: a pool's render is
  * made of the MachineConfigs that select it, so a deleted one leaves with the next render) and Pulumi's
  * delete order (a guard is deleted after what it guards, so an object still there and not being
- * deleted was kept on purpose).
+ * deleted was kept on purpose, or made anew by someone else).
  */
 describe("waitForNodeConfigRemoval: when there is nothing to roll out", () => {
   const options = { pool: "infra", kind: "KubeletConfig" as const, name: "max-pods", timeoutMs: 60_000 };
 
   it("is done at once when the object still exists and is not being deleted", async () => {
     const client = memoryClient();
-    client.put(KINDS.kubeletConfig, { metadata: { name: "max-pods" } });
+    client.put(KINDS.kubeletConfig, {
+      metadata: { name: "max-pods", uid: "u-1", creationTimestamp: "2026-01-01T00:00:00Z" },
+    });
     const outcome = await waitForNodeConfigRemoval({ ...options, client, clock: fakeClock() });
     assert.equal(
       outcome.message,
-      "removal of KubeletConfig max-pods from pool infra: kept, nothing to roll out",
+      "removal of KubeletConfig max-pods from pool infra: KubeletConfig max-pods (uid u-1, created 2026-01-01T00:00:00Z) exists and is not being deleted: it was kept, or created anew by someone else; nothing of the stack's to roll out",
     );
     assert.equal(outcome.result, undefined);
     assert.equal(client.requests, 1);

@@ -195,21 +195,32 @@ export interface NodeConfigRemovalOptions extends WaitOptions, ClusterAccess {
 }
 
 /**
+ * How an object of the removed one's name that is not being deleted is described: it is not the one
+ * the stack deleted, whose rollout alone the removal awaits.
+ */
+const holder = (object: KubeObject, kind: string) =>
+  `${kind} ${object.metadata.name} (uid ${object.metadata.uid}, created ${object.metadata.creationTimestamp})`;
+
+/**
  * Waits until the pool has rolled out a render without a deleted MachineConfig, or without the
  * MachineConfigs generated from a deleted KubeletConfig or ContainerRuntimeConfig: those that still
  * carry its owner reference (garbage collection may not have run yet) and those the render still names
- * that are gone. An object that still exists and is not being deleted was kept (only its removal guard
- * went, e.g. with `wait: false`), and a pool that is gone, or goes during the wait (its stack is being
- * destroyed), has nothing to roll out: those are done at once.
+ * that are gone. Pulumi deletes the object before its guard, by name, so the stack's object is the one
+ * being deleted or gone; one of that name that is not being deleted, when the wait begins or appearing
+ * during it, is not: only the guard went (e.g. with `wait: false`), or someone created the object anew,
+ * and its render is theirs. A pool that is gone, or goes during the wait (its stack is being
+ * destroyed), has nothing to roll out. Those are done at once.
  */
 export async function waitForNodeConfigRemoval(
   options: NodeConfigRemovalOptions,
 ): Promise<Outcome<PoolRolloutResult | undefined>> {
   const client = clientOf(options);
+  const resource = NODE_CONFIG_KINDS[options.kind];
   const label = `removal of ${options.kind} ${options.name} from pool ${options.pool}`;
-  const object = await withRetry(() => client.get(NODE_CONFIG_KINDS[options.kind], options.name), options);
+  const object = await withRetry(() => client.get(resource, options.name), options);
   if (object && !object.metadata.deletionTimestamp) {
-    return { result: undefined, message: `${label}: kept, nothing to roll out`, elapsedMs: 0, requests: 1 };
+    const message = `${label}: ${holder(object, options.kind)} exists and is not being deleted: it was kept, or created anew by someone else; nothing of the stack's to roll out`;
+    return { result: undefined, message, elapsedMs: 0, requests: 1 };
   }
   let deleted = [options.name];
   if (options.kind !== "MachineConfig") {
@@ -232,10 +243,22 @@ export async function waitForNodeConfigRemoval(
   return converge<PoolRolloutResult | undefined>({
     ...rollout,
     waiter: label,
-    evaluate: (view) =>
-      view.sources.pool?.length === 0
+    sources: [
+      ...rollout.sources,
+      { name: "removed", resource, fieldSelector: `metadata.name=${options.name}` },
+    ],
+    evaluate: (view) => {
+      const anew = (view.sources.removed ?? []).find((o) => !o.metadata.deletionTimestamp);
+      if (anew) {
+        return {
+          state: "done",
+          message: `${label}: ${holder(anew, options.kind)} was created anew by someone else during the wait; its render is not the stack's to await`,
+        };
+      }
+      return view.sources.pool?.length === 0
         ? { state: "done", message: `${label}: the pool is gone, nothing to roll out` }
-        : rollout.evaluate(view),
+        : rollout.evaluate(view);
+    },
   });
 }
 
