@@ -203,8 +203,12 @@ describe("waiting core against the simulator", function () {
       const progress: ProgressEvent[] = [];
       sim.store.create(machineConfig("99-worker-race", { "/etc/race.conf": "one" }));
       const sent: string[] = [];
+      const paths: string[] = [];
       const client = createApiClient(kubeconfig, {
-        onRequest: (_method, path) => sent.push(describeRequest(path)),
+        onRequest: (_method, path) => {
+          sent.push(describeRequest(path));
+          paths.push(decodeURIComponent(path));
+        },
       });
       // Started right after the create, while the pool still says Updated=True for the old render.
       const { result, requests } = await rollout({
@@ -219,12 +223,18 @@ describe("waiting core against the simulator", function () {
       assert.deepEqual(currentConfigs(sim), [result.renderedConfig]);
       assert.equal(renderedFiles(sim, result.renderedConfig)["/etc/race.conf"], "one");
       assert.equal(result.updatedMachineCount, result.machineCount);
-      // The pool's list and watch and the MachineConfig's read, plus the MachineConfigNodes' list and
-      // watch for the phases: one list both finds out that the cluster serves them and seeds the watch.
-      assert.ok(requests <= 5, `${requests} requests: ${sent.join("; ")}`);
+      // The pool's list and watch and the MachineConfig's read, plus for the phases the pool's nodes'
+      // list and watch and each node's MachineConfigNode by name (named as its node: upgrade_monitor.go
+      // GenerateAndApplyMachineConfigNodes), a list and a watch each: the first list both finds out
+      // that the cluster serves them and seeds its watch.
+      const nodes = workerNodes(sim);
+      assert.ok(requests <= 5 + 2 * nodes.length, `${requests} requests: ${sent.join("; ")}`);
       assert.deepEqual(
-        sent.filter((r) => r.endsWith(" machineconfignodes")),
-        ["list machineconfignodes", "watch machineconfignodes"],
+        paths
+          .filter((p) => p.includes("/machineconfignodes?"))
+          .map((p) => new URL(p, "https://api").searchParams.get("fieldSelector"))
+          .sort(),
+        nodes.flatMap((n) => [`metadata.name=${n.metadata.name}`, `metadata.name=${n.metadata.name}`]).sort(),
       );
       assert.ok(progress.some((e) => /^pool worker: [0-2]\/3 updated -> rendered-worker-/.test(e.message)));
       // The MachineConfigNodes say which node is in which phase.
@@ -510,13 +520,14 @@ describe("waiting core against the simulator", function () {
           progress.some((e) => /^pool worker: [0-2]\/3 updated -> rendered-worker-\w+$/.test(e.message)),
         );
         assert.ok(progress.every((e) => !e.message.includes("; ip-")));
-        // The pool's list and watch and the MachineConfig's read, and the one list that answered 404:
-        // neither retried nor watched.
+        // The pool's list and watch, the MachineConfig's read, the nodes' list and watch (whose
+        // MachineConfigNodes are asked for by name) and the one list of one node's that answered 404:
+        // neither retried nor watched, nor asked for the other nodes.
         assert.deepEqual(
           sent.filter((r) => r.endsWith(" machineconfignodes")),
           ["list machineconfignodes"],
         );
-        assert.ok(outcome.requests <= 4, `${outcome.requests} requests: ${sent.join("; ")}`);
+        assert.ok(outcome.requests <= 6, `${outcome.requests} requests: ${sent.join("; ")}`);
       } finally {
         await old.stop();
       }
@@ -560,8 +571,8 @@ describe("waiting core against the simulator", function () {
       assert.equal(renderedFiles(sim, result.renderedConfig)["/etc/late.conf"], "late");
       assert.deepEqual(currentConfigs(sim), [result.renderedConfig]);
       // The pool's list and watch, the read that found nothing, then a list and a watch of that name,
-      // and the MachineConfigNodes' list and watch.
-      assert.ok(requests <= 7, `${requests} requests`);
+      // and the nodes' and each node's MachineConfigNode's list and watch.
+      assert.ok(requests <= 7 + 2 * workerNodes(sim).length, `${requests} requests`);
       sim.store.delete(keyOf(K.machineConfig, "99-worker-late"));
       await rollout({ pool: "worker", deletedMachineConfigs: ["99-worker-late"] });
     });

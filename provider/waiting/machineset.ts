@@ -3,7 +3,7 @@
  * labels) and, for deletion, when they are gone together with their Machines and those Machines' Nodes.
  */
 import { MACHINE_LABELS } from "../../primitives/openshift";
-import { equalitySelectorQuery } from "../../primitives/selectors";
+import { labelSelectorQuery } from "../../primitives/selectors";
 import { conditionOf, field, KubeObject, labelsOf } from "./kinds";
 import { WaitState } from "./progress";
 import { MachineReplacement, planReplacement, ReplacementStep } from "./replacement";
@@ -98,7 +98,7 @@ export function nodeQueries(
       ...target.nodeLabels,
     };
     const labelSelector = labels
-      ? equalitySelectorQuery({ matchLabels: Object.fromEntries(Object.entries(labels).sort()) })
+      ? labelSelectorQuery({ matchLabels: Object.fromEntries(Object.entries(labels).sort()) })
       : undefined;
     if (labelSelector === undefined) {
       for (const node of nodeNames[name] ?? [])

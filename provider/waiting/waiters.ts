@@ -3,7 +3,7 @@
  * becomes the predicate's observation, and how the predicate's needs become requests.
  */
 import { MACHINE_API_NAMESPACE, MACHINE_LABELS, operatorComponentLabel } from "../../primitives/openshift";
-import { equalitySelectorQuery, LabelSelector } from "../../primitives/selectors";
+import { LabelSelector, labelSelectorQuery } from "../../primitives/selectors";
 import { ApiClient, createApiClient } from "./api";
 import { withRetry } from "./retry";
 import {
@@ -73,6 +73,25 @@ export function clientOf(access: ClusterAccess): ApiClient {
 
 export interface PoolRolloutOptions extends WaitOptions, ClusterAccess, PoolRolloutTarget {}
 
+/**
+ * The MachineConfigNodes of the pool's nodes, each read by name: the daemon names each as its node and
+ * labels none (upgrade_monitor.go GenerateAndApplyMachineConfigNodes), and a custom resource's field
+ * selectors know only metadata.name and metadata.namespace, so asking for them by name is how a large
+ * cluster costs the wait what its pool does. Undefined until each is listed, null once the cluster
+ * answered that it does not serve them.
+ */
+function poolMachineConfigNodes(
+  view: View,
+  nodes: KubeObject[] | undefined,
+): KubeObject[] | null | undefined {
+  const prefix = `${KINDS.machineConfigNode.kind}/`;
+  const listed = Object.entries(view.sources).filter(([name]) => name.startsWith(prefix));
+  if (listed.some(([, objects]) => objects === null)) return null;
+  if (!nodes || nodes.some((n) => view.sources[`${prefix}${n.metadata.name}`] === undefined))
+    return undefined;
+  return nodes.flatMap((n) => view.sources[`${prefix}${n.metadata.name}`] ?? []);
+}
+
 function poolRollout(options: PoolRolloutOptions): ConvergeOptions<PoolRolloutResult> {
   const target: PoolRolloutTarget = {
     pool: options.pool,
@@ -106,7 +125,12 @@ function poolRollout(options: PoolRolloutOptions): ConvergeOptions<PoolRolloutRe
         initial.seen = true;
         initial.renderDegraded = conditionOf(pool, "RenderDegraded");
       }
-      noteInherited(inherited, pool, view.sources.nodes ?? undefined, view.sources.machineConfigNodes);
+      // The API server returns only the pool's nodes; a pool whose selector selects nothing (none, or
+      // one the MCO cannot convert) manages no node, and nothing is listed for it.
+      const nodeQuery = labelSelectorQuery(field<LabelSelector>(pool, "spec", "nodeSelector"));
+      const nodes = pool && nodeQuery === undefined ? [] : (view.sources.nodes ?? undefined);
+      const machineConfigNodes = poolMachineConfigNodes(view, nodes);
+      noteInherited(inherited, pool, nodes, machineConfigNodes);
       const renderedName = field<string>(pool, "spec", "configuration", "name") ?? "";
       const generated: Record<string, KubeObject | null | undefined> = {};
       for (const key of Object.keys(view.fetched)) {
@@ -121,15 +145,15 @@ function poolRollout(options: PoolRolloutOptions): ConvergeOptions<PoolRolloutRe
         kubeletConfigs: view.sources.kubeletConfigs ?? [],
         containerRuntimeConfigs: view.sources.containerRuntimeConfigs ?? [],
         generated,
-        nodes: view.sources.nodes ?? undefined,
-        machineConfigNodes: view.sources.machineConfigNodes,
+        nodes,
+        machineConfigNodes,
         initialRenderDegraded: initial.renderDegraded,
         inherited,
         since,
         nowMs: view.elapsedMs,
       });
       recordSightings(since, problems ?? [], view.elapsedMs);
-      for (const mcn of view.sources.machineConfigNodes ?? []) {
+      for (const mcn of machineConfigNodes ?? []) {
         const seen = observedNodeTimings(mcn);
         if (poolOfMachineConfigNode(mcn) === options.pool && Object.keys(seen).length > 0)
           timings[mcn.metadata.name] = seen;
@@ -153,17 +177,29 @@ function poolRollout(options: PoolRolloutOptions): ConvergeOptions<PoolRolloutRe
         });
       }
       // Listed as soon as the pool reports degraded nodes, before its render is the target even, so
-      // that a failure is seen before the daemon takes up the target (`noteInherited`); asked again
-      // while listed, so that they follow an edit of the pool's nodeSelector.
-      if (evaluation.needs.nodes || view.sources.nodes || (pool && reportsDegradedNodes(pool))) {
-        const labelSelector = equalitySelectorQuery(field<LabelSelector>(pool, "spec", "nodeSelector"));
-        needs.push({ type: "source", source: { name: "nodes", resource: KINDS.node, labelSelector } });
+      // that a failure is seen before the daemon takes up the target (`noteInherited`), and for their
+      // MachineConfigNodes; asked again while listed, so that they follow an edit of the pool's nodeSelector.
+      const wantsNodes =
+        evaluation.needs.nodes ||
+        evaluation.needs.machineConfigNodes ||
+        view.sources.nodes ||
+        (pool && reportsDegradedNodes(pool));
+      if (wantsNodes && nodeQuery !== undefined) {
+        needs.push({
+          type: "source",
+          source: { name: "nodes", resource: KINDS.node, labelSelector: nodeQuery },
+        });
       }
       if (recheckMs !== undefined) needs.push({ type: "recheck", afterMs: recheckMs });
-      if (evaluation.needs.machineConfigNodes) {
-        // Clusters before MachineConfigNodes answer their list with 404: the node annotations decide then.
-        const source = { name: "machineConfigNodes", resource: KINDS.machineConfigNode, servedOrNull: true };
-        needs.push({ type: "source", source });
+      if (evaluation.needs.machineConfigNodes && nodes && machineConfigNodes === undefined) {
+        // Clusters before MachineConfigNodes answer their list with 404: the node annotations decide
+        // then. One node's is asked first, so that such a cluster is asked once.
+        const probed = Object.keys(view.sources).some((k) =>
+          k.startsWith(`${KINDS.machineConfigNode.kind}/`),
+        );
+        const names = nodes.map((n) => n.metadata.name).slice(0, probed ? undefined : 1);
+        for (const source of byName(KINDS.machineConfigNode, undefined, names))
+          needs.push({ type: "source", source: { ...source, servedOrNull: true } });
       }
       return { ...evaluation, needs };
     },
@@ -254,7 +290,7 @@ export interface MachineSetOptions extends WaitOptions, ClusterAccess {
  * Each object by name, one source each: field selectors on custom resources know only `=` on the
  * name and the namespace, and the other objects of the namespace are none of the wait's business.
  */
-export function byName(resource: ResourceKind, namespace: string, names: string[]): SourceSpec[] {
+export function byName(resource: ResourceKind, namespace: string | undefined, names: string[]): SourceSpec[] {
   return names.map((name) => ({
     name: `${resource.kind}/${name}`,
     resource,

@@ -9,9 +9,22 @@
  */
 import { strict as assert } from "node:assert";
 import { ApiClient, ListResult } from "./api";
-import { createApiClient, waitForAutoscalersReady, waitForMachineSetsReady } from "./index";
+import {
+  createApiClient,
+  observePoolRollout,
+  waitForAutoscalersReady,
+  waitForMachineSetsReady,
+} from "./index";
 import { WATCH_IDLE_MS } from "./reflector";
-import { createMachineSet, K, keyOf, Simulator, startTestSimulator } from "../../test/simulator-fixture";
+import {
+  createMachineSet,
+  K,
+  keyOf,
+  machineConfig,
+  Simulator,
+  startTestSimulator,
+  storeUntil,
+} from "../../test/simulator-fixture";
 import { fakeClock, FakeClock } from "../../test/fake-clock";
 
 const NS = "openshift-machine-api";
@@ -71,6 +84,17 @@ function addForeignNodes(sim: Simulator, count: number): void {
         labels: { "node-role.kubernetes.io/other": "", "kubernetes.io/os": "linux" },
       },
       status: { conditions: [{ type: "Ready", status: "True" }] },
+    });
+    // Each with its MachineConfigNode, as the MCO keeps one per node of a pool.
+    sim.store.create({
+      apiVersion: "machineconfiguration.openshift.io/v1",
+      kind: "MachineConfigNode",
+      metadata: { name: `other-${i}` },
+      spec: {
+        node: { name: `other-${i}` },
+        pool: { name: "other" },
+        configVersion: { desired: "rendered-other" },
+      },
     });
   }
 }
@@ -225,6 +249,42 @@ for (const protocol of ["https", "http"] as const) {
           return client;
         };
         const small = await measure();
+        // A pool of the first MachineSet's nodes, its nodeSelector set-based, rolling out a config that
+        // one node's daemon is busy applying (the simulator's holdOsUpdate: a slow OS image pull), so
+        // that its wait, measured below on 1,000 nodes, lists its nodes and their MachineConfigNodes
+        // while the simulator's controllers need not roll out among 1,000 nodes.
+        const role = `node-role.kubernetes.io/${name}`;
+        const nodeSelector = {
+          matchExpressions: [
+            { key: role, operator: "Exists" },
+            { key: "node-role.kubernetes.io/other", operator: "DoesNotExist" },
+          ],
+        };
+        sim.store.create({
+          apiVersion: "machineconfiguration.openshift.io/v1",
+          kind: "MachineConfigPool",
+          metadata: { name },
+          spec: {
+            machineConfigSelector: {
+              matchExpressions: [
+                { key: "machineconfiguration.openshift.io/role", operator: "In", values: ["worker", name] },
+              ],
+            },
+            nodeSelector,
+          },
+        });
+        sim.store.create(machineConfig(`99-${name}`, { [`/etc/${name}.conf`]: "x" }, name));
+        for (const node of sim.store.list("v1", "Node").filter((n) => role in (n.metadata.labels ?? {})))
+          sim.faults.inject("holdOsUpdate", { node: node.metadata.name });
+        await storeUntil(sim, "a node of the pool applying its config", () =>
+          sim.store
+            .list(K.machineConfigNode.apiVersion, K.machineConfigNode.kind)
+            .some((m) =>
+              (
+                m.status as { conditions?: Array<{ type: string; status: string }> } | undefined
+              )?.conditions?.some((c) => c.type === "UpdateExecuted" && c.status === "Unknown"),
+            ),
+        );
         addForeignNodes(sim, 1000 - sim.store.list("v1", "Node").length);
         assert.equal(sim.store.list("v1", "Node").length, 1000);
         const client = await measure();
@@ -294,6 +354,46 @@ for (const protocol of ["https", "http"] as const) {
           scaler.lists.map((l) => `${l.kind} ${l.objects}`),
           ["machineautoscalers 1", "machinesets 1", "machines 3", "nodes 3"],
         );
+
+        // The pool wait too, asking the API server with the pool's whole selector
+        // (metav1.LabelSelectorAsSelector's String, which apimachinery labels.Parse reads) and for each
+        // node's MachineConfigNode by name (named as its node, labelled with nothing: MCO
+        // upgrade_monitor.go GenerateAndApplyMachineConfigNodes), never for the cluster's.
+        const pooled = recordingClient(sim);
+        const rolled = await observePoolRollout({
+          client: pooled,
+          pool: name,
+          machineConfigs: [`99-${name}`],
+          timeoutMs: 10_000,
+        });
+        // The phase is read from the MachineConfigNode that now names the new pool (the operator applies
+        // each node's with its primary pool: MCO pkg/operator/sync.go syncMachineConfigNodes).
+        assert.match(rolled.message, /applying files and OS/);
+        assert.equal(rolled.result?.machineCount, 3);
+        const poolNodes = sim.store
+          .list("v1", "Node")
+          .filter((node) => role in (node.metadata.labels ?? {}))
+          .map((node) => node.metadata.name)
+          .sort();
+        assert.equal(poolNodes.length, 3);
+        assert.deepEqual(
+          [...new Set(sentQueries(pooled).map((q) => `${q.kind}: ${q.selectors}`))]
+            .filter((q) => !q.startsWith("machineconfigpools"))
+            // The MachineConfig's read by name, then the pool's nodes and their MachineConfigNodes.
+            .sort(),
+          [
+            `99-${name}: `,
+            ...poolNodes.map((node) => `machineconfignodes: metadata.name=${node}`),
+            `nodes: ${role},!node-role.kubernetes.io/other`,
+          ].sort(),
+        );
+        assert.deepEqual(pooled.lists.map((l) => `${l.kind} ${l.objects}`).sort(), [
+          "machineconfignodes 1",
+          "machineconfignodes 1",
+          "machineconfignodes 1",
+          "machineconfigpools 1",
+          "nodes 3",
+        ]);
       });
     }
   });
