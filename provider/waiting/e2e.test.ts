@@ -29,6 +29,7 @@ import {
 } from "../../test/simulator-fixture";
 import { startTestServer, TestServer } from "../../simulator/apiserver/testing";
 import { FakeClock, fakeClock } from "../../test/fake-clock";
+import { recordingClient } from "../../test/recording-client";
 import { PERSISTENCE_MS } from "./persistence";
 import type { KubeObject as StoreObject } from "../../simulator/store/types";
 import { AUTOSCALER_ANNOTATIONS } from "../../primitives/openshift";
@@ -961,6 +962,36 @@ describe("waiting core against the simulator", function () {
           node.metadata.annotations?.["windowsmachineconfig.openshift.io/version"],
           result.version,
         );
+      }
+
+      // Among other Windows workers (1,000 nodes in all), the wait asks only for its Machines' nodes,
+      // each by name: a Windows MachineSet's template gives its nodes the worker label only (nodelink
+      // copies the template's labels, machine-api-operator nodelink_controller.go Reconcile), which
+      // every worker carries.
+      const others = 1000 - sim.store.list("v1", "Node").length;
+      for (let i = 0; i < others; i++) {
+        sim.store.create({
+          apiVersion: "v1",
+          kind: "Node",
+          metadata: {
+            name: `other-windows-${i}`,
+            labels: { "kubernetes.io/os": "windows", "node-role.kubernetes.io/worker": "" },
+          },
+          status: { conditions: [{ type: "Ready", status: "True" }] },
+        });
+      }
+      try {
+        const client = recordingClient(kubeconfig);
+        await waitForWindowsNodes({ client, machineSets: ["winworker"], timeoutMs: DEADLINE_MS });
+        assert.deepEqual(
+          client.lists
+            .filter((l) => l.kind === "nodes")
+            .map((l) => `nodes ${l.objects}: ${l.query}`)
+            .sort(),
+          result.nodes.map((node) => `nodes 1: metadata.name=${node}`),
+        );
+      } finally {
+        for (let i = 0; i < others; i++) sim.store.delete(keyOf(K.node, `other-windows-${i}`));
       }
     });
 

@@ -101,13 +101,17 @@ export function nodeQueries(
       ? labelSelectorQuery({ matchLabels: Object.fromEntries(Object.entries(labels).sort()) })
       : undefined;
     if (labelSelector === undefined) {
-      for (const node of nodeNames[name] ?? [])
-        queries.push({ slot: `node/${node}`, fieldSelector: `metadata.name=${node}` });
+      queries.push(...(nodeNames[name] ?? []).map(nodeByName));
     } else if (!queries.some((q) => q.labelSelector === labelSelector)) {
       queries.push({ slot: `nodes/${name}`, labelSelector });
     }
   }
   return queries;
+}
+
+/** One node by name: field selectors on nodes know metadata.name, which names one object at most. */
+export function nodeByName(node: string): NodeQuery {
+  return { slot: `node/${node}`, fieldSelector: `metadata.name=${node}` };
 }
 
 /** The names of the nodes of each MachineSet's Machines, by MachineSet. */

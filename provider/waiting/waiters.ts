@@ -24,7 +24,9 @@ import {
   evaluateMachineSetsDeleted,
   evaluateMachineSetsReady,
   machinesSelector,
+  nodeByName,
   nodeNames,
+  NodeQuery,
   nodeQueries,
 } from "./machineset";
 import { DELETE_MACHINE_ANNOTATION, MachineReplacement, ReplacementStep } from "./replacement";
@@ -323,7 +325,11 @@ export function poolNodes(
   machineSets: KubeObject[],
   names: Record<string, string[]>,
 ): Need[] {
-  return nodeQueries(target, machineSets, names).map(({ slot, ...selectors }) => ({
+  return nodeSources(nodeQueries(target, machineSets, names));
+}
+
+function nodeSources(queries: NodeQuery[]): Need[] {
+  return queries.map(({ slot, ...selectors }) => ({
     type: "source",
     source: { name: slot, resource: KINDS.node, ...selectors },
   }));
@@ -641,15 +647,21 @@ function windowsNodes(options: WindowsNodesOptions): ConvergeOptions<WindowsResu
         namespace: target.namespace,
         labelSelector: machinesSelector(target.machineSets),
       },
-      { name: "nodes", resource: KINDS.node, labelSelector: "kubernetes.io/os=windows" },
     ],
     evaluate(view) {
+      const machines = view.sources.machines ?? [];
       const evaluation = evaluateWindowsNodes(target, {
         privateKeySecret: view.fetched.secret,
         machineSets: listedByName(view, KINDS.machineSet, target.machineSets),
-        machines: view.sources.machines ?? [],
-        nodes: view.sources.nodes ?? [],
+        machines,
+        nodes: listedNodes(view),
       });
+      // The nodes its Machines name, each by name: a Windows MachineSet's template labels its nodes
+      // as workers only (they carry nothing of their MachineSet), so a label would list every
+      // worker; a node not listed yet is one not configured yet, never a false success.
+      const nodes = nodeSources(
+        Object.values(nodeNames(target.machineSets, machines)).flat().map(nodeByName),
+      );
       const needs: Need[] = evaluation.needSecret
         ? [
             {
@@ -662,7 +674,7 @@ function windowsNodes(options: WindowsNodesOptions): ConvergeOptions<WindowsResu
             },
           ]
         : [];
-      return { ...evaluation, needs };
+      return { ...evaluation, needs: [...needs, ...nodes] };
     },
   };
 }

@@ -8,13 +8,8 @@
  * metadata.name and metadata.namespace).
  */
 import { strict as assert } from "node:assert";
-import { ApiClient, ListResult } from "./api";
-import {
-  createApiClient,
-  observePoolRollout,
-  waitForAutoscalersReady,
-  waitForMachineSetsReady,
-} from "./index";
+import { ApiClient } from "./api";
+import { observePoolRollout, waitForAutoscalersReady, waitForMachineSetsReady } from "./index";
 import { WATCH_IDLE_MS } from "./reflector";
 import {
   createMachineSet,
@@ -26,6 +21,8 @@ import {
   storeUntil,
 } from "../../test/simulator-fixture";
 import { fakeClock, FakeClock } from "../../test/fake-clock";
+import { recordingClient } from "../../test/recording-client";
+import { machineConfigPool } from "../../builders/machineconfiguration";
 
 const NS = "openshift-machine-api";
 
@@ -44,34 +41,6 @@ function sentQueries(client: ApiClient & { sent: string[] }) {
       .join(" ");
     return { verb, kind, selectors, timeoutSeconds: url.searchParams.get("timeoutSeconds") };
   });
-}
-
-/** A client that records the paths it sent and the size of every list answer. */
-function recordingClient(sim: Simulator) {
-  const sent: string[] = [];
-  const lists: Array<{ kind: string; objects: number; bytes: number }> = [];
-  const inner = createApiClient(sim.kubeconfig, { onRequest: (_m, path) => sent.push(path) });
-  const client: ApiClient & { sent: string[]; lists: typeof lists } = {
-    sent,
-    lists,
-    get requests() {
-      return inner.requests;
-    },
-    async list(resource, selectors, signal): Promise<ListResult> {
-      const answer = await inner.list(resource, selectors, signal);
-      lists.push({
-        kind: resource.plural,
-        objects: answer.items.length,
-        bytes: JSON.stringify(answer).length,
-      });
-      return answer;
-    },
-    get: (...args) => inner.get(...args),
-    mergePatch: (...args) => inner.mergePatch(...args),
-    delete: (...args) => inner.delete(...args),
-    watch: (...args) => inner.watch(...args),
-  };
-  return client;
 }
 
 function addForeignNodes(sim: Simulator, count: number): void {
@@ -124,7 +93,7 @@ for (const protocol of ["https", "http"] as const) {
       options: { clock?: FakeClock; timeoutMs?: number; replicas?: number; createLate?: boolean } = {},
     ) {
       const name = `infra-${protocol}-${++n}`;
-      const client = recordingClient(sim);
+      const client = recordingClient(sim.kubeconfig);
       const create = () =>
         createMachineSet(sim, name, {
           replicas: options.replicas ?? 1,
@@ -238,12 +207,12 @@ for (const protocol of ["https", "http"] as const) {
         createMachineSet(sim, bare, { replicas: 2 });
         const pools = [name, bare];
         await waitForMachineSetsReady({
-          client: recordingClient(sim),
+          client: recordingClient(sim.kubeconfig),
           machineSets: [bare],
           timeoutMs: 10_000,
         });
         const measure = async () => {
-          const client = recordingClient(sim);
+          const client = recordingClient(sim.kubeconfig);
           const again = await waitForMachineSetsReady({ client, machineSets: pools, timeoutMs: 10_000 });
           assert.equal(again.result.readyMachineCount, 5);
           return client;
@@ -260,19 +229,8 @@ for (const protocol of ["https", "http"] as const) {
             { key: "node-role.kubernetes.io/other", operator: "DoesNotExist" },
           ],
         };
-        sim.store.create({
-          apiVersion: "machineconfiguration.openshift.io/v1",
-          kind: "MachineConfigPool",
-          metadata: { name },
-          spec: {
-            machineConfigSelector: {
-              matchExpressions: [
-                { key: "machineconfiguration.openshift.io/role", operator: "In", values: ["worker", name] },
-              ],
-            },
-            nodeSelector,
-          },
-        });
+        const pool = machineConfigPool({ name });
+        sim.store.create({ ...pool, spec: { ...pool.spec, nodeSelector } });
         sim.store.create(machineConfig(`99-${name}`, { [`/etc/${name}.conf`]: "x" }, name));
         for (const node of sim.store.list("v1", "Node").filter((n) => role in (n.metadata.labels ?? {})))
           sim.faults.inject("holdOsUpdate", { node: node.metadata.name });
@@ -333,7 +291,7 @@ for (const protocol of ["https", "http"] as const) {
             scaleTargetRef: { apiVersion: "machine.openshift.io/v1beta1", kind: "MachineSet", name },
           },
         });
-        const scaler = recordingClient(sim);
+        const scaler = recordingClient(sim.kubeconfig);
         const ready = await waitForAutoscalersReady({
           client: scaler,
           autoscalers: [name],
@@ -359,7 +317,7 @@ for (const protocol of ["https", "http"] as const) {
         // (metav1.LabelSelectorAsSelector's String, which apimachinery labels.Parse reads) and for each
         // node's MachineConfigNode by name (named as its node, labelled with nothing: MCO
         // upgrade_monitor.go GenerateAndApplyMachineConfigNodes), never for the cluster's.
-        const pooled = recordingClient(sim);
+        const pooled = recordingClient(sim.kubeconfig);
         const rolled = await observePoolRollout({
           client: pooled,
           pool: name,
