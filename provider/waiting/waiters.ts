@@ -105,11 +105,13 @@ function poolRollout(options: PoolRolloutOptions): ConvergeOptions<PoolRolloutRe
   const sources: SourceSpec[] = [
     { name: "pool", resource: KINDS.pool, fieldSelector: `metadata.name=${options.pool}` },
   ];
-  if ((target.kubeletConfigs ?? []).length > 0)
-    sources.push({ name: "kubeletConfigs", resource: KINDS.kubeletConfig });
-  if ((target.containerRuntimeConfigs ?? []).length > 0) {
-    sources.push({ name: "containerRuntimeConfigs", resource: KINDS.containerRuntimeConfig });
-  }
+  // The KubeletConfigs and ContainerRuntimeConfigs awaited, each by name.
+  const kubeletConfigs = target.kubeletConfigs ?? [];
+  const containerRuntimeConfigs = target.containerRuntimeConfigs ?? [];
+  sources.push(
+    ...byName(KINDS.kubeletConfig, undefined, kubeletConfigs),
+    ...byName(KINDS.containerRuntimeConfig, undefined, containerRuntimeConfigs),
+  );
   const initial: { seen: boolean; renderDegraded?: Condition } = { seen: false };
   // Each node's steps as last seen in this rollout: its conditions are reset once it is updated.
   const timings: Record<string, NodeTimings> = {};
@@ -144,8 +146,8 @@ function poolRollout(options: PoolRolloutOptions): ConvergeOptions<PoolRolloutRe
           (target.machineConfigs ?? []).map((m) => [m, view.fetched[`mc/${m}`]]),
         ),
         rendered: { [renderedName]: view.fetched[`rendered/${renderedName}`] },
-        kubeletConfigs: view.sources.kubeletConfigs ?? [],
-        containerRuntimeConfigs: view.sources.containerRuntimeConfigs ?? [],
+        kubeletConfigs: listedByName(view, KINDS.kubeletConfig, kubeletConfigs),
+        containerRuntimeConfigs: listedByName(view, KINDS.containerRuntimeConfig, containerRuntimeConfigs),
         generated,
         nodes,
         machineConfigNodes,
