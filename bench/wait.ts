@@ -256,12 +256,11 @@ async function largeCluster(): Promise<void> {
     });
     const describe = (client: RecordingClient) =>
       client.lists.map((l) => `${l.kind} ${l.objects} objects, ${l.bytes} bytes`).join("; ");
+    // Once the machines are up, a second wait's lists hold every object the pool has.
+    const ready = { machineSets: ["bench-infra"], timeoutMs: 60_000 };
+    await waitForMachineSetsReady({ ...ready, client: createApiClient(sim.kubeconfig) });
     const machineSets = recordingClient(sim.kubeconfig);
-    const outcome = await waitForMachineSetsReady({
-      client: machineSets,
-      machineSets: ["bench-infra"],
-      timeoutMs: 60_000,
-    });
+    const outcome = await waitForMachineSetsReady({ ...ready, client: machineSets });
     console.log(
       `\n${sim.store.list("v1", "Node").length} nodes, a pool of ${outcome.result.readyMachineCount}:` +
         ` MachineSetReady listed ${describe(machineSets)} (${outcome.requests} requests).`,
