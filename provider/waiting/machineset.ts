@@ -113,9 +113,7 @@ export function nodeQueries(
       ...target.nodeLabels,
     };
     const own = labels && Object.keys(labels).some((key) => !ROLE_WIDE_LABELS.has(key));
-    const labelSelector = own
-      ? labelSelectorQuery({ matchLabels: Object.fromEntries(Object.entries(labels).sort()) })
-      : undefined;
+    const labelSelector = own ? labelSelectorQuery({ matchLabels: labels }) : undefined;
     if (labelSelector === undefined) {
       queries.push(...(nodeNames[name] ?? []).map(nodeByName));
     } else if (!queries.some((q) => q.labelSelector === labelSelector)) {

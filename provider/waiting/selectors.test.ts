@@ -58,6 +58,12 @@ describe("pool selectors", () => {
     assert.deepEqual(nodeQueries({ namespace: "ns", machineSets: ["w"] }, windows, { w: ["win-1"] }), [
       { slot: "node/win-1", fieldSelector: "metadata.name=win-1" },
     ]);
+    // Nothing yet for one whose Machines name no node; by its labels once it sets one of its own.
+    assert.deepEqual(nodeQueries({ namespace: "ns", machineSets: ["w"] }, windows, {}), []);
+    const tiered = [machineSet("t", { "node-role.kubernetes.io/worker": "", tier: "x" })];
+    assert.deepEqual(nodeQueries({ namespace: "ns", machineSets: ["t"] }, tiered, { t: ["t-1"] }), [
+      { slot: "nodes/t", labelSelector: "node-role.kubernetes.io/worker=,tier=x" },
+    ]);
     // A MachineSet not seen (gone before a deletion's wait began): its Machines' nodes by name.
     assert.deepEqual(
       nodeQueries({ namespace: "ns", machineSets: ["a", "gone"] }, sets.slice(0, 1), { gone: ["n"] }),
