@@ -137,6 +137,21 @@ describe("the pool wait's sources", () => {
     ]);
   });
 
+  it("lists the nodes as soon as the pool reports degraded ones, before its render names the target", async () => {
+    const selector = { matchLabels: { "node-role.kubernetes.io/infra": "" } };
+    const pending = rendered(selector, 1);
+    pending.spec.configuration.source = [];
+    assert.deepEqual(await lists(pending), ["nodes: node-role.kubernetes.io/infra="]);
+    assert.deepEqual(await lists(rendered(selector, 0)), [
+      "nodes: node-role.kubernetes.io/infra=",
+      "machineconfignodes: metadata.name=infra-a",
+      "machineconfignodes: metadata.name=infra-b",
+    ]);
+    const healthyPending = rendered(selector, 0);
+    healthyPending.spec.configuration.source = [];
+    assert.deepEqual(await lists(healthyPending), []);
+  });
+
   it("asks a cluster that does not serve MachineConfigNodes once", async () => {
     const selector = { matchLabels: { "node-role.kubernetes.io/infra": "" } };
     assert.deepEqual(await lists(rendered(selector, 1), true), [

@@ -86,9 +86,9 @@ function poolMachineConfigNodes(
   view: View,
   nodes: KubeObject[] | undefined,
 ): KubeObject[] | null | undefined {
+  // Only these sources are `servedOrNull`: a null in the view is one of them answering 404.
+  if (Object.values(view.sources).some((objects) => objects === null)) return null;
   const prefix = `${KINDS.machineConfigNode.kind}/`;
-  const listed = Object.entries(view.sources).filter(([name]) => name.startsWith(prefix));
-  if (listed.some(([, objects]) => objects === null)) return null;
   if (!nodes || nodes.some((n) => view.sources[`${prefix}${n.metadata.name}`] === undefined))
     return undefined;
   return nodes.flatMap((n) => view.sources[`${prefix}${n.metadata.name}`] ?? []);
@@ -132,7 +132,7 @@ function poolRollout(options: PoolRolloutOptions): ConvergeOptions<PoolRolloutRe
       // The API server returns only the pool's nodes; a pool whose selector selects nothing (none, or
       // one the MCO cannot convert) manages no node, and nothing is listed for it.
       const nodeQuery = labelSelectorQuery(field<LabelSelector>(pool, "spec", "nodeSelector"));
-      const nodes = pool && nodeQuery === undefined ? [] : (view.sources.nodes ?? undefined);
+      const nodes = view.sources.nodes ?? undefined;
       const machineConfigNodes = poolMachineConfigNodes(view, nodes);
       noteInherited(inherited, pool, nodes, machineConfigNodes);
       const renderedName = field<string>(pool, "spec", "configuration", "name") ?? "";
