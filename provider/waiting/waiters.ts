@@ -195,7 +195,7 @@ function poolRollout(options: PoolRolloutOptions): ConvergeOptions<PoolRolloutRe
         });
       }
       if (recheckMs !== undefined) needs.push({ type: "recheck", afterMs: recheckMs });
-      if (evaluation.needs.machineConfigNodes && nodes && machineConfigNodes === undefined) {
+      if (evaluation.needs.machineConfigNodes && nodes) {
         // Clusters before MachineConfigNodes answer their list with 404: the node annotations decide
         // then. One node's is asked first, so that such a cluster is asked once.
         const probed = Object.keys(view.sources).some((k) =>
