@@ -12,14 +12,16 @@
  *
  * Then two figures of the watch itself: the requests one wait sends in 20 s of a persistent 410 (every
  * watch resume answered 410 Expired: re-lists back off), and what the lists of a MachineSetReady wait
- * cost on a cluster of 1,000 nodes of which its pool has 3 (objects and bytes per list).
+ * and a pool wait cost on a cluster of 1,000 nodes of which their pool has 3 (objects and bytes per list).
  *
  * Run: npm run bench:wait [-- --rollouts 20]
  */
 import { performance } from "node:perf_hooks";
 import { startSimulator, Simulator } from "../simulator/simulator";
-import { ApiClient, createApiClient, waitForMachineSetsReady, waitForPoolRollout } from "../provider/waiting";
-import { createMachineSet } from "../test/simulator-fixture";
+import { createApiClient, waitForMachineSetsReady, waitForPoolRollout } from "../provider/waiting";
+import { createMachineSet, machineConfig } from "../test/simulator-fixture";
+import { recordingClient, RecordingClient } from "../test/recording-client";
+import { machineConfigPool } from "../builders/machineconfiguration";
 import { field, KINDS, KubeObject } from "../provider/waiting/kinds";
 import { evaluatePoolRollout } from "../provider/waiting/pool";
 
@@ -227,7 +229,10 @@ async function goneStorm(): Promise<void> {
   }
 }
 
-/** Objects and bytes of each list a MachineSetReady wait sends, on 1,000 nodes of which its pool has 3. */
+/**
+ * Objects and bytes of each list a MachineSetReady wait and a pool wait send, on 1,000 nodes of which
+ * their pool has 3 (the pool's nodeSelector set-based, its MachineConfigNodes asked for by name).
+ */
 async function largeCluster(): Promise<void> {
   const sim = await startSimulator({ speed: 1000 });
   try {
@@ -238,34 +243,44 @@ async function largeCluster(): Promise<void> {
         metadata: { name: `other-${i}`, labels: { "node-role.kubernetes.io/other": "" } },
         status: { conditions: [{ type: "Ready", status: "True" }] },
       });
+      sim.store.create({
+        apiVersion: "machineconfiguration.openshift.io/v1",
+        kind: "MachineConfigNode",
+        metadata: { name: `other-${i}` },
+        spec: { node: { name: `other-${i}` }, pool: { name: "other" }, configVersion: { desired: "x" } },
+      });
     }
     createMachineSet(sim, "bench-infra", {
       replicas: 3,
       nodeLabels: { "node-role.kubernetes.io/infra": "" },
     });
-    const inner = createApiClient(sim.kubeconfig);
-    const lists: string[] = [];
-    const client: ApiClient = {
-      ...inner,
-      get requests() {
-        return inner.requests;
-      },
-      list: async (resource, selectors, signal) => {
-        const answer = await inner.list(resource, selectors, signal);
-        lists.push(
-          `${resource.plural} ${answer.items.length} objects, ${JSON.stringify(answer).length} bytes`,
-        );
-        return answer;
-      },
+    const describe = (client: RecordingClient) =>
+      client.lists.map((l) => `${l.kind} ${l.objects} objects, ${l.bytes} bytes`).join("; ");
+    // Once the machines are up, a second wait's lists hold every object the pool has.
+    const ready = { machineSets: ["bench-infra"], timeoutMs: 60_000 };
+    await waitForMachineSetsReady({ ...ready, client: createApiClient(sim.kubeconfig) });
+    const machineSets = recordingClient(sim.kubeconfig);
+    const outcome = await waitForMachineSetsReady({ ...ready, client: machineSets });
+    console.log(
+      `\n${sim.store.list("v1", "Node").length} nodes, a pool of ${outcome.result.readyMachineCount}:` +
+        ` MachineSetReady listed ${describe(machineSets)} (${outcome.requests} requests).`,
+    );
+    const infra = machineConfigPool({ name: "infra" });
+    const nodeSelector = {
+      matchExpressions: [{ key: "node-role.kubernetes.io/infra", operator: "Exists" as const }],
     };
-    const outcome = await waitForMachineSetsReady({
-      client,
-      machineSets: ["bench-infra"],
+    sim.store.create({ ...infra, spec: { ...infra.spec, nodeSelector } });
+    sim.store.create(machineConfig("99-infra-bench", { "/etc/bench.conf": "x" }, "infra"));
+    const pool = recordingClient(sim.kubeconfig);
+    const rolled = await waitForPoolRollout({
+      client: pool,
+      pool: "infra",
+      machineConfigs: ["99-infra-bench"],
       timeoutMs: 60_000,
     });
     console.log(
-      `\n${sim.store.list("v1", "Node").length} nodes, a pool of ${outcome.result.readyMachineCount}:` +
-        ` MachineSetReady listed ${lists.join("; ")} (${outcome.requests} requests).`,
+      `The pool wait (nodeSelector matchExpressions) of the same ${rolled.result.machineCount} nodes listed` +
+        ` ${describe(pool)} (${rolled.requests} requests).`,
     );
   } finally {
     await sim.stop();

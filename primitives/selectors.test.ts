@@ -1,7 +1,7 @@
 import * as assert from "node:assert/strict";
 import {
-  equalitySelectorQuery,
   LabelSelector,
+  labelSelectorQuery,
   selectorIsEmpty,
   selectorMatches,
   selectorString,
@@ -94,13 +94,34 @@ describe("primitives/selectors: metav1.LabelSelector as Kubernetes evaluates it"
     );
   });
 
-  it("as a query: equality terms only, undefined when the selector needs set terms or has none", () => {
-    assert.equal(equalitySelectorQuery({ matchLabels: { a: "", b: "x" } }), "a=,b=x");
+  it("as a query: what LabelSelectorAsSelector(...).String() prints, set terms included (apimachinery labels.Parse reads it)", () => {
+    assert.equal(labelSelectorQuery({ matchLabels: { b: "x", a: "" } }), "a=,b=x");
     assert.equal(
-      equalitySelectorQuery({ matchLabels: { a: "" }, matchExpressions: [{ key: "b", operator: "Exists" }] }),
+      labelSelectorQuery({
+        matchLabels: { a: "" },
+        matchExpressions: [
+          { key: "b", operator: "Exists" },
+          { key: "c", operator: "NotIn", values: ["y", "x"] },
+          { key: "d", operator: "DoesNotExist" },
+        ],
+      }),
+      "a=,b,c notin (x,y),!d",
+    );
+  });
+
+  it("as a query: undefined for a selector with no requirement or one NewRequirement refuses", () => {
+    assert.equal(labelSelectorQuery({}), undefined);
+    assert.equal(labelSelectorQuery({ matchExpressions: [] }), undefined);
+    assert.equal(labelSelectorQuery(undefined), undefined);
+    assert.equal(
+      labelSelectorQuery({ matchExpressions: [{ key: "a", operator: "In", values: [] }] }),
       undefined,
     );
-    assert.equal(equalitySelectorQuery({}), undefined);
-    assert.equal(equalitySelectorQuery(undefined), undefined);
+    assert.equal(
+      labelSelectorQuery({ matchExpressions: [{ key: "a", operator: "Exists", values: ["x"] }] }),
+      undefined,
+    );
+    assert.equal(labelSelectorQuery({ matchLabels: { "a b": "" } }), undefined);
+    assert.equal(labelSelectorQuery({ matchLabels: { a: "x,y" } }), undefined);
   });
 });

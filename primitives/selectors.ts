@@ -5,6 +5,7 @@
  * refuse (In or NotIn without values, Exists or DoesNotExist with values, an unknown operator) makes the
  * selector select nothing, as the controllers do when the conversion fails.
  */
+import { isLabelValue, isQualifiedName } from "./names";
 
 export type LabelSelectorOperator = "In" | "NotIn" | "Exists" | "DoesNotExist";
 
@@ -100,11 +101,22 @@ export function selectorString(selector: LabelSelector | undefined | null): stri
 }
 
 /**
- * The selector as a `labelSelector` query parameter, when equality terms can say it (matchLabels only);
- * undefined otherwise, and for a selector with no requirement, where the caller lists everything.
+ * The selector as a `labelSelector` query parameter, set-based terms included (`a in (x,y)`, `a notin
+ * (x)`, `a`, `!a`: apimachinery labels.Parse reads what `LabelSelectorAsSelector(...).String()`
+ * prints), so that the API server returns only the objects it selects. Undefined for a selector with
+ * no requirement, which callers must not send as "everything" (the MCO's pools manage no node then),
+ * and for one `LabelSelectorAsSelector` refuses (an invalid requirement, key or value: `NewRequirement`
+ * validates them), which selects nothing.
  */
-export function equalitySelectorQuery(selector: LabelSelector | undefined | null): string | undefined {
-  if (!selector || (selector.matchExpressions ?? []).length > 0) return undefined;
-  const terms = Object.entries(selector.matchLabels ?? {}).map(([k, v]) => `${k}=${v}`);
-  return terms.length > 0 ? terms.join(",") : undefined;
+export function labelSelectorQuery(selector: LabelSelector | undefined | null): string | undefined {
+  if (!selector || selectorIsEmpty(selector)) return undefined;
+  const expressions = selector.matchExpressions ?? [];
+  const keys = [...Object.keys(selector.matchLabels ?? {}), ...expressions.map((e) => e.key)];
+  const values = [
+    ...Object.values(selector.matchLabels ?? {}),
+    ...expressions.flatMap((e) => e.values ?? []),
+  ];
+  const valid =
+    expressions.every(requirementIsValid) && keys.every(isQualifiedName) && values.every(isLabelValue);
+  return valid ? selectorString(selector) : undefined;
 }

@@ -29,6 +29,7 @@ import {
 } from "../../test/simulator-fixture";
 import { startTestServer, TestServer } from "../../simulator/apiserver/testing";
 import { FakeClock, fakeClock } from "../../test/fake-clock";
+import { recordingClient } from "../../test/recording-client";
 import { PERSISTENCE_MS } from "./persistence";
 import type { KubeObject as StoreObject } from "../../simulator/store/types";
 import { AUTOSCALER_ANNOTATIONS } from "../../primitives/openshift";
@@ -204,8 +205,12 @@ describe("waiting core against the simulator", function () {
       const progress: ProgressEvent[] = [];
       sim.store.create(machineConfig("99-worker-race", { "/etc/race.conf": "one" }));
       const sent: string[] = [];
+      const paths: string[] = [];
       const client = createApiClient(kubeconfig, {
-        onRequest: (_method, path) => sent.push(describeRequest(path)),
+        onRequest: (_method, path) => {
+          sent.push(describeRequest(path));
+          paths.push(decodeURIComponent(path));
+        },
       });
       // Started right after the create, while the pool still says Updated=True for the old render.
       const { result, requests } = await rollout({
@@ -220,12 +225,21 @@ describe("waiting core against the simulator", function () {
       assert.deepEqual(currentConfigs(sim), [result.renderedConfig]);
       assert.equal(renderedFiles(sim, result.renderedConfig)["/etc/race.conf"], "one");
       assert.equal(result.updatedMachineCount, result.machineCount);
-      // The pool's list and watch and the MachineConfig's read, plus the MachineConfigNodes' list and
-      // watch for the phases: one list both finds out that the cluster serves them and seeds the watch.
-      assert.ok(requests <= 5, `${requests} requests: ${sent.join("; ")}`);
+      // The pool's list and watch and the MachineConfig's read, plus for the phases the pool's nodes'
+      // list and watch and each node's MachineConfigNode by name (named as its node: upgrade_monitor.go
+      // GenerateAndApplyMachineConfigNodes), a list and a watch each: the first list both finds out
+      // that the cluster serves them and seeds its watch.
+      const nodes = workerNodes(sim);
+      assert.ok(requests <= 5 + 2 * nodes.length, `${requests} requests: ${sent.join("; ")}`);
       assert.deepEqual(
-        sent.filter((r) => r.endsWith(" machineconfignodes")),
-        ["list machineconfignodes", "watch machineconfignodes"],
+        [
+          ...new Set(
+            paths
+              .filter((p) => p.includes("/machineconfignodes?"))
+              .map((p) => new URL(p, "https://api").searchParams.get("fieldSelector")),
+          ),
+        ].sort(),
+        nodes.map((n) => `metadata.name=${n.metadata.name}`).sort(),
       );
       assert.ok(progress.some((e) => /^pool worker: [0-2]\/3 updated -> rendered-worker-/.test(e.message)));
       // The MachineConfigNodes say which node is in which phase.
@@ -547,13 +561,14 @@ describe("waiting core against the simulator", function () {
           progress.some((e) => /^pool worker: [0-2]\/3 updated -> rendered-worker-\w+$/.test(e.message)),
         );
         assert.ok(progress.every((e) => !e.message.includes("; ip-")));
-        // The pool's list and watch and the MachineConfig's read, and the one list that answered 404:
-        // neither retried nor watched.
+        // The pool's list and watch, the MachineConfig's read, the nodes' list and watch (whose
+        // MachineConfigNodes are asked for by name) and the one list of one node's that answered 404:
+        // neither retried nor watched, nor asked for the other nodes.
         assert.deepEqual(
           sent.filter((r) => r.endsWith(" machineconfignodes")),
           ["list machineconfignodes"],
         );
-        assert.ok(outcome.requests <= 4, `${outcome.requests} requests: ${sent.join("; ")}`);
+        assert.ok(outcome.requests <= 6, `${outcome.requests} requests: ${sent.join("; ")}`);
       } finally {
         await old.stop();
       }
@@ -597,8 +612,8 @@ describe("waiting core against the simulator", function () {
       assert.equal(renderedFiles(sim, result.renderedConfig)["/etc/late.conf"], "late");
       assert.deepEqual(currentConfigs(sim), [result.renderedConfig]);
       // The pool's list and watch, the read that found nothing, then a list and a watch of that name,
-      // and the MachineConfigNodes' list and watch.
-      assert.ok(requests <= 7, `${requests} requests`);
+      // and the nodes' and each node's MachineConfigNode's list and watch.
+      assert.ok(requests <= 7 + 2 * workerNodes(sim).length, `${requests} requests`);
       sim.store.delete(keyOf(K.machineConfig, "99-worker-late"));
       await rollout({ pool: "worker", deletedMachineConfigs: ["99-worker-late"] });
     });
@@ -640,13 +655,18 @@ describe("waiting core against the simulator", function () {
 
     it("survives the watches dropped mid-rollout, reconnecting each with one request", async () => {
       const outcome = await rolloutWith(() => sim.faults.dropWatches());
-      // Pool and MachineConfigNodes watches each reconnect once.
-      assert.ok(outcome.requests <= 7, `${outcome.requests} requests: ${outcome.sent.join("; ")}`);
+      // The MachineConfig's read, then each source (the pool, its nodes, each node's MachineConfigNode)
+      // listed and watched once, and each watch reconnected once.
+      const sources = 2 + workerNodes(sim).length;
+      assert.ok(
+        outcome.requests <= 1 + 3 * sources,
+        `${outcome.requests} requests: ${outcome.sent.join("; ")}`,
+      );
     });
 
     it("re-lists after 410 Gone on resume", async () => {
-      // Both sources' next resumes get 410. With one, the MachineConfigNodes' watch could take it and
-      // the pool's events finish the rollout while that source pauses before listing again, as
+      // The next two resumes get 410. With one, a MachineConfigNode's watch could take it and the
+      // pool's events finish the rollout while that source pauses before listing again, as
       // client-go's `Reflector.Run` pauses through its backoff manager before every re-list.
       const { sent, afterFault } = await rolloutWith(() => {
         sim.faults.expireNextWatchResume(2);
@@ -1027,6 +1047,37 @@ describe("waiting core against the simulator", function () {
           node.metadata.annotations?.["windowsmachineconfig.openshift.io/version"],
           result.version,
         );
+      }
+
+      // Among other Windows workers (1,000 nodes in all), the wait asks only for its Machines' nodes,
+      // each by name: a Windows MachineSet's template gives its nodes the worker label only (nodelink
+      // copies the template's labels, machine-api-operator nodelink_controller.go Reconcile), which
+      // every worker carries.
+      const others = 1000 - sim.store.list("v1", "Node").length;
+      for (let i = 0; i < others; i++) {
+        sim.store.create({
+          apiVersion: "v1",
+          kind: "Node",
+          metadata: {
+            name: `other-windows-${i}`,
+            labels: { "kubernetes.io/os": "windows", "node-role.kubernetes.io/worker": "" },
+          },
+          status: { conditions: [{ type: "Ready", status: "True" }] },
+        });
+      }
+      try {
+        const client = recordingClient(kubeconfig);
+        await waitForWindowsNodes({ client, machineSets: ["winworker"], timeoutMs: DEADLINE_MS });
+        assert.deepEqual(
+          [
+            ...new Set(
+              client.lists.filter((l) => l.kind === "nodes").map((l) => `nodes ${l.objects}: ${l.query}`),
+            ),
+          ].sort(),
+          result.nodes.map((node) => `nodes 1: metadata.name=${node}`),
+        );
+      } finally {
+        for (let i = 0; i < others; i++) sim.store.delete(keyOf(K.node, `other-windows-${i}`));
       }
     });
 

@@ -2,8 +2,8 @@
  * When MachineSets are ready (their Machines are Nodes that are Ready and carry the template's node
  * labels) and, for deletion, when they are gone together with their Machines and those Machines' Nodes.
  */
-import { MACHINE_LABELS } from "../../primitives/openshift";
-import { equalitySelectorQuery } from "../../primitives/selectors";
+import { MACHINE_LABELS, nodeRoleLabel } from "../../primitives/openshift";
+import { labelSelectorQuery } from "../../primitives/selectors";
 import { conditionOf, field, KubeObject, labelsOf } from "./kinds";
 import { WaitState } from "./progress";
 import { MachineReplacement, planReplacement, ReplacementStep } from "./replacement";
@@ -77,13 +77,28 @@ export interface NodeQuery {
 }
 
 /**
+ * Labels every node of a role carries whatever its MachineSet: the kubelet's own (`kubernetes.io/os`,
+ * `kubernetes.io/arch`) and those the MCO's kubelet unit gives every node of the role
+ * (templates/worker/01-worker-kubelet kubelet.service `--node-labels=node-role.kubernetes.io/worker,
+ * node.openshift.io/os_id=...`, the master's and arbiter's likewise). A Windows MachineSet's template
+ * sets only the worker role, for one.
+ */
+const ROLE_WIDE_LABELS = new Set([
+  "kubernetes.io/os",
+  "kubernetes.io/arch",
+  "node.openshift.io/os_id",
+  ...["worker", "master", "control-plane", "arbiter"].map(nodeRoleLabel),
+]);
+
+/**
  * What to ask the API server for to see these MachineSets' nodes and no others. The machine-api's
  * nodelink controller puts each template's node labels on its Machines' nodes (machine-api-operator,
  * pkg/controller/nodelink/nodelink_controller.go, `ReconcileNodeLink.Reconcile` copies `machine.Spec.Labels`), so a
- * MachineSet whose template sets labels (with the target's) has its nodes listed by them, one list per
- * distinct set; the nodes of one whose template sets none carry nothing of their own, and are asked
- * for by name (`nodeNames`: its Machines' `status.nodeRef`), as are those of a MachineSet not seen
- * (gone before a deletion's wait began).
+ * MachineSet whose template sets a label of its own (with the target's) has its nodes listed by its
+ * labels, one list per distinct set; the nodes of one whose template sets none, or only labels every
+ * node of a role carries (`ROLE_WIDE_LABELS`: they would list every worker), are asked for by name
+ * (`nodeNames`: its Machines' `status.nodeRef`), as are those of a MachineSet not seen (gone before a
+ * deletion's wait began).
  */
 export function nodeQueries(
   target: MachineSetTarget,
@@ -97,17 +112,20 @@ export function nodeQueries(
       ...field<Record<string, string>>(set, "spec", "template", "spec", "metadata", "labels"),
       ...target.nodeLabels,
     };
-    const labelSelector = labels
-      ? equalitySelectorQuery({ matchLabels: Object.fromEntries(Object.entries(labels).sort()) })
-      : undefined;
+    const own = labels && Object.keys(labels).some((key) => !ROLE_WIDE_LABELS.has(key));
+    const labelSelector = own ? labelSelectorQuery({ matchLabels: labels }) : undefined;
     if (labelSelector === undefined) {
-      for (const node of nodeNames[name] ?? [])
-        queries.push({ slot: `node/${node}`, fieldSelector: `metadata.name=${node}` });
+      queries.push(...(nodeNames[name] ?? []).map(nodeByName));
     } else if (!queries.some((q) => q.labelSelector === labelSelector)) {
       queries.push({ slot: `nodes/${name}`, labelSelector });
     }
   }
   return queries;
+}
+
+/** One node by name: field selectors on nodes know metadata.name, which names one object at most. */
+export function nodeByName(node: string): NodeQuery {
+  return { slot: `node/${node}`, fieldSelector: `metadata.name=${node}` };
 }
 
 /** The names of the nodes of each MachineSet's Machines, by MachineSet. */

@@ -557,7 +557,11 @@ describe("pool rollout predicate", () => {
     assert.equal(next(undefined, minute).state, "waiting");
     assert.equal(next(undefined, minute + PERSISTENCE_MS).state, "failed");
     // Drained for the target before the first look: a repeat after the drain looks like a slow apply
-    // (update.go applyOSChanges changes nothing on the node while it runs), which must not fail.
+    // (update.go applyOSChanges changes nothing on the node while it runs), which must not fail. No
+    // annotation tells them apart: the daemon's retry skips the drain already done (drain.go
+    // performDrain: "drain is already completed"), does not set Working over Degraded (update.go
+    // update), and SetDegraded with the same text (daemon.go handleErr, updateErrorState; writer.go)
+    // writes nothing new. It is reported at the deadline, with what was seen last.
     const drainedFirst = overSteps(
       () => observation({ pool: degradedPool, machineConfigs: created, nodes: [drainedBefore] }),
       ours,
@@ -1028,11 +1032,27 @@ describe("pool rollout predicate with MachineConfigNodes", () => {
       applying.message,
       /degraded on an older config while the daemon applies the target: node ip-10-0-1-2 \(UpdateExecuted\): Updating the Files and OS on disk$/,
     );
+    // The daemon starts over (UpdatePrepared again, the other phases reset: upgrade_monitor.go
+    // GenerateAndApplyMachineConfigNodes) with NodeDegraded word for word: not proof that an attempt
+    // on the target failed, since the daemon also starts update() over when its pod restarts mid-apply
+    // (daemon.go checkStateOnFirstRun -> triggerUpdate), and the node's annotations prove nothing
+    // either (writer.go SetDegraded with the same text changes nothing, update.go update skips
+    // SetWorking over Degraded, drain.go performDrain skips a drain already done). So it stays an
+    // older config's failure until it changes, and the deadline reports it; a false failure of a
+    // rollout that would converge is the worse error.
+    const restarted = structuredClone(working);
+    restarted.status.conditions[1] = {
+      type: "UpdatePrepared",
+      status: "True",
+      message: "Update Compatible. Post Cfg Actions: [] Drain Required: true",
+    };
+    assert.equal(at(restarted, 6 * PERSISTENCE_MS + 1).state, "waiting");
+    assert.equal(at(restarted, 8 * PERSISTENCE_MS).state, "waiting");
     const failed = structuredClone(working);
     (failed.status.conditions[0] as { message: string }).message =
       "Node ip-10-0-1-2 upgrade failure. disk full";
-    assert.equal(at(failed, 6 * PERSISTENCE_MS).state, "waiting");
-    assert.equal(at(failed, 7 * PERSISTENCE_MS).state, "failed");
+    assert.equal(at(failed, 8 * PERSISTENCE_MS).state, "waiting");
+    assert.equal(at(failed, 9 * PERSISTENCE_MS).state, "failed");
   });
 });
 

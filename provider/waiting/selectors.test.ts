@@ -4,7 +4,7 @@
  * pkg/controller/machineset/controller.go, `getNewMachine`: the template's labels, which carry
  * `machine.openshift.io/cluster-api-machineset`), and the nodes by the labels the nodelink controller
  * copies onto them from their Machine (pkg/controller/nodelink/nodelink_controller.go,
- * `ReconcileNodeLink.Reconcile`), or by name when a template sets none.
+ * `ReconcileNodeLink.Reconcile`), or by name when a template sets none of its own.
  */
 import { strict as assert } from "node:assert";
 import { KubeObject } from "./kinds";
@@ -48,6 +48,21 @@ describe("pool selectors", () => {
     assert.deepEqual(nodeQueries({ namespace: "ns", machineSets: ["a", "b"] }, sets, names), [
       { slot: "nodes/a", labelSelector: "zone=a" },
       { slot: "node/node-b1", fieldSelector: "metadata.name=node-b1" },
+    ]);
+    // A template that sets only labels every worker carries (a Windows MachineSet's sets the worker
+    // role: the MCO's kubelet unit gives every worker that label and node.openshift.io/os_id) would
+    // list every worker: its nodes by name too.
+    const windows = [
+      machineSet("w", { "node-role.kubernetes.io/worker": "", "kubernetes.io/os": "windows" }),
+    ];
+    assert.deepEqual(nodeQueries({ namespace: "ns", machineSets: ["w"] }, windows, { w: ["win-1"] }), [
+      { slot: "node/win-1", fieldSelector: "metadata.name=win-1" },
+    ]);
+    // Nothing yet for one whose Machines name no node; by its labels once it sets one of its own.
+    assert.deepEqual(nodeQueries({ namespace: "ns", machineSets: ["w"] }, windows, {}), []);
+    const tiered = [machineSet("t", { "node-role.kubernetes.io/worker": "", tier: "x" })];
+    assert.deepEqual(nodeQueries({ namespace: "ns", machineSets: ["t"] }, tiered, { t: ["t-1"] }), [
+      { slot: "nodes/t", labelSelector: "node-role.kubernetes.io/worker=,tier=x" },
     ]);
     // A MachineSet not seen (gone before a deletion's wait began): its Machines' nodes by name.
     assert.deepEqual(

@@ -3,7 +3,7 @@
  * becomes the predicate's observation, and how the predicate's needs become requests.
  */
 import { MACHINE_API_NAMESPACE, MACHINE_LABELS, operatorComponentLabel } from "../../primitives/openshift";
-import { equalitySelectorQuery, LabelSelector } from "../../primitives/selectors";
+import { LabelSelector, labelSelectorQuery } from "../../primitives/selectors";
 import { ApiClient, createApiClient } from "./api";
 import { withRetry } from "./retry";
 import {
@@ -24,7 +24,9 @@ import {
   evaluateMachineSetsDeleted,
   evaluateMachineSetsReady,
   machinesSelector,
+  nodeByName,
   nodeNames,
+  NodeQuery,
   nodeQueries,
 } from "./machineset";
 import { DELETE_MACHINE_ANNOTATION, MachineReplacement, ReplacementStep } from "./replacement";
@@ -73,6 +75,25 @@ export function clientOf(access: ClusterAccess): ApiClient {
 
 export interface PoolRolloutOptions extends WaitOptions, ClusterAccess, PoolRolloutTarget {}
 
+/**
+ * The MachineConfigNodes of the pool's nodes, each read by name: the daemon names each as its node and
+ * labels none (upgrade_monitor.go GenerateAndApplyMachineConfigNodes), and a custom resource's field
+ * selectors know only metadata.name and metadata.namespace, so asking for them by name is how a large
+ * cluster costs the wait what its pool does. Undefined until each is listed, null once the cluster
+ * answered that it does not serve them.
+ */
+function poolMachineConfigNodes(
+  view: View,
+  nodes: KubeObject[] | undefined,
+): KubeObject[] | null | undefined {
+  // Only these sources are `servedOrNull`: a null in the view is one of them answering 404.
+  if (Object.values(view.sources).some((objects) => objects === null)) return null;
+  const prefix = `${KINDS.machineConfigNode.kind}/`;
+  if (!nodes || nodes.some((n) => view.sources[`${prefix}${n.metadata.name}`] === undefined))
+    return undefined;
+  return nodes.flatMap((n) => view.sources[`${prefix}${n.metadata.name}`] ?? []);
+}
+
 function poolRollout(options: PoolRolloutOptions): ConvergeOptions<PoolRolloutResult> {
   const target: PoolRolloutTarget = {
     pool: options.pool,
@@ -84,11 +105,13 @@ function poolRollout(options: PoolRolloutOptions): ConvergeOptions<PoolRolloutRe
   const sources: SourceSpec[] = [
     { name: "pool", resource: KINDS.pool, fieldSelector: `metadata.name=${options.pool}` },
   ];
-  if ((target.kubeletConfigs ?? []).length > 0)
-    sources.push({ name: "kubeletConfigs", resource: KINDS.kubeletConfig });
-  if ((target.containerRuntimeConfigs ?? []).length > 0) {
-    sources.push({ name: "containerRuntimeConfigs", resource: KINDS.containerRuntimeConfig });
-  }
+  // The KubeletConfigs and ContainerRuntimeConfigs awaited, each by name.
+  const kubeletConfigs = target.kubeletConfigs ?? [];
+  const containerRuntimeConfigs = target.containerRuntimeConfigs ?? [];
+  sources.push(
+    ...byName(KINDS.kubeletConfig, undefined, kubeletConfigs),
+    ...byName(KINDS.containerRuntimeConfig, undefined, containerRuntimeConfigs),
+  );
   const initial: { seen: boolean; renderDegraded?: Condition } = { seen: false };
   // Each node's steps as last seen in this rollout: its conditions are reset once it is updated.
   const timings: Record<string, NodeTimings> = {};
@@ -106,7 +129,12 @@ function poolRollout(options: PoolRolloutOptions): ConvergeOptions<PoolRolloutRe
         initial.seen = true;
         initial.renderDegraded = conditionOf(pool, "RenderDegraded");
       }
-      noteInherited(inherited, pool, view.sources.nodes ?? undefined, view.sources.machineConfigNodes);
+      // The API server returns only the pool's nodes; a pool whose selector selects nothing (none, or
+      // one the MCO cannot convert) manages no node, and nothing is listed for it.
+      const nodeQuery = labelSelectorQuery(field<LabelSelector>(pool, "spec", "nodeSelector"));
+      const nodes = view.sources.nodes ?? undefined;
+      const machineConfigNodes = poolMachineConfigNodes(view, nodes);
+      noteInherited(inherited, pool, nodes, machineConfigNodes);
       const renderedName = field<string>(pool, "spec", "configuration", "name") ?? "";
       const generated: Record<string, KubeObject | null | undefined> = {};
       for (const key of Object.keys(view.fetched)) {
@@ -118,18 +146,18 @@ function poolRollout(options: PoolRolloutOptions): ConvergeOptions<PoolRolloutRe
           (target.machineConfigs ?? []).map((m) => [m, view.fetched[`mc/${m}`]]),
         ),
         rendered: { [renderedName]: view.fetched[`rendered/${renderedName}`] },
-        kubeletConfigs: view.sources.kubeletConfigs ?? [],
-        containerRuntimeConfigs: view.sources.containerRuntimeConfigs ?? [],
+        kubeletConfigs: listedByName(view, KINDS.kubeletConfig, kubeletConfigs),
+        containerRuntimeConfigs: listedByName(view, KINDS.containerRuntimeConfig, containerRuntimeConfigs),
         generated,
-        nodes: view.sources.nodes ?? undefined,
-        machineConfigNodes: view.sources.machineConfigNodes,
+        nodes,
+        machineConfigNodes,
         initialRenderDegraded: initial.renderDegraded,
         inherited,
         since,
         nowMs: view.elapsedMs,
       });
       recordSightings(since, problems ?? [], view.elapsedMs);
-      for (const mcn of view.sources.machineConfigNodes ?? []) {
+      for (const mcn of machineConfigNodes ?? []) {
         const seen = observedNodeTimings(mcn);
         if (poolOfMachineConfigNode(mcn) === options.pool && Object.keys(seen).length > 0)
           timings[mcn.metadata.name] = seen;
@@ -153,17 +181,29 @@ function poolRollout(options: PoolRolloutOptions): ConvergeOptions<PoolRolloutRe
         });
       }
       // Listed as soon as the pool reports degraded nodes, before its render is the target even, so
-      // that a failure is seen before the daemon takes up the target (`noteInherited`); asked again
-      // while listed, so that they follow an edit of the pool's nodeSelector.
-      if (evaluation.needs.nodes || view.sources.nodes || (pool && reportsDegradedNodes(pool))) {
-        const labelSelector = equalitySelectorQuery(field<LabelSelector>(pool, "spec", "nodeSelector"));
-        needs.push({ type: "source", source: { name: "nodes", resource: KINDS.node, labelSelector } });
+      // that a failure is seen before the daemon takes up the target (`noteInherited`), and for their
+      // MachineConfigNodes; asked again while listed, so that they follow an edit of the pool's nodeSelector.
+      const wantsNodes =
+        evaluation.needs.nodes ||
+        evaluation.needs.machineConfigNodes ||
+        view.sources.nodes ||
+        (pool && reportsDegradedNodes(pool));
+      if (wantsNodes && nodeQuery !== undefined) {
+        needs.push({
+          type: "source",
+          source: { name: "nodes", resource: KINDS.node, labelSelector: nodeQuery },
+        });
       }
       if (recheckMs !== undefined) needs.push({ type: "recheck", afterMs: recheckMs });
-      if (evaluation.needs.machineConfigNodes) {
-        // Clusters before MachineConfigNodes answer their list with 404: the node annotations decide then.
-        const source = { name: "machineConfigNodes", resource: KINDS.machineConfigNode, servedOrNull: true };
-        needs.push({ type: "source", source });
+      if (evaluation.needs.machineConfigNodes && nodes) {
+        // Clusters before MachineConfigNodes answer their list with 404: the node annotations decide
+        // then. One node's is asked first, so that such a cluster is asked once.
+        const probed = Object.keys(view.sources).some((k) =>
+          k.startsWith(`${KINDS.machineConfigNode.kind}/`),
+        );
+        const names = nodes.map((n) => n.metadata.name).slice(0, probed ? undefined : 1);
+        for (const source of byName(KINDS.machineConfigNode, undefined, names))
+          needs.push({ type: "source", source: { ...source, servedOrNull: true } });
       }
       return { ...evaluation, needs };
     },
@@ -277,7 +317,7 @@ export interface MachineSetOptions extends WaitOptions, ClusterAccess {
  * Each object by name, one source each: field selectors on custom resources know only `=` on the
  * name and the namespace, and the other objects of the namespace are none of the wait's business.
  */
-export function byName(resource: ResourceKind, namespace: string, names: string[]): SourceSpec[] {
+export function byName(resource: ResourceKind, namespace: string | undefined, names: string[]): SourceSpec[] {
   return names.map((name) => ({
     name: `${resource.kind}/${name}`,
     resource,
@@ -310,7 +350,11 @@ export function poolNodes(
   machineSets: KubeObject[],
   names: Record<string, string[]>,
 ): Need[] {
-  return nodeQueries(target, machineSets, names).map(({ slot, ...selectors }) => ({
+  return nodeSources(nodeQueries(target, machineSets, names));
+}
+
+function nodeSources(queries: NodeQuery[]): Need[] {
+  return queries.map(({ slot, ...selectors }) => ({
     type: "source",
     source: { name: slot, resource: KINDS.node, ...selectors },
   }));
@@ -628,15 +672,21 @@ function windowsNodes(options: WindowsNodesOptions): ConvergeOptions<WindowsResu
         namespace: target.namespace,
         labelSelector: machinesSelector(target.machineSets),
       },
-      { name: "nodes", resource: KINDS.node, labelSelector: "kubernetes.io/os=windows" },
     ],
     evaluate(view) {
+      const machines = view.sources.machines ?? [];
       const evaluation = evaluateWindowsNodes(target, {
         privateKeySecret: view.fetched.secret,
         machineSets: listedByName(view, KINDS.machineSet, target.machineSets),
-        machines: view.sources.machines ?? [],
-        nodes: view.sources.nodes ?? [],
+        machines,
+        nodes: listedNodes(view),
       });
+      // The nodes its Machines name, each by name: a Windows MachineSet's template labels its nodes
+      // as workers only (they carry nothing of their MachineSet), so a label would list every
+      // worker; a node not listed yet is one not configured yet, never a false success.
+      const nodes = nodeSources(
+        Object.values(nodeNames(target.machineSets, machines)).flat().map(nodeByName),
+      );
       const needs: Need[] = evaluation.needSecret
         ? [
             {
@@ -649,7 +699,7 @@ function windowsNodes(options: WindowsNodesOptions): ConvergeOptions<WindowsResu
             },
           ]
         : [];
-      return { ...evaluation, needs };
+      return { ...evaluation, needs: [...needs, ...nodes] };
     },
   };
 }

@@ -8,11 +8,21 @@
  * metadata.name and metadata.namespace).
  */
 import { strict as assert } from "node:assert";
-import { ApiClient, ListResult } from "./api";
-import { createApiClient, waitForAutoscalersReady, waitForMachineSetsReady } from "./index";
+import { ApiClient } from "./api";
+import { observePoolRollout, waitForAutoscalersReady, waitForMachineSetsReady } from "./index";
 import { WATCH_IDLE_MS } from "./reflector";
-import { createMachineSet, K, keyOf, Simulator, startTestSimulator } from "../../test/simulator-fixture";
+import {
+  createMachineSet,
+  K,
+  keyOf,
+  machineConfig,
+  Simulator,
+  startTestSimulator,
+  storeUntil,
+} from "../../test/simulator-fixture";
 import { fakeClock, FakeClock } from "../../test/fake-clock";
+import { recordingClient } from "../../test/recording-client";
+import { machineConfigPool } from "../../builders/machineconfiguration";
 
 const NS = "openshift-machine-api";
 
@@ -33,34 +43,6 @@ function sentQueries(client: ApiClient & { sent: string[] }) {
   });
 }
 
-/** A client that records the paths it sent and the size of every list answer. */
-function recordingClient(sim: Simulator) {
-  const sent: string[] = [];
-  const lists: Array<{ kind: string; objects: number; bytes: number }> = [];
-  const inner = createApiClient(sim.kubeconfig, { onRequest: (_m, path) => sent.push(path) });
-  const client: ApiClient & { sent: string[]; lists: typeof lists } = {
-    sent,
-    lists,
-    get requests() {
-      return inner.requests;
-    },
-    async list(resource, selectors, signal): Promise<ListResult> {
-      const answer = await inner.list(resource, selectors, signal);
-      lists.push({
-        kind: resource.plural,
-        objects: answer.items.length,
-        bytes: JSON.stringify(answer).length,
-      });
-      return answer;
-    },
-    get: (...args) => inner.get(...args),
-    mergePatch: (...args) => inner.mergePatch(...args),
-    delete: (...args) => inner.delete(...args),
-    watch: (...args) => inner.watch(...args),
-  };
-  return client;
-}
-
 function addForeignNodes(sim: Simulator, count: number): void {
   for (let i = 0; i < count; i++) {
     sim.store.create({
@@ -71,6 +53,17 @@ function addForeignNodes(sim: Simulator, count: number): void {
         labels: { "node-role.kubernetes.io/other": "", "kubernetes.io/os": "linux" },
       },
       status: { conditions: [{ type: "Ready", status: "True" }] },
+    });
+    // Each with its MachineConfigNode, as the MCO keeps one per node of a pool.
+    sim.store.create({
+      apiVersion: "machineconfiguration.openshift.io/v1",
+      kind: "MachineConfigNode",
+      metadata: { name: `other-${i}` },
+      spec: {
+        node: { name: `other-${i}` },
+        pool: { name: "other" },
+        configVersion: { desired: "rendered-other" },
+      },
     });
   }
 }
@@ -100,7 +93,7 @@ for (const protocol of ["https", "http"] as const) {
       options: { clock?: FakeClock; timeoutMs?: number; replicas?: number; createLate?: boolean } = {},
     ) {
       const name = `infra-${protocol}-${++n}`;
-      const client = recordingClient(sim);
+      const client = recordingClient(sim.kubeconfig);
       const create = () =>
         createMachineSet(sim, name, {
           replicas: options.replicas ?? 1,
@@ -214,21 +207,53 @@ for (const protocol of ["https", "http"] as const) {
         createMachineSet(sim, bare, { replicas: 2 });
         const pools = [name, bare];
         await waitForMachineSetsReady({
-          client: recordingClient(sim),
+          client: recordingClient(sim.kubeconfig),
           machineSets: [bare],
           timeoutMs: 10_000,
         });
         const measure = async () => {
-          const client = recordingClient(sim);
+          const client = recordingClient(sim.kubeconfig);
           const again = await waitForMachineSetsReady({ client, machineSets: pools, timeoutMs: 10_000 });
           assert.equal(again.result.readyMachineCount, 5);
           return client;
         };
         const small = await measure();
+        // A pool of the first MachineSet's nodes, its nodeSelector set-based, rolling out a config that
+        // one node's daemon is busy applying (the simulator's holdOsUpdate: a slow OS image pull), so
+        // that its wait, measured below on 1,000 nodes, lists its nodes and their MachineConfigNodes
+        // while the simulator's controllers need not roll out among 1,000 nodes.
+        const role = `node-role.kubernetes.io/${name}`;
+        const nodeSelector = {
+          matchExpressions: [
+            { key: role, operator: "Exists" },
+            { key: "node-role.kubernetes.io/other", operator: "DoesNotExist" },
+          ],
+        };
+        const pool = machineConfigPool({ name });
+        sim.store.create({ ...pool, spec: { ...pool.spec, nodeSelector } });
+        sim.store.create(machineConfig(`99-${name}`, { [`/etc/${name}.conf`]: "x" }, name));
+        for (const node of sim.store.list("v1", "Node").filter((n) => role in (n.metadata.labels ?? {})))
+          sim.faults.inject("holdOsUpdate", { node: node.metadata.name });
+        await storeUntil(sim, "a node of the pool applying its config", () =>
+          sim.store
+            .list(K.machineConfigNode.apiVersion, K.machineConfigNode.kind)
+            .some((m) =>
+              (
+                m.status as { conditions?: Array<{ type: string; status: string }> } | undefined
+              )?.conditions?.some((c) => c.type === "UpdateExecuted" && c.status === "Unknown"),
+            ),
+        );
         addForeignNodes(sim, 1000 - sim.store.list("v1", "Node").length);
         assert.equal(sim.store.list("v1", "Node").length, 1000);
         const client = await measure();
-        const objects = (c: typeof client) => c.lists.map((l) => `${l.kind} ${l.objects}`).sort();
+        // What each distinct query returned: a source listed again asks for the same objects (a watch
+        // answered 410, as the simulator keeps the last 1,000 events as kube-apiserver's watch cache keeps
+        // a window, and its controllers write many while they take in 1,000 nodes: client-go's
+        // reflector lists again then too).
+        const objects = (c: typeof client) =>
+          [
+            ...new Map(c.lists.map((l) => [`${l.kind} ${l.query}`, `${l.kind} ${l.objects}`])).values(),
+          ].sort();
         assert.deepEqual(objects(client), objects(small), "the same objects on 1,000 nodes as on a few");
         const bareNodes = sim.store
           .list("machine.openshift.io/v1beta1", "Machine")
@@ -236,10 +261,13 @@ for (const protocol of ["https", "http"] as const) {
           .map((m) => (m.status as { nodeRef: { name: string } }).nodeRef.name)
           .sort();
         assert.deepEqual(
-          sentQueries(client)
-            .filter((q) => q.verb === "list")
-            .map((q) => `${q.kind}: ${q.selectors}`)
-            .sort(),
+          [
+            ...new Set(
+              sentQueries(client)
+                .filter((q) => q.verb === "list")
+                .map((q) => `${q.kind}: ${q.selectors}`),
+            ),
+          ].sort(),
           [
             `machines: machine.openshift.io/cluster-api-machineset in (${name},${bare})`,
             `machinesets: metadata.name=${bare}`,
@@ -273,7 +301,7 @@ for (const protocol of ["https", "http"] as const) {
             scaleTargetRef: { apiVersion: "machine.openshift.io/v1beta1", kind: "MachineSet", name },
           },
         });
-        const scaler = recordingClient(sim);
+        const scaler = recordingClient(sim.kubeconfig);
         const ready = await waitForAutoscalersReady({
           client: scaler,
           autoscalers: [name],
@@ -290,10 +318,47 @@ for (const protocol of ["https", "http"] as const) {
             `nodes: node-role.kubernetes.io/${name}=`,
           ],
         );
+        assert.deepEqual(objects(scaler), ["machineautoscalers 1", "machines 3", "machinesets 1", "nodes 3"]);
+
+        // The pool wait too, asking the API server with the pool's whole selector
+        // (metav1.LabelSelectorAsSelector's String, which apimachinery labels.Parse reads) and for each
+        // node's MachineConfigNode by name (named as its node, labelled with nothing: MCO
+        // upgrade_monitor.go GenerateAndApplyMachineConfigNodes), never for the cluster's.
+        const pooled = recordingClient(sim.kubeconfig);
+        const rolled = await observePoolRollout({
+          client: pooled,
+          pool: name,
+          machineConfigs: [`99-${name}`],
+          timeoutMs: 10_000,
+        });
+        // The phase is read from the MachineConfigNode that now names the new pool (the operator applies
+        // each node's with its primary pool: MCO pkg/operator/sync.go syncMachineConfigNodes).
+        assert.match(rolled.message, /applying files and OS/);
+        assert.equal(rolled.result?.machineCount, 3);
+        const poolNodes = sim.store
+          .list("v1", "Node")
+          .filter((node) => role in (node.metadata.labels ?? {}))
+          .map((node) => node.metadata.name)
+          .sort();
+        assert.equal(poolNodes.length, 3);
         assert.deepEqual(
-          scaler.lists.map((l) => `${l.kind} ${l.objects}`),
-          ["machineautoscalers 1", "machinesets 1", "machines 3", "nodes 3"],
+          [...new Set(sentQueries(pooled).map((q) => `${q.kind}: ${q.selectors}`))]
+            .filter((q) => !q.startsWith("machineconfigpools"))
+            // The MachineConfig's read by name, then the pool's nodes and their MachineConfigNodes.
+            .sort(),
+          [
+            `99-${name}: `,
+            ...poolNodes.map((node) => `machineconfignodes: metadata.name=${node}`),
+            `nodes: ${role},!node-role.kubernetes.io/other`,
+          ].sort(),
         );
+        assert.deepEqual(objects(pooled), [
+          "machineconfignodes 1",
+          "machineconfignodes 1",
+          "machineconfignodes 1",
+          "machineconfigpools 1",
+          "nodes 3",
+        ]);
       });
     }
   });

@@ -44,7 +44,11 @@ const notYet = (type: string): Condition => ({
   message: `This node has not yet entered the ${type} phase`,
 });
 
-/** Creates the node's MachineConfigNode when missing (owned by the node, so it goes with it). */
+/**
+ * Creates the node's MachineConfigNode when missing (owned by the node, so it goes with it), and names
+ * the node's pool in it when the node moved to another (the operator applies each node's MachineConfigNode
+ * with its primary pool on every sync: pkg/operator/sync.go syncMachineConfigNodes).
+ */
 export function ensureMachineConfigNode(
   store: Store,
   node: KubeObject,
@@ -53,7 +57,14 @@ export function ensureMachineConfigNode(
   now: Date,
 ) {
   const name = node.metadata.name;
-  if (store.get(keyOf(K.machineConfigNode, name))) return;
+  const existing = store.get(keyOf(K.machineConfigNode, name));
+  if (existing) {
+    if ((obj(existing.spec).pool as { name?: string } | undefined)?.name !== pool)
+      store.mutate(keyOf(K.machineConfigNode, name), (m) => {
+        m.spec = { ...obj(m.spec), pool: { name: pool } };
+      });
+    return;
+  }
   const created = store.create({
     apiVersion: K.machineConfigNode.apiVersion,
     kind: K.machineConfigNode.kind,
