@@ -249,17 +249,55 @@ describe("the component package, as a YAML or Python program uses it", function 
     );
   });
 
-  it("serves its schema, takes a Windows pool's key as a secret, and returns bad input as Pulumi's property errors, each property with what is allowed", async () => {
+  it("serves its schema, takes a Windows pool's key as a secret, and returns bad input as Pulumi's property errors, each property with what is allowed, to that Construct alone", async () => {
     const project = loadProject(installedProgram(path.join(ROOT_EXAMPLE, "yaml")));
     const registered: Registration[] = [];
+    const errors: string[] = [];
     const monitor = await startMonitor(project.name, project.stack, {
       register: async (r) => (registered.push(r), { id: "", outputs: {} }),
       read: async () => ({}),
       invoke: () => ({}),
       registerOutputs: () => undefined,
-      log: () => undefined,
+      log: (severity, message) => severity === "error" && errors.push(message),
     });
     const host = await ComponentHost.start(project.packages["openshift-topology"], monitor.address, {});
+    const construct = (type: string, name: string, inputs: Record<string, unknown>) =>
+      host.construct({
+        project: project.name,
+        stack: project.stack,
+        config: {},
+        dryRun: true,
+        monitor: monitor.address,
+        type: `openshift-topology:index:${type}`,
+        name,
+        parent: "",
+        inputs,
+        dependencies: [],
+        providers: {},
+      });
+    const bad = (name: string) =>
+      construct("InfraNodePool", name, { role: "worker", zones: ["us-east-2a", "us-east-2a"] }).then(
+        () => assert.fail("Construct accepted bad input"),
+        (e: unknown) => e,
+      );
+    const badInput = (name: string) => ({
+      heading: `InfraNodePool "${name}": 2 inputs are invalid`,
+      errors: [
+        {
+          propertyPath: "role",
+          reason:
+            '"worker" is a pool every cluster already has: a custom pool needs another DNS label (e.g. "infra"), not "master" or "worker"',
+        },
+        {
+          propertyPath: "zones[1]",
+          reason: 'zone "us-east-2a" is listed twice (also at zones[0]): each zone may appear once',
+        },
+      ],
+    });
+    const asFailure = (failure: unknown) => {
+      assert.ok(failure instanceof InputPropertiesFailure, String(failure));
+      return { heading: failure.heading, errors: failure.errors };
+    };
     try {
       assert.deepEqual(
         await host.schema(),
@@ -271,16 +309,11 @@ describe("the component package, as a YAML or Python program uses it", function 
         .generateKeyPairSync("rsa", { modulusLength: 2048 })
         .privateKey.export({ type: "pkcs1", format: "pem" })
         .toString();
-      const windows = await host.construct({
-        project: project.name,
-        stack: project.stack,
-        config: {},
-        dryRun: true,
-        monitor: monitor.address,
-        type: "openshift-topology:index:WindowsNodePool",
-        name: "given-key",
-        parent: "",
-        inputs: {
+      // One plugin process serves a deployment's Constructs at once: a bad component's failures, some
+      // after its own answer, reach its Construct alone, whichever is asked first.
+      const [badFirst, windows] = await Promise.all([
+        bad("bad-first"),
+        construct("WindowsNodePool", "given-key", {
           zones: ["us-east-2a"],
           windowsServer: "2022",
           image: "ami-0a2b3c4d5e6f70812",
@@ -288,10 +321,18 @@ describe("the component package, as a YAML or Python program uses it", function 
           platform: "aws",
           region: "us-east-2",
           privateKey: secret(pem),
-        },
-        dependencies: [],
-        providers: {},
-      });
+        }),
+      ]);
+      const [storage, badSecond] = await Promise.all([
+        construct("MachineConfigPool", "storage", { wait: false }),
+        bad("bad-second"),
+      ]);
+      assert.deepEqual(asFailure(badFirst), badInput("bad-first"));
+      assert.deepEqual(asFailure(badSecond), badInput("bad-second"));
+      assert.equal(storage.state.objectName, "storage");
+      // Reported on their Constructs, not as the process's own errors.
+      assert.deepEqual(errors, []);
+
       const keySecret = registered.find((r) => r.type === "kubernetes:core/v1:Secret")!;
       assert.ok(isSecret(keySecret.inputs.stringData));
       assert.equal((reveal(keySecret.inputs.stringData) as Record<string, string>)["private-key.pem"], pem);
@@ -299,43 +340,10 @@ describe("the component package, as a YAML or Python program uses it", function 
       assert.ok(registered.every((r) => !JSON.stringify(redact(r.inputs)).includes(body)));
       assert.ok(!registered.some((r) => r.type.includes("RsaPrivateKey")));
       assert.equal(windows.state.privateKeyFingerprint, publicKeyFingerprint(pem));
-
-      const before = registered.length;
-      const failure = await host
-        .construct({
-          project: project.name,
-          stack: project.stack,
-          config: {},
-          dryRun: true,
-          monitor: monitor.address,
-          type: "openshift-topology:index:InfraNodePool",
-          name: "bad",
-          parent: "",
-          inputs: { role: "worker", zones: ["us-east-2a", "us-east-2a"] },
-          dependencies: [],
-          providers: {},
-        })
-        .then(
-          () => assert.fail("Construct accepted bad input"),
-          (e: unknown) => e,
-        );
-      assert.ok(failure instanceof InputPropertiesFailure, String(failure));
-      assert.equal(failure.heading, 'InfraNodePool "bad": 2 inputs are invalid');
-      assert.deepEqual(failure.errors, [
-        {
-          propertyPath: "role",
-          reason:
-            '"worker" is a pool every cluster already has: a custom pool needs another DNS label (e.g. "infra"), not "master" or "worker"',
-        },
-        {
-          propertyPath: "zones[1]",
-          reason: 'zone "us-east-2a" is listed twice (also at zones[0]): each zone may appear once',
-        },
-      ]);
-      // The component declared nothing from bad input.
+      // The components declared nothing from bad input.
       assert.deepEqual(
-        registered.slice(before).map((r) => r.type),
-        ["openshift-topology:index:InfraNodePool"],
+        registered.filter((r) => r.name.startsWith("bad-")).map((r) => r.type),
+        ["openshift-topology:index:InfraNodePool", "openshift-topology:index:InfraNodePool"],
       );
     } finally {
       host.stop();
