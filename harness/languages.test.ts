@@ -11,8 +11,8 @@ import { Registration, startMonitor } from "./engine/monitor";
 import { installedProgram } from "./installed";
 import { loadProject, Project } from "./project";
 import { render, Renderer, Rendering } from "./render";
-import { isSecret, redact, reveal, secret } from "./secrets";
-import { UNKNOWN } from "./engine/rpc";
+import { isSecret, redact, reveal, secret, SECRET_SIG_KEY } from "./secrets";
+import { RESOURCE_SIG, UNKNOWN } from "./engine/rpc";
 import { readYamlProgram } from "./engine/yaml-program";
 import type { CreatedObject } from "../provider/waiting/identity";
 import { publicKeyFingerprint } from "../components/windows-node-pool/rsa-private-key";
@@ -85,6 +85,33 @@ function sameRendering(fromPackage: Rendering, typescript: Rendering, sim?: Simu
     assert.ok(
       fromPackage.waiters.some((w) => Array.isArray(w.inputs.created) && w.inputs.created.length > 0),
     );
+}
+
+/**
+ * The program's own Kubernetes provider carries every object of the components it was given to: as
+ * the `provider` property (a resource reference, which the package's provider rehydrates) or in the
+ * `provider`/`providers` options (which the engine hands Construct by package: source_eval.go,
+ * RegisterResource); the other components' objects go through the default provider.
+ */
+function throughProgramProvider(registrations: Registration[]): void {
+  const provider = registrations.find((r) => r.type === "pulumi:providers:kubernetes")!;
+  const component = (name: string) => registrations.find((r) => r.remote && r.name === name)!;
+  const reference = component("storage").inputs.provider as Record<string, unknown>;
+  assert.equal(reference[SECRET_SIG_KEY], RESOURCE_SIG);
+  assert.equal(reference.urn, provider.urn);
+  for (const name of ["autoscaler", "storage-crio"]) {
+    assert.deepEqual(Object.keys(component(name).providers), ["kubernetes"], name);
+    assert.ok(component(name).providers.kubernetes.startsWith(`${provider.urn}::`), name);
+  }
+  for (const name of ["autoscaler", "storage", "storage-crio", "gpu", "gpu-crio"]) {
+    const objects = registrations.filter(
+      (r) => r.custom && r.type.startsWith("kubernetes:") && r.parent === component(name).urn,
+    );
+    assert.ok(objects.length > 0, name);
+    for (const r of objects) {
+      assert.equal(r.provider.startsWith(`${provider.urn}::`), !name.startsWith("gpu"), `${name}: ${r.type}`);
+    }
+  }
 }
 
 /**
@@ -176,7 +203,7 @@ describe("the component package, as a YAML or Python program uses it", function 
     assert.equal((state("windows").configuredNodes as string[]).length, 1);
   });
 
-  it("constructs every other component as the TypeScript program declares it, objects and waiters, then deploys them and waits", async () => {
+  it("constructs every other component as the TypeScript program declares it, objects and waiters, with the program's Kubernetes provider given as `provider` or in the options, then deploys them and waits", async () => {
     const project = loadProject(
       installedProgram(path.join(ROOT, "harness", "testdata", "other-components", "yaml")),
     );
@@ -188,8 +215,16 @@ describe("the component package, as a YAML or Python program uses it", function 
         .filter((r) => r.remote)
         .map((r) => r.type.split(":")[2])
         .sort(),
-      ["ClusterAutoscaler", "ContainerRuntimeConfig", "MachineConfigPool", "OperatorSubscription"],
+      [
+        "ClusterAutoscaler",
+        "ContainerRuntimeConfig",
+        "ContainerRuntimeConfig",
+        "MachineConfigPool",
+        "MachineConfigPool",
+        "OperatorSubscription",
+      ],
     );
+    throughProgramProvider(preview.registrations);
     // These objects depend on nothing read from the cluster: the render's mocks decide as the cluster does.
     const typescript = await render(loadProject(path.join(ROOT, "harness", "testdata", "other-components")));
     sameRendering(rendered(preview.registrations), typescript);
@@ -197,6 +232,14 @@ describe("the component package, as a YAML or Python program uses it", function 
     const up = await run(project, false, statePath);
     assert.deepEqual(up.result.errors, []);
     sameRendering(rendered(up.registrations), typescript, sim);
+    throughProgramProvider(up.registrations);
+    assert.ok(
+      sim.store.get({
+        apiVersion: "machineconfiguration.openshift.io/v1",
+        kind: "ContainerRuntimeConfig",
+        name: "storage-crio",
+      }),
+    );
     const csv = (reveal(up.result.outputs) as { localStorageCSV: string }).localStorageCSV;
     const installed = sim.store.get({
       apiVersion: "operators.coreos.com/v1alpha1",
@@ -219,44 +262,18 @@ describe("the component package, as a YAML or Python program uses it", function 
     );
   });
 
-  it("passes the program's Kubernetes provider to Construct (`provider` and `providers` options), and the components' objects go through it", async () => {
-    const project = loadProject(
-      installedProgram(path.join(ROOT, "harness", "testdata", "explicit-provider", "yaml")),
-    );
-    const statePath = path.join(dir, "explicit-provider.json");
-    for (const dryRun of [true, false]) {
-      const { result, registrations } = await run(project, dryRun, statePath);
-      assert.deepEqual(result.errors, []);
-      const provider = registrations.find((r) => r.type === "pulumi:providers:kubernetes")!;
-      // The engine hands Construct the component's providers by package (source_eval.go, RegisterResource).
-      for (const component of registrations.filter((r) => r.remote)) {
-        assert.deepEqual(Object.keys(component.providers), ["kubernetes"], component.name);
-        assert.ok(component.providers.kubernetes.startsWith(`${provider.urn}::`), component.name);
-      }
-      const objects = registrations.filter((r) => r.custom && r.type.startsWith("kubernetes:"));
-      assert.deepEqual(objects.map((r) => r.type).sort(), [
-        "kubernetes:machineconfiguration.openshift.io/v1:ContainerRuntimeConfig",
-        "kubernetes:machineconfiguration.openshift.io/v1:MachineConfigPool",
-      ]);
-      for (const r of objects) assert.ok(r.provider.startsWith(`${provider.urn}::`), `${r.type} ${r.name}`);
-    }
-    assert.ok(
-      sim.store.get({
-        apiVersion: "machineconfiguration.openshift.io/v1",
-        kind: "ContainerRuntimeConfig",
-        name: "storage-crio",
-      }),
-    );
-  });
-
-  it("serves its schema, takes a Windows pool's key as a secret, and returns bad input as Pulumi's property errors, each property with what is allowed, to that Construct alone", async () => {
+  it("serves its schema, takes a Windows pool's key as a secret, waits through a provider given as `provider`, and returns bad input as Pulumi's property errors, each property with what is allowed, to that Construct alone", async () => {
     const project = loadProject(installedProgram(path.join(ROOT_EXAMPLE, "yaml")));
     const registered: Registration[] = [];
     const errors: string[] = [];
     const monitor = await startMonitor(project.name, project.stack, {
       register: async (r) => (registered.push(r), { id: "", outputs: {} }),
       read: async () => ({}),
-      invoke: () => ({}),
+      // A provider reference's state, as the engine answers the package's rehydration of it.
+      invoke: (token, args) =>
+        token === "pulumi:pulumi:getResource"
+          ? { urn: args.urn, id: "cluster-id", state: { kubeconfig: "clusters: []\n" } }
+          : {},
       registerOutputs: () => undefined,
       log: (severity, message) => severity === "error" && errors.push(message),
     });
@@ -311,8 +328,19 @@ describe("the component package, as a YAML or Python program uses it", function 
         .toString();
       // One plugin process serves a deployment's Constructs at once: a bad component's failures, some
       // after its own answer, reach its Construct alone, whichever is asked first.
-      const [badFirst, windows] = await Promise.all([
+      const [badFirst, farProvider, windows] = await Promise.all([
         bad("bad-first"),
+        // The waiters connect as the component's provider does, here one given as a property.
+        construct("MachineConfigPool", "far", {
+          provider: {
+            [SECRET_SIG_KEY]: RESOURCE_SIG,
+            urn: `urn:pulumi:${project.stack}::${project.name}::pulumi:providers:kubernetes::cluster`,
+            id: "cluster-id",
+          },
+        }).then(
+          () => assert.fail("Construct waited without a kubeconfig"),
+          (e: unknown) => e,
+        ),
         construct("WindowsNodePool", "given-key", {
           zones: ["us-east-2a"],
           windowsServer: "2022",
@@ -329,6 +357,15 @@ describe("the component package, as a YAML or Python program uses it", function 
       ]);
       assert.deepEqual(asFailure(badFirst), badInput("bad-first"));
       assert.deepEqual(asFailure(badSecond), badInput("bad-second"));
+      const { errors: farErrors } = asFailure(farProvider);
+      assert.deepEqual(
+        farErrors.map((e) => e.propertyPath),
+        ["provider"],
+      );
+      assert.match(
+        farErrors[0].reason,
+        /^the kubeconfig of the component's Kubernetes provider is not a kubeconfig: expected the content of a kubeconfig/,
+      );
       assert.equal(storage.state.objectName, "storage");
       // Reported on their Constructs, not as the process's own errors.
       assert.deepEqual(errors, []);

@@ -9,6 +9,7 @@
  * callback) that failed, so the Construct that started it is known: its failure answers that Construct
  * alone, and the host's handlers keep the errors of no Construct.
  */
+import * as pulumi from "@pulumi/pulumi";
 import { AsyncLocalStorage } from "node:async_hooks";
 
 interface Construct {
@@ -38,8 +39,9 @@ export function routeFailures(emitter: NodeJS.EventEmitter): void {
 
 /**
  * Runs one Construct. `body` gets `failed`, which rejects with the first error that goes unhandled in
- * anything the Construct started, to answer its call with. An error after the answer that is not the
- * answer's own (whose late rejections are echoes of it) goes to `late`.
+ * anything the Construct started, to answer its call with. An error after the answer goes to `late`,
+ * once, unless it echoes a failed answer: the answer's own error, or an input error (a component
+ * gathers every problem of its inputs into its one error, which its other outputs fail with later).
  */
 export async function oneConstruct<T>(
   body: (failed: Promise<never>) => Promise<T>,
@@ -48,19 +50,27 @@ export async function oneConstruct<T>(
   let reject!: (error: unknown) => void;
   const failed = new Promise<never>((_resolve, r) => (reject = r));
   failed.catch(() => undefined);
-  let answer: { error?: unknown } | undefined;
+  let answer: { failed: false } | { failed: true; error: unknown } | undefined;
+  const reported = new Set<unknown>();
+  const echoes = (error: unknown) =>
+    answer?.failed === true &&
+    (error === answer.error ||
+      pulumi.InputPropertyError.isInstance(error) ||
+      pulumi.InputPropertiesError.isInstance(error));
   const construct: Construct = {
     fail: (error) => {
-      if (answer === undefined) reject(error);
-      else if (error !== answer.error) late(error);
+      if (answer === undefined) return reject(error);
+      if (echoes(error) || reported.has(error)) return;
+      reported.add(error);
+      late(error);
     },
   };
   try {
     const result = await constructs.run(construct, () => body(failed));
-    answer = {};
+    answer = { failed: false };
     return result;
   } catch (error) {
-    answer = { error };
+    answer = { failed: true, error };
     throw error;
   }
 }

@@ -1,3 +1,4 @@
+import * as pulumi from "@pulumi/pulumi";
 import * as assert from "node:assert/strict";
 import { EventEmitter } from "node:events";
 import { oneConstruct, routeFailures } from "../plugin/construct-failures";
@@ -43,15 +44,17 @@ describe("the component package's routing of unhandled errors", () => {
     assert.deepEqual(host, []);
   });
 
-  it("after the answer, drops the echoes of a failed Construct's error and reports any other error", async () => {
+  it("after the answer, drops the echoes of a failed Construct's error (its own, an input error) and reports any other error once", async () => {
     const own = new Error("the component's");
+    const input = new pulumi.InputPropertyError({ propertyPath: "provider", reason: "gathered in `own`" });
     const other = new Error("another");
     const late: unknown[] = [];
     await oneConstruct(
       async () => {
         setImmediate(() => {
-          emitter.emit("unhandledRejection", own, Promise.resolve());
-          emitter.emit("unhandledRejection", other, Promise.resolve());
+          for (const error of [own, input, other, other]) {
+            emitter.emit("unhandledRejection", error, Promise.resolve());
+          }
         });
         throw own;
       },
@@ -63,7 +66,7 @@ describe("the component package's routing of unhandled errors", () => {
   });
 
   it("reports an error after a successful answer, and gives the host the errors of no Construct", async () => {
-    const after = new Error("after the answer");
+    const after = new pulumi.InputPropertyError({ propertyPath: "kubeconfig", reason: "after the answer" });
     const late: unknown[] = [];
     const result = await oneConstruct(
       async () => {
