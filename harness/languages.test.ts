@@ -262,7 +262,7 @@ describe("the component package, as a YAML or Python program uses it", function 
     );
   });
 
-  it("serves its schema, takes a Windows pool's key as a secret, waits through a provider given as `provider`, and returns bad input as Pulumi's property errors, each property with what is allowed, to that Construct alone", async () => {
+  it("serves its schema, takes a Windows pool's key as a secret, waits through a provider given as `provider`, and returns every component's bad input as Pulumi's property errors, each property with what is allowed, to that Construct alone", async () => {
     const project = loadProject(installedProgram(path.join(ROOT_EXAMPLE, "yaml")));
     const registered: Registration[] = [];
     const errors: string[] = [];
@@ -351,10 +351,36 @@ describe("the component package, as a YAML or Python program uses it", function 
           privateKey: secret(pem),
         }),
       ]);
-      const [storage, badSecond] = await Promise.all([
+      // Every other component's bad input too, each named at its property.
+      const others: Array<[string, Record<string, unknown>, string]> = [
+        ["WindowsNodePool", { windowsServer: "2016" }, "windowsServer"],
+        ["MachineConfig", { role: "infra", kernelType: "fast" }, "kernelType"],
+        ["KubeletConfig", { pool: "infra", logLevel: 11 }, "logLevel"],
+        [
+          "ContainerRuntimeConfig",
+          { pool: "infra", containerRuntimeConfig: { logLevel: "loud" } },
+          "containerRuntimeConfig.logLevel",
+        ],
+        ["OperatorSubscription", { packageName: "Not A Package" }, "packageName"],
+        ["ClusterAutoscaler", { spec: { expanders: ["Fastest"] } }, "spec.expanders[0]"],
+      ];
+      const [storage, badSecond, ...otherFailures] = await Promise.all([
         construct("MachineConfigPool", "storage", { wait: false }),
         bad("bad-second"),
+        ...others.map(([type, inputs]) =>
+          construct(type, `bad-${type.toLowerCase()}`, inputs).then(
+            () => assert.fail(`${type}: Construct accepted bad input`),
+            (e: unknown) => e,
+          ),
+        ),
       ]);
+      for (const [i, [type, , property]] of others.entries()) {
+        const { errors: found } = asFailure(otherFailures[i]);
+        assert.ok(
+          found.some((e) => e.propertyPath === property),
+          `${type}: ${JSON.stringify(found)}`,
+        );
+      }
       assert.deepEqual(asFailure(badFirst), badInput("bad-first"));
       assert.deepEqual(asFailure(badSecond), badInput("bad-second"));
       const { errors: farErrors } = asFailure(farProvider);
@@ -377,11 +403,18 @@ describe("the component package, as a YAML or Python program uses it", function 
       assert.ok(registered.every((r) => !JSON.stringify(redact(r.inputs)).includes(body)));
       assert.ok(!registered.some((r) => r.type.includes("RsaPrivateKey")));
       assert.equal(windows.state.privateKeyFingerprint, publicKeyFingerprint(pem));
-      // The components declared nothing from bad input.
+      // The components declared nothing from bad input: no object, no waiter.
+      const fromBad = registered.filter((r) => r.name.startsWith("bad-"));
       assert.deepEqual(
-        registered.filter((r) => r.name.startsWith("bad-")).map((r) => r.type),
-        ["openshift-topology:index:InfraNodePool", "openshift-topology:index:InfraNodePool"],
+        fromBad.filter((r) => r.custom).map((r) => `${r.type} ${r.name}`),
+        [],
       );
+      for (const type of ["InfraNodePool", ...others.map(([t]) => t)]) {
+        assert.ok(
+          fromBad.some((r) => r.type === `openshift-topology:index:${type}`),
+          type,
+        );
+      }
     } finally {
       host.stop();
       await monitor.stop();
