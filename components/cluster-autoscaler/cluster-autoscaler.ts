@@ -32,6 +32,7 @@ const manifestOf = (spec: ClusterAutoscalerSpec | undefined) =>
  * cluster; the pools' `autoscaling` bounds say which MachineSets it may scale.
  */
 export class ClusterAutoscaler extends pulumi.ComponentResource {
+  /** The ClusterAutoscaler object. */
   declare public readonly resource: k8s.apiextensions.CustomResource;
   /** `default`, the one name the machine-api acts on; fails with every mistake of `spec` when any. */
   declare public readonly clusterAutoscalerName: pulumi.Output<string>;

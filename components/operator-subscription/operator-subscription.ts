@@ -134,8 +134,11 @@ function givenNames(args: OperatorSubscriptionArgs): { packageName: string; name
  * (nothing installs without an OperatorGroup in the namespace).
  */
 export class OperatorSubscription extends pulumi.ComponentResource {
+  /** The namespace the operator is installed in. */
   declare public readonly namespace: string;
+  /** The operator's package in the catalog. */
   declare public readonly packageName: string;
+  /** The OLM Subscription. */
   declare public readonly subscription: k8s.apiextensions.CustomResource;
   /** The Subscription's name, once its inputs are resolved and checked. */
   declare public readonly subscriptionName: pulumi.Output<string>;
