@@ -248,18 +248,23 @@ describe("the component package, as a YAML or Python program uses it", function 
       name: csv,
     });
     assert.equal((installed?.status as { phase?: string } | undefined)?.phase, "Succeeded");
-    const crio = up.result.checkpoint.deployment.resources.find(
-      (r) => r.urn.endsWith("::gpu-crio") && !r.custom,
-    )!;
-    const pool = sim.store.get({
-      apiVersion: "machineconfiguration.openshift.io/v1",
-      kind: "MachineConfigPool",
-      name: "gpu",
-    })!;
-    assert.equal(
-      (reveal(crio.outputs) as { renderedConfig: string }).renderedConfig,
-      (pool.status as { configuration: { name: string } }).configuration.name,
-    );
+    // Each container runtime config waited until its pool runs it, the one given the provider in its
+    // options through that provider's connection.
+    for (const name of ["gpu", "storage"]) {
+      const crio = up.result.checkpoint.deployment.resources.find(
+        (r) => r.urn.endsWith(`::${name}-crio`) && !r.custom,
+      )!;
+      const pool = sim.store.get({
+        apiVersion: "machineconfiguration.openshift.io/v1",
+        kind: "MachineConfigPool",
+        name,
+      })!;
+      assert.equal(
+        (reveal(crio.outputs) as { renderedConfig: string }).renderedConfig,
+        (pool.status as { configuration: { name: string } }).configuration.name,
+        name,
+      );
+    }
   });
 
   it("serves its schema, takes a Windows pool's key as a secret, waits through a provider given as `provider`, and returns every component's bad input as Pulumi's property errors, each property with what is allowed, to that Construct alone", async () => {

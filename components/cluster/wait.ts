@@ -169,6 +169,14 @@ function providerSettings(provider: k8s.Provider | undefined): pulumi.Output<Pro
   return pulumi.output(kubeconfig).apply((k) => ({ kubeconfig: k, context, cluster }));
 }
 
+/**
+ * The Kubernetes provider of the component's `provider`/`providers` options (its own or a parent's),
+ * which its objects without a `provider` argument go through (the SDK's Resource.getProvider, by package).
+ */
+function optionsProvider(parent: pulumi.Resource): k8s.Provider | undefined {
+  return parent.getProvider("kubernetes::") as k8s.Provider | undefined;
+}
+
 const AMBIENT = "(from $KUBECONFIG or ~/.kube/config)";
 
 /**
@@ -178,7 +186,8 @@ const AMBIENT = "(from $KUBECONFIG or ~/.kube/config)";
  * them converge.
  */
 function connection(args: SharedArgs, parent: pulumi.Resource, required: boolean): Waiting | undefined {
-  const settings = providerSettings(args.provider);
+  const provider = args.provider ?? optionsProvider(parent);
+  const settings = providerSettings(provider);
   if (settings === undefined) {
     const { file, text } = ambientKubeconfig();
     const where = `the file ${file} ${AMBIENT}, which the default Kubernetes provider connects with,`;
@@ -197,7 +206,7 @@ function connection(args: SharedArgs, parent: pulumi.Resource, required: boolean
     );
   }
   const property = args.provider ? "provider" : "kubeconfig";
-  const where = args.provider ? "the component's Kubernetes provider" : "the stack's kubernetes: config";
+  const where = provider ? "the component's Kubernetes provider" : "the stack's kubernetes: config";
   const derived = settings.apply((s) => {
     const { file, text } = providerKubeconfig(s);
     if (text === undefined) {

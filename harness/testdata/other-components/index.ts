@@ -26,7 +26,7 @@ new MachineConfigPool("storage", { provider: cluster });
 
 new ContainerRuntimeConfig(
   "storage-crio",
-  { pool: "storage", containerRuntimeConfig: { pidsLimit: 2048 }, wait: false },
+  { pool: "storage", containerRuntimeConfig: { pidsLimit: 2048 } },
   { provider: cluster },
 );
 
