@@ -13,7 +13,10 @@ import { InputChecks } from "../errors";
 export interface ClusterAutoscalerArgs {
   /** The autoscaler's settings (resource limits, scale-down, balancing, priority threshold, expanders). */
   spec?: pulumi.Input<ClusterAutoscalerSpec>;
-  /** Kubernetes provider for the cluster; default the stack's default provider. */
+  /**
+   * Kubernetes provider for the cluster, of its object; default the `provider` or
+   * `providers` option's (the component's or a parent's), else the stack's default provider.
+   */
   provider?: k8s.Provider;
   /**
    * Adopt the cluster's `default` ClusterAutoscaler (often made in the console): Pulumi's `import`, so the

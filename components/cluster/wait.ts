@@ -33,7 +33,10 @@ export interface WaitArgs {
 
 /** What every component takes to reach the cluster and wait: a composite component passes it on whole. */
 export interface SharedArgs extends WaitArgs {
-  /** Kubernetes provider for the cluster; default the stack's default provider. */
+  /**
+   * Kubernetes provider for the cluster, of the objects and the waiters; default the `provider` or
+   * `providers` option's (the component's or a parent's), else the stack's default provider.
+   */
   provider?: k8s.Provider;
 }
 

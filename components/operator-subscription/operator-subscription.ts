@@ -46,7 +46,10 @@ export interface OperatorSubscriptionArgs extends WaitArgs {
   sourceNamespace?: pulumi.Input<string>;
   /** Pin the first version to install. */
   startingCSV?: pulumi.Input<string>;
-  /** Kubernetes provider for the cluster; default the stack's default provider. */
+  /**
+   * Kubernetes provider for the cluster, of the objects and the waiters; default the `provider` or
+   * `providers` option's (the component's or a parent's), else the stack's default provider.
+   */
   provider?: k8s.Provider;
 }
 
