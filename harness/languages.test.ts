@@ -11,8 +11,8 @@ import { Registration, startMonitor } from "./engine/monitor";
 import { installedProgram } from "./installed";
 import { loadProject, Project } from "./project";
 import { render, Renderer, Rendering } from "./render";
-import { isSecret, redact, reveal, secret } from "./secrets";
-import { UNKNOWN } from "./engine/rpc";
+import { isSecret, redact, reveal, secret, SECRET_SIG_KEY } from "./secrets";
+import { RESOURCE_SIG, UNKNOWN } from "./engine/rpc";
 import { readYamlProgram } from "./engine/yaml-program";
 import type { CreatedObject } from "../provider/waiting/identity";
 import { publicKeyFingerprint } from "../components/windows-node-pool/rsa-private-key";
@@ -85,6 +85,33 @@ function sameRendering(fromPackage: Rendering, typescript: Rendering, sim?: Simu
     assert.ok(
       fromPackage.waiters.some((w) => Array.isArray(w.inputs.created) && w.inputs.created.length > 0),
     );
+}
+
+/**
+ * The program's own Kubernetes provider carries every object of the components it was given to: as
+ * the `provider` property (a resource reference, which the package's provider rehydrates) or in the
+ * `provider`/`providers` options (which the engine hands Construct by package: source_eval.go,
+ * RegisterResource); the other components' objects go through the default provider.
+ */
+function throughProgramProvider(registrations: Registration[]): void {
+  const provider = registrations.find((r) => r.type === "pulumi:providers:kubernetes")!;
+  const component = (name: string) => registrations.find((r) => r.remote && r.name === name)!;
+  const reference = component("storage").inputs.provider as Record<string, unknown>;
+  assert.equal(reference[SECRET_SIG_KEY], RESOURCE_SIG);
+  assert.equal(reference.urn, provider.urn);
+  for (const name of ["autoscaler", "storage-crio"]) {
+    assert.deepEqual(Object.keys(component(name).providers), ["kubernetes"], name);
+    assert.ok(component(name).providers.kubernetes.startsWith(`${provider.urn}::`), name);
+  }
+  for (const name of ["autoscaler", "storage", "storage-crio", "gpu", "gpu-crio"]) {
+    const objects = registrations.filter(
+      (r) => r.custom && r.type.startsWith("kubernetes:") && r.parent === component(name).urn,
+    );
+    assert.ok(objects.length > 0, name);
+    for (const r of objects) {
+      assert.equal(r.provider.startsWith(`${provider.urn}::`), !name.startsWith("gpu"), `${name}: ${r.type}`);
+    }
+  }
 }
 
 /**
@@ -176,7 +203,7 @@ describe("the component package, as a YAML or Python program uses it", function 
     assert.equal((state("windows").configuredNodes as string[]).length, 1);
   });
 
-  it("constructs every other component as the TypeScript program declares it, objects and waiters, then deploys them and waits", async () => {
+  it("constructs every other component as the TypeScript program declares it, objects and waiters, with the program's Kubernetes provider given as `provider` or in the options, then deploys them and waits", async () => {
     const project = loadProject(
       installedProgram(path.join(ROOT, "harness", "testdata", "other-components", "yaml")),
     );
@@ -188,8 +215,16 @@ describe("the component package, as a YAML or Python program uses it", function 
         .filter((r) => r.remote)
         .map((r) => r.type.split(":")[2])
         .sort(),
-      ["ClusterAutoscaler", "ContainerRuntimeConfig", "MachineConfigPool", "OperatorSubscription"],
+      [
+        "ClusterAutoscaler",
+        "ContainerRuntimeConfig",
+        "ContainerRuntimeConfig",
+        "MachineConfigPool",
+        "MachineConfigPool",
+        "OperatorSubscription",
+      ],
     );
+    throughProgramProvider(preview.registrations);
     // These objects depend on nothing read from the cluster: the render's mocks decide as the cluster does.
     const typescript = await render(loadProject(path.join(ROOT, "harness", "testdata", "other-components")));
     sameRendering(rendered(preview.registrations), typescript);
@@ -197,6 +232,14 @@ describe("the component package, as a YAML or Python program uses it", function 
     const up = await run(project, false, statePath);
     assert.deepEqual(up.result.errors, []);
     sameRendering(rendered(up.registrations), typescript, sim);
+    throughProgramProvider(up.registrations);
+    assert.ok(
+      sim.store.get({
+        apiVersion: "machineconfiguration.openshift.io/v1",
+        kind: "ContainerRuntimeConfig",
+        name: "storage-crio",
+      }),
+    );
     const csv = (reveal(up.result.outputs) as { localStorageCSV: string }).localStorageCSV;
     const installed = sim.store.get({
       apiVersion: "operators.coreos.com/v1alpha1",
@@ -205,61 +248,78 @@ describe("the component package, as a YAML or Python program uses it", function 
       name: csv,
     });
     assert.equal((installed?.status as { phase?: string } | undefined)?.phase, "Succeeded");
-    const crio = up.result.checkpoint.deployment.resources.find(
-      (r) => r.urn.endsWith("::gpu-crio") && !r.custom,
-    )!;
-    const pool = sim.store.get({
-      apiVersion: "machineconfiguration.openshift.io/v1",
-      kind: "MachineConfigPool",
-      name: "gpu",
-    })!;
-    assert.equal(
-      (reveal(crio.outputs) as { renderedConfig: string }).renderedConfig,
-      (pool.status as { configuration: { name: string } }).configuration.name,
-    );
-  });
-
-  it("passes the program's Kubernetes provider to Construct (`provider` and `providers` options), and the components' objects go through it", async () => {
-    const project = loadProject(
-      installedProgram(path.join(ROOT, "harness", "testdata", "explicit-provider", "yaml")),
-    );
-    const statePath = path.join(dir, "explicit-provider.json");
-    for (const dryRun of [true, false]) {
-      const { result, registrations } = await run(project, dryRun, statePath);
-      assert.deepEqual(result.errors, []);
-      const provider = registrations.find((r) => r.type === "pulumi:providers:kubernetes")!;
-      // The engine hands Construct the component's providers by package (source_eval.go, RegisterResource).
-      for (const component of registrations.filter((r) => r.remote)) {
-        assert.deepEqual(Object.keys(component.providers), ["kubernetes"], component.name);
-        assert.ok(component.providers.kubernetes.startsWith(`${provider.urn}::`), component.name);
-      }
-      const objects = registrations.filter((r) => r.custom && r.type.startsWith("kubernetes:"));
-      assert.deepEqual(objects.map((r) => r.type).sort(), [
-        "kubernetes:machineconfiguration.openshift.io/v1:ContainerRuntimeConfig",
-        "kubernetes:machineconfiguration.openshift.io/v1:MachineConfigPool",
-      ]);
-      for (const r of objects) assert.ok(r.provider.startsWith(`${provider.urn}::`), `${r.type} ${r.name}`);
-    }
-    assert.ok(
-      sim.store.get({
+    // Each container runtime config waited until its pool runs it, the one given the provider in its
+    // options through that provider's connection.
+    for (const name of ["gpu", "storage"]) {
+      const crio = up.result.checkpoint.deployment.resources.find(
+        (r) => r.urn.endsWith(`::${name}-crio`) && !r.custom,
+      )!;
+      const pool = sim.store.get({
         apiVersion: "machineconfiguration.openshift.io/v1",
-        kind: "ContainerRuntimeConfig",
-        name: "storage-crio",
-      }),
-    );
+        kind: "MachineConfigPool",
+        name,
+      })!;
+      assert.equal(
+        (reveal(crio.outputs) as { renderedConfig: string }).renderedConfig,
+        (pool.status as { configuration: { name: string } }).configuration.name,
+        name,
+      );
+    }
   });
 
-  it("serves its schema, takes a Windows pool's key as a secret, and returns bad input as Pulumi's property errors, each property with what is allowed", async () => {
+  it("serves its schema, takes a Windows pool's key as a secret, waits through a provider given as `provider`, and returns every component's bad input as Pulumi's property errors, each property with what is allowed, to that Construct alone", async () => {
     const project = loadProject(installedProgram(path.join(ROOT_EXAMPLE, "yaml")));
     const registered: Registration[] = [];
+    const errors: string[] = [];
     const monitor = await startMonitor(project.name, project.stack, {
       register: async (r) => (registered.push(r), { id: "", outputs: {} }),
       read: async () => ({}),
-      invoke: () => ({}),
+      // A provider reference's state, as the engine answers the package's rehydration of it.
+      invoke: (token, args) =>
+        token === "pulumi:pulumi:getResource"
+          ? { urn: args.urn, id: "cluster-id", state: { kubeconfig: "clusters: []\n" } }
+          : {},
       registerOutputs: () => undefined,
-      log: () => undefined,
+      log: (severity, message) => severity === "error" && errors.push(message),
     });
     const host = await ComponentHost.start(project.packages["openshift-topology"], monitor.address, {});
+    const construct = (type: string, name: string, inputs: Record<string, unknown>) =>
+      host.construct({
+        project: project.name,
+        stack: project.stack,
+        config: {},
+        dryRun: true,
+        monitor: monitor.address,
+        type: `openshift-topology:index:${type}`,
+        name,
+        parent: "",
+        inputs,
+        dependencies: [],
+        providers: {},
+      });
+    const bad = (name: string) =>
+      construct("InfraNodePool", name, { role: "worker", zones: ["us-east-2a", "us-east-2a"] }).then(
+        () => assert.fail("Construct accepted bad input"),
+        (e: unknown) => e,
+      );
+    const badInput = (name: string) => ({
+      heading: `InfraNodePool "${name}": 2 inputs are invalid`,
+      errors: [
+        {
+          propertyPath: "role",
+          reason:
+            '"worker" is a pool every cluster already has: a custom pool needs another DNS label (e.g. "infra"), not "master" or "worker"',
+        },
+        {
+          propertyPath: "zones[1]",
+          reason: 'zone "us-east-2a" is listed twice (also at zones[0]): each zone may appear once',
+        },
+      ],
+    });
+    const asFailure = (failure: unknown) => {
+      assert.ok(failure instanceof InputPropertiesFailure, String(failure));
+      return { heading: failure.heading, errors: failure.errors };
+    };
     try {
       assert.deepEqual(
         await host.schema(),
@@ -271,16 +331,22 @@ describe("the component package, as a YAML or Python program uses it", function 
         .generateKeyPairSync("rsa", { modulusLength: 2048 })
         .privateKey.export({ type: "pkcs1", format: "pem" })
         .toString();
-      const windows = await host.construct({
-        project: project.name,
-        stack: project.stack,
-        config: {},
-        dryRun: true,
-        monitor: monitor.address,
-        type: "openshift-topology:index:WindowsNodePool",
-        name: "given-key",
-        parent: "",
-        inputs: {
+      // One plugin process serves a deployment's Constructs at once: a bad component's failures, some
+      // after its own answer, reach its Construct alone, whichever is asked first.
+      const [badFirst, farProvider, windows] = await Promise.all([
+        bad("bad-first"),
+        // The waiters connect as the component's provider does, here one given as a property.
+        construct("MachineConfigPool", "far", {
+          provider: {
+            [SECRET_SIG_KEY]: RESOURCE_SIG,
+            urn: `urn:pulumi:${project.stack}::${project.name}::pulumi:providers:kubernetes::cluster`,
+            id: "cluster-id",
+          },
+        }).then(
+          () => assert.fail("Construct waited without a kubeconfig"),
+          (e: unknown) => e,
+        ),
+        construct("WindowsNodePool", "given-key", {
           zones: ["us-east-2a"],
           windowsServer: "2022",
           image: "ami-0a2b3c4d5e6f70812",
@@ -288,10 +354,53 @@ describe("the component package, as a YAML or Python program uses it", function 
           platform: "aws",
           region: "us-east-2",
           privateKey: secret(pem),
-        },
-        dependencies: [],
-        providers: {},
-      });
+        }),
+      ]);
+      // Every other component's bad input too, each named at its property.
+      const others: Array<[string, Record<string, unknown>, string]> = [
+        ["WindowsNodePool", { windowsServer: "2016" }, "windowsServer"],
+        ["MachineConfig", { role: "infra", kernelType: "fast" }, "kernelType"],
+        ["KubeletConfig", { pool: "infra", logLevel: 11 }, "logLevel"],
+        [
+          "ContainerRuntimeConfig",
+          { pool: "infra", containerRuntimeConfig: { logLevel: "loud" } },
+          "containerRuntimeConfig.logLevel",
+        ],
+        ["OperatorSubscription", { packageName: "Not A Package" }, "packageName"],
+        ["ClusterAutoscaler", { spec: { expanders: ["Fastest"] } }, "spec.expanders[0]"],
+      ];
+      const [storage, badSecond, ...otherFailures] = await Promise.all([
+        construct("MachineConfigPool", "storage", { wait: false }),
+        bad("bad-second"),
+        ...others.map(([type, inputs]) =>
+          construct(type, `bad-${type.toLowerCase()}`, inputs).then(
+            () => assert.fail(`${type}: Construct accepted bad input`),
+            (e: unknown) => e,
+          ),
+        ),
+      ]);
+      for (const [i, [type, , property]] of others.entries()) {
+        const { errors: found } = asFailure(otherFailures[i]);
+        assert.ok(
+          found.some((e) => e.propertyPath === property),
+          `${type}: ${JSON.stringify(found)}`,
+        );
+      }
+      assert.deepEqual(asFailure(badFirst), badInput("bad-first"));
+      assert.deepEqual(asFailure(badSecond), badInput("bad-second"));
+      const { errors: farErrors } = asFailure(farProvider);
+      assert.deepEqual(
+        farErrors.map((e) => e.propertyPath),
+        ["provider"],
+      );
+      assert.match(
+        farErrors[0].reason,
+        /^the kubeconfig of the component's Kubernetes provider is not a kubeconfig: expected the content of a kubeconfig/,
+      );
+      assert.equal(storage.state.objectName, "storage");
+      // Reported on their Constructs, not as the process's own errors.
+      assert.deepEqual(errors, []);
+
       const keySecret = registered.find((r) => r.type === "kubernetes:core/v1:Secret")!;
       assert.ok(isSecret(keySecret.inputs.stringData));
       assert.equal((reveal(keySecret.inputs.stringData) as Record<string, string>)["private-key.pem"], pem);
@@ -299,44 +408,18 @@ describe("the component package, as a YAML or Python program uses it", function 
       assert.ok(registered.every((r) => !JSON.stringify(redact(r.inputs)).includes(body)));
       assert.ok(!registered.some((r) => r.type.includes("RsaPrivateKey")));
       assert.equal(windows.state.privateKeyFingerprint, publicKeyFingerprint(pem));
-
-      const before = registered.length;
-      const failure = await host
-        .construct({
-          project: project.name,
-          stack: project.stack,
-          config: {},
-          dryRun: true,
-          monitor: monitor.address,
-          type: "openshift-topology:index:InfraNodePool",
-          name: "bad",
-          parent: "",
-          inputs: { role: "worker", zones: ["us-east-2a", "us-east-2a"] },
-          dependencies: [],
-          providers: {},
-        })
-        .then(
-          () => assert.fail("Construct accepted bad input"),
-          (e: unknown) => e,
-        );
-      assert.ok(failure instanceof InputPropertiesFailure, String(failure));
-      assert.equal(failure.heading, 'InfraNodePool "bad": 2 inputs are invalid');
-      assert.deepEqual(failure.errors, [
-        {
-          propertyPath: "role",
-          reason:
-            '"worker" is a pool every cluster already has: a custom pool needs another DNS label (e.g. "infra"), not "master" or "worker"',
-        },
-        {
-          propertyPath: "zones[1]",
-          reason: 'zone "us-east-2a" is listed twice (also at zones[0]): each zone may appear once',
-        },
-      ]);
-      // The component declared nothing from bad input.
+      // The components declared nothing from bad input: no object, no waiter.
+      const fromBad = registered.filter((r) => r.name.startsWith("bad-"));
       assert.deepEqual(
-        registered.slice(before).map((r) => r.type),
-        ["openshift-topology:index:InfraNodePool"],
+        fromBad.filter((r) => r.custom).map((r) => `${r.type} ${r.name}`),
+        [],
       );
+      for (const type of ["InfraNodePool", ...others.map(([t]) => t)]) {
+        assert.ok(
+          fromBad.some((r) => r.type === `openshift-topology:index:${type}`),
+          type,
+        );
+      }
     } finally {
       host.stop();
       await monitor.stop();

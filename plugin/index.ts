@@ -6,9 +6,9 @@
  * one whose schema the SDK infers from its exported classes.
  */
 import { main } from "@pulumi/pulumi/provider";
-import { reportInputErrors } from "./input-errors";
+import { routeFailures } from "./construct-failures";
 import { ComponentProvider } from "./provider";
 
-// Before the host's own handlers, which answer the Constructs in flight with what they receive.
-reportInputErrors();
+// The host installs its handlers of unhandled errors as it starts serving, before its first await.
 void main(new ComponentProvider(), process.argv.slice(2));
+routeFailures(process);

@@ -10,6 +10,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import type * as provider from "@pulumi/pulumi/provider";
 import * as components from "../components";
+import { oneConstruct } from "./construct-failures";
 import schema = require("./schema.json");
 
 interface ComponentSchema {
@@ -48,11 +49,41 @@ export class ComponentProvider implements provider.Provider {
     options: pulumi.ComponentResourceOptions,
   ): Promise<provider.ConstructResult> {
     const Component = componentClass(type);
-    const instance = new Component(name, inputs, options) as pulumi.ComponentResource &
-      Record<string, unknown>;
-    const state = Object.fromEntries(
-      Object.keys(resources[type].properties).map((key) => [key, instance[key]]),
+    let instance: (pulumi.ComponentResource & Record<string, unknown>) | undefined;
+    return oneConstruct(
+      async (failed) => {
+        const component = new Component(name, inputs, options) as pulumi.ComponentResource &
+          Record<string, unknown>;
+        instance = component;
+        const state = Object.fromEntries(
+          Object.keys(resources[type].properties).map((key) => [key, component[key]]),
+        );
+        await Promise.race([failed, completion(component, state)]);
+        return { urn: component.urn, state };
+      },
+      // As the provider host reports an error of no Construct, but against this component.
+      (error) =>
+        void pulumi.log.error(
+          error instanceof Error ? (error.stack ?? error.message) : String(error),
+          instance,
+        ),
     );
-    return { urn: instance.urn, state };
   }
+}
+
+// The SDK keeps these internal: how an Output settles without waiting on what a preview cannot know,
+// and the wait for a Construct's registrations that its provider host makes before answering.
+type Settling = { promise(): Promise<unknown> };
+const settings = require("@pulumi/pulumi/runtime/settings") as { waitForRPCs(): Promise<void> };
+
+/**
+ * Settles once the component is complete as its provider host answers for it (server.ts construct):
+ * its URN, its outputs, every registration its Construct made. Until then a failure is this
+ * Construct's answer. The outputs are read at once: read later, their failures, already reported as
+ * unhandled, would each print Node's warning of a rejection handled late.
+ */
+async function completion(component: pulumi.ComponentResource, state: pulumi.Inputs): Promise<void> {
+  const outputs = [component.urn, pulumi.output(state)] as unknown as Settling[];
+  await Promise.all(outputs.map((o) => o.promise()));
+  await settings.waitForRPCs();
 }

@@ -83,7 +83,11 @@ describe("the component package's schema", function () {
       assert.deepEqual(handles, expected, component.name);
     }
     const pool = committed.resources[`${PACKAGE}:index:InfraNodePool`];
-    assert.deepEqual(pool.properties.machineSetNames, { type: "array", items: { type: "string" } });
+    assert.deepEqual(pool.properties.machineSetNames, {
+      type: "array",
+      items: { type: "string" },
+      description: "Names of the pool's MachineSets, one per zone (`<infrastructureId>-<role>-<zone>`).",
+    });
     // Outputs that may be undefined in TypeScript (known once waited for, or only with an option) are optional.
     assert.deepEqual(pool.required, [
       "facts",
@@ -97,6 +101,14 @@ describe("the component package's schema", function () {
   });
 
   it("carries descriptions, enums, secrets, unions and plain values over from the TypeScript types", () => {
+    // Every input and output of a component has its doc comment, for every language's SDK.
+    for (const [token, resource] of Object.entries(committed.resources)) {
+      for (const properties of [resource.inputProperties, resource.properties]) {
+        for (const [key, property] of Object.entries(properties)) {
+          assert.ok(property.description, `${token}: ${key} has no description`);
+        }
+      }
+    }
     const pool = committed.resources[`${PACKAGE}:index:InfraNodePool`].inputProperties;
     assert.match(String(pool.zones.description), /^Zones, one MachineSet each/);
     assert.deepEqual(pool.zones.items, {

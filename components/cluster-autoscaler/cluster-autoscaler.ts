@@ -13,7 +13,10 @@ import { InputChecks } from "../errors";
 export interface ClusterAutoscalerArgs {
   /** The autoscaler's settings (resource limits, scale-down, balancing, priority threshold, expanders). */
   spec?: pulumi.Input<ClusterAutoscalerSpec>;
-  /** Kubernetes provider for the cluster; default the stack's default provider. */
+  /**
+   * Kubernetes provider for the cluster, of its object; default the `provider` or
+   * `providers` option's (the component's or a parent's), else the stack's default provider.
+   */
   provider?: k8s.Provider;
   /**
    * Adopt the cluster's `default` ClusterAutoscaler (often made in the console): Pulumi's `import`, so the
@@ -32,6 +35,7 @@ const manifestOf = (spec: ClusterAutoscalerSpec | undefined) =>
  * cluster; the pools' `autoscaling` bounds say which MachineSets it may scale.
  */
 export class ClusterAutoscaler extends pulumi.ComponentResource {
+  /** The ClusterAutoscaler object. */
   declare public readonly resource: k8s.apiextensions.CustomResource;
   /** `default`, the one name the machine-api acts on; fails with every mistake of `spec` when any. */
   declare public readonly clusterAutoscalerName: pulumi.Output<string>;

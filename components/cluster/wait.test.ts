@@ -61,6 +61,25 @@ describe("the waiters' connection", () => {
     });
   });
 
+  it("is the kubeconfig of a provider in the component's options (or its parent's), which its objects go through", async () => {
+    const provider = new k8s.Provider("option", { kubeconfig: ONLY_B });
+    const viaOptions = new pulumi.ComponentResource(
+      "test:index:Component",
+      "o",
+      {},
+      { providers: [provider] },
+    );
+    const child = new pulumi.ComponentResource("test:index:Component", "child", {}, { parent: viaOptions });
+    for (const [label, component] of [
+      ["its options", viaOptions],
+      ["its parent's options", child],
+    ] as const) {
+      assert.equal(currentServer(await valueOf(waiting({}, component)!.kubeconfig)), B, label);
+    }
+    const argument = new k8s.Provider("argument", { kubeconfig: TWO_CONTEXTS });
+    assert.equal(currentServer(await valueOf(waiting({ provider: argument }, viaOptions)!.kubeconfig)), A);
+  });
+
   it("fails at once, naming both API servers, when the kubeconfig given reaches another cluster", async () => {
     const provider = new k8s.Provider("a", { kubeconfig: TWO_CONTEXTS });
     await assert.rejects(valueOf(waiting({ provider, kubeconfig: ONLY_B }, parent)!.check), (e: unknown) => {

@@ -33,7 +33,10 @@ export interface WaitArgs {
 
 /** What every component takes to reach the cluster and wait: a composite component passes it on whole. */
 export interface SharedArgs extends WaitArgs {
-  /** Kubernetes provider for the cluster; default the stack's default provider. */
+  /**
+   * Kubernetes provider for the cluster, of the objects and the waiters; default the `provider` or
+   * `providers` option's (the component's or a parent's), else the stack's default provider.
+   */
   provider?: k8s.Provider;
 }
 
@@ -169,6 +172,14 @@ function providerSettings(provider: k8s.Provider | undefined): pulumi.Output<Pro
   return pulumi.output(kubeconfig).apply((k) => ({ kubeconfig: k, context, cluster }));
 }
 
+/**
+ * The Kubernetes provider of the component's `provider`/`providers` options (its own or a parent's),
+ * which its objects without a `provider` argument go through (the SDK's Resource.getProvider, by package).
+ */
+function optionsProvider(parent: pulumi.Resource): k8s.Provider | undefined {
+  return parent.getProvider("kubernetes::") as k8s.Provider | undefined;
+}
+
 const AMBIENT = "(from $KUBECONFIG or ~/.kube/config)";
 
 /**
@@ -178,7 +189,8 @@ const AMBIENT = "(from $KUBECONFIG or ~/.kube/config)";
  * them converge.
  */
 function connection(args: SharedArgs, parent: pulumi.Resource, required: boolean): Waiting | undefined {
-  const settings = providerSettings(args.provider);
+  const provider = args.provider ?? optionsProvider(parent);
+  const settings = providerSettings(provider);
   if (settings === undefined) {
     const { file, text } = ambientKubeconfig();
     const where = `the file ${file} ${AMBIENT}, which the default Kubernetes provider connects with,`;
@@ -197,7 +209,7 @@ function connection(args: SharedArgs, parent: pulumi.Resource, required: boolean
     );
   }
   const property = args.provider ? "provider" : "kubeconfig";
-  const where = args.provider ? "the component's Kubernetes provider" : "the stack's kubernetes: config";
+  const where = provider ? "the component's Kubernetes provider" : "the stack's kubernetes: config";
   const derived = settings.apply((s) => {
     const { file, text } = providerKubeconfig(s);
     if (text === undefined) {

@@ -93,8 +93,11 @@ export interface InfraNodePoolArgs extends MachinePoolArgs {
 export class InfraNodePool extends pulumi.ComponentResource {
   /** The pool (and node role) name. */
   declare public readonly role: string;
+  /** The cluster facts the MachineSets are built from: given, or read from the cluster. */
   declare public readonly facts: pulumi.Output<ClusterFacts>;
+  /** Names of the pool's MachineSets, one per zone (`<infrastructureId>-<role>-<zone>`). */
   declare public readonly machineSetNames: pulumi.Output<string[]>;
+  /** The pool's MachineSets, one per zone. */
   declare public readonly machineSets: pulumi.Output<k8s.apiextensions.CustomResource[]>;
   /**
    * At preview, a line per MachineSet whose machines run another spec than it declares (`3 machines
@@ -105,7 +108,10 @@ export class InfraNodePool extends pulumi.ComponentResource {
   declare public readonly machineAutoscalers: pulumi.Output<k8s.apiextensions.CustomResource[]>;
   /** The pool's MachineHealthCheck with `healthCheck`. */
   declare public readonly machineHealthCheck: pulumi.Output<k8s.apiextensions.CustomResource> | undefined;
-  /** The pool's MachineConfigPool; with `adopt`, declared once the cluster has said whether it holds it. */
+  /**
+   * The pool's MachineConfigPool, which gives its nodes the worker configs and the pool's own; with
+   * `adopt`, declared once the cluster has said whether it holds it.
+   */
   declare public readonly machineConfigPool: pulumi.Output<k8s.apiextensions.CustomResource>;
   /** Machines of the pool that are Ready nodes, once waited for. */
   declare public readonly readyMachineCount: pulumi.Output<number | undefined>;

@@ -28,7 +28,10 @@ type ComponentArgs<T extends { name: string }> = Omit<Inputs<T>, "name"> &
   WaitArgs & {
     /** Object name in the cluster; default the Pulumi resource name. */
     name?: pulumi.Input<string>;
-    /** Kubernetes provider for the cluster; default the stack's default provider. */
+    /**
+     * Kubernetes provider for the cluster, of the objects and the waiters; default the `provider` or
+     * `providers` option's (the component's or a parent's), else the stack's default provider.
+     */
     provider?: k8s.Provider;
     /**
      * Adopt the object of that name made by hand (Pulumi's `import`): the first `up` reads it and

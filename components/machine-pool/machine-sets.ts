@@ -94,7 +94,10 @@ export interface MachinePoolArgs extends ClusterFactsArgs, WaitArgs {
    * cloud's Pulumi provider. Explicit values always win; a lookup that finds nothing is an input error.
    */
   cloudLookups?: boolean;
-  /** Kubernetes provider for the cluster; default the stack's default provider. */
+  /**
+   * Kubernetes provider for the cluster, of the objects and the waiters; default the `provider` or
+   * `providers` option's (the component's or a parent's), else the stack's default provider.
+   */
   provider?: k8s.Provider;
 }
 

@@ -49,7 +49,10 @@ export interface OperatorSubscriptionArgs extends WaitArgs {
   sourceNamespace?: pulumi.Input<string>;
   /** Pin the first version to install. */
   startingCSV?: pulumi.Input<string>;
-  /** Kubernetes provider for the cluster; default the stack's default provider. */
+  /**
+   * Kubernetes provider for the cluster, of the objects and the waiters; default the `provider` or
+   * `providers` option's (the component's or a parent's), else the stack's default provider.
+   */
   provider?: k8s.Provider;
 }
 
@@ -137,8 +140,11 @@ function givenNames(args: OperatorSubscriptionArgs): { packageName: string; name
  * (nothing installs without an OperatorGroup in the namespace).
  */
 export class OperatorSubscription extends pulumi.ComponentResource {
+  /** The namespace the operator is installed in. */
   declare public readonly namespace: string;
+  /** The operator's package in the catalog. */
   declare public readonly packageName: string;
+  /** The OLM Subscription. */
   declare public readonly subscription: k8s.apiextensions.CustomResource;
   /** The Subscription's name, once its inputs are resolved and checked. */
   declare public readonly subscriptionName: pulumi.Output<string>;

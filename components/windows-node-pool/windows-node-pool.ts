@@ -85,8 +85,11 @@ function windowsVersion(value: string): WindowsServerVersion {
  * RuntimeClass that puts pods on this build's nodes.
  */
 export class WindowsNodePool extends pulumi.ComponentResource {
+  /** The cluster facts the MachineSets are built from: given, or read from the cluster. */
   declare public readonly facts: pulumi.Output<ClusterFacts>;
+  /** Names of the pool's Windows MachineSets, one per zone. */
   declare public readonly machineSetNames: pulumi.Output<string[]>;
+  /** The pool's Windows MachineSets, one per zone. */
   declare public readonly machineSets: pulumi.Output<k8s.apiextensions.CustomResource[]>;
   /**
    * At preview, a line per MachineSet whose machines run another spec than it declares (`3 machines
@@ -103,6 +106,7 @@ export class WindowsNodePool extends pulumi.ComponentResource {
   declare public readonly runtimeClassName: pulumi.Output<string | undefined>;
   /** The WMCO install, unless an existing one is reused. */
   declare public readonly operator: OperatorSubscription | undefined;
+  /** The namespace WMCO runs in, where its `cloud-private-key` Secret is. */
   declare public readonly operatorNamespace: string;
   /** Windows nodes WMCO has configured, once waited for. */
   declare public readonly configuredNodes: pulumi.Output<string[] | undefined>;

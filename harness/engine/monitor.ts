@@ -85,8 +85,13 @@ export interface Host {
   ): void;
 }
 
-/** What the monitor answers to SupportsFeature: secrets travel marked; the rest take the SDK's older paths. */
-const FEATURES = new Set(["secrets"]);
+/**
+ * What the monitor answers to SupportsFeature, as the engine does (pulumi/pulumi
+ * pkg/resource/deploy/source_eval.go, supportsFeatureID): secrets travel marked, and a resource in a
+ * value travels as a reference (a component package's provider rehydrates it, e.g. a program's
+ * Kubernetes provider given as a component's `provider`); the rest take the SDK's older paths.
+ */
+const FEATURES = new Set(["secrets", "resourceReferences"]);
 
 const SEVERITIES = ["debug", "info", "warning", "error"] as const;
 

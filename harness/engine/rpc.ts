@@ -16,6 +16,8 @@ const statusProto = require("@pulumi/pulumi/proto/status_pb");
 
 /** Pulumi's wire marker for a value not known during preview. */
 export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
+/** The signature of a resource reference (the value under the signature key, as a secret's). */
+export const RESOURCE_SIG = "5cf8f73096256a8f31e491e813e4eb8e";
 
 export type Props = Record<string, unknown>;
 

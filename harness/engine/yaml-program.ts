@@ -4,13 +4,15 @@
  * then asks the package's provider to Construct it), with plain values, in the order their references
  * (`${name.output}`, whole or inside a string) require, and the stack's `outputs:`. Provider resources
  * (`pulumi:providers:<package>`) are registered as custom resources; a component's `provider` and
- * `providers` options send them by package, as `urn::id`. Other YAML features
+ * `providers` options send them by package, as `urn::id`, and a property `${name}` sends the resource
+ * itself, as a resource reference (the engine supports them). Other YAML features
  * (config, variables, functions) are not modelled: a program using them is refused.
  */
 import * as grpc from "@grpc/grpc-js";
 import * as fs from "node:fs";
 import { parse } from "yaml";
 import type { Project } from "../project";
+import { SECRET_SIG_KEY } from "../secrets";
 import { STACK_TYPE } from "./monitor";
 import type { ProgramRun, RunningProgram, RunOptions } from "./program";
 import {
@@ -19,10 +21,12 @@ import {
   engineRpc,
   fromStruct,
   Props,
+  RESOURCE_SIG,
   resourceProto,
   resourceRpc,
   StructLike,
   toStruct,
+  UNKNOWN,
 } from "./rpc";
 
 interface YamlResource {
@@ -42,6 +46,8 @@ const KNOWN_KEYS = new Set(["name", "runtime", "description", "packages", "resou
 const REFERENCE = /\$\{([A-Za-z][\w-]*)\.([^}]+)\}/g;
 /** A reference to a resource itself, as resource options name providers: `${cluster}`. */
 const RESOURCE = /^\$\{([A-Za-z][\w-]*)\}$/;
+/** A property whose whole value is a resource itself, in a value's JSON text. */
+const WHOLE_RESOURCE = /"\$\{([A-Za-z][\w-]*)\}"/g;
 const PROVIDER_TYPE = "pulumi:providers:";
 
 /** Reads the program: `resources:` and `outputs:` of Pulumi.yaml; stack config is passed, not read. */
@@ -57,10 +63,19 @@ export function readYamlProgram(project: Project): YamlProgram {
   };
 }
 
-/** The resources a value refers to. */
+/** The resources a value refers to: their outputs, or themselves. */
 function referencesOf(value: unknown): string[] {
   const text = JSON.stringify(value ?? null);
-  return [...text.matchAll(REFERENCE)].map((m) => m[1]);
+  return [...text.matchAll(REFERENCE), ...text.matchAll(WHOLE_RESOURCE)].map((m) => m[1]);
+}
+
+/**
+ * A resource as a value, the reference an SDK sends when the engine supports resource references
+ * (pulumi/pulumi sdk/go/common/resource/plugin/rpc.go, MarshalPropertyValue): its URN, and the id of a
+ * custom resource once known.
+ */
+function resourceReference(urn: string, id: string): Props {
+  return { [SECRET_SIG_KEY]: RESOURCE_SIG, urn, ...(id && id !== UNKNOWN ? { id } : {}) };
 }
 
 /**
@@ -84,16 +99,21 @@ function at(value: unknown, path: string): unknown {
     .reduce<unknown>((v, key) => (v as Record<string, unknown> | undefined)?.[key], value);
 }
 
-/** The value with every reference replaced by the output it names (a whole-string reference keeps its type). */
-function resolve(value: unknown, outputs: Map<string, Props>): unknown {
+/**
+ * The value with every reference replaced by the output it names (a whole-string reference keeps its
+ * type), and each `${name}` by the resource's reference.
+ */
+function resolve(value: unknown, outputs: Map<string, Props>, resources: Map<string, Props>): unknown {
   if (typeof value === "string") {
+    const resource = RESOURCE.exec(value);
+    if (resource) return resources.get(resource[1]);
     const whole = /^\$\{([A-Za-z][\w-]*)\.([^}]+)\}$/.exec(value);
     if (whole) return at(outputs.get(whole[1]), whole[2]);
     return value.replace(REFERENCE, (_m, name: string, path: string) => String(at(outputs.get(name), path)));
   }
-  if (Array.isArray(value)) return value.map((v) => resolve(v, outputs));
+  if (Array.isArray(value)) return value.map((v) => resolve(v, outputs, resources));
   if (value !== null && typeof value === "object") {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, resolve(v, outputs)]));
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, resolve(v, outputs, resources)]));
   }
   return value;
 }
@@ -153,6 +173,7 @@ async function run(project: Project, options: RunOptions): Promise<ProgramRun> {
     const urns = new Map<string, string>();
     /** `urn::id` of each provider resource, as the SDKs send a provider reference. */
     const refs = new Map<string, string>();
+    const references = new Map<string, Props>();
     const registered = new Map<string, Promise<void>>();
     const declare = (name: string): Promise<void> => {
       const known = registered.get(name);
@@ -167,7 +188,7 @@ async function run(project: Project, options: RunOptions): Promise<ProgramRun> {
           name,
           parent: stack.urn,
           remote: !resource.type.startsWith(PROVIDER_TYPE),
-          object: resolve(resource.properties ?? {}, outputs) as Props,
+          object: resolve(resource.properties ?? {}, outputs, references) as Props,
           dependencies: after.map((n) => urns.get(n)!),
           providers: Object.fromEntries(
             providers.map((p) => [program.resources[p].type.slice(PROVIDER_TYPE.length), refs.get(p)!]),
@@ -175,6 +196,7 @@ async function run(project: Project, options: RunOptions): Promise<ProgramRun> {
         });
         urns.set(name, result.urn);
         refs.set(name, `${result.urn}::${result.id}`);
+        references.set(name, resourceReference(result.urn, result.id));
         outputs.set(name, result.outputs);
       });
       registered.set(name, done);
@@ -188,7 +210,7 @@ async function run(project: Project, options: RunOptions): Promise<ProgramRun> {
     }
     const stackOutputs = new resourceProto.RegisterResourceOutputsRequest();
     stackOutputs.setUrn(stack.urn);
-    stackOutputs.setOutputs(toStruct(resolve(program.outputs, outputs) as Props));
+    stackOutputs.setOutputs(toStruct(resolve(program.outputs, outputs, references) as Props));
     await call(monitor, "registerResourceOutputs", stackOutputs);
     return { code: 0, output: "" };
   } finally {

@@ -1,3 +1,4 @@
+import * as k8s from "@pulumi/kubernetes";
 import {
   ClusterAutoscaler,
   ContainerRuntimeConfig,
@@ -16,6 +17,17 @@ const localStorage = new OperatorSubscription("local-storage", {
   channel: "stable",
 });
 
-new ClusterAutoscaler("autoscaler", { spec: { balanceSimilarNodeGroups: true } });
+// The program's own Kubernetes provider, given as a component's `provider` and in its options.
+const cluster = new k8s.Provider("cluster", {});
+
+new ClusterAutoscaler("autoscaler", { spec: { balanceSimilarNodeGroups: true } }, { providers: [cluster] });
+
+new MachineConfigPool("storage", { provider: cluster });
+
+new ContainerRuntimeConfig(
+  "storage-crio",
+  { pool: "storage", containerRuntimeConfig: { pidsLimit: 2048 } },
+  { provider: cluster },
+);
 
 export const localStorageCSV = localStorage.installedCSV;
