@@ -299,12 +299,25 @@ describe("reflector's store: which events it believes (client-go's Reflector.wat
           w.handlers.onEvent(event("MODIFIED", obj("a", "21", "Running")));
         },
       );
-      const { session: s, failures } = session(api, clock);
+      const { session: s, failures, transients } = session(api, clock);
       await reflect(s, source, running);
       assert.deepEqual(failures, []);
       assert.deepEqual(calls, ["list", "watch@10", "list", "watch@20"]);
+      // What a deadline passing during the pause would name, though the server gave no message.
+      assert.match(describeApiError(transients.find(Boolean)), /watch error$/);
     });
   }
+
+  it("names a cluster-scoped source without a namespace when it fails", async () => {
+    const clock = fakeClock();
+    const { api } = client(
+      () => ({ items: [], resourceVersion: "5" }),
+      (w) => w.handlers.onEvent(event("ERROR", { metadata: { name: "" }, code: 403, reason: "Forbidden" })),
+    );
+    const { session: s, failures } = session(api, clock);
+    await reflect(s, { name: "nodes", resource: KINDS.node }, () => false);
+    assert.deepEqual(failures, ["things: cannot watch nodes: HTTP 403 Forbidden: watch error"]);
+  });
 
   it("resumes after a 503 from the last resourceVersion seen, without listing again", async () => {
     const clock = fakeClock();
