@@ -227,7 +227,7 @@ function satisfy<R>(run: Run<R>, need: Need): void {
   void request(run, need).then(() => {
     delete run.inFlight[need.key];
     reevaluate(run);
-    if (need.type === "get" && run.fetched[need.key] === null && !run.once && !ended(run)) follow(run, need);
+    if (need.type === "get" && run.fetched[need.key] === null && !run.once) follow(run, need);
   });
 }
 

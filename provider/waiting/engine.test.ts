@@ -313,3 +313,137 @@ describe("waiting engine: what a wait sends for its predicate", () => {
     );
   });
 });
+
+describe("waiting engine: rechecks, and reads followed by name", () => {
+  const SECRET = { metadata: { name: "key", namespace: NS } };
+  const read = { type: "get" as const, key: "key", resource: KINDS.secret, name: "key", namespace: NS };
+
+  /**
+   * A failure that is final only once it has lasted a minute (persistence.ts, as the MCO's node
+   * controller lets a degraded node be for a while): judged when that time comes, nothing changing.
+   */
+  function lastingFailure(evaluations: number[]) {
+    return (view: View): Evaluation<never> => {
+      evaluations.push(view.elapsedMs);
+      if (view.elapsedMs >= 60_000) return { state: "failed", message: "degraded for a minute" };
+      // Each evaluation asks for the time still to go: the earlier ask is superseded, not added.
+      return {
+        state: "waiting",
+        message: "degraded",
+        needs: [{ type: "recheck", afterMs: 60_000 - view.elapsedMs }],
+      };
+    };
+  }
+
+  it("evaluates again when a recheck is due, though nothing changed, and leaves no timer behind", async () => {
+    const clock = fakeClock();
+    const client = memoryClient();
+    client.put(KINDS.machine, machine("m1"));
+    const evaluations: number[] = [];
+    const wait = converge({
+      client,
+      waiter: "pool",
+      sources,
+      evaluate: lastingFailure(evaluations),
+      timeoutMs: 30 * 60_000,
+      clock,
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    // A change half-way evaluates again and asks for the rest of the minute.
+    clock.advance(30_000);
+    client.put(KINDS.machine, machine("m2"));
+    clock.advance(29_999);
+    assert.deepEqual(evaluations, [0, 30_000]);
+    clock.advance(1);
+    await assert.rejects(wait, (e: unknown) => isWaitError(e) && e.kind === "failed");
+    assert.deepEqual(evaluations, [0, 30_000, 60_000]);
+    // A timer left would keep `pulumi up` running after the wait ended.
+    assert.equal(clock.pending, 0);
+  });
+
+  it("keeps one recheck timer, the latest evaluation's, and none once the wait ended", async () => {
+    const clock = fakeClock();
+    const client = memoryClient();
+    const wait = converge({
+      ...readingWhileWaiting(client),
+      evaluate: (view: View): Evaluation<string> =>
+        view.sources.machines?.some((m) => m.metadata.name === "m2")
+          ? { state: "done", message: "m2 is there" }
+          : { state: "waiting", message: "waiting for m2", needs: [{ type: "recheck", afterMs: 60_000 }] },
+      clock,
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    clock.advance(30_000);
+    client.put(KINDS.machine, machine("m3"));
+    clock.advance(15_000);
+    client.put(KINDS.machine, machine("m2"));
+    await wait;
+    assert.equal(clock.pending, 0);
+  });
+
+  it("does not wait for a recheck when it only observes", async () => {
+    let evaluation: Evaluation<never> | undefined;
+    void observe({
+      client: memoryClient(),
+      waiter: "pool",
+      sources: [],
+      evaluate: lastingFailure([]),
+      timeoutMs: 60_000,
+      clock: fakeClock(),
+    }).then((e) => (evaluation = e));
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(evaluation?.message, "degraded");
+  });
+
+  /** Waits for Machine m2 and asks to read the secret, or only observes: requests tell what was sent. */
+  function readingWhileWaiting(client: ReturnType<typeof memoryClient>) {
+    return {
+      client,
+      waiter: "w",
+      sources,
+      evaluate: (view: View): Evaluation<string> =>
+        view.sources.machines?.some((m) => m.metadata.name === "m2")
+          ? { state: "done", message: "m2 is there" }
+          : { state: "waiting", message: "waiting for m2", needs: [read] },
+      timeoutMs: 60_000,
+      clock: fakeClock(),
+    };
+  }
+
+  it("watches by name only a read that found nothing", async () => {
+    const client = memoryClient();
+    client.put(KINDS.secret, SECRET);
+    const wait = converge(readingWhileWaiting(client));
+    await new Promise((resolve) => setImmediate(resolve));
+    client.put(KINDS.machine, machine("m2"));
+    const outcome = await wait;
+    // Two lists and two watches for the sources, one read: no list or watch of the secret by name.
+    assert.equal(outcome.requests, 5);
+  });
+
+  it("neither lists nor watches by name a read an observation found missing, with other needs pending", async () => {
+    const client = memoryClient();
+    const machines = client.holdLists(KINDS.machine);
+    const evaluations: string[] = [];
+    const observation = observe({
+      ...readingWhileWaiting(client),
+      // The read is asked for before every source is listed: its answer comes first.
+      sources: [sources[0]],
+      evaluate: (view: View): Evaluation<string> => {
+        evaluations.push(view.fetched.key === null ? "missing" : "reading");
+        return {
+          state: "waiting",
+          message: "waiting",
+          needs: [read, { type: "source", source: sources[1] }],
+        };
+      },
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    machines.release();
+    assert.equal((await observation).state, "waiting");
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(evaluations, ["reading", "missing"]);
+    // The MachineSets' and the Machines' lists, and the read.
+    assert.equal(client.requests, 3);
+  });
+});
