@@ -132,7 +132,8 @@ interface Run<R> {
   reflectors: Record<string, { spec: string; stop: AbortController }>;
   fetched: View["fetched"];
   patched: View["patched"];
-  inFlight: Record<string, true | undefined>;
+  /** Keys of the gets, patches and deletes sent: each is sent once, retried until answered. */
+  requested: Record<string, true | undefined>;
   /** Cancels the pending recheck timer. */
   cancelRecheck?: () => void;
   reporter: ProgressReporter;
@@ -221,11 +222,9 @@ function satisfy<R>(run: Run<R>, need: Need): void {
     run.cancelRecheck = run.session.clock.after(need.afterMs, () => reevaluate(run));
     return;
   }
-  if (run.inFlight[need.key]) return;
-  if (need.type === "get" ? run.fetched[need.key] !== undefined : run.patched[need.key]) return;
-  run.inFlight[need.key] = true;
+  if (run.requested[need.key]) return;
+  run.requested[need.key] = true;
   void request(run, need).then(() => {
-    delete run.inFlight[need.key];
     reevaluate(run);
     if (need.type === "get" && run.fetched[need.key] === null && !run.once) follow(run, need);
   });
@@ -320,7 +319,7 @@ function runWait<R>(
       reflectors: {},
       fetched: {},
       patched: {},
-      inFlight: {},
+      requested: {},
       reporter: progressReporter(options.progressIntervalMs ?? 1000, options.onProgress, clock),
       last: { state: "waiting", message: `${waiter}: connecting` },
       session: {

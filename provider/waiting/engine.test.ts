@@ -381,6 +381,24 @@ describe("waiting engine: rechecks, and reads followed by name", () => {
     assert.equal(clock.pending, 0);
   });
 
+  it("lists and watches once a source that one evaluation asks for twice", async () => {
+    // As the needs of two pools that select the same nodes, put together by one waiter.
+    const client = memoryClient();
+    const outcome = await converge({
+      ...readingWhileWaiting(client),
+      sources: [],
+      evaluate: (view: View): Evaluation<string> =>
+        view.sources.machines
+          ? { state: "done", message: "listed" }
+          : {
+              state: "waiting",
+              message: "listing",
+              needs: [1, 2].map(() => ({ type: "source", source: sources[1] })),
+            },
+    });
+    assert.equal(outcome.requests, 1);
+  });
+
   it("does not wait for a recheck when it only observes", async () => {
     let evaluation: Evaluation<never> | undefined;
     void observe({
