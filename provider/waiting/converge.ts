@@ -132,7 +132,10 @@ interface Run<R> {
   reflectors: Record<string, { spec: string; stop: AbortController }>;
   fetched: View["fetched"];
   patched: View["patched"];
-  /** Keys of the gets, patches and deletes sent: each is sent once, retried until answered. */
+  /**
+   * The gets, patches and deletes sent, by type and key: each is sent once, retried until answered (a
+   * read and a patch may share a key, as `fetched` and `patched` are apart).
+   */
   requested: Record<string, true | undefined>;
   /** Cancels the pending recheck timer. */
   cancelRecheck?: () => void;
@@ -222,8 +225,9 @@ function satisfy<R>(run: Run<R>, need: Need): void {
     run.cancelRecheck = run.session.clock.after(need.afterMs, () => reevaluate(run));
     return;
   }
-  if (run.requested[need.key]) return;
-  run.requested[need.key] = true;
+  const requested = `${need.type}/${need.key}`;
+  if (run.requested[requested]) return;
+  run.requested[requested] = true;
   void request(run, need).then(() => {
     reevaluate(run);
     if (need.type === "get" && run.fetched[need.key] === null && !run.once) follow(run, need);

@@ -1,5 +1,6 @@
 import { strict as assert } from "node:assert";
-import { converge, Evaluation, isWaitError, observe, View } from "./converge";
+import { ApiClient } from "./api";
+import { converge, Evaluation, isWaitError, Need, observe, View } from "./converge";
 import { KINDS, KubeObject } from "./kinds";
 import { ProgressEvent } from "./progress";
 import { apiError } from "./retry";
@@ -337,15 +338,19 @@ describe("waiting engine: rechecks, and reads followed by name", () => {
 
   it("evaluates again when a recheck is due, though nothing changed, and leaves no timer behind", async () => {
     const clock = fakeClock();
+    // Time is measured from the wait's start, not from the clock's.
+    clock.advance(3_600_000);
     const client = memoryClient();
     client.put(KINDS.machine, machine("m1"));
     const evaluations: number[] = [];
+    const events: ProgressEvent[] = [];
     const wait = converge({
       client,
       waiter: "pool",
       sources,
       evaluate: lastingFailure(evaluations),
       timeoutMs: 30 * 60_000,
+      onProgress: (e) => events.push(e),
       clock,
     });
     await new Promise((resolve) => setImmediate(resolve));
@@ -357,6 +362,7 @@ describe("waiting engine: rechecks, and reads followed by name", () => {
     clock.advance(1);
     await assert.rejects(wait, (e: unknown) => isWaitError(e) && e.kind === "failed");
     assert.deepEqual(evaluations, [0, 30_000, 60_000]);
+    assert.equal(events[events.length - 1].elapsedMs, 60_000);
     // A timer left would keep `pulumi up` running after the wait ended.
     assert.equal(clock.pending, 0);
   });
@@ -463,5 +469,132 @@ describe("waiting engine: rechecks, and reads followed by name", () => {
     assert.deepEqual(evaluations, ["reading", "missing"]);
     // The MachineSets' and the Machines' lists, and the read.
     assert.equal(client.requests, 3);
+  });
+});
+
+describe("waiting engine: what a read, a patch or a delete settles", () => {
+  const plan = { metadata: { name: "plan", namespace: NS } };
+  const target = { resource: KINDS.installPlan, name: "plan", namespace: NS };
+
+  /** The wait, which must end within a few turns of the event loop (answers come at once here). */
+  async function settled<T>(wait: Promise<T>): Promise<T> {
+    let done = false;
+    wait.then(
+      () => (done = true),
+      () => (done = true),
+    );
+    for (let i = 0; i < 20 && !done; i++) await new Promise((resolve) => setImmediate(resolve));
+    assert.ok(done, "the wait still waits for an answer it had");
+    return wait;
+  }
+
+  /** Waits for `done(view)`, asking for `needs` meanwhile; nothing is watched. */
+  const waitFor = (client: ApiClient, needs: (view: View) => Need[], done: (view: View) => boolean) =>
+    settled(
+      converge({
+        client,
+        waiter: "w",
+        sources: [],
+        evaluate: (view) =>
+          done(view)
+            ? { state: "done", message: "done" }
+            : { state: "waiting", message: "waiting", needs: needs(view) },
+        timeoutMs: 60_000,
+        clock: fakeClock(),
+      }),
+    );
+
+  it("sends a patch keyed as the read before it: a read and a patch keep their own answers", async () => {
+    const client = memoryClient();
+    client.put(KINDS.installPlan, plan);
+    await waitFor(
+      client,
+      (view) => [
+        view.fetched.plan
+          ? { type: "patch", key: "plan", ...target, patch: { spec: { approved: true } } }
+          : { type: "get", key: "plan", ...target },
+      ],
+      (view) => view.patched.plan === true,
+    );
+    assert.deepEqual(client.patches, [["installplans/plan", { spec: { approved: true } }]]);
+  });
+
+  it("marks a delete done, and a patch of an object gone meanwhile when the need allows it", async () => {
+    const client = memoryClient();
+    client.put(KINDS.machine, machine("m1"));
+    const gone = Object.assign(Object.create(client), {
+      mergePatch: () =>
+        Promise.reject(apiError('machines "m2" not found', { status: 404, reason: "NotFound" })),
+    });
+    await waitFor(
+      gone,
+      () => [
+        { type: "delete", key: "delete/m1", resource: KINDS.machine, name: "m1", namespace: NS },
+        {
+          type: "patch",
+          key: "mark/m2",
+          resource: KINDS.machine,
+          name: "m2",
+          namespace: NS,
+          patch: {},
+          unlessGone: true,
+        },
+      ],
+      (view) => view.patched["delete/m1"] === true && view.patched["mark/m2"] === true,
+    );
+  });
+
+  it("fails a patch the API refuses, even one allowed to find its object gone", async () => {
+    const forbidden = Object.assign(Object.create(memoryClient()), {
+      mergePatch: () => Promise.reject(apiError("forbidden", { status: 403, reason: "Forbidden" })),
+      delete: () => Promise.reject(apiError("forbidden", { status: 403, reason: "Forbidden" })),
+    });
+    const mark = { type: "patch" as const, key: "mark", ...target, patch: {}, unlessGone: true };
+    await assert.rejects(
+      waitFor(
+        forbidden,
+        () => [mark],
+        (view) => view.patched.mark === true,
+      ),
+      (e: unknown) =>
+        isWaitError(e) && e.message === "w: cannot patch InstallPlan plan: HTTP 403 Forbidden: forbidden",
+    );
+    await assert.rejects(
+      waitFor(
+        forbidden,
+        () => [{ ...mark, type: "delete" }],
+        (view) => view.patched.mark === true,
+      ),
+      (e: unknown) =>
+        isWaitError(e) && e.message === "w: cannot delete InstallPlan plan: HTTP 403 Forbidden: forbidden",
+    );
+  });
+
+  it("stops watching a missing object by name once it appeared", async () => {
+    const client = memoryClient();
+    const byName: AbortSignal[] = [];
+    const watching = Object.assign(Object.create(client), {
+      watch: (...args: Parameters<ApiClient["watch"]>) => {
+        if (args[1].fieldSelector && args[3]) byName.push(args[3]);
+        return client.watch(...args);
+      },
+    });
+    const wait = converge({
+      client: watching,
+      waiter: "w",
+      sources,
+      evaluate: (view: View): Evaluation<string> =>
+        view.sources.machines?.length
+          ? { state: "done", message: "m1 is there" }
+          : { state: "waiting", message: "waiting", needs: [{ type: "get", key: "plan", ...target }] },
+      timeoutMs: 60_000,
+      clock: fakeClock(),
+    });
+    while (byName.length === 0) await new Promise((resolve) => setImmediate(resolve));
+    client.put(KINDS.installPlan, plan);
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(byName[0].aborted, true, "still watched once read");
+    client.put(KINDS.machine, machine("m1"));
+    await wait;
   });
 });
