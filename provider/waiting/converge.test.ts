@@ -443,7 +443,6 @@ describe("reflector", () => {
       clock,
       policy: steady,
       signal: stop.signal,
-      remainingMs: () => 60_000,
       fail: (message) => {
         failures.push(message);
         stop.abort();

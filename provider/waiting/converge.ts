@@ -332,7 +332,6 @@ function runWait<R>(
         clock,
         policy: options.retry ?? DEFAULT_RETRY,
         signal: stop.signal,
-        remainingMs: () => options.timeoutMs - (clock.now() - started),
         fail: (message) => fail("failed", message),
         transient: (error) => {
           timing.lastApiError = error;
@@ -375,7 +374,8 @@ function runWait<R>(
     options.signal?.addEventListener("abort", timing.onAbort);
 
     for (const source of options.sources) startSource(run, source);
-    if (options.sources.length === 0) reevaluate(run);
+    // Evaluates at once a wait without sources; one with sources waits for their lists (no view yet).
+    reevaluate(run);
   });
 }
 

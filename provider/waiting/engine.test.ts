@@ -1,10 +1,11 @@
 import { strict as assert } from "node:assert";
+import { getEventListeners } from "node:events";
 import { ApiClient } from "./api";
 import { converge, Evaluation, isWaitError, Need, observe, View } from "./converge";
 import { KINDS, KubeObject } from "./kinds";
 import { ProgressEvent } from "./progress";
 import { apiError } from "./retry";
-import { fakeClock } from "../../test/fake-clock";
+import { fakeClock, FakeClock } from "../../test/fake-clock";
 import { memoryClient } from "../../test/memory-client";
 
 /**
@@ -596,5 +597,77 @@ describe("waiting engine: what a read, a patch or a delete settles", () => {
     assert.equal(byName[0].aborted, true, "still watched once read");
     client.put(KINDS.machine, machine("m1"));
     await wait;
+  });
+});
+
+describe("waiting engine: what a wait reports as it goes and ends", () => {
+  /** A wait for `target` Machines, its progress events kept. */
+  function countingWait(client: ApiClient, target: number, clock: FakeClock, signal?: AbortSignal) {
+    const events: ProgressEvent[] = [];
+    const wait = converge({
+      client,
+      waiter: "w",
+      sources: [sources[1]],
+      evaluate: counting(target),
+      timeoutMs: 60_000,
+      onProgress: (e) => events.push(e),
+      signal,
+      clock,
+    });
+    return { wait, events };
+  }
+
+  const counting = (target: number) => (view: View) => {
+    const machines = view.sources.machines?.length ?? 0;
+    return {
+      state: machines === target ? ("done" as const) : ("waiting" as const),
+      message: `${machines} machines`,
+    };
+  };
+
+  it("reports progress at most once a second by default, measures from its own start, and lets go of the signal", async () => {
+    const clock = fakeClock();
+    clock.advance(3_600_000);
+    const client = memoryClient();
+    // A request of someone else's before the wait: not the wait's.
+    await client.get(KINDS.machine, "m0", NS);
+    const signal = new AbortController().signal;
+    const { wait, events } = countingWait(client, 2, clock, signal);
+    await new Promise((resolve) => setImmediate(resolve));
+    clock.advance(500);
+    client.put(KINDS.machine, machine("m1"));
+    clock.advance(499);
+    assert.deepEqual(
+      events.map((e) => e.message),
+      ["0 machines"],
+    );
+    clock.advance(1);
+    assert.deepEqual(
+      events.map((e) => e.message),
+      ["0 machines", "1 machines"],
+    );
+    clock.advance(1000);
+    client.put(KINDS.machine, machine("m2"));
+    const outcome = await wait;
+    assert.equal(outcome.elapsedMs, 2000);
+    assert.equal(outcome.requests, 2, "its list and its watch");
+    assert.equal(getEventListeners(signal, "abort").length, 0, "the caller's signal still holds the wait");
+  });
+
+  it("ends a timeout's progress as failed with the timeout's message, and an API refusal as failed", async () => {
+    const clock = fakeClock();
+    const { wait, events } = countingWait(memoryClient(), 1, clock);
+    await new Promise((resolve) => setImmediate(resolve));
+    clock.advance(60_000);
+    await assert.rejects(wait, (e: unknown) => isWaitError(e) && e.kind === "timeout");
+    const last = events[events.length - 1];
+    assert.deepEqual([last.state, last.message], ["failed", "timed out after 60s waiting for w: 0 machines"]);
+    const forbidden = Object.assign(Object.create(memoryClient()), {
+      list: () => Promise.reject(apiError("forbidden", { status: 403, reason: "Forbidden" })),
+    });
+    await assert.rejects(
+      converge({ client: forbidden, waiter: "w", sources, evaluate: counting(1), timeoutMs: 60_000, clock }),
+      (e: unknown) => isWaitError(e) && e.kind === "failed",
+    );
   });
 });

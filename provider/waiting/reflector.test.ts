@@ -114,7 +114,6 @@ function session(api: ApiClient, clock: FakeClock, random = () => 0) {
     clock,
     policy: steady,
     signal: stop.signal,
-    remainingMs: () => 30 * 60_000,
     fail: (message) => {
       failures.push(message);
       stop.abort();
