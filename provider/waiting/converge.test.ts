@@ -443,7 +443,6 @@ describe("reflector", () => {
       clock,
       policy: steady,
       signal: stop.signal,
-      remainingMs: () => 60_000,
       fail: (message) => {
         failures.push(message);
         stop.abort();
@@ -669,5 +668,77 @@ describe("progress", () => {
       global.map((g) => g.message),
       own,
     );
+  });
+});
+
+describe("converge: a source whose selectors changed while it was listing again", () => {
+  it("drops what its old selectors' list answers late, and does not end on it", async () => {
+    // The pool's nodes by its old selector are listed again after a 410 when the selector changes to
+    // role=b: that list, answered after the new one, says node-b Ready from when it had role=a too.
+    const pool = { name: "pool", resource: KINDS.pool };
+    let releaseOld: (() => void) | undefined;
+    let oldLists = 0;
+    let requests = 0;
+    const hold = (signal?: AbortSignal) =>
+      new Promise<void>((resolve) => signal?.addEventListener("abort", () => resolve()));
+    const client: ApiClient = {
+      get requests() {
+        return requests;
+      },
+      async list(resource, selectors) {
+        requests++;
+        if (resource === KINDS.pool) return { items: [obj("pool", "1", "role=a")], resourceVersion: "1" };
+        if (selectors.fieldSelector === "role=b")
+          return { items: [obj("node-b", "3", "NotReady")], resourceVersion: "3" };
+        // The old selector's list ignores the cancel, as a response already on its way does.
+        if (++oldLists === 1) return { items: [obj("node-a", "1", "Ready")], resourceVersion: "1" };
+        await new Promise<void>((resolve) => (releaseOld = resolve));
+        return { items: [obj("node-b", "2", "Ready")], resourceVersion: "2" };
+      },
+      get: async () => undefined,
+      mergePatch: async () => ({ metadata: { name: "x" } }),
+      delete: async () => true,
+      async watch(resource, selectors, handlers, signal) {
+        requests++;
+        if (selectors.fieldSelector === "role=a" && oldLists === 1) {
+          return handlers.onEvent(event("ERROR", { metadata: { name: "" }, code: 410, reason: "Expired" }));
+        }
+        if (resource === KINDS.pool) {
+          while (!releaseOld) await new Promise((resolve) => setImmediate(resolve));
+          handlers.onEvent(event("MODIFIED", obj("pool", "4", "role=b")));
+        }
+        await hold(signal);
+      },
+    };
+    const cancel = new AbortController();
+    const seen: string[][] = [];
+    const wait = converge({
+      client,
+      waiter: "nodes of the pool",
+      sources: [pool],
+      evaluate: (view) => {
+        const selector = (view.sources.pool?.[0]?.status as { phase: string }).phase;
+        const nodes = view.sources.nodes ?? [];
+        seen.push(nodes.map((n) => n.metadata.name));
+        const ready = nodes.some(
+          (n) => n.metadata.name === "node-b" && (n.status as { phase: string }).phase === "Ready",
+        );
+        return {
+          state: ready && selector === "role=b" ? "done" : "waiting",
+          message: `${selector}: ${nodes.length} nodes`,
+          needs: [{ type: "source", source: { ...source, name: "nodes", fieldSelector: selector } }],
+        };
+      },
+      timeoutMs: 60_000,
+      signal: cancel.signal,
+      clock: fakeClock(),
+    });
+    while (!seen.some((nodes) => nodes.includes("node-b")))
+      await new Promise((resolve) => setImmediate(resolve));
+    releaseOld?.();
+    for (let i = 0; i < 10; i++) await new Promise((resolve) => setImmediate(resolve));
+    cancel.abort();
+    await assert.rejects(wait, (e: unknown) => isWaitError(e) && e.kind === "aborted");
+    assert.deepEqual(seen[seen.length - 1], ["node-b"]);
   });
 });

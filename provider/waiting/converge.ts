@@ -132,7 +132,11 @@ interface Run<R> {
   reflectors: Record<string, { spec: string; stop: AbortController }>;
   fetched: View["fetched"];
   patched: View["patched"];
-  inFlight: Record<string, true | undefined>;
+  /**
+   * The gets, patches and deletes sent, by type and key: each is sent once, retried until answered (a
+   * read and a patch may share a key, as `fetched` and `patched` are apart).
+   */
+  requested: Record<string, true | undefined>;
   /** Cancels the pending recheck timer. */
   cancelRecheck?: () => void;
   reporter: ProgressReporter;
@@ -221,13 +225,12 @@ function satisfy<R>(run: Run<R>, need: Need): void {
     run.cancelRecheck = run.session.clock.after(need.afterMs, () => reevaluate(run));
     return;
   }
-  if (run.inFlight[need.key]) return;
-  if (need.type === "get" ? run.fetched[need.key] !== undefined : run.patched[need.key]) return;
-  run.inFlight[need.key] = true;
+  const requested = `${need.type}/${need.key}`;
+  if (run.requested[requested]) return;
+  run.requested[requested] = true;
   void request(run, need).then(() => {
-    delete run.inFlight[need.key];
     reevaluate(run);
-    if (need.type === "get" && run.fetched[need.key] === null && !run.once && !ended(run)) follow(run, need);
+    if (need.type === "get" && run.fetched[need.key] === null && !run.once) follow(run, need);
   });
 }
 
@@ -320,7 +323,7 @@ function runWait<R>(
       reflectors: {},
       fetched: {},
       patched: {},
-      inFlight: {},
+      requested: {},
       reporter: progressReporter(options.progressIntervalMs ?? 1000, options.onProgress, clock),
       last: { state: "waiting", message: `${waiter}: connecting` },
       session: {
@@ -329,7 +332,6 @@ function runWait<R>(
         clock,
         policy: options.retry ?? DEFAULT_RETRY,
         signal: stop.signal,
-        remainingMs: () => options.timeoutMs - (clock.now() - started),
         fail: (message) => fail("failed", message),
         transient: (error) => {
           timing.lastApiError = error;
@@ -372,7 +374,8 @@ function runWait<R>(
     options.signal?.addEventListener("abort", timing.onAbort);
 
     for (const source of options.sources) startSource(run, source);
-    if (options.sources.length === 0) reevaluate(run);
+    // Evaluates at once a wait without sources; one with sources waits for their lists (no view yet).
+    reevaluate(run);
   });
 }
 

@@ -114,7 +114,6 @@ function session(api: ApiClient, clock: FakeClock, random = () => 0) {
     clock,
     policy: steady,
     signal: stop.signal,
-    remainingMs: () => 30 * 60_000,
     fail: (message) => {
       failures.push(message);
       stop.abort();
@@ -267,5 +266,187 @@ describe("reflector watches (client-go's Reflector.watch and Reflector.Run)", ()
     assert.deepEqual(clock.slept, [100]);
     // The idle and timeout timers of both watches were cancelled: nothing keeps a process alive.
     assert.equal(clock.pending, 0);
+  });
+});
+
+describe("reflector's store: which events it believes (client-go's Reflector.watchHandler)", () => {
+  /** `running`, recording the resourceVersion of thing a in every store handed. */
+  function handing() {
+    const handed: string[] = [];
+    const changed = (store: Store | null) => {
+      handed.push(String(store?.get("a")?.metadata.resourceVersion));
+      return running(store);
+    };
+    return { handed, changed };
+  }
+
+  // apimachinery's IsResourceExpired (reason Expired) and IsGone (reason Gone, or code 410 alone), as
+  // client-go's isExpiredError reads them: each means the history is gone, so the source is listed again.
+  const expired = {
+    "reason Expired": { reason: "Expired" },
+    "reason Gone": { reason: "Gone" },
+    "code 410 alone": { code: 410 },
+  };
+  for (const [what, status] of Object.entries(expired)) {
+    it(`takes a watch ERROR with ${what} as expired history: lists again instead of failing`, async () => {
+      const clock = fakeClock();
+      let lists = 0;
+      const { api, calls } = client(
+        () => ({ items: [obj("a", String(++lists), "Pending")], resourceVersion: String(lists * 10) }),
+        (w) => {
+          if (w.rv === "10") return w.handlers.onEvent(event("ERROR", { metadata: { name: "" }, ...status }));
+          w.handlers.onEvent(event("MODIFIED", obj("a", "21", "Running")));
+        },
+      );
+      const { session: s, failures, transients } = session(api, clock);
+      await reflect(s, source, running);
+      assert.deepEqual(failures, []);
+      assert.deepEqual(calls, ["list", "watch@10", "list", "watch@20"]);
+      // What a deadline passing during the pause would name, though the server gave no message.
+      assert.match(describeApiError(transients.find(Boolean)), /watch error$/);
+    });
+  }
+
+  it("names a cluster-scoped source without a namespace when it fails", async () => {
+    const clock = fakeClock();
+    const { api } = client(
+      () => ({ items: [], resourceVersion: "5" }),
+      (w) => w.handlers.onEvent(event("ERROR", { metadata: { name: "" }, code: 403, reason: "Forbidden" })),
+    );
+    const { session: s, failures } = session(api, clock);
+    await reflect(s, { name: "nodes", resource: KINDS.node }, () => false);
+    assert.deepEqual(failures, ["things: cannot watch nodes: HTTP 403 Forbidden: watch error"]);
+  });
+
+  it("resumes after a 503 from the last resourceVersion seen, without listing again", async () => {
+    const clock = fakeClock();
+    const { api, calls } = client(
+      () => ({ items: [obj("a", "5", "Pending")], resourceVersion: "5" }),
+      (w) => {
+        if (w.rv === "5") {
+          w.handlers.onEvent(event("MODIFIED", obj("a", "6", "Pending")));
+          return w.handlers.onEvent(
+            event("ERROR", { metadata: { name: "" }, code: 503, reason: "ServiceUnavailable" }),
+          );
+        }
+        w.handlers.onEvent(event("MODIFIED", obj("a", "7", "Running")));
+      },
+    );
+    const { session: s, failures } = session(api, clock);
+    await reflect(s, source, running);
+    assert.deepEqual(failures, []);
+    assert.deepEqual(calls, ["list", "watch@5", "watch@6"]);
+    assert.deepEqual(clock.slept, [100]);
+  });
+
+  it("keeps the last resourceVersion when an event carries none", async () => {
+    const clock = fakeClock();
+    const { api, calls } = client(
+      () => ({ items: [obj("a", "5", "Pending")], resourceVersion: "5" }),
+      (w) => {
+        if (w.rv !== "6") {
+          w.handlers.onEvent(event("MODIFIED", obj("a", "6", "Pending")));
+          w.handlers.onEvent(event("MODIFIED", { metadata: { name: "b" }, status: { phase: "Pending" } }));
+          return w.end();
+        }
+        w.handlers.onEvent(event("MODIFIED", obj("a", "7", "Running")));
+      },
+    );
+    const { session: s } = session(api, clock);
+    await reflect(s, source, running);
+    assert.deepEqual(calls, ["list", "watch@5", "watch@6"]);
+  });
+
+  it("does not believe events of a stream after its ERROR: the state after a 410 is the new list's", async () => {
+    const clock = fakeClock();
+    let lists = 0;
+    const { handed, changed } = handing();
+    const { api, calls } = client(
+      () => ({ items: [obj("a", String(++lists), "Pending")], resourceVersion: String(lists * 10) }),
+      (w) => {
+        if (w.rv === "10") {
+          w.handlers.onEvent(gone());
+          // Left in the response after the error: history the server could no longer vouch for.
+          return w.handlers.onEvent(event("MODIFIED", obj("a", "11", "Running")));
+        }
+        w.handlers.onEvent(event("MODIFIED", obj("a", "21", "Running")));
+      },
+    );
+    const { session: s } = session(api, clock);
+    await reflect(s, source, changed);
+    assert.deepEqual(calls, ["list", "watch@10", "list", "watch@20"]);
+    assert.deepEqual(handed, ["1", "2", "21"]);
+  });
+
+  it("hands nothing more once the caller has what it needs, and leaves no timer behind", async () => {
+    const clock = fakeClock();
+    const { handed, changed } = handing();
+    const { api, watches } = client(
+      () => ({ items: [obj("a", "5", "Pending")], resourceVersion: "5" }),
+      (w) => {
+        w.handlers.onEvent(event("MODIFIED", obj("a", "6", "Running")));
+        w.handlers.onEvent(event("MODIFIED", obj("a", "7", "Failed")));
+      },
+    );
+    const { session: s } = session(api, clock);
+    await reflect(s, source, changed);
+    assert.deepEqual(handed, ["5", "6"]);
+    assert.equal(watches.length, 1);
+    assert.equal(clock.pending, 0);
+  });
+
+  it("does not believe a replaced watch's late events over the watch that replaced it", async () => {
+    const clock = fakeClock();
+    const { handed, changed } = handing();
+    const { api, watches } = client(
+      () => ({ items: [obj("a", "5", "Pending")], resourceVersion: "5" }),
+      (w) => {
+        if (watches.length === 2) w.handlers.onEvent(event("MODIFIED", obj("a", "7", "Failed")));
+      },
+    );
+    const { session: s, stop } = session(api, clock);
+    void reflect(s, source, changed);
+    await settle();
+    clock.advance(WATCH_IDLE_MS);
+    await settle();
+    assert.equal(watches.length, 2);
+    // The silent first watch speaks at last, of a state older than the one its successor delivered.
+    watches[0].handlers.onEvent(event("MODIFIED", obj("a", "6", "Running")));
+    await settle();
+    assert.deepEqual(handed, ["5", "7"]);
+    stop.abort();
+    await settle();
+    // Nor is anything handed after the wait ended.
+    watches[1].handlers.onEvent(event("MODIFIED", obj("a", "8", "Running")));
+    assert.deepEqual(handed, ["5", "7"]);
+    assert.equal(clock.pending, 0);
+  });
+
+  it("pauses only for watches that close at once without a word, longer each time", async () => {
+    const clock = fakeClock();
+    const { api, calls, watches } = client(
+      () => ({ items: [obj("a", "5", "Pending")], resourceVersion: "5" }),
+      (w) => {
+        const n = watches.length;
+        // Three closed at once, silent; one that lasted the full second; one that delivered, then closed.
+        if (n <= 3) return w.end();
+        if (n === 4) return clock.after(1000, w.end);
+        if (n === 5) {
+          w.handlers.onEvent(event("MODIFIED", obj("a", "6", "Pending")));
+          return w.end();
+        }
+        if (n === 6) return w.end();
+        w.handlers.onEvent(event("MODIFIED", obj("a", "7", "Running")));
+      },
+    );
+    const { session: s } = session(api, clock);
+    const done = reflect(s, source, running);
+    while (watches.length < 4) await tick();
+    await settle();
+    clock.advance(1000);
+    await done;
+    assert.equal(calls.length, 8);
+    // The silent sixth closes at once after one that delivered: the backoff started over.
+    assert.deepEqual(clock.slept, [100, 200, 400, 100]);
   });
 });

@@ -37,8 +37,6 @@ export interface Session {
   policy: RetryPolicy;
   /** Aborted when the wait ends: every request and pause of the wait stops then. */
   signal: AbortSignal;
-  /** Milliseconds left before the wait's deadline. */
-  remainingMs(): number;
   /** Ends the wait with a failure that retrying cannot change. */
   fail(message: string): void;
   /** The latest transient failure, or undefined once a request got through, for the timeout message. */
