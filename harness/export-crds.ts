@@ -16,8 +16,9 @@ import { ambientKubeconfig } from "../provider/dynamic/credentials";
 import { runCommand } from "./cli";
 
 /**
- * The CRDs of the kinds the library renders or reads: those its waiters watch (`KINDS`, core kinds
- * aside), and those only its components render or read: the OperatorGroup of an operator install, the
+ * The CRDs of the kinds the library renders or reads: those its waiters watch (`KINDS`, Kubernetes'
+ * own kinds aside: the core group and the `*.k8s.io` groups kube-apiserver serves, RuntimeClass's
+ * `node.k8s.io` among them), and those only its components render or read: the OperatorGroup of an operator install, the
  * Infrastructure holding the cluster facts, the IngressController and image registry Config the
  * infra placement patches, and the autoscalers and health checks of pools. A test holds this list to
  * what the examples and those pool options render and read.
@@ -25,7 +26,7 @@ import { runCommand } from "./cli";
 export const LIBRARY_CRDS: readonly string[] = [
   ...new Set([
     ...Object.values(KINDS)
-      .filter((k) => k.group !== "")
+      .filter((k) => k.group !== "" && !k.group.endsWith(".k8s.io"))
       .map((k) => `${k.plural}.${k.group}`),
     "operatorgroups.operators.coreos.com",
     "infrastructures.config.openshift.io",

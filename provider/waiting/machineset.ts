@@ -83,12 +83,14 @@ export interface NodeQuery {
  * node.openshift.io/os_id=...`, the master's and arbiter's likewise). A Windows MachineSet's template
  * sets only the worker role, for one.
  */
-const ROLE_WIDE_LABELS = new Set([
+// An array, not a Set: Pulumi's closure serialization, which carries the waiters to the dynamic-provider
+// host, does not rebuild a Set's entries.
+const ROLE_WIDE_LABELS = [
   "kubernetes.io/os",
   "kubernetes.io/arch",
   "node.openshift.io/os_id",
   ...["worker", "master", "control-plane", "arbiter"].map(nodeRoleLabel),
-]);
+];
 
 /**
  * What to ask the API server for to see these MachineSets' nodes and no others. The machine-api's
@@ -112,7 +114,7 @@ export function nodeQueries(
       ...field<Record<string, string>>(set, "spec", "template", "spec", "metadata", "labels"),
       ...target.nodeLabels,
     };
-    const own = labels && Object.keys(labels).some((key) => !ROLE_WIDE_LABELS.has(key));
+    const own = labels && Object.keys(labels).some((key) => !ROLE_WIDE_LABELS.includes(key));
     const labelSelector = own ? labelSelectorQuery({ matchLabels: labels }) : undefined;
     if (labelSelector === undefined) {
       queries.push(...(nodeNames[name] ?? []).map(nodeByName));

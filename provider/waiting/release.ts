@@ -36,7 +36,8 @@ export interface Earlier {
 /** Writes a restore makes when no earlier manager is known. */
 export const RESTORE_FIELD_MANAGER = "openshift-topology-restore";
 
-const TOP_LEVEL = new Set(["apiVersion", "kind", "metadata", "status"]);
+// An array, not a Set: Pulumi's closure serialization does not rebuild a Set's entries.
+const TOP_LEVEL = ["apiVersion", "kind", "metadata", "status"];
 
 function valueAt(object: unknown, path: readonly string[]): { found: boolean; value?: unknown } {
   let node: unknown = object;
@@ -109,7 +110,7 @@ export async function restoreEarlier(options: {
   const live = await withRetry(() => client.get(resource, target.name, target.namespace), options);
   if (!live) return [];
   if (!earlier.existed) {
-    const left = Object.entries(live).filter(([key, value]) => !TOP_LEVEL.has(key) && !isEmpty(value));
+    const left = Object.entries(live).filter(([key, value]) => !TOP_LEVEL.includes(key) && !isEmpty(value));
     if (left.length > 0) return [`kept ${describe(target)}: it holds ${left.map(([k]) => k).join(", ")}`];
     await withRetry(
       () =>
