@@ -576,9 +576,14 @@ describe("waiting core against the simulator", function () {
 
     it("fails naming the node, its MachineConfigNode phase and the condition's message", async () => {
       sim.store.create(machineConfig("99-worker-usr", { "/usr/bin/tool": "#!/bin/sh" }));
-      // The daemon retries the writes (daemon.go handleErr), failing alike each time.
+      // The daemon retries the writes (daemon.go handleErr), failing alike each time. Time jumps once the
+      // node's MachineConfigNode says it failed: its watch may deliver after the node's annotations do.
       await expectWaitError(
-        rollout({ pool: "worker", machineConfigs: ["99-worker-usr"], ...persisting(/degraded: node/) }),
+        rollout({
+          pool: "worker",
+          machineConfigs: ["99-worker-usr"],
+          ...persisting(/degraded: node \S+ \(UpdateExecuted\)/),
+        }),
         "failed",
         /pool worker is degraded rolling out rendered-worker-\w+: node ip-\S+ \(UpdateExecuted\): Error updating the Files on disk as a part of the in progress phase: failed to create directory "\/usr\/bin": mkdir \/usr\/bin: read-only file system \(persisted 5m0s, past the 5m0s allowed for retries\)$/,
       );
@@ -665,24 +670,50 @@ describe("waiting core against the simulator", function () {
     });
 
     it("re-lists after 410 Gone on resume", async () => {
-      // The next two resumes get 410. With one, a MachineConfigNode's watch could take it and the
-      // pool's events finish the rollout while that source pauses before listing again, as
-      // client-go's `Reflector.Run` pauses through its backoff manager before every re-list.
-      const { sent, afterFault } = await rolloutWith(() => {
-        sim.faults.expireNextWatchResume(2);
-        sim.faults.dropWatches();
+      // Once one node runs the new render, the next holds the rollout (a slow OS update) while every
+      // watch is dropped and each resume gets 410 (a 410 storm): the rollout goes on only once the pool's
+      // source listed again, so its end comes after the 410s, never in events already on their way.
+      // client-go's `Reflector.Run` lists again after a watch ends with an expired resourceVersion.
+      const name = `99-worker-fault-${++n}`;
+      const sent: string[] = [];
+      const client = createApiClient(kubeconfig, {
+        onRequest: (_method, path) => sent.push(describeRequest(path)),
       });
-      // Unless the events already received finished the rollout before both watches resumed, the
-      // pool's watch got 410 and the waiter listed the pools again to see the rollout end. Without a
-      // 410 a watch is only ever followed by another watch.
-      if (sim.faults.status().pendingWatchExpiries > 0) return;
+      const before = poolTarget(sim);
+      sim.store.create(machineConfig(name, { "/etc/fault.conf": name }));
+      const outcome = waitForPoolRollout({
+        client,
+        pool: "worker",
+        machineConfigs: [name],
+        timeoutMs: DEADLINE_MS,
+      });
+      const behind = await storeUntil(sim, "one node on the new render, another not", () => {
+        const target = poolTarget(sim);
+        const nodes = workerNodes(sim);
+        return (
+          target !== before &&
+          nodes.some((n) => n.metadata.annotations?.[CURRENT] === target) &&
+          nodes.find((n) => n.metadata.annotations?.[CURRENT] !== target)
+        );
+      });
+      sim.faults.inject("holdOsUpdate", { node: behind.metadata.name });
+      const faultAt = sent.length;
+      sim.faults.startGoneStorm();
+      sim.faults.dropWatches();
+      while (!sent.slice(faultAt).includes("list machineconfigpools"))
+        await new Promise((r) => setTimeout(r, 20));
+      sim.faults.reset();
+      sim.faults.inject("clearClusterFaults");
+      const { result } = await outcome;
+      assert.deepEqual(currentConfigs(sim), [result.renderedConfig]);
+      const afterFault = sent.slice(faultAt);
       const relisted = afterFault.some((request, i) => {
         if (!request.startsWith("list ")) return false;
         const resource = request.slice("list ".length);
-        const before = sent
-          .slice(0, sent.length - afterFault.length + i)
+        const earlier = sent
+          .slice(0, faultAt + i)
           .filter((r) => r.endsWith(` ${resource}`) && !r.startsWith("get "));
-        return before[before.length - 1] === `watch ${resource}`;
+        return earlier[earlier.length - 1] === `watch ${resource}`;
       });
       assert.ok(relisted, `no watch was followed by a list: ${sent.join("; ")}`);
     });
