@@ -16,3 +16,24 @@ describe("primitives/: the bottom layer", () => {
     }
   });
 });
+
+// A waiter's provider carries the values its functions capture: a module-level Set or Map comes out of
+// Pulumi's closure serialization without its entries (a library run from source, as a component
+// package's plugin runs it), and its first `has` throws in the dynamic-provider host.
+describe("code the dynamic providers carry", () => {
+  it("keeps no Set or Map at module level in primitives/ and provider/", () => {
+    const root = path.resolve(__dirname, "..");
+    const found: string[] = [];
+    for (const dir of ["primitives", "provider/waiting", "provider/dynamic"]) {
+      for (const file of fs.readdirSync(path.join(root, dir), { recursive: true }) as string[]) {
+        if (!file.endsWith(".ts") || file.endsWith(".test.ts")) continue;
+        const text = fs.readFileSync(path.join(root, dir, file), "utf8");
+        for (const m of text.matchAll(
+          /^(?:export )?(?:const|let) (\w+)[^=\n]*= new (?:Weak)?(?:Set|Map)\b/gm,
+        ))
+          found.push(`${dir}/${file}: ${m[1]}`);
+      }
+    }
+    assert.deepEqual(found, []);
+  });
+});
