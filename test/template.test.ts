@@ -51,7 +51,20 @@ describe("The project template, type-checked against the packed library", functi
     linkDependencies(path.join(project, "node_modules"), CLOUD_SDKS);
     for (const file of fs.readdirSync(TEMPLATE))
       fs.copyFileSync(path.join(TEMPLATE, file), path.join(project, file));
+    // One tsc run checks both: an expected error that does not happen is itself an error (TS2578).
+    fs.writeFileSync(path.join(project, "mistakes.ts"), MISTAKES);
+    fs.writeFileSync(
+      path.join(project, "tsconfig.mistakes.json"),
+      JSON.stringify({ extends: "./tsconfig.json", files: ["index.ts", "mistakes.ts"] }),
+    );
   });
+
+  function typeCheck(tsc: string): void {
+    const result = spawnSync(process.execPath, [tsc, "-p", path.join(project, "tsconfig.mistakes.json")], {
+      encoding: "utf8",
+    });
+    assert.equal(result.status, 0, `${result.stdout}${result.stderr}`);
+  }
 
   after(() => work && fs.rmSync(work, { recursive: true, force: true }));
 
@@ -84,17 +97,17 @@ describe("The project template, type-checked against the packed library", functi
     };
     const minor = template.devDependencies.typescript.replace(/^~(\d+\.\d+).*/, "$1");
     assert.ok(installed.version.startsWith(`${minor}.`), `${installed.version} is not ${minor}`);
-    // One tsc run for both: an expected error that does not happen is itself an error (TS2578).
-    fs.writeFileSync(path.join(project, "mistakes.ts"), MISTAKES);
-    fs.writeFileSync(
-      path.join(project, "tsconfig.mistakes.json"),
-      JSON.stringify({ extends: "./tsconfig.json", files: ["index.ts", "mistakes.ts"] }),
-    );
-    const tsc = path.join(project, "node_modules", "typescript", "bin", "tsc");
-    const result = spawnSync(process.execPath, [tsc, "-p", path.join(project, "tsconfig.mistakes.json")], {
-      encoding: "utf8",
-    });
-    assert.equal(result.status, 0, `${result.stdout}${result.stderr}`);
+    typeCheck(path.join(project, "node_modules", "typescript", "bin", "tsc"));
+  });
+
+  it("type-checks with TypeScript 6 as well, the same tsconfig a user copies", () => {
+    // TypeScript 6 turns options 5.9 accepts into errors (esModuleInterop false, moduleResolution node10, ...).
+    const typescript6 = path.join(ROOT, "test", "typescript6", "node_modules", "typescript");
+    const { version } = JSON.parse(fs.readFileSync(path.join(typescript6, "package.json"), "utf8")) as {
+      version: string;
+    };
+    assert.match(version, /^6\./);
+    typeCheck(path.join(typescript6, "bin", "tsc"));
   });
 
   it("documents every argument of every exported component for the editor's hover, in a user's words", () => {
