@@ -4,6 +4,8 @@
  * upstream CRDs' own is checked against the CRD files in simulator/schema's tests.
  */
 import * as assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as path from "node:path";
 import { kubectl, KubectlResult, kubectlMinorVersion } from "./apiserver/kubectl";
 import { CATALOGS } from "./cluster/catalog";
 import { Simulator, startSimulator } from "./simulator";
@@ -177,5 +179,12 @@ describe("The simulator without CRD files, through kubectl", function () {
         "Succeeded",
       ],
     ]);
+  });
+
+  it("documents every fault it can inject, and only those, in docs/simulator.md", () => {
+    const doc = fs.readFileSync(path.join(__dirname, "..", "docs", "simulator.md"), "utf8");
+    // Option rows (`--speed`) do not match: only the fault tables' names.
+    const documented = [...doc.matchAll(/^\| `(\w+)` \|/gm)].map((m) => m[1]);
+    assert.deepEqual(documented.sort(), [...sim.faults.names()].sort());
   });
 });
