@@ -276,6 +276,47 @@ describe("MachineSets ready with a replacement policy", () => {
     assert.equal(e.steps?.length, 1);
   });
 
+  it("says what it does next: marking, scaling and deleting, in the order it does them", () => {
+    const upAndMark = evaluateMachineSetsReady(target, {
+      machineSets: [settled(3)],
+      machines: olds(),
+      nodes: nodes(["o1", "o3"]),
+    });
+    assert.equal(
+      upAndMark.message,
+      "MachineSets infra-a: 0/3 nodes ready (MachineSet infra-a: 3 of 3 machines run the previous spec (o1, o2, o3); marking o2 for deletion, scaling from 3 to 4)",
+    );
+    const deleting = evaluateMachineSetsReady(target, {
+      machineSets: [settled(4)],
+      machines: [
+        machine("o1", OLD, { marked: true }),
+        machine("o2", OLD),
+        machine("o3", OLD),
+        machine("n1", NEW),
+      ],
+      nodes: nodes(["o1", "o2", "o3", "n1"]),
+    });
+    assert.equal(
+      deleting.message,
+      "MachineSets infra-a: 1/3 nodes ready (MachineSet infra-a: 3 of 3 machines run the previous spec (o1, o2, o3); deleting o1)",
+    );
+  });
+
+  // machine-api-operator pkg/controller/machineset/controller.go, reconcile: the status is calculated
+  // over the machines listed before syncReplicas creates or deletes any, for the generation observed.
+  it("is not done while its surge is still to scale back, even when the status counts the declared replicas", () => {
+    const e = evaluateMachineSetsReady(target, {
+      machineSets: [{ ...machineSet(4), status: { ...settled(3).status! } }],
+      machines: ["n1", "n2", "n3"].map((n) => machine(n, NEW)),
+      nodes: nodes(["n1", "n2", "n3"]),
+    });
+    assert.equal(e.state, "waiting");
+    assert.equal(e.message, "MachineSets infra-a: 3/3 nodes ready (MachineSet infra-a: scaling from 4 to 3)");
+    assert.deepEqual(e.steps, [
+      { type: "scale", machineSet: "infra-a", from: 4, replicas: 3, key: "scale/infra-a/4-3/" },
+    ]);
+  });
+
   it("says first which old machine the machine-api cannot drain, so that a deadline names it", () => {
     const draining = machine("o1", OLD, { marked: true, deleting: true });
     draining.status = {
