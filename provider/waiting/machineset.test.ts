@@ -59,6 +59,22 @@ describe("MachineSet deletion: not done while anything of it remains", () => {
       machine("m1", { label: "infra-b" }),
       machine("m2", { set: "infra-a" }),
       machine("m3", { set: "other" }),
+      // An owner of another kind under the same name (a ControlPlaneMachineSet owns the control plane's
+      // Machines) does not make a Machine the MachineSet's: awaiting it would hold the deletion forever.
+      {
+        metadata: {
+          name: "master-0",
+          namespace: NS,
+          ownerReferences: [
+            {
+              apiVersion: "machine.openshift.io/v1",
+              kind: "ControlPlaneMachineSet",
+              name: "infra-a",
+              uid: "c",
+            },
+          ],
+        },
+      },
     ];
     const e = evaluateMachineSetsDeleted(target, { ...none, machines });
     assert.equal(e.state, "waiting");

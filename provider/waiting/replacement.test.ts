@@ -257,6 +257,10 @@ describe("MachineSets ready with a replacement policy", () => {
       metadata: { name },
       status: { conditions: [{ type: "Ready", status: "True" }] },
     }));
+  const withCondition = (m: KubeObject, condition: Record<string, string>): KubeObject => ({
+    ...m,
+    status: { ...(m.status as object), conditions: [condition] },
+  });
   const settled = (replicas: number): KubeObject => ({
     ...machineSet(replicas),
     status: { observedGeneration: 2, replicas, readyReplicas: replicas, availableReplicas: replicas },
@@ -317,30 +321,40 @@ describe("MachineSets ready with a replacement policy", () => {
     ]);
   });
 
-  it("says first which old machine the machine-api cannot drain, so that a deadline names it", () => {
-    const draining = machine("o1", OLD, { marked: true, deleting: true });
-    draining.status = {
-      ...(draining.status as object),
-      conditions: [
-        {
-          type: "Drained",
-          status: "False",
-          reason: "MachineDrainError",
-          message:
-            "could not drain machine: Cannot evict pod as it would violate the pod's disruption budget.",
-        },
-      ],
+  // machine-api-operator pkg/controller/machine/drain_controller.go Reconcile drains only a Machine being
+  // deleted, Drained False with the drain's error; controller.go setLifecycleHookConditions gives every
+  // Machine with a pre-drain hook Drainable False, deleted or not, so only a deleted one is held by it.
+  it("says first which old machine the machine-api cannot drain, so that a deadline names it, not a hook on one in service", () => {
+    const hook = {
+      type: "Drainable",
+      status: "False",
+      reason: "MachineHookPresent",
+      message: "Drain operation currently blocked by: [{Name:pre-drain Owner:storage}]",
     };
-    const e = evaluateMachineSetsReady(target, {
-      machineSets: [settled(4)],
-      machines: [draining, machine("o2", OLD), machine("o3", OLD), machine("n1", NEW), machine("n2", NEW)],
-      nodes: nodes(["o1", "o2", "o3", "n1", "n2"]),
-    });
-    assert.equal(e.state, "waiting");
-    assert.match(
-      e.message,
-      /\(MachineSet infra-a: Machine o1 is not drained: could not drain machine: Cannot evict pod as it would violate the pod's disruption budget\.\)$/,
-    );
+    const pdb = {
+      type: "Drained",
+      status: "False",
+      reason: "MachineDrainError",
+      message: "could not drain machine: Cannot evict pod as it would violate the pod's disruption budget.",
+    };
+    for (const condition of [pdb, hook]) {
+      const e = evaluateMachineSetsReady(target, {
+        machineSets: [settled(4)],
+        machines: [
+          withCondition(machine("o2", OLD), hook),
+          withCondition(machine("o1", OLD, { marked: true, deleting: true }), condition),
+          machine("o3", OLD),
+          machine("n1", NEW),
+          machine("n2", NEW),
+        ],
+        nodes: nodes(["o1", "o2", "o3", "n1", "n2"]),
+      });
+      assert.equal(e.state, "waiting");
+      assert.ok(
+        e.message.endsWith(`(MachineSet infra-a: Machine o1 is not drained: ${condition.message})`),
+        e.message,
+      );
+    }
   });
 
   it("fails on a MachineSet scaled by hand during the replacement, naming it", () => {
@@ -373,6 +387,16 @@ describe("MachineSets ready with a replacement policy", () => {
     assert.equal(
       e.message,
       "MachineSet infra-a: Machine n1 failed (InvalidConfiguration): no capacity for m6i.2xlarge; 3 machines still run the previous spec (o1, o2, o3)",
+    );
+    failed.status = { phase: "Failed" };
+    const bare = evaluateMachineSetsReady(target, {
+      machineSets: [settled(4)],
+      machines: [...olds(), failed],
+      nodes: nodes(["o1", "o2", "o3"]),
+    });
+    assert.equal(
+      bare.message,
+      "MachineSet infra-a: Machine n1 failed: no message; 3 machines still run the previous spec (o1, o2, o3)",
     );
   });
 
