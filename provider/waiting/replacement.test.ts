@@ -131,6 +131,40 @@ describe("machine replacement: each decision", () => {
     ]);
   });
 
+  // machine-api-operator controller.go reconcile sorts its machines by name (sort.Strings), as this
+  // does: the machines replaced first and the scale's key do not depend on the order of a list or watch.
+  it("takes machines in name order whatever the order observed", () => {
+    const reversed = olds().reverse();
+    const surge = planReplacement(machineSet(3), reversed, allReady, fixed(1, 0));
+    assert.deepEqual(surge.outdated, ["o1", "o2", "o3"]);
+    assert.deepEqual(surge.steps, [
+      { type: "scale", machineSet: "infra-a", from: 3, replicas: 4, key: "scale/infra-a/3-4/o1,o2,o3" },
+    ]);
+    assert.deepEqual(planReplacement(machineSet(3), reversed, allReady, fixed(0, 2)).steps, [
+      { type: "mark", machine: "o1" },
+      { type: "mark", machine: "o2" },
+    ]);
+  });
+
+  it("spends the unavailable budget on Ready machines only after marking those that serve nothing, each once", () => {
+    const plan = planReplacement(machineSet(3), olds(), (m) => m.metadata.name !== "o1", fixed(0, 2));
+    assert.deepEqual(plan.steps, [
+      { type: "mark", machine: "o1" },
+      { type: "mark", machine: "o2" },
+    ]);
+  });
+
+  it("waits for the MachineSet to settle before deleting the machines it marked, naming them", () => {
+    const machines = [
+      machine("o1", OLD, { marked: true }),
+      machine("o2", OLD, { marked: true }),
+      machine("o3", OLD),
+    ];
+    const plan = planReplacement(machineSet(3, false), machines, allReady, fixed(0, 2));
+    assert.deepEqual(plan.steps, []);
+    assert.equal(plan.waiting, "waiting for MachineSet infra-a to settle before deleting o1, o2");
+  });
+
   it("on an autoscaled MachineSet keeps the autoscaler's replicas and never surges", () => {
     const policy = { maxSurge: 1, maxUnavailable: 1 };
     const machines = [...olds(), machine("o4", OLD)];
@@ -153,6 +187,11 @@ describe("machine replacement: each decision", () => {
         `MachineSet infra-a was scaled to ${replicas} replicas by someone else during the machine replacement (the pool declares 3, 4 with the replacement's surge); the replacement stops rather than scale it back: declare the replicas you want in the program, or scale it back (oc scale machineset infra-a -n openshift-machine-api --replicas=3), and run up again`,
       );
     }
+    // Without a surge the declared replicas are the only count of its own.
+    assert.equal(
+      planReplacement(machineSet(4), machines, allReady, fixed(0, 1)).scaledByOthers,
+      "MachineSet infra-a was scaled to 4 replicas by someone else during the machine replacement (the pool declares 3); the replacement stops rather than scale it back: declare the replicas you want in the program, or scale it back (oc scale machineset infra-a -n openshift-machine-api --replicas=3), and run up again",
+    );
     // The counts its own steps make are its own: the declared replicas and the surge above them.
     for (const replicas of [3, 4])
       assert.equal(
