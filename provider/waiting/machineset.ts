@@ -54,7 +54,7 @@ export interface MachineSetEvaluation {
 export function machinesOf(machineSet: string, machines: KubeObject[]): KubeObject[] {
   return machines.filter(
     (m) =>
-      m.metadata.ownerReferences?.some((o) => o.kind === "MachineSet" && o.name === machineSet) ||
+      (m.metadata.ownerReferences ?? []).some((o) => o.kind === "MachineSet" && o.name === machineSet) ||
       labelsOf(m)[MACHINESET_LABEL] === machineSet,
   );
 }
