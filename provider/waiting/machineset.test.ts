@@ -59,11 +59,43 @@ describe("MachineSet deletion: not done while anything of it remains", () => {
       machine("m1", { label: "infra-b" }),
       machine("m2", { set: "infra-a" }),
       machine("m3", { set: "other" }),
+      // An owner of another kind under the same name (a ControlPlaneMachineSet owns the control plane's
+      // Machines) does not make a Machine the MachineSet's: awaiting it would hold the deletion forever.
+      {
+        metadata: {
+          name: "master-0",
+          namespace: NS,
+          ownerReferences: [
+            {
+              apiVersion: "machine.openshift.io/v1",
+              kind: "ControlPlaneMachineSet",
+              name: "infra-a",
+              uid: "c",
+            },
+          ],
+        },
+      },
     ];
     const e = evaluateMachineSetsDeleted(target, { ...none, machines });
     assert.equal(e.state, "waiting");
     assert.equal(e.message, "deletion of MachineSets infra-a, infra-b: waiting for Machines m1, m2 to go");
     assert.equal(e.result?.machineCount, 2);
+  });
+
+  it("names what remains sorted, and leaves MachineSets not being deleted and their Nodes alone", () => {
+    const four = { namespace: NS, machineSets: ["infra-a", "infra-b", "infra-c", "infra-d"] };
+    const e = evaluateMachineSetsDeleted(four, {
+      machineSets: [set("infra-a"), set("infra-b"), set("infra-c", false), set("infra-d", false)],
+      machines: [],
+      nodes: [node("n2"), node("n9"), node("n1")],
+      knownNodes: { n1: "infra-a", n2: "infra-b", n9: "infra-c" },
+    });
+    assert.equal(e.state, "waiting");
+    assert.equal(
+      e.message,
+      "deletion of MachineSets infra-a, infra-b, infra-c, infra-d: waiting for MachineSets infra-a, infra-b; Nodes n1, n2 to go (infra-c, infra-d not being deleted: left as they are)",
+    );
+    assert.deepEqual(e.result?.nodes, ["n1", "n2"]);
   });
 
   it("is done when only other pools' objects remain", () => {
@@ -190,13 +222,15 @@ describe("MachineSets ready: not done before every replica is a Ready node", () 
     }
   });
 
-  it("waits for a Node lacking a label, and for Machines being deleted or not yet replaced", () => {
+  it("waits for a Node lacking labels, naming each, and for Machines being deleted or not yet replaced", () => {
     const unlabelled = evaluateMachineSetsReady(
-      { ...one, nodeLabels: { zone: "a" } },
+      { ...one, nodeLabels: { zone: "a", tier: "x" } },
       { machineSets: [readySet("infra-a")], machines, nodes },
     );
     assert.equal(unlabelled.state, "waiting");
-    assert.match(unlabelled.message, /node n2 lacks label zone=a\)$/);
+    assert.match(unlabelled.message, /node n2 lacks label zone=a, tier=x\)$/);
+    // Without a replacement policy the wait only watches: it has nothing to scale, mark or delete.
+    assert.deepEqual(unlabelled.steps, []);
     const deleting = {
       ...machines[0],
       metadata: { ...machines[0].metadata, deletionTimestamp: "2026-01-01T00:00:00Z" },

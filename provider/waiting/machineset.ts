@@ -46,7 +46,7 @@ export interface MachineSetEvaluation {
   done?: number;
   total?: number;
   result?: MachineSetResult;
-  /** What the replacement does next (scale, mark, delete), when there is one. */
+  /** While waiting, what the replacement does next (scale, mark, delete): nothing without one. */
   steps?: ReplacementStep[];
 }
 
@@ -239,6 +239,12 @@ export function evaluateMachineSetsReady(
       waits.push(
         `MachineSet ${name}: ${plan.outdated.length} of ${desired} machines run the previous spec (${plan.outdated.join(", ")}); ${plan.waiting ?? describeSteps(plan.steps)}`,
       );
+    } else if (plan && plan.steps.length > 0) {
+      // The surge left after the last old machine went (deleted by someone else) is still to scale
+      // back, whatever the status says: the machine-api computes it from the machines it had before
+      // acting on the replicas (machine-api-operator controller.go `reconcile`: syncReplicas, then
+      // calculateStatus over the same filteredMachines).
+      waits.push(`MachineSet ${name}: ${describeSteps(plan.steps)}`);
     }
     const expected = {
       ...(field<Record<string, string>>(ms, "spec", "template", "spec", "metadata", "labels") ?? {}),
@@ -296,7 +302,7 @@ export function evaluateMachineSetsReady(
     done: readyTotal,
     total: desiredTotal,
     result,
-    ...(steps.length > 0 ? { steps } : {}),
+    steps,
   };
 }
 

@@ -131,6 +131,40 @@ describe("machine replacement: each decision", () => {
     ]);
   });
 
+  // machine-api-operator controller.go reconcile sorts its machines by name (sort.Strings), as this
+  // does: the machines replaced first and the scale's key do not depend on the order of a list or watch.
+  it("takes machines in name order whatever the order observed", () => {
+    const reversed = olds().reverse();
+    const surge = planReplacement(machineSet(3), reversed, allReady, fixed(1, 0));
+    assert.deepEqual(surge.outdated, ["o1", "o2", "o3"]);
+    assert.deepEqual(surge.steps, [
+      { type: "scale", machineSet: "infra-a", from: 3, replicas: 4, key: "scale/infra-a/3-4/o1,o2,o3" },
+    ]);
+    assert.deepEqual(planReplacement(machineSet(3), reversed, allReady, fixed(0, 2)).steps, [
+      { type: "mark", machine: "o1" },
+      { type: "mark", machine: "o2" },
+    ]);
+  });
+
+  it("spends the unavailable budget on Ready machines only after marking those that serve nothing, each once", () => {
+    const plan = planReplacement(machineSet(3), olds(), (m) => m.metadata.name !== "o1", fixed(0, 2));
+    assert.deepEqual(plan.steps, [
+      { type: "mark", machine: "o1" },
+      { type: "mark", machine: "o2" },
+    ]);
+  });
+
+  it("waits for the MachineSet to settle before deleting the machines it marked, naming them", () => {
+    const machines = [
+      machine("o1", OLD, { marked: true }),
+      machine("o2", OLD, { marked: true }),
+      machine("o3", OLD),
+    ];
+    const plan = planReplacement(machineSet(3, false), machines, allReady, fixed(0, 2));
+    assert.deepEqual(plan.steps, []);
+    assert.equal(plan.waiting, "waiting for MachineSet infra-a to settle before deleting o1, o2");
+  });
+
   it("on an autoscaled MachineSet keeps the autoscaler's replicas and never surges", () => {
     const policy = { maxSurge: 1, maxUnavailable: 1 };
     const machines = [...olds(), machine("o4", OLD)];
@@ -153,6 +187,11 @@ describe("machine replacement: each decision", () => {
         `MachineSet infra-a was scaled to ${replicas} replicas by someone else during the machine replacement (the pool declares 3, 4 with the replacement's surge); the replacement stops rather than scale it back: declare the replicas you want in the program, or scale it back (oc scale machineset infra-a -n openshift-machine-api --replicas=3), and run up again`,
       );
     }
+    // Without a surge the declared replicas are the only count of its own.
+    assert.equal(
+      planReplacement(machineSet(4), machines, allReady, fixed(0, 1)).scaledByOthers,
+      "MachineSet infra-a was scaled to 4 replicas by someone else during the machine replacement (the pool declares 3); the replacement stops rather than scale it back: declare the replicas you want in the program, or scale it back (oc scale machineset infra-a -n openshift-machine-api --replicas=3), and run up again",
+    );
     // The counts its own steps make are its own: the declared replicas and the surge above them.
     for (const replicas of [3, 4])
       assert.equal(
@@ -257,6 +296,10 @@ describe("MachineSets ready with a replacement policy", () => {
       metadata: { name },
       status: { conditions: [{ type: "Ready", status: "True" }] },
     }));
+  const withCondition = (m: KubeObject, condition: Record<string, string>): KubeObject => ({
+    ...m,
+    status: { ...(m.status as object), conditions: [condition] },
+  });
   const settled = (replicas: number): KubeObject => ({
     ...machineSet(replicas),
     status: { observedGeneration: 2, replicas, readyReplicas: replicas, availableReplicas: replicas },
@@ -276,30 +319,81 @@ describe("MachineSets ready with a replacement policy", () => {
     assert.equal(e.steps?.length, 1);
   });
 
-  it("says first which old machine the machine-api cannot drain, so that a deadline names it", () => {
-    const draining = machine("o1", OLD, { marked: true, deleting: true });
-    draining.status = {
-      ...(draining.status as object),
-      conditions: [
-        {
-          type: "Drained",
-          status: "False",
-          reason: "MachineDrainError",
-          message:
-            "could not drain machine: Cannot evict pod as it would violate the pod's disruption budget.",
-        },
-      ],
-    };
-    const e = evaluateMachineSetsReady(target, {
+  it("says what it does next: marking, scaling and deleting, in the order it does them", () => {
+    const upAndMark = evaluateMachineSetsReady(target, {
+      machineSets: [settled(3)],
+      machines: olds(),
+      nodes: nodes(["o1", "o3"]),
+    });
+    assert.equal(
+      upAndMark.message,
+      "MachineSets infra-a: 0/3 nodes ready (MachineSet infra-a: 3 of 3 machines run the previous spec (o1, o2, o3); marking o2 for deletion, scaling from 3 to 4)",
+    );
+    const deleting = evaluateMachineSetsReady(target, {
       machineSets: [settled(4)],
-      machines: [draining, machine("o2", OLD), machine("o3", OLD), machine("n1", NEW), machine("n2", NEW)],
-      nodes: nodes(["o1", "o2", "o3", "n1", "n2"]),
+      machines: [
+        machine("o1", OLD, { marked: true }),
+        machine("o2", OLD),
+        machine("o3", OLD),
+        machine("n1", NEW),
+      ],
+      nodes: nodes(["o1", "o2", "o3", "n1"]),
+    });
+    assert.equal(
+      deleting.message,
+      "MachineSets infra-a: 1/3 nodes ready (MachineSet infra-a: 3 of 3 machines run the previous spec (o1, o2, o3); deleting o1)",
+    );
+  });
+
+  // machine-api-operator pkg/controller/machineset/controller.go, reconcile: the status is calculated
+  // over the machines listed before syncReplicas creates or deletes any, for the generation observed.
+  it("is not done while its surge is still to scale back, even when the status counts the declared replicas", () => {
+    const e = evaluateMachineSetsReady(target, {
+      machineSets: [{ ...machineSet(4), status: { ...settled(3).status! } }],
+      machines: ["n1", "n2", "n3"].map((n) => machine(n, NEW)),
+      nodes: nodes(["n1", "n2", "n3"]),
     });
     assert.equal(e.state, "waiting");
-    assert.match(
-      e.message,
-      /\(MachineSet infra-a: Machine o1 is not drained: could not drain machine: Cannot evict pod as it would violate the pod's disruption budget\.\)$/,
-    );
+    assert.equal(e.message, "MachineSets infra-a: 3/3 nodes ready (MachineSet infra-a: scaling from 4 to 3)");
+    assert.deepEqual(e.steps, [
+      { type: "scale", machineSet: "infra-a", from: 4, replicas: 3, key: "scale/infra-a/4-3/" },
+    ]);
+  });
+
+  // machine-api-operator pkg/controller/machine/drain_controller.go Reconcile drains only a Machine being
+  // deleted, Drained False with the drain's error; controller.go setLifecycleHookConditions gives every
+  // Machine with a pre-drain hook Drainable False, deleted or not, so only a deleted one is held by it.
+  it("says first which old machine the machine-api cannot drain, so that a deadline names it, not a hook on one in service", () => {
+    const hook = {
+      type: "Drainable",
+      status: "False",
+      reason: "MachineHookPresent",
+      message: "Drain operation currently blocked by: [{Name:pre-drain Owner:storage}]",
+    };
+    const pdb = {
+      type: "Drained",
+      status: "False",
+      reason: "MachineDrainError",
+      message: "could not drain machine: Cannot evict pod as it would violate the pod's disruption budget.",
+    };
+    for (const condition of [pdb, hook]) {
+      const e = evaluateMachineSetsReady(target, {
+        machineSets: [settled(4)],
+        machines: [
+          withCondition(machine("o2", OLD), hook),
+          withCondition(machine("o1", OLD, { marked: true, deleting: true }), condition),
+          machine("o3", OLD),
+          machine("n1", NEW),
+          machine("n2", NEW),
+        ],
+        nodes: nodes(["o1", "o2", "o3", "n1", "n2"]),
+      });
+      assert.equal(e.state, "waiting");
+      assert.ok(
+        e.message.endsWith(`(MachineSet infra-a: Machine o1 is not drained: ${condition.message})`),
+        e.message,
+      );
+    }
   });
 
   it("fails on a MachineSet scaled by hand during the replacement, naming it", () => {
@@ -332,6 +426,16 @@ describe("MachineSets ready with a replacement policy", () => {
     assert.equal(
       e.message,
       "MachineSet infra-a: Machine n1 failed (InvalidConfiguration): no capacity for m6i.2xlarge; 3 machines still run the previous spec (o1, o2, o3)",
+    );
+    failed.status = { phase: "Failed" };
+    const bare = evaluateMachineSetsReady(target, {
+      machineSets: [settled(4)],
+      machines: [...olds(), failed],
+      nodes: nodes(["o1", "o2", "o3"]),
+    });
+    assert.equal(
+      bare.message,
+      "MachineSet infra-a: Machine n1 failed: no message; 3 machines still run the previous spec (o1, o2, o3)",
     );
   });
 

@@ -11,7 +11,7 @@
  * each node before its instance goes.
  */
 import { IntOrPercent, resolveFenceposts } from "../../primitives/int-or-percent";
-import { DELETE_MACHINE_ANNOTATION, MACHINE_API_NAMESPACE } from "../../primitives/openshift";
+import { DELETE_MACHINE_ANNOTATION } from "../../primitives/openshift";
 import { jsonEqual } from "../../primitives/objects";
 import { field, KubeObject } from "./kinds";
 
@@ -94,14 +94,15 @@ export function planReplacement(
   // same way, by the desired and maximum replicas it records (kubernetes pkg/controller/deployment/util,
   // SetReplicasAnnotations), and takes back a ReplicaSet scaled by hand as the owner of its replicas;
   // an `up` is no loop that may fight a person, so it stops and names the count instead (README, Day two).
-  if (declared !== undefined && (spec < declared || spec > declared + surge)) {
-    const during = surge > 0 ? `, ${declared + surge} with the replacement's surge` : "";
+  // An autoscaled MachineSet's base is its own count and it has no surge: never someone else's.
+  if (spec < base || spec > base + surge) {
+    const during = surge > 0 ? `, ${base + surge} with the replacement's surge` : "";
     return {
-      replicas: declared,
+      replicas: base,
       outdated: old.map((m) => m.metadata.name),
       current: 0,
       steps: [],
-      scaledByOthers: `MachineSet ${name} was scaled to ${spec} replicas by someone else during the machine replacement (the pool declares ${declared}${during}); the replacement stops rather than scale it back: declare the replicas you want in the program, or scale it back (oc scale machineset ${name} -n ${machineSet.metadata.namespace ?? MACHINE_API_NAMESPACE} --replicas=${declared}), and run up again`,
+      scaledByOthers: `MachineSet ${name} was scaled to ${spec} replicas by someone else during the machine replacement (the pool declares ${base}${during}); the replacement stops rather than scale it back: declare the replicas you want in the program, or scale it back (oc scale machineset ${name} -n ${machineSet.metadata.namespace} --replicas=${base}), and run up again`,
     };
   }
   const marked = old.filter(isMarked);

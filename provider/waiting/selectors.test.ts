@@ -58,6 +58,20 @@ describe("pool selectors", () => {
     assert.deepEqual(nodeQueries({ namespace: "ns", machineSets: ["w"] }, windows, { w: ["win-1"] }), [
       { slot: "node/win-1", fieldSelector: "metadata.name=win-1" },
     ]);
+    // Whichever role-wide label it sets: the kubelet's own and those the MCO's kubelet unit gives every
+    // node of the role (templates/*/01-*-kubelet, --node-labels), for every role.
+    const roleWide = ["worker", "master", "control-plane", "arbiter"].map(
+      (r) => `node-role.kubernetes.io/${r}`,
+    );
+    for (const label of ["kubernetes.io/os", "kubernetes.io/arch", "node.openshift.io/os_id", ...roleWide]) {
+      assert.deepEqual(
+        nodeQueries({ namespace: "ns", machineSets: ["r"] }, [machineSet("r", { [label]: "x" })], {
+          r: ["r-1"],
+        }),
+        [{ slot: "node/r-1", fieldSelector: "metadata.name=r-1" }],
+        label,
+      );
+    }
     // Nothing yet for one whose Machines name no node; by its labels once it sets one of its own.
     assert.deepEqual(nodeQueries({ namespace: "ns", machineSets: ["w"] }, windows, {}), []);
     const tiered = [machineSet("t", { "node-role.kubernetes.io/worker": "", tier: "x" })];
