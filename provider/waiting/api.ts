@@ -121,9 +121,7 @@ function query(params: Record<string, string | number | boolean | undefined>): s
 }
 
 function networkError(error: NodeJS.ErrnoException): ApiError {
-  return apiError(error.message, {
-    code: error.code ?? (error.name === "AbortError" ? "ABORTED" : undefined),
-  });
+  return apiError(error.message, { code: error.code });
 }
 
 function readBody(response: IncomingMessage): Promise<string> {
@@ -147,11 +145,11 @@ function statusError(response: IncomingMessage, body: string): ApiError {
   } catch {
     status = { message: body.slice(0, 200) };
   }
-  const header = response.headers["retry-after"];
   return apiError(status.message || response.statusMessage || `HTTP ${response.statusCode}`, {
     status: response.statusCode,
     reason: status.reason,
-    retryAfterMs: parseRetryAfter(Array.isArray(header) ? header[0] : header),
+    // Node keeps the first of repeated Retry-After headers.
+    retryAfterMs: parseRetryAfter(response.headers["retry-after"]),
   });
 }
 
@@ -178,16 +176,17 @@ export function createApiClient(kubeconfig: string, clientOptions: ApiClientOpti
     return new Promise((resolve, reject) => {
       const req = (isHttps ? httpsRequest : httpRequest)({
         ...opts,
-        ...(isHttps ? {} : { agent: undefined }),
         protocol: url.protocol,
         hostname: url.hostname.replace(/^\[|\]$/g, ""),
-        port: url.port || (isHttps ? 443 : 80),
+        // Empty for the scheme's default port, which Node then uses.
+        port: url.port,
         method,
         path: basePath + path,
         headers: {
           ...(opts.headers as Record<string, string>),
           Accept: "application/json",
           ...headers,
+          // Node frames a DELETE's body neither by length nor in chunks unless told its length.
           ...(body !== undefined ? { "Content-Length": String(Buffer.byteLength(body)) } : {}),
         },
       });
@@ -341,8 +340,16 @@ export function createApiClient(kubeconfig: string, clientOptions: ApiClientOpti
             try {
               event = JSON.parse(line) as WatchEvent;
             } catch {
+              // As client-go's watch decoder reports it (rest/request.go newStreamWatcher: a 500, so the
+              // reflector watches again). Settled before the destroy, whose "aborted" would say reset.
+              finish(
+                apiError(`unparsable watch event: ${line.slice(0, 100)}`, {
+                  status: 500,
+                  reason: "InternalError",
+                  code: "EBADEVENT",
+                }),
+              );
               response.destroy();
-              finish(apiError(`unparsable watch event: ${line.slice(0, 100)}`, { code: "EBADEVENT" }));
               return;
             }
             handlers.onEvent(event);
