@@ -10,10 +10,15 @@
  */
 import { strict as assert } from "node:assert";
 import { createServer, IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from "node:http";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer as createHttpsServer } from "node:https";
 import { AddressInfo, connect, Socket } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { ApiClient, createApiClient, WatchEvent } from "./api";
 import { KINDS } from "./kinds";
 import { ApiError, isRetryable } from "./retry";
+import { generateServingCertificates } from "../../simulator/apiserver/tls";
 
 interface Seen {
   method: string;
@@ -53,6 +58,19 @@ function close(server: Server): Promise<void> {
   server.closeAllConnections();
   return new Promise((resolve) => server.close(() => resolve()));
 }
+
+/** A user whose token an exec plugin prints, as `oc` or a cloud CLI does (client.authentication.k8s.io). */
+const EXEC = {
+  exec: {
+    apiVersion: "client.authentication.k8s.io/v1",
+    command: "sh",
+    args: [
+      "-c",
+      `echo '${JSON.stringify({ apiVersion: "client.authentication.k8s.io/v1", kind: "ExecCredential", status: { token: "from-exec" } })}'`,
+    ],
+    interactiveMode: "Never",
+  },
+};
 
 async function failure(promise: Promise<unknown>): Promise<ApiError> {
   try {
@@ -145,9 +163,15 @@ describe("the API client against a scripted API server", function () {
           : send(res, 404, status(404, "NotFound", 'secrets "absent" not found'));
       assert.deepEqual(await client.get(KINDS.secret, "present", "ns"), { metadata: { name: "present" } });
       assert.equal(await client.get(KINDS.secret, "absent", "ns"), undefined);
+      // A namespace given for a cluster-scoped kind is left out (client-go's Request.NamespaceIfScoped).
+      assert.deepEqual(await client.get(KINDS.node, "present", "ns"), { metadata: { name: "present" } });
       assert.deepEqual(
         seen.map((s) => s.url),
-        ["/api/v1/namespaces/ns/secrets/present", "/api/v1/namespaces/ns/secrets/absent"],
+        [
+          "/api/v1/namespaces/ns/secrets/present",
+          "/api/v1/namespaces/ns/secrets/absent",
+          "/api/v1/nodes/present",
+        ],
       );
     });
 
@@ -202,6 +226,7 @@ describe("the API client against a scripted API server", function () {
       };
       const error = await failure(client.get(KINDS.node, "n"));
       assert.equal(error.code, "ECONNRESET");
+      assert.equal(error.message, "connection closed before the response ended");
       assert.equal(isRetryable(error), true);
     });
   });
@@ -328,6 +353,17 @@ describe("the API client against a scripted API server", function () {
       assert.equal(opened, false);
     });
 
+    it("a refused watch whose body is cut still fails with its status", async () => {
+      handler = (req, res) => {
+        res.writeHead(503, { "Content-Length": "100" });
+        res.write("{");
+        setImmediate(() => req.socket.destroy());
+      };
+      const error = await failure(client.watch(KINDS.node, { resourceVersion: "1" }, { onEvent: () => {} }));
+      assert.equal(error.status, 503);
+      assert.equal(error.message, "Service Unavailable");
+    });
+
     it("a line that is not JSON ends the watch with an error naming it, after the events before it", async () => {
       const got: WatchEvent[] = [];
       handler = (_req, res) => {
@@ -348,8 +384,13 @@ describe("the API client against a scripted API server", function () {
         res.write('{"type":"ADDED","object":{"metadata":{"name":"a"}}}\n');
         setImmediate(() => req.socket.destroy());
       };
-      const error = await failure(client.watch(KINDS.node, { resourceVersion: "1" }, { onEvent: () => {} }));
+      const got: WatchEvent[] = [];
+      const error = await failure(
+        client.watch(KINDS.node, { resourceVersion: "1" }, { onEvent: (e) => got.push(e) }),
+      );
       assert.equal(error.code, "ECONNRESET");
+      assert.equal(error.message, "watch connection closed");
+      assert.deepEqual(events(got), ["ADDED a"]);
       assert.equal(isRetryable(error), true);
     });
 
@@ -426,24 +467,45 @@ describe("the API client against a scripted API server", function () {
     });
   });
 
+  it("reads a token file named as client-go names it (tokenFile), which @kubernetes/client-node does not know", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "api-test-"));
+    try {
+      writeFileSync(join(dir, "token"), "from-file\n");
+      handler = (_req, res) => send(res, 200, { metadata: { name: "n" } });
+      await createApiClient(kubeconfig(base, { tokenFile: join(dir, "token") })).get(KINDS.node, "n");
+      assert.equal(seen[0].headers.authorization, "Bearer from-file");
+    } finally {
+      rmSync(dir, { recursive: true });
+    }
+  });
+
   describe("credentials computed by @kubernetes/client-node", function () {
     it("an exec plugin's token over plain http (client-node refuses http unless TLS verification is off)", async () => {
-      const credential = JSON.stringify({
-        apiVersion: "client.authentication.k8s.io/v1",
-        kind: "ExecCredential",
-        status: { token: "from-exec" },
-      });
-      const exec = {
-        exec: {
-          apiVersion: "client.authentication.k8s.io/v1",
-          command: "sh",
-          args: ["-c", `echo '${credential}'`],
-          interactiveMode: "Never",
-        },
-      };
       handler = (_req, res) => send(res, 200, { metadata: { name: "n" } });
-      await createApiClient(kubeconfig(base, exec)).get(KINDS.node, "n");
+      await createApiClient(kubeconfig(base, EXEC)).get(KINDS.node, "n");
       assert.equal(seen[0].headers.authorization, "Bearer from-exec");
+    });
+
+    it("an exec plugin over https verifies the server's certificate against the kubeconfig's CA", async () => {
+      const certificates = generateServingCertificates();
+      const tls = createHttpsServer({ cert: certificates.cert, key: certificates.key }, (req, res) =>
+        send(res, 200, { metadata: { name: "tls" }, authorization: req.headers.authorization }),
+      );
+      const port = await listen(tls);
+      const server = `https://127.0.0.1:${port}`;
+      try {
+        const trusted = kubeconfig(server, EXEC, {
+          "certificate-authority-data": Buffer.from(certificates.caCert).toString("base64"),
+        });
+        assert.deepEqual(await createApiClient(trusted).get(KINDS.node, "tls"), {
+          metadata: { name: "tls" },
+          authorization: "Bearer from-exec",
+        });
+        const untrusted = await failure(createApiClient(kubeconfig(server, EXEC)).get(KINDS.node, "tls"));
+        assert.match(untrusted.message, /self[- ]signed|unable to verify|issuer/i);
+      } finally {
+        await close(tls);
+      }
     });
 
     it("a plain-http server behind the kubeconfig's proxy-url is asked through the proxy", async () => {
