@@ -9,6 +9,7 @@
  * (watch/streamwatcher.go `StreamWatcher.receive`: one JSON event per line, a decode error ends it).
  */
 import { strict as assert } from "node:assert";
+import { getEventListeners } from "node:events";
 import { createServer, IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from "node:http";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer as createHttpsServer } from "node:https";
@@ -133,7 +134,7 @@ describe("the API client against a scripted API server", function () {
     });
 
     it("sends no query without selectors; a null item list (apimachinery's nil slice) is empty", async () => {
-      handler = (_req, res) => send(res, 200, { items: null, metadata: {} });
+      handler = (_req, res) => send(res, 200, { items: null });
       const answer = await client.list(KINDS.node, { labelSelector: "", fieldSelector: undefined });
       assert.deepEqual(answer, { items: [], resourceVersion: "" });
       assert.equal(seen[0].url, "/api/v1/nodes");
@@ -300,10 +301,10 @@ describe("the API client against a scripted API server", function () {
       const order: string[] = [];
       handler = (_req, res) => {
         res.writeHead(200, { "Content-Type": "application/json" });
-        // One event split over two writes, a blank line, then two in one write.
-        res.write('{"type":"ADDED","object":{"metadata":{"name":"a"}}}\n{"type":"MODI');
+        // One event split over two writes, blank lines, then two in one write; CRLF once.
+        res.write('{"type":"ADDED","object":{"metadata":{"name":"a"}}}\r\n{"type":"MODI');
         setImmediate(() => {
-          res.write('FIED","object":{"metadata":{"name":"a"}}}\n\n');
+          res.write('FIED","object":{"metadata":{"name":"a"}}}\n\n \r\n');
           res.end(
             '{"type":"BOOKMARK","object":{"metadata":{"name":"","resourceVersion":"9"}}}\n' +
               '{"type":"DELETED","object":{"metadata":{"name":"a"}}}\n',
@@ -368,13 +369,15 @@ describe("the API client against a scripted API server", function () {
       const got: WatchEvent[] = [];
       handler = (_req, res) => {
         res.writeHead(200);
-        res.write('{"type":"ADDED","object":{"metadata":{"name":"a"}}}\n<html>oops</html>\n');
+        res.write(`{"type":"ADDED","object":{"metadata":{"name":"a"}}}\n<html>${"x".repeat(200)}</html>\n`);
       };
       const error = await failure(
         client.watch(KINDS.node, { resourceVersion: "1" }, { onEvent: (e) => got.push(e) }),
       );
       assert.equal(error.code, "EBADEVENT");
-      assert.equal(error.message, "unparsable watch event: <html>oops</html>");
+      assert.equal(error.message, `unparsable watch event: <html>${"x".repeat(94)}`);
+      assert.equal(error.status, 500);
+      assert.equal(isRetryable(error), true);
       assert.deepEqual(events(got), ["ADDED a"]);
     });
 
@@ -407,6 +410,26 @@ describe("the API client against a scripted API server", function () {
       await serverSawClose;
     });
 
+    it("asks TCP to probe a quiet watch's connection (keepalive), so a vanished server does not hang it", async () => {
+      const probed: Array<[boolean | undefined, number | undefined]> = [];
+      const original = Socket.prototype.setKeepAlive;
+      Socket.prototype.setKeepAlive = function (enable?: boolean, delay?: number) {
+        probed.push([enable, delay]);
+        return original.call(this, enable, delay);
+      };
+      try {
+        handler = (_req, res) => {
+          res.writeHead(200);
+          res.end();
+        };
+        await client.watch(KINDS.node, { resourceVersion: "1" }, { onEvent: () => {} });
+      } finally {
+        Socket.prototype.setKeepAlive = original;
+      }
+      // Node's agent asks for its own probes too; the watch's are the 15 s ones.
+      assert.ok(probed.some(([enable, delay]) => enable === true && delay === 15_000));
+    });
+
     it("is not bound by the request timeout: a quiet watch stays open", async () => {
       const quiet = createApiClient(kubeconfig(base), { requestTimeoutMs: 20 });
       const got: WatchEvent[] = [];
@@ -425,6 +448,7 @@ describe("the API client against a scripted API server", function () {
       stop.abort();
       const before = await failure(client.get(KINDS.node, "n", undefined, stop.signal));
       assert.equal(before.code, "ABORTED");
+      assert.equal(before.message, "aborted");
       assert.equal(client.requests, 0);
       assert.deepEqual(reported, []);
 
@@ -432,7 +456,28 @@ describe("the API client against a scripted API server", function () {
       handler = () => later.abort();
       const during = await failure(client.list(KINDS.node, {}, later.signal));
       assert.equal(during.code, "ABORTED");
+      assert.equal(during.message, "aborted");
       assert.equal(client.requests, 1);
+    });
+
+    it("leaves no listener on the wait's signal once a request is answered (a wait sends thousands)", async () => {
+      const wait = new AbortController();
+      handler = (_req, res) => send(res, 200, { metadata: { name: "n" } });
+      for (let i = 0; i < 3; i++) await client.get(KINDS.node, "n", undefined, wait.signal);
+      await new Promise((resolve) => setImmediate(resolve));
+      assert.equal(getEventListeners(wait.signal, "abort").length, 0);
+    });
+
+    it("takes no redirect for an answer: a 3xx (a login page in front of the API) fails with its status", async () => {
+      for (const code of [300, 302]) {
+        handler = (_req, res) => {
+          res.writeHead(code, { Location: "/login" });
+          res.end("<html>login</html>");
+        };
+        const error = await failure(client.get(KINDS.node, "n"));
+        assert.equal(error.status, code);
+        assert.equal(error.message, "<html>login</html>");
+      }
     });
 
     it("gives up on an answer that does not come within requestTimeoutMs, as a retryable timeout", async () => {

@@ -176,7 +176,8 @@ export function createApiClient(kubeconfig: string, clientOptions: ApiClientOpti
       const req = (isHttps ? httpsRequest : httpRequest)({
         ...opts,
         protocol: url.protocol,
-        hostname: url.hostname.replace(/^\[|\]$/g, ""),
+        // An IPv6 address comes bracketed, as a URL writes it; the connection wants it bare.
+        hostname: url.hostname.replace(/[[\]]/g, ""),
         // Empty for the scheme's default port, which Node then uses.
         port: url.port,
         method,
@@ -196,7 +197,7 @@ export function createApiClient(kubeconfig: string, clientOptions: ApiClientOpti
         req.destroy();
         reject(apiError("aborted", { code: "ABORTED" }));
       };
-      signal?.addEventListener("abort", abort, { once: true });
+      signal?.addEventListener("abort", abort);
       req.on("close", () => signal?.removeEventListener("abort", abort));
       req.on("error", (e: NodeJS.ErrnoException) => reject(networkError(e)));
       req.on("response", resolve);
@@ -217,18 +218,11 @@ export function createApiClient(kubeconfig: string, clientOptions: ApiClientOpti
   async function json(
     method: string,
     path: string,
-    body: unknown,
+    body: string | undefined,
     headers: Record<string, string>,
     signal: AbortSignal | undefined,
   ): Promise<{ status: number; value: unknown }> {
-    const response = await send(
-      method,
-      path,
-      body === undefined ? undefined : JSON.stringify(body),
-      headers,
-      signal,
-      false,
-    );
+    const response = await send(method, path, body, headers, signal, false);
     let text: string;
     try {
       text = await readBody(response);
@@ -272,7 +266,7 @@ export function createApiClient(kubeconfig: string, clientOptions: ApiClientOpti
       const { value } = await json(
         "PATCH",
         resourcePath(resource, namespace, name) + query({ fieldManager }),
-        patch,
+        JSON.stringify(patch),
         { "Content-Type": "application/merge-patch+json" },
         signal,
       );
@@ -283,12 +277,12 @@ export function createApiClient(kubeconfig: string, clientOptions: ApiClientOpti
       const { status } = await json(
         "DELETE",
         resourcePath(resource, namespace, name),
-        {
+        JSON.stringify({
           kind: "DeleteOptions",
           apiVersion: "v1",
           propagationPolicy: "Foreground",
           ...(preconditions ? { preconditions } : {}),
-        },
+        }),
         { "Content-Type": "application/json" },
         signal,
       );
