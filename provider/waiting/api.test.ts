@@ -336,6 +336,7 @@ describe("the API client against a scripted API server", function () {
       assert.deepEqual(events(got), ["ADDED a", "MODIFIED a", "BOOKMARK ", "DELETED a"]);
       assert.equal(order[0], "open");
       assert.equal(order.length, 5);
+      assert.deepEqual(reported, [`GET ${seen[0].url}`]);
     });
 
     it("a status other than 200 fails before opening: 410 Expired tells the reflector to list again", async () => {
@@ -377,6 +378,7 @@ describe("the API client against a scripted API server", function () {
       assert.equal(error.code, "EBADEVENT");
       assert.equal(error.message, `unparsable watch event: <html>${"x".repeat(94)}`);
       assert.equal(error.status, 500);
+      assert.equal(error.reason, "InternalError");
       assert.equal(isRetryable(error), true);
       assert.deepEqual(events(got), ["ADDED a"]);
     });
