@@ -100,8 +100,7 @@ function connectionFor(kubeconfig: string): Connection {
   const cluster = kc.getCurrentCluster()!;
   // client-node refuses an http:// server unless TLS verification is off, though no TLS is involved
   // there: a `kubectl proxy` or `oc proxy` kubeconfig names one and kubectl accepts it as it is.
-  if (cluster.server.startsWith("http:"))
-    kc.clusters = kc.clusters.map((c) => (c.name === cluster.name ? { ...c, skipTLSVerify: true } : c));
+  if (cluster.server.startsWith("http:")) Object.assign(cluster, { skipTLSVerify: true });
   return {
     server: new URL(cluster.server),
     options: async () => {
