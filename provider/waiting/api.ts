@@ -96,16 +96,15 @@ function connectionFor(kubeconfig: string): Connection {
   const { KubeConfig } = require("@kubernetes/client-node") as typeof import("@kubernetes/client-node");
   const kc = new KubeConfig();
   kc.loadFromString(kubeconfig);
-  const cluster = kc.getCurrentCluster();
-  if (!cluster) throw new Error("the kubeconfig has no current cluster");
+  // There is one: staticConnection throws without it, and the client finds it by the same names.
+  const cluster = kc.getCurrentCluster()!;
   // client-node refuses an http:// server unless TLS verification is off, though no TLS is involved
   // there: a `kubectl proxy` or `oc proxy` kubeconfig names one and kubectl accepts it as it is.
-  if (cluster.server.startsWith("http:"))
-    kc.clusters = kc.clusters.map((c) => (c.name === cluster.name ? { ...c, skipTLSVerify: true } : c));
+  if (cluster.server.startsWith("http:")) Object.assign(cluster, { skipTLSVerify: true });
   return {
     server: new URL(cluster.server),
     options: async () => {
-      const opts: RequestOptions = { headers: {} };
+      const opts: RequestOptions = {};
       // Applied per request so that expiring credentials (exec plugins, token files) are refreshed.
       await kc.applyToHTTPSOptions(opts as import("node:https").RequestOptions);
       return opts;
@@ -121,9 +120,7 @@ function query(params: Record<string, string | number | boolean | undefined>): s
 }
 
 function networkError(error: NodeJS.ErrnoException): ApiError {
-  return apiError(error.message, {
-    code: error.code ?? (error.name === "AbortError" ? "ABORTED" : undefined),
-  });
+  return apiError(error.message, { code: error.code });
 }
 
 function readBody(response: IncomingMessage): Promise<string> {
@@ -131,12 +128,11 @@ function readBody(response: IncomingMessage): Promise<string> {
     const chunks: Buffer[] = [];
     response.on("data", (c: Buffer) => chunks.push(c));
     response.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
-    response.on("error", reject);
-    response.on("aborted", () => reject(apiError("response aborted", { code: "ECONNRESET" })));
-    response.on("close", () => {
-      if (!response.complete)
-        reject(apiError("connection closed before the response ended", { code: "ECONNRESET" }));
-    });
+    // Node closes a response after its end, so a close that settles this came first: the connection
+    // was cut. (Unlistened, the response's own "aborted" error is not raised.)
+    response.on("close", () =>
+      reject(apiError("connection closed before the response ended", { code: "ECONNRESET" })),
+    );
   });
 }
 
@@ -147,11 +143,11 @@ function statusError(response: IncomingMessage, body: string): ApiError {
   } catch {
     status = { message: body.slice(0, 200) };
   }
-  const header = response.headers["retry-after"];
   return apiError(status.message || response.statusMessage || `HTTP ${response.statusCode}`, {
     status: response.statusCode,
     reason: status.reason,
-    retryAfterMs: parseRetryAfter(Array.isArray(header) ? header[0] : header),
+    // Node keeps the first of repeated Retry-After headers.
+    retryAfterMs: parseRetryAfter(response.headers["retry-after"]),
   });
 }
 
@@ -178,16 +174,18 @@ export function createApiClient(kubeconfig: string, clientOptions: ApiClientOpti
     return new Promise((resolve, reject) => {
       const req = (isHttps ? httpsRequest : httpRequest)({
         ...opts,
-        ...(isHttps ? {} : { agent: undefined }),
         protocol: url.protocol,
-        hostname: url.hostname.replace(/^\[|\]$/g, ""),
-        port: url.port || (isHttps ? 443 : 80),
+        // An IPv6 address comes bracketed, as a URL writes it; the connection wants it bare.
+        hostname: url.hostname.replace(/[[\]]/g, ""),
+        // Empty for the scheme's default port, which Node then uses.
+        port: url.port,
         method,
         path: basePath + path,
         headers: {
           ...(opts.headers as Record<string, string>),
           Accept: "application/json",
           ...headers,
+          // Node frames a DELETE's body neither by length nor in chunks unless told its length.
           ...(body !== undefined ? { "Content-Length": String(Buffer.byteLength(body)) } : {}),
         },
       });
@@ -198,7 +196,7 @@ export function createApiClient(kubeconfig: string, clientOptions: ApiClientOpti
         req.destroy();
         reject(apiError("aborted", { code: "ABORTED" }));
       };
-      signal?.addEventListener("abort", abort, { once: true });
+      signal?.addEventListener("abort", abort);
       req.on("close", () => signal?.removeEventListener("abort", abort));
       req.on("error", (e: NodeJS.ErrnoException) => reject(networkError(e)));
       req.on("response", resolve);
@@ -219,18 +217,11 @@ export function createApiClient(kubeconfig: string, clientOptions: ApiClientOpti
   async function json(
     method: string,
     path: string,
-    body: unknown,
+    body: string | undefined,
     headers: Record<string, string>,
     signal: AbortSignal | undefined,
   ): Promise<{ status: number; value: unknown }> {
-    const response = await send(
-      method,
-      path,
-      body === undefined ? undefined : JSON.stringify(body),
-      headers,
-      signal,
-      false,
-    );
+    const response = await send(method, path, body, headers, signal, false);
     let text: string;
     try {
       text = await readBody(response);
@@ -274,7 +265,7 @@ export function createApiClient(kubeconfig: string, clientOptions: ApiClientOpti
       const { value } = await json(
         "PATCH",
         resourcePath(resource, namespace, name) + query({ fieldManager }),
-        patch,
+        JSON.stringify(patch),
         { "Content-Type": "application/merge-patch+json" },
         signal,
       );
@@ -285,12 +276,12 @@ export function createApiClient(kubeconfig: string, clientOptions: ApiClientOpti
       const { status } = await json(
         "DELETE",
         resourcePath(resource, namespace, name),
-        {
+        JSON.stringify({
           kind: "DeleteOptions",
           apiVersion: "v1",
           propagationPolicy: "Foreground",
           ...(preconditions ? { preconditions } : {}),
-        },
+        }),
         { "Content-Type": "application/json" },
         signal,
       );
@@ -321,13 +312,8 @@ export function createApiClient(kubeconfig: string, clientOptions: ApiClientOpti
       handlers.onOpen?.();
       await new Promise<void>((resolve, reject) => {
         let buffer = "";
-        let finished = false;
-        const finish = (error?: ApiError) => {
-          if (finished) return;
-          finished = true;
-          if (error && !signal?.aborted) reject(error);
-          else resolve();
-        };
+        // The first call settles the watch; a cancelled one ends quietly.
+        const finish = (error?: ApiError) => (error && !signal?.aborted ? reject(error) : resolve());
         response.setEncoding("utf8");
         response.on("data", (chunk: string) => {
           buffer += chunk;
@@ -341,19 +327,24 @@ export function createApiClient(kubeconfig: string, clientOptions: ApiClientOpti
             try {
               event = JSON.parse(line) as WatchEvent;
             } catch {
+              // As client-go's watch decoder reports it (rest/request.go newStreamWatcher: a 500, so the
+              // reflector watches again). Settled before the destroy, whose close would say reset.
+              finish(
+                apiError(`unparsable watch event: ${line.slice(0, 100)}`, {
+                  status: 500,
+                  reason: "InternalError",
+                  code: "EBADEVENT",
+                }),
+              );
               response.destroy();
-              finish(apiError(`unparsable watch event: ${line.slice(0, 100)}`, { code: "EBADEVENT" }));
               return;
             }
             handlers.onEvent(event);
           }
         });
         response.on("end", () => finish());
-        response.on("aborted", () => finish(apiError("watch connection reset", { code: "ECONNRESET" })));
-        response.on("error", (e: NodeJS.ErrnoException) => finish(networkError(e)));
-        response.on("close", () =>
-          finish(response.complete ? undefined : apiError("watch connection closed", { code: "ECONNRESET" })),
-        );
+        // After an end Node closes the response: a close before it means the connection was cut.
+        response.on("close", () => finish(apiError("watch connection closed", { code: "ECONNRESET" })));
       });
     },
   };

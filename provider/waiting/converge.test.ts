@@ -1,8 +1,8 @@
 import { strict as assert } from "node:assert";
-import { ApiClient, ListResult, WatchEvent, WatchHandlers } from "./api";
+import { ApiClient, createApiClient, ListResult, WatchEvent, WatchHandlers } from "./api";
 import { Clock } from "./clock";
 import { reflect, Session } from "./reflector";
-import { converge, isWaitError, observe } from "./converge";
+import { converge, isWaitError, observe, waitError } from "./converge";
 import { KINDS, KubeObject } from "./kinds";
 import { progressReporter, ProgressEvent, subscribeProgress } from "./progress";
 import { apiError, backoffDelay, isRetryable, parseRetryAfter, retryDelay } from "./retry";
@@ -175,6 +175,18 @@ describe("converge", () => {
         e.kind === "failed" &&
         /cannot list machinesets in ns: HTTP 403 Forbidden: forbidden/.test(e.message),
     );
+  });
+
+  it("isWaitError tells a wait's end from failures before any wait, which a caller must not read as the cluster's state", () => {
+    // A kubeconfig without a cluster fails when the client is made, before anything is waited for.
+    assert.throws(
+      () => createApiClient("current-context: none"),
+      (e: unknown) => e instanceof Error && !isWaitError(e) && /no current cluster/.test(e.message),
+    );
+    assert.equal(isWaitError(apiError("forbidden", { status: 403 })), false);
+    // Named as one, but not an Error: a rejection value from elsewhere.
+    assert.equal(isWaitError({ name: "WaitError", kind: "failed", message: "x" }), false);
+    assert.equal(isWaitError(waitError("timeout", "pool worker", "timed out", "1 left")), true);
   });
 
   it("times out with the last state in the message", async () => {
