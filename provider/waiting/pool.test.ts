@@ -1621,6 +1621,28 @@ describe("pool rollout predicate: which failures nodes carried into the wait", (
     assert.match(final.message, /node ip-2 \(NodeDegraded\): Node ip-2 upgrade failure\. failed to drain/);
   });
 
+  it("takes a NodeDegraded already on the target in a degraded pool's first look as carried, since nothing tells whether it predates the wait", () => {
+    // The daemon rewrites NodeDegraded only when an attempt ends (update.go update, deferred
+    // reportMachineNodeDegradeStatus) and retries with the same text: at the first look, a failure
+    // from before the handover and one of the target read alike.
+    const onTarget = mcn("ip-2", "rendered-worker-old", "rendered-worker-new", {
+      NodeDegraded: ["True", "Node ip-2 upgrade failure. failed to drain node: timed out"],
+      Drained: ["Unknown", "Draining node"],
+    });
+    const at = overSteps(
+      () => observation({ pool: degradedPool, machineConfigs: created, machineConfigNodes: [onTarget] }),
+      ours,
+      {},
+    );
+    assert.equal(at(undefined, 0).state, "waiting");
+    const later = at(undefined, 2 * PERSISTENCE_MS);
+    assert.equal(later.state, "waiting");
+    assert.match(
+      later.message,
+      /degraded on an older config while the daemon applies the target: node ip-2 \(Drained\)/,
+    );
+  });
+
   it("keeps a NodeDegraded without a message that the node carried into the target as carried", () => {
     const at = overSteps(
       (m: KubeObject) =>
