@@ -181,10 +181,21 @@ function listOf<T>(object: KubeObject, ...path: string[]): T[] {
 }
 
 // The Ignition sections of a MachineConfig, ours or a render.
-const filesOf = (mc: KubeObject) => listOf<IgnitionFile>(mc, "spec", "config", "storage", "files");
-const unitsOf = (mc: KubeObject) => listOf<IgnitionUnit>(mc, "spec", "config", "systemd", "units");
-const usersOf = (mc: KubeObject) => listOf<PasswdUser>(mc, "spec", "config", "passwd", "users");
-const keysOf = (user: PasswdUser | undefined) => user?.sshAuthorizedKeys ?? [];
+function filesOf(mc: KubeObject): IgnitionFile[] {
+  return listOf<IgnitionFile>(mc, "spec", "config", "storage", "files");
+}
+
+function unitsOf(mc: KubeObject): IgnitionUnit[] {
+  return listOf<IgnitionUnit>(mc, "spec", "config", "systemd", "units");
+}
+
+function usersOf(mc: KubeObject): PasswdUser[] {
+  return listOf<PasswdUser>(mc, "spec", "config", "passwd", "users");
+}
+
+function keysOf(user: PasswdUser | undefined): string[] {
+  return user?.sshAuthorizedKeys ?? [];
+}
 
 /** What our configs put into a render, merged as the MCO merges: worker role first, then by name; later wins. */
 function expectedContent(configs: KubeObject[]): Expected {
