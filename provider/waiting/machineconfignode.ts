@@ -51,18 +51,17 @@ export interface OnTarget {
   inherited: string[];
 }
 
-/** NodeDegraded's message while it is True, else undefined. */
-function degradedMessage(mcn: KubeObject): string | undefined {
-  const degraded = conditionsOf(mcn).find((c) => c.type === "NodeDegraded" && c.status === "True");
-  return degraded && (degraded.message ?? "");
+/** NodeDegraded while it is True, else undefined. */
+function degradedCondition(mcn: KubeObject): Condition | undefined {
+  return conditionsOf(mcn).find((c) => c.type === "NodeDegraded" && c.status === "True");
 }
 
 /** The NodeDegraded message of each degraded MachineConfigNode, by name (pool.ts `Inherited`). */
 export function degradedMessages(mcns: KubeObject[]): Record<string, string> {
   const out: Record<string, string> = {};
   for (const m of mcns) {
-    const message = degradedMessage(m);
-    if (message !== undefined) out[m.metadata.name] = message;
+    const degraded = degradedCondition(m);
+    if (degraded) out[m.metadata.name] = degraded.message ?? "";
   }
   return out;
 }
@@ -87,17 +86,17 @@ export function failingMachineConfigNodes(
 ): OnTarget {
   const out: OnTarget = { failing: [], inherited: [] };
   const onTarget = mcns
-    .filter(
-      (m) =>
-        degradedMessage(m) !== undefined && field<string>(m, "spec", "configVersion", "desired") === target,
-    )
-    .sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1));
-  for (const m of onTarget) {
-    const conditions = conditionsOf(m);
-    const phase =
-      conditions.find((c) => c.status === "Unknown") ?? conditions.find((c) => c.type === "NodeDegraded");
-    const message = `node ${m.metadata.name} (${phase?.type ?? "NodeDegraded"}): ${phase?.message || "no reason given"}`;
-    const degraded = degradedMessage(m) as string;
+    .filter((m) => field<string>(m, "spec", "configVersion", "desired") === target)
+    .flatMap((m) => {
+      const condition = degradedCondition(m);
+      return condition ? [{ m, condition }] : [];
+    })
+    .sort((a, b) => (a.m.metadata.name < b.m.metadata.name ? -1 : 1));
+  for (const { m, condition } of onTarget) {
+    // The phase the attempt stopped in, else NodeDegraded itself when no phase is in progress.
+    const phase = conditionsOf(m).find((c) => c.status === "Unknown") ?? condition;
+    const message = `node ${m.metadata.name} (${phase.type}): ${phase.message || "no reason given"}`;
+    const degraded = condition.message ?? "";
     const applying =
       field(m, "status", "configVersion", "desired") === target && inherited[m.metadata.name] === degraded;
     if (applying && !degraded.includes(target)) {

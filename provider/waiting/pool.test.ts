@@ -774,6 +774,45 @@ describe("pool rollout predicate: KubeletConfigs and ContainerRuntimeConfigs the
     );
     assert.equal(unknownFailure.message, "pool worker: KubeletConfig max-pods failed: no reason given");
   });
+
+  it("reads an Accepted condition that comes last, as the MCO writes once it drops the deprecated copy after it", () => {
+    // kubelet_config_controller.go syncStatusOnly appends legacyConditionFromAccepted's copy after
+    // Accepted "for backwards compat", marked to be removed (OCPNODE-4040).
+    const target = { pool: "worker", kubeletConfigs: ["max-pods"] };
+    const p = pool({ source: ["99-worker-generated-kubelet"] });
+    const accepted = kc("max-pods", 2, 2, [success[0]]);
+    assert.deepEqual(
+      evaluatePoolRollout(target, observation({ pool: p, kubeletConfigs: [accepted] })).needs.generated?.map(
+        (g) => g.machineConfig,
+      ),
+      ["99-worker-generated-kubelet"],
+    );
+    const refused = kc("max-pods", 2, 2, [success[0], noPool("KubeletConfig", "max-pods")[0]]);
+    const e = evaluatePoolRollout(target, observation({ pool: p, kubeletConfigs: [refused] }));
+    assert.deepEqual(
+      [e.state, e.message],
+      [
+        "failed",
+        "pool worker: KubeletConfig max-pods failed: Error: KubeletConfig max-pods does not match any MachineConfigPools",
+      ],
+    );
+  });
+
+  it("follows the generated MachineConfig of a pool's second KubeletConfig by its name suffix", () => {
+    // kubelet-config/helpers.go getManagedKubeletConfigKey: `99-<pool>-generated-kubelet-<suffix>` from
+    // the mc-name-suffix annotation, so the first KubeletConfig's config is not taken for the second's.
+    const target = { pool: "worker", kubeletConfigs: ["max-pods"] };
+    const second = kc("max-pods", 1, 1, success);
+    second.metadata.annotations = { "machineconfiguration.openshift.io/mc-name-suffix": "1" };
+    const e = evaluatePoolRollout(
+      target,
+      observation({ pool: pool({ source: ["99-worker-generated-kubelet"] }), kubeletConfigs: [second] }),
+    );
+    assert.deepEqual(
+      e.needs.generated?.map((g) => g.machineConfig),
+      ["99-worker-generated-kubelet-1"],
+    );
+  });
 });
 
 describe("pool rollout predicate: a MachineConfig changed in place", () => {
@@ -1488,5 +1527,350 @@ describe("MachineConfigNode phases in words", () => {
     assert.deepEqual(observedNodeTimings(timed("2026-11-24T10:00:00Z", "2026-11-24T10:00:00Z")), {
       drainSeconds: 0,
     });
+  });
+});
+
+describe("pool rollout predicate: which failures nodes carried into the wait", () => {
+  const degradedPool = pool({ source: ["99-worker-chrony"], updated: 1, degraded: 1 });
+  const minute = 60_000;
+  const drainedFor = (n: KubeObject, reason: string): KubeObject => {
+    const copy = structuredClone(n);
+    Object.assign(copy.metadata.annotations!, {
+      "machineconfiguration.openshift.io/desiredConfig": "rendered-worker-new",
+      "machineconfiguration.openshift.io/desiredDrain": "drain-rendered-worker-new",
+      "machineconfiguration.openshift.io/reason": reason,
+    });
+    return copy;
+  };
+
+  it("takes a failure the daemon writes after draining for the target as the target's, though the node carried another", () => {
+    // daemon.go handleErr/updateErrorState write the reason only when an attempt fails; drain.go
+    // performDrain asks for `drain-<target>` first: a new reason after it is the target attempt's.
+    const carried = node("worker-a", "Degraded", "rendered-worker-broken", "failed to write /usr/x");
+    const at = overSteps(
+      (n: KubeObject) => observation({ pool: degradedPool, machineConfigs: created, nodes: [n] }),
+      ours,
+      {},
+    );
+    assert.equal(at(carried, 0).state, "waiting");
+    const failedTarget = drainedFor(carried, "failed to write /usr/y");
+    assert.equal(at(failedTarget, minute).state, "waiting");
+    const final = at(failedTarget, minute + PERSISTENCE_MS);
+    assert.equal(final.state, "failed");
+    assert.match(final.message, /node worker-a \(Degraded\): failed to write \/usr\/y \(persisted 5m0s/);
+  });
+
+  it("takes a failure first listed after the drain for the target as the target's when the pool was healthy at the first look", () => {
+    // Nodes are listed only once the pool reports degraded ones (status.go calculateStatus): a pool
+    // healthy at the first look had no failure then, so nothing seen later is carried.
+    const healthy = pool({ source: ["99-worker-chrony"], updated: 1 });
+    const failing = drainedFor(node("worker-a", "Degraded", "rendered-worker-new"), "failed to write /usr/y");
+    const at = overSteps(
+      ([p, nodes]: [KubeObject, KubeObject[] | undefined]) =>
+        observation({ pool: p, machineConfigs: created, nodes }),
+      ours,
+      {},
+    );
+    assert.equal(at([healthy, undefined], 0).state, "waiting");
+    assert.equal(at([degradedPool, [failing]], minute).state, "waiting");
+    assert.equal(at([degradedPool, [failing]], minute + PERSISTENCE_MS).state, "failed");
+  });
+
+  it("follows each MachineConfigNode's NodeDegraded: carried into the target while the daemon works, cleared by a success, the target's when written again", () => {
+    // update.go update reports NodeDegraded at the end of every attempt (reportMachineNodeDegradeStatus:
+    // True with the error, False with "upgrade succeeded"); upgrade_monitor.go
+    // GenerateAndApplyMachineConfigNodes writes status.configVersion.desired from the node's desiredConfig.
+    const healthy = pool({ source: ["99-worker-chrony"], updated: 1 });
+    const message = "Node ip-2 upgrade failure. failed to drain node: timed out";
+    const done = mcn("ip-1", "rendered-worker-new", "rendered-worker-new", { Updated: ["True"] });
+    const b = (desired: string, degraded: [string, string]) =>
+      mcn("ip-2", "rendered-worker-old", desired, { NodeDegraded: degraded, Updated: ["False"] });
+    const at = overSteps(
+      ([p, m]: [KubeObject, KubeObject]) =>
+        observation({ pool: p, machineConfigs: created, machineConfigNodes: [done, m], nodes: [] }),
+      ours,
+      {},
+    );
+    assert.equal(
+      at([healthy, b("rendered-worker-mid", ["False", "Node ip-2 upgrade succeeded"])], 0).state,
+      "waiting",
+    );
+    // Fails an intermediate config during the wait, then is handed the target: carried while it works.
+    assert.equal(at([degradedPool, b("rendered-worker-mid", ["True", message])], minute).state, "waiting");
+    const carried = at([degradedPool, b("rendered-worker-new", ["True", message])], 2 * minute);
+    assert.match(
+      carried.message,
+      /degraded on an older config while the daemon applies the target: node ip-2/,
+    );
+    assert.equal(
+      at([degradedPool, b("rendered-worker-new", ["True", message])], 2 * minute + 2 * PERSISTENCE_MS).state,
+      "waiting",
+    );
+    // An attempt succeeds, and a later one on the target fails alike: that failure is the target's.
+    const t = 3 * minute + 2 * PERSISTENCE_MS;
+    at([degradedPool, b("rendered-worker-new", ["False", "Node ip-2 upgrade succeeded"])], t);
+    assert.equal(
+      at([degradedPool, b("rendered-worker-new", ["True", message])], t + minute).state,
+      "waiting",
+    );
+    const final = at(
+      [degradedPool, b("rendered-worker-new", ["True", message])],
+      t + minute + PERSISTENCE_MS,
+    );
+    assert.equal(final.state, "failed");
+    assert.match(final.message, /node ip-2 \(NodeDegraded\): Node ip-2 upgrade failure\. failed to drain/);
+  });
+
+  it("takes a NodeDegraded already on the target in a degraded pool's first look as carried, since nothing tells whether it predates the wait", () => {
+    // The daemon rewrites NodeDegraded only when an attempt ends (update.go update, deferred
+    // reportMachineNodeDegradeStatus) and retries with the same text: at the first look, a failure
+    // from before the handover and one of the target read alike.
+    const onTarget = mcn("ip-2", "rendered-worker-old", "rendered-worker-new", {
+      NodeDegraded: ["True", "Node ip-2 upgrade failure. failed to drain node: timed out"],
+      Drained: ["Unknown", "Draining node"],
+    });
+    const at = overSteps(
+      () => observation({ pool: degradedPool, machineConfigs: created, machineConfigNodes: [onTarget] }),
+      ours,
+      {},
+    );
+    assert.equal(at(undefined, 0).state, "waiting");
+    const later = at(undefined, 2 * PERSISTENCE_MS);
+    assert.equal(later.state, "waiting");
+    assert.match(
+      later.message,
+      /degraded on an older config while the daemon applies the target: node ip-2 \(Drained\)/,
+    );
+  });
+
+  it("keeps a NodeDegraded without a message that the node carried into the target as carried", () => {
+    const at = overSteps(
+      (m: KubeObject) =>
+        observation({ pool: degradedPool, machineConfigs: created, machineConfigNodes: [m] }),
+      ours,
+      {},
+    );
+    const silent = (desired: string) =>
+      mcn("ip-2", "rendered-worker-old", desired, { NodeDegraded: ["True"], UpdateExecuted: ["Unknown"] });
+    assert.equal(at(silent("rendered-worker-mid"), 0).state, "waiting");
+    assert.equal(at(silent("rendered-worker-new"), minute).state, "waiting");
+    const later = at(silent("rendered-worker-new"), minute + 2 * PERSISTENCE_MS);
+    assert.equal(later.state, "waiting");
+    assert.match(later.message, /degraded on an older config while the daemon applies the target: node ip-2/);
+  });
+
+  it("takes a NodeDegraded first listed on the target as the target's when the pool was healthy at the first look", () => {
+    const healthy = pool({ source: ["99-worker-chrony"], updated: 1 });
+    const failing = mcn("ip-2", "rendered-worker-old", "rendered-worker-new", {
+      NodeDegraded: ["True", "Node ip-2 upgrade failure. disk full"],
+    });
+    const at = overSteps(
+      ([p, mcns]: [KubeObject, KubeObject[] | undefined]) =>
+        observation({ pool: p, machineConfigs: created, machineConfigNodes: mcns }),
+      ours,
+      {},
+    );
+    assert.equal(at([healthy, undefined], 0).state, "waiting");
+    assert.equal(at([degradedPool, [failing]], minute).state, "waiting");
+    assert.equal(at([degradedPool, [failing]], minute + PERSISTENCE_MS).state, "failed");
+  });
+
+  it("names the NodeDegraded condition when no phase is in progress", () => {
+    const failing = mcn("ip-2", "rendered-worker-old", "rendered-worker-new", {
+      UpdatePrepared: ["True", "Update Compatible"],
+      UpdateExecuted: ["False", "Update not started"],
+      NodeDegraded: ["True", "Node ip-2 upgrade failure. missing MachineConfig rendered-worker-new"],
+    });
+    assert.deepEqual(
+      failingMachineConfigNodes([failing], "rendered-worker-new").failing.map((f) => f.message),
+      ["node ip-2 (NodeDegraded): Node ip-2 upgrade failure. missing MachineConfig rendered-worker-new"],
+    );
+  });
+
+  it("joins what it waits on in one line: failures it times, and each failure carried into the target", () => {
+    const at = overSteps(
+      (nodes: KubeObject[]) => observation({ pool: degradedPool, machineConfigs: created, nodes }),
+      ours,
+      {},
+    );
+    const a = node("worker-a", "Degraded", "rendered-worker-broken", "failed to write /usr/a");
+    const b = node("worker-b", "Degraded", "rendered-worker-broken", "failed to write /usr/b");
+    at([a, b], 0);
+    const c = node("worker-c", "Degraded", "rendered-worker-new", "failed to write /usr/c");
+    const e = at(
+      [drainedFor(a, "failed to write /usr/a"), drainedFor(b, "failed to write /usr/b"), c],
+      minute,
+    );
+    assert.equal(
+      e.message,
+      "pool worker: 1/3 updated -> rendered-worker-new; degraded: node worker-c (Degraded): failed to write /usr/c (for 0m0s; retried, final after 5m0s); degraded on an older config while the daemon applies the target: node worker-a (Degraded): failed to write /usr/a; node worker-b (Degraded): failed to write /usr/b",
+    );
+  });
+});
+
+describe("pool rollout predicate: nodes named in failures", () => {
+  const degradedPool = pool({ source: ["99-worker-chrony"], updated: 1, degraded: 2 });
+  const withoutReason = (n: KubeObject) => {
+    delete n.metadata.annotations!["machineconfiguration.openshift.io/reason"];
+    return n;
+  };
+
+  it("names the failing nodes in name order, one the daemon gave no reason as such", () => {
+    // daemon.go updateErrorState writes the reason beside the state; a node may carry the state alone.
+    const nodes = [
+      node("worker-b", "Degraded", "rendered-worker-new", "failed to write /usr/b"),
+      withoutReason(node("worker-a", "Unreconcilable", "rendered-worker-new")),
+    ];
+    const at = overTime(observation({ pool: degradedPool, machineConfigs: created, nodes }));
+    at(0);
+    assert.equal(
+      at(PERSISTENCE_MS).message,
+      "pool worker is degraded rolling out rendered-worker-new: node worker-a (Unreconcilable): no reason given (persisted 5m0s, past the 5m0s allowed for retries); node worker-b (Degraded): failed to write /usr/b (persisted 5m0s, past the 5m0s allowed for retries)",
+    );
+  });
+
+  it("names a node degraded at rest without a reason as giving none", () => {
+    const atRest = withoutReason(node("worker-a", "Degraded", "rendered-worker-old"));
+    atRest.metadata.annotations!["machineconfiguration.openshift.io/desiredConfig"] = "rendered-worker-old";
+    const p = pool({ source: ["99-worker-chrony"], updated: 0, degraded: 1 });
+    (p.spec as Record<string, unknown>).maxUnavailable = 1;
+    const at = overTime(observation({ pool: p, machineConfigs: created, nodes: [atRest] }));
+    at(0);
+    assert.equal(
+      at(PERSISTENCE_MS).message,
+      "pool worker cannot roll out rendered-worker-new: degraded at rest, node worker-a (Degraded): no reason given (persisted 5m0s, past the 5m0s allowed for retries) uses up maxUnavailable, so the MCO updates no node until they recover",
+    );
+  });
+
+  it("takes a node degraded on the target itself as failing the target, not as held back at rest", () => {
+    // layered_node_state.go IsUnavailableForUpdate: a node on its desired config counts as
+    // unavailable, but one whose desired config is the target already has it: it is not held back.
+    const drifted = node("worker-a", "Degraded", "rendered-worker-new", 'content mismatch for file "/etc/x"');
+    drifted.metadata.annotations!["machineconfiguration.openshift.io/currentConfig"] = "rendered-worker-new";
+    const at = overTime(observation({ pool: degradedPool, machineConfigs: created, nodes: [drifted] }));
+    assert.equal(at(0).state, "waiting");
+    const final = at(PERSISTENCE_MS);
+    assert.equal(final.state, "failed");
+    assert.match(final.message, /^pool worker is degraded rolling out rendered-worker-new: node worker-a/);
+  });
+});
+
+describe("pool rollout predicate: the words of each wait", () => {
+  const evaluate = (target: PoolRolloutTarget, o: Partial<PoolObservation>) => {
+    const e = evaluatePoolRollout(target, observation(o));
+    return [e.state, e.message, e.needs];
+  };
+
+  it("says what it reads", () => {
+    const p = pool({ source: ["99-worker-chrony", "99-worker-generated-kubelet"] });
+    assert.deepEqual(evaluate(ours, { pool: p }), [
+      "waiting",
+      "pool worker: reading MachineConfigs",
+      { machineConfigs: ["99-worker-chrony"] },
+    ]);
+    const kubelet: KubeObject = {
+      metadata: { name: "max-pods", generation: 1 },
+      status: { observedGeneration: 1, conditions: [{ type: "Success", status: "True" }] },
+    };
+    const generated = [
+      {
+        owner: "KubeletConfig",
+        ownerName: "max-pods",
+        machineConfig: "99-worker-generated-kubelet",
+        generation: 1,
+      },
+    ];
+    assert.deepEqual(
+      evaluate(
+        { ...ours, kubeletConfigs: ["max-pods"] },
+        { pool: p, machineConfigs: created, kubeletConfigs: [kubelet] },
+      ),
+      ["waiting", "pool worker: reading generated MachineConfigs", { generated }],
+    );
+    const changed = { "99-worker-chrony": mc("99-worker-chrony", 2) };
+    assert.deepEqual(evaluate(ours, { pool: p, machineConfigs: changed }), [
+      "waiting",
+      "pool worker: reading rendered-worker-new",
+      { rendered: "rendered-worker-new" },
+    ]);
+  });
+
+  it("says which MachineConfigs the render must still include or drop", () => {
+    const target = {
+      pool: "worker",
+      machineConfigs: ["99-a", "99-b"],
+      deletedMachineConfigs: ["99-c", "99-d"],
+    };
+    const configs = { "99-a": mc("99-a", 1), "99-b": mc("99-b", 1) };
+    const render = (source: string[]) =>
+      evaluate(target, { pool: pool({ source }), machineConfigs: configs })[1];
+    const words = "pool worker: waiting for the MCO to render the configuration";
+    assert.equal(render(["99-c", "99-d"]), `${words} to include 99-a, 99-b and to drop 99-c, 99-d`);
+    assert.equal(render(["99-a", "99-b", "99-c"]), `${words} to drop 99-c`);
+    assert.equal(render(["99-a"]), `${words} to include 99-b`);
+  });
+
+  it("waits for a new pool's first render when it only drops MachineConfigs", () => {
+    const fresh = pool({});
+    fresh.spec = { ...(fresh.spec as object), configuration: {} };
+    assert.deepEqual(evaluate({ pool: "worker", deletedMachineConfigs: ["99-c"] }, { pool: fresh }), [
+      "waiting",
+      "pool worker: waiting for the MCO to render the pool's first configuration",
+      {},
+    ]);
+  });
+
+  it("says the MCO cannot render, with nothing after the colon when it gives no message", () => {
+    const p = pool({ conditions: [{ type: "RenderDegraded", status: "True" }] });
+    assert.deepEqual(evaluate(ours, { pool: p, machineConfigs: created }), [
+      "failed",
+      "pool worker: the MCO cannot render its configuration:",
+      {},
+    ]);
+  });
+});
+
+describe("missingFromRender: Ignition pieces merged and compared as the MCO does", () => {
+  // common/helpers.go MergeMachineConfigs: worker configs first, then by name, merged with Ignition's
+  // merge (child lists such as a unit's drop-ins merge by name); osImageURL only where a config sets it.
+  const config = (name: string, spec: Record<string, unknown>): KubeObject => ({
+    metadata: { name, generation: 2, labels: { "machineconfiguration.openshift.io/role": "worker" } },
+    spec,
+  });
+  const render = (spec: Record<string, unknown>): KubeObject => ({ metadata: { name: "rendered-x" }, spec });
+  const unit = (...dropins: Array<[string, string]>) => ({
+    config: {
+      systemd: {
+        units: [
+          { name: "kubelet.service", dropins: dropins.map(([name, contents]) => ({ name, contents })) },
+        ],
+      },
+    },
+  });
+
+  it("keeps a unit's drop-ins from an earlier config when a later one adds its own", () => {
+    const configs = [config("99-a", unit(["10-a.conf", "A"])), config("99-b", unit(["20-b.conf", "B"]))];
+    assert.equal(
+      missingFromRender(render(unit(["20-b.conf", "B"])), configs),
+      "rendered-x lacks systemd unit kubelet.service of 99-b",
+    );
+    assert.equal(missingFromRender(render(unit(["10-a.conf", "A"], ["20-b.conf", "B"])), configs), undefined);
+  });
+
+  it("accepts an empty file, a user without SSH keys, and a config that sets no OS image", () => {
+    const ours = config("99-a", {
+      config: {
+        storage: { files: [{ path: "/etc/empty", mode: 420 }] },
+        passwd: { users: [{ name: "core", passwordHash: "$6$x" }] },
+      },
+    });
+    const rendered = render({
+      osImageURL: "quay.io/openshift-release-dev/ocp-v4.0-art-dev@sha256:0000",
+      config: {
+        storage: { files: [{ path: "/etc/empty", mode: 420 }] },
+        passwd: { users: [{ name: "core", passwordHash: "$6$x", sshAuthorizedKeys: ["ssh-ed25519 AAA"] }] },
+      },
+    });
+    assert.equal(missingFromRender(rendered, [ours]), undefined);
   });
 });

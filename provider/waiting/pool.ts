@@ -165,11 +165,43 @@ interface IgnitionUnit {
   dropins?: Array<{ name: string; contents?: string }>;
 }
 
+interface IgnitionFile {
+  path: string;
+  contents?: { source?: string };
+}
+
+interface PasswdUser {
+  name: string;
+  sshAuthorizedKeys?: string[];
+}
+
+/** A list field, empty when absent. */
+function listOf<T>(object: KubeObject, ...path: string[]): T[] {
+  return field<T[]>(object, ...path) ?? [];
+}
+
+// The Ignition sections of a MachineConfig, ours or a render.
+function filesOf(mc: KubeObject): IgnitionFile[] {
+  return listOf<IgnitionFile>(mc, "spec", "config", "storage", "files");
+}
+
+function unitsOf(mc: KubeObject): IgnitionUnit[] {
+  return listOf<IgnitionUnit>(mc, "spec", "config", "systemd", "units");
+}
+
+function usersOf(mc: KubeObject): PasswdUser[] {
+  return listOf<PasswdUser>(mc, "spec", "config", "passwd", "users");
+}
+
+function keysOf(user: PasswdUser | undefined): string[] {
+  return user?.sshAuthorizedKeys ?? [];
+}
+
 /** What our configs put into a render, merged as the MCO merges: worker role first, then by name; later wins. */
 function expectedContent(configs: KubeObject[]): Expected {
   const order = (c: KubeObject) =>
     `${c.metadata.labels?.[ROLE_LABEL] === "worker" ? 0 : 1}/${c.metadata.name}`;
-  const sorted = [...configs].sort((a, b) => (order(a) < order(b) ? -1 : order(a) > order(b) ? 1 : 0));
+  const sorted = [...configs].sort((a, b) => (order(a) < order(b) ? -1 : 1));
   const out: Expected = {
     files: new Map(),
     units: new Map(),
@@ -179,17 +211,8 @@ function expectedContent(configs: KubeObject[]): Expected {
   };
   for (const mc of sorted) {
     const from = mc.metadata.name;
-    for (const f of field<Array<{ path: string; contents?: { source?: string } }>>(
-      mc,
-      "spec",
-      "config",
-      "storage",
-      "files",
-    ) ?? []) {
-      out.files.set(f.path, { source: f.contents?.source, from });
-    }
-    const units = field<IgnitionUnit[]>(mc, "spec", "config", "systemd", "units") ?? [];
-    for (const u of units) {
+    for (const f of filesOf(mc)) out.files.set(f.path, { source: f.contents?.source, from });
+    for (const u of unitsOf(mc)) {
       const prev = out.units.get(u.name);
       const dropins = new Map(prev?.dropins ?? []);
       for (const d of u.dropins ?? []) dropins.set(d.name, d.contents);
@@ -201,17 +224,11 @@ function expectedContent(configs: KubeObject[]): Expected {
         from,
       });
     }
-    for (const value of field<string[]>(mc, "spec", "kernelArguments") ?? [])
+    for (const value of listOf<string>(mc, "spec", "kernelArguments"))
       out.kernelArguments.push({ value, from });
-    for (const value of field<string[]>(mc, "spec", "extensions") ?? []) out.extensions.push({ value, from });
-    for (const u of field<Array<{ name: string; sshAuthorizedKeys?: string[] }>>(
-      mc,
-      "spec",
-      "config",
-      "passwd",
-      "users",
-    ) ?? []) {
-      for (const key of u.sshAuthorizedKeys ?? []) out.sshKeys.push({ user: u.name, key, from });
+    for (const value of listOf<string>(mc, "spec", "extensions")) out.extensions.push({ value, from });
+    for (const u of usersOf(mc)) {
+      for (const key of keysOf(u)) out.sshKeys.push({ user: u.name, key, from });
     }
     const kernelType = field<string>(mc, "spec", "kernelType");
     if (kernelType && kernelType !== "default") out.kernelType = { value: kernelType, from };
@@ -229,23 +246,11 @@ function expectedContent(configs: KubeObject[]): Expected {
 export function missingFromRender(rendered: KubeObject, configs: KubeObject[]): string | undefined {
   const want = expectedContent(configs);
   const name = rendered.metadata.name;
-  const files = new Map(
-    (
-      field<Array<{ path: string; contents?: { source?: string } }>>(
-        rendered,
-        "spec",
-        "config",
-        "storage",
-        "files",
-      ) ?? []
-    ).map((f) => [f.path, f.contents?.source]),
-  );
+  const files = new Map(filesOf(rendered).map((f) => [f.path, f.contents?.source]));
   for (const [path, f] of want.files) {
     if (!files.has(path) || files.get(path) !== f.source) return `${name} lacks file ${path} of ${f.from}`;
   }
-  const units = new Map(
-    (field<IgnitionUnit[]>(rendered, "spec", "config", "systemd", "units") ?? []).map((u) => [u.name, u]),
-  );
+  const units = new Map(unitsOf(rendered).map((u) => [u.name, u]));
   for (const [unitName, u] of want.units) {
     const got = units.get(unitName);
     const differs =
@@ -258,24 +263,17 @@ export function missingFromRender(rendered: KubeObject, configs: KubeObject[]): 
       );
     if (differs) return `${name} lacks systemd unit ${unitName} of ${u.from}`;
   }
-  const kargs = field<string[]>(rendered, "spec", "kernelArguments") ?? [];
+  const kargs = listOf<string>(rendered, "spec", "kernelArguments");
   for (const k of want.kernelArguments) {
     if (!kargs.includes(k.value)) return `${name} lacks kernel argument ${k.value} of ${k.from}`;
   }
-  const extensions = field<string[]>(rendered, "spec", "extensions") ?? [];
+  const extensions = listOf<string>(rendered, "spec", "extensions");
   for (const e of want.extensions) {
     if (!extensions.includes(e.value)) return `${name} lacks extension ${e.value} of ${e.from}`;
   }
-  const users =
-    field<Array<{ name: string; sshAuthorizedKeys?: string[] }>>(
-      rendered,
-      "spec",
-      "config",
-      "passwd",
-      "users",
-    ) ?? [];
+  const users = usersOf(rendered);
   for (const k of want.sshKeys) {
-    if (!(users.find((u) => u.name === k.user)?.sshAuthorizedKeys ?? []).includes(k.key)) {
+    if (!keysOf(users.find((u) => u.name === k.user)).includes(k.key)) {
       return `${name} lacks an SSH key of user ${k.user} from ${k.from}`;
     }
   }
@@ -289,12 +287,18 @@ export function missingFromRender(rendered: KubeObject, configs: KubeObject[]): 
   return undefined;
 }
 
-/** The MCO appends Success or Failure on each sync of a KubeletConfig or ContainerRuntimeConfig: the last one counts. */
+/**
+ * The outcome of the MCO's last sync of a KubeletConfig or ContainerRuntimeConfig, as Success or
+ * Failure: syncStatusOnly appends a condition on each sync, so the last one counts. For a KubeletConfig
+ * that is Accepted (True or False) followed by the deprecated Success or Failure copy of it
+ * (kubelet_config_controller.go syncStatusOnly, legacyConditionFromAccepted), which is to go: an
+ * Accepted condition last is read as its copy would say.
+ */
 function lastOutcome(object: KubeObject): Condition | undefined {
-  const conditions = (field<Condition[]>(object, "status", "conditions") ?? []).filter(
-    (c) => c.type === "Success" || c.type === "Failure",
-  );
-  return conditions[conditions.length - 1];
+  const conditions = listOf<Condition>(object, "status", "conditions");
+  const last = conditions[conditions.length - 1];
+  if (last?.type !== "Accepted") return last;
+  return { ...last, type: last.status === "True" ? "Success" : "Failure", status: "True" };
 }
 
 const isFailing = (state: string | undefined) => state === "Degraded" || state === "Unreconcilable";
@@ -551,9 +555,7 @@ export function evaluatePoolRollout(target: PoolRolloutTarget, obs: PoolObservat
   }
 
   // Step 1: the render names what we created and no longer names what we deleted.
-  const sources = (field<Array<{ name: string }>>(pool, "spec", "configuration", "source") ?? []).map(
-    (s) => s.name,
-  );
+  const sources = listOf<{ name: string }>(pool, "spec", "configuration", "source").map((s) => s.name);
   const wanted = [...(target.machineConfigs ?? [])];
   const readMachineConfigs = wanted.filter((m) => obs.machineConfigs[m] === undefined);
   if (readMachineConfigs.length > 0)
@@ -666,12 +668,15 @@ export function evaluatePoolRollout(target: PoolRolloutTarget, obs: PoolObservat
       return { ...waiting(progressLine, mcnNeeds, updated, machineCount), result };
     const byMcn = mcns && failingMachineConfigNodes(mcns, renderedName, obs.inherited?.machineConfigNodes);
     const decided = byMcn && byMcn.failing.length + byMcn.inherited.length > 0 ? byMcn : undefined;
-    if (!decided && !obs.nodes)
-      return { ...waiting(progressLine, { nodes: true }, updated, machineCount), result };
-    const onTarget = decided ?? failingNodes(pool, obs.nodes ?? [], renderedName, obs.inherited?.nodes);
-    const holding = decided
-      ? { problems: [], drifted: [] }
-      : holdingNodes(pool, obs.nodes ?? [], renderedName);
+    let onTarget: OnTarget;
+    let holding: Holding;
+    if (decided) [onTarget, holding] = [decided, { problems: [], drifted: [] }];
+    else if (obs.nodes)
+      [onTarget, holding] = [
+        failingNodes(pool, obs.nodes, renderedName, obs.inherited?.nodes),
+        holdingNodes(pool, obs.nodes, renderedName),
+      ];
+    else return { ...waiting(progressLine, { nodes: true }, updated, machineCount), result };
     const since = obs.since ?? {};
     const judged = judgePersistence(onTarget.failing, since, obs.nowMs ?? 0);
     const problems = [...onTarget.failing, ...holding.problems];

@@ -332,11 +332,14 @@ describe("reflector's store: which events it believes (client-go's Reflector.wat
         w.handlers.onEvent(event("MODIFIED", obj("a", "7", "Running")));
       },
     );
-    const { session: s, failures } = session(api, clock);
+    const { session: s, failures, transients } = session(api, clock);
     await reflect(s, source, running);
     assert.deepEqual(failures, []);
     assert.deepEqual(calls, ["list", "watch@5", "watch@6"]);
     assert.deepEqual(clock.slept, [100]);
+    // The 503 was the latest failure until the watch after it was accepted: a deadline then names none.
+    assert.match(describeApiError(transients.find(Boolean)), /^HTTP 503/);
+    assert.equal(transients[transients.length - 1], undefined);
   });
 
   it("keeps the last resourceVersion when an event carries none", async () => {
@@ -355,6 +358,22 @@ describe("reflector's store: which events it believes (client-go's Reflector.wat
     const { session: s } = session(api, clock);
     await reflect(s, source, running);
     assert.deepEqual(calls, ["list", "watch@5", "watch@6"]);
+  });
+
+  it("skips an event whose object it cannot read and keeps the watch, as client-go's watchHandler does", async () => {
+    // Reflector.watchHandler: meta.Accessor fails -> "unable to understand watch event", continue.
+    const clock = fakeClock();
+    const { api, calls } = client(
+      () => ({ items: [obj("a", "5", "Pending")], resourceVersion: "5" }),
+      (w) => {
+        w.handlers.onEvent({ type: "MODIFIED" } as WatchEvent);
+        w.handlers.onEvent(event("ADDED", {} as KubeObject));
+        w.handlers.onEvent(event("MODIFIED", obj("a", "6", "Running")));
+      },
+    );
+    const { session: s, failures } = session(api, clock);
+    await reflect(s, source, running);
+    assert.deepEqual([failures, calls], [[], ["list", "watch@5"]]);
   });
 
   it("does not believe events of a stream after its ERROR: the state after a 410 is the new list's", async () => {

@@ -172,11 +172,14 @@ export async function reflect(
               current.abort();
               return;
             }
+            // An object without metadata is skipped, as client-go's watchHandler skips an event whose
+            // object meta.Accessor cannot read ("unable to understand watch event").
+            const meta = event.object?.metadata;
+            if (!meta) return;
             // Backoff restarts once a watch delivers, not when it opens (a server may accept every
             // watch and close it at once) nor after a list (under a 410 storm every list succeeds).
             if (events++ === 0) attempt = 0;
-            const rv = event.object?.metadata?.resourceVersion;
-            if (rv) resourceVersion = rv;
+            if (meta.resourceVersion) resourceVersion = meta.resourceVersion;
             if (event.type === "BOOKMARK") return;
             if (event.type === "DELETED") store.delete(objectKey(event.object));
             else store.set(objectKey(event.object), event.object);
