@@ -1,6 +1,7 @@
 import * as assert from "node:assert/strict";
 import {
   annotationsOf,
+  byName,
   conditionOf,
   field,
   getCondition,
@@ -48,5 +49,20 @@ describe("primitives/objects: reading Kubernetes objects as JSON", () => {
     assert.equal(jsonEqual([1, 2], [2, 1]), false);
     assert.equal(jsonEqual({ a: [] }, { a: {} }), false);
     assert.equal(jsonEqual(null, {}), false);
+  });
+
+  it("orders by name as Go's string comparison does, equal names as equal", () => {
+    const named = (...names: string[]) => names.map((name) => ({ metadata: { name } }));
+    // Byte order, not locale order: upper case and digits before lower case, "-" before letters.
+    const sorted = named("worker-b", "Worker", "worker-10", "worker-2", "worker").sort(byName);
+    assert.deepEqual(
+      sorted.map((o) => o.metadata.name),
+      ["Worker", "worker", "worker-10", "worker-2", "worker-b"],
+    );
+    const [a, b] = named("same", "same");
+    assert.equal(byName(a, b), 0);
+    assert.equal(byName(b, a), 0);
+    assert.equal(byName(...(named("a", "b") as [typeof a, typeof b])), -1);
+    assert.equal(byName(...(named("b", "a") as [typeof a, typeof b])), 1);
   });
 });

@@ -83,6 +83,14 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
   return ak.length === bk.length && ak.every((k) => Object.hasOwn(bo, k) && jsonEqual(ao[k], bo[k]));
 }
 
+/**
+ * Orders objects by name as Go compares strings (byte by byte, which for the ASCII of Kubernetes names
+ * is JavaScript's `<`), the order controllers list and report them in.
+ */
+export function byName(a: { metadata: { name: string } }, b: { metadata: { name: string } }): number {
+  return a.metadata.name < b.metadata.name ? -1 : a.metadata.name > b.metadata.name ? 1 : 0;
+}
+
 export function labelsOf(object: KubeObject | undefined): Record<string, string> {
   return object?.metadata.labels ?? {};
 }

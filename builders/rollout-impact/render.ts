@@ -4,6 +4,7 @@
  * per item with the config that set it so that a change can name its source. The configs the MCO
  * generates for KubeletConfigs and ContainerRuntimeConfigs are added as it names and writes them.
  */
+import { byName } from "../../primitives/objects";
 import { stableJson } from "../../primitives/stable-json";
 import { ConfigDiff, AlwaysRebootField } from "./rules";
 
@@ -74,9 +75,9 @@ const file = (path: string, content: unknown) => ({ path, contents: stableJson(c
  */
 export function generatedConfigs(pool: string, configs: PoolConfigs): MachineConfigLike[] {
   const named = (base: string, i: number) => (i === 0 ? base : `${base}-${i}`);
-  const byName = <T extends { metadata: { name: string } }>(xs: T[] | undefined) =>
-    [...(xs ?? [])].sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1));
-  const kubelet = byName(configs.kubeletConfigs).map((k, i) => {
+  const sorted = <T extends { metadata: { name: string } }>(xs: T[] | undefined) =>
+    [...(xs ?? [])].sort(byName);
+  const kubelet = sorted(configs.kubeletConfigs).map((k, i) => {
     const s = k.spec ?? {};
     const files = [
       file("/etc/kubernetes/kubelet.conf", [s.kubeletConfig ?? {}, s.tlsSecurityProfile ?? null]),
@@ -90,7 +91,7 @@ export function generatedConfigs(pool: string, configs: PoolConfigs): MachineCon
       spec: { config: { storage: { files } } },
     };
   });
-  const crio = byName(configs.containerRuntimeConfigs).map((c, i) => {
+  const crio = sorted(configs.containerRuntimeConfigs).map((c, i) => {
     const files = Object.entries(c.spec?.containerRuntimeConfig ?? {})
       .filter(([, v]) => v !== undefined)
       .map(([k, v]) =>
@@ -108,9 +109,7 @@ export function generatedConfigs(pool: string, configs: PoolConfigs): MachineCon
 }
 
 export function renderedView(pool: string, configs: PoolConfigs): RenderedView {
-  const all = [...configs.machineConfigs, ...generatedConfigs(pool, configs)].sort((a, b) =>
-    a.metadata.name < b.metadata.name ? -1 : 1,
-  );
+  const all = [...configs.machineConfigs, ...generatedConfigs(pool, configs)].sort(byName);
   const view: RenderedView = {
     files: new Map(),
     units: new Map(),

@@ -3,6 +3,7 @@
  * per node, named as the node; as the docs check "the status of machine config nodes"). Clusters
  * without them fall back to the daemon's node annotations (pool.ts).
  */
+import { byName } from "../../primitives/objects";
 import { Condition, field, KubeObject } from "./kinds";
 import { Problem } from "./persistence";
 
@@ -39,7 +40,7 @@ export function phaseOf(mcn: KubeObject): string {
 export function describeNodePhases(mcns: KubeObject[], target: string): string {
   return mcns
     .filter((m) => !isUpdatedTo(m, target))
-    .sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1))
+    .sort(byName)
     .map((m) => `${m.metadata.name} ${phaseOf(m)}`)
     .join(", ");
 }
@@ -91,7 +92,7 @@ export function failingMachineConfigNodes(
       const condition = degradedCondition(m);
       return condition ? [{ m, condition }] : [];
     })
-    .sort((a, b) => (a.m.metadata.name < b.m.metadata.name ? -1 : 1));
+    .sort((a, b) => byName(a.m, b.m));
   for (const { m, condition } of onTarget) {
     // The phase the attempt stopped in, else NodeDegraded itself when no phase is in progress.
     const phase = conditionsOf(m).find((c) => c.status === "Unknown") ?? condition;

@@ -30,6 +30,7 @@ import {
 } from "../../primitives/openshift";
 import { LabelSelector, selectorIsEmpty, selectorMatches } from "../../primitives/selectors";
 import { resolveMaxUnavailable } from "../../builders/rollout-impact/impact";
+import { byName } from "../../primitives/objects";
 import { annotationsOf, Condition, conditionOf, field, KubeObject, labelsOf } from "./kinds";
 import {
   degradedMessages,
@@ -412,7 +413,7 @@ export function failingNodes(
   const out: OnTarget = { failing: [], inherited: [] };
   const onTarget = membersOf(pool, nodes)
     .filter((n) => isFailing(annotationsOf(n)[MCD_STATE]) && annotationsOf(n)[DESIRED_CONFIG] === target)
-    .sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1));
+    .sort(byName);
   for (const n of onTarget) {
     const a = annotationsOf(n);
     const reason = a[MCD_REASON] ?? "";
@@ -502,7 +503,7 @@ export function holdingNodes(pool: KubeObject, nodes: KubeObject[], target: stri
         isFailing(a[MCD_STATE]) && a[CURRENT_CONFIG] === a[DESIRED_CONFIG] && a[DESIRED_CONFIG] !== target
       );
     })
-    .sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1));
+    .sort(byName);
   let max = 1;
   try {
     max = resolveMaxUnavailable(field<number | string>(pool, "spec", "maxUnavailable"), members.length);

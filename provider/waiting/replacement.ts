@@ -12,7 +12,7 @@
  */
 import { IntOrPercent, resolveFenceposts } from "../../primitives/int-or-percent";
 import { DELETE_MACHINE_ANNOTATION } from "../../primitives/openshift";
-import { jsonEqual } from "../../primitives/objects";
+import { byName, jsonEqual } from "../../primitives/objects";
 import { field, KubeObject } from "./kinds";
 
 export { DELETE_MACHINE_ANNOTATION };
@@ -86,7 +86,6 @@ export function planReplacement(
     base,
   );
   const surge = allowed.surge;
-  const byName = (a: KubeObject, b: KubeObject) => (a.metadata.name < b.metadata.name ? -1 : 1);
   const live = machines.filter((m) => !m.metadata.deletionTimestamp).sort(byName);
   const old = live.filter((m) => isOutdated(m, machineSet));
   // Only this replacement moves the declared replicas, and only up to the surge: a count outside that is

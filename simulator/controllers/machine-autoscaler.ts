@@ -5,7 +5,7 @@
  * ClusterAutoscaler `default` exists, and moves autoscaled MachineSets' replicas within their bounds
  * when pods are pending or nodes idle (`MachineFaults.pendingPods` / `idleNodes`).
  */
-import { field, obj } from "../../primitives/objects";
+import { byName, field, obj } from "../../primitives/objects";
 import { MACHINE_API_NAMESPACE } from "../../primitives/openshift";
 import { KubeObject } from "../store/types";
 import { ControllerContext, StopFn } from "./context";
@@ -105,7 +105,7 @@ export function startMachineAutoscaler(ctx: ControllerContext): StopFn {
         max: Number(set.metadata.annotations?.[MAX_SIZE]),
         replicas: field<number>(set, "spec", "replicas") ?? 0,
       }))
-      .sort((a, b) => (a.set.metadata.name < b.set.metadata.name ? -1 : 1));
+      .sort((a, b) => byName(a.set, b.set));
   }
 
   /** Scales node groups as the autoscaler would, one node at a time; throws when nothing can scale. */

@@ -5,7 +5,7 @@
  */
 import { ROLE_LABEL } from "../../primitives/openshift";
 import { stableJson } from "../../primitives/stable-json";
-import { Json, field, labelsOf, obj } from "../../primitives/objects";
+import { byName, Json, field, labelsOf, obj } from "../../primitives/objects";
 import { createHash } from "node:crypto";
 import { KubeObject } from "../store/types";
 import {
@@ -260,8 +260,6 @@ function newestVersion(configs: MachineConfigSpec[]): string {
  * kernelType stick, the last user-set osImageURL wins.
  */
 export function mergeMachineConfigs(configs: KubeObject[]): MachineConfigSpec {
-  const byName = (a: KubeObject, b: KubeObject) =>
-    a.metadata.name < b.metadata.name ? -1 : a.metadata.name > b.metadata.name ? 1 : 0;
   const worker = configs.filter((c) => labelsOf(c)[ROLE_LABEL] === "worker").sort(byName);
   const other = configs.filter((c) => labelsOf(c)[ROLE_LABEL] !== "worker").sort(byName);
   const ordered = [...worker, ...other];

@@ -4,7 +4,7 @@
  * is paused) by setting their `desiredConfig` annotation, and writes the pool status from its nodes.
  * Pools are independent: each is reconciled on its own key.
  */
-import { annotationsOf, field, obj } from "../../primitives/objects";
+import { annotationsOf, byName, field, obj } from "../../primitives/objects";
 import { DESIRED_CONFIG } from "../../primitives/openshift";
 import { KubeObject } from "../store/types";
 import { ControllerContext, StopFn } from "./context";
@@ -43,7 +43,7 @@ function updateOrder(a: KubeObject, b: KubeObject): number {
   const ca = a.metadata.creationTimestamp ?? "";
   const cb = b.metadata.creationTimestamp ?? "";
   if (ca !== cb) return ca < cb ? -1 : 1;
-  return a.metadata.name < b.metadata.name ? -1 : 1;
+  return byName(a, b);
 }
 
 export function startNodeController(ctx: ControllerContext): StopFn {

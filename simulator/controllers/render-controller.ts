@@ -4,7 +4,7 @@
  * `spec.configuration` (name and source). Failures set `RenderDegraded` and leave the pool on its
  * previous rendered config.
  */
-import { field, jsonEqual, labelsOf, obj } from "../../primitives/objects";
+import { byName, field, jsonEqual, labelsOf, obj } from "../../primitives/objects";
 import { LabelSelector, selectorIsEmpty, selectorMatches, selectorString } from "../../primitives/selectors";
 import { KubeObject } from "../store/types";
 import { ControllerContext, StopFn } from "./context";
@@ -96,7 +96,7 @@ export function startRenderController(ctx: ControllerContext): StopFn {
       .filter(
         (mc) => !mc.metadata.deletionTimestamp && !isRendered(mc) && selectorMatches(selector, labelsOf(mc)),
       )
-      .sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1));
+      .sort(byName);
     if (configs.length === 0) {
       setRenderDegraded(poolName, `no MachineConfigs found matching selector ${selectorString(selector)}`);
       return;
