@@ -45,6 +45,19 @@ export function buildConfig(): ts.ParsedCommandLine {
   )!;
 }
 
+/** This process's compiled modules by source file: a test file installs the package again for itself. */
+const compiledModules = new Map<string, { source: string; options: ts.CompilerOptions; output: string }>();
+
+/** `source` (the text of `file`) compiled, or the same compilation again when neither has changed. */
+function transpiled(file: string, source: string, options: ts.CompilerOptions): string {
+  const known = compiledModules.get(file);
+  if (known?.source === source && JSON.stringify(known.options) === JSON.stringify(options))
+    return known.output;
+  const { outputText } = ts.transpileModule(source, { compilerOptions: options, fileName: file });
+  compiledModules.set(file, { source, options, output: outputText });
+  return outputText;
+}
+
 /**
  * Compiles the library into `project`'s node_modules and returns the package's directory. Its own
  * dependencies resolve from a node_modules above `project` (this repository's, for a project under it),
@@ -56,13 +69,9 @@ export function installPackage(project: string, options: { linkDependencies?: bo
   fs.rmSync(root, { recursive: true, force: true });
   const config = buildConfig();
   for (const file of config.fileNames) {
-    const { outputText } = ts.transpileModule(fs.readFileSync(file, "utf8"), {
-      compilerOptions: config.options,
-      fileName: file,
-    });
     const out = path.join(root, "dist", path.relative(ROOT, file).replace(/\.ts$/, ".js"));
     fs.mkdirSync(path.dirname(out), { recursive: true });
-    fs.writeFileSync(out, outputText);
+    fs.writeFileSync(out, transpiled(file, fs.readFileSync(file, "utf8"), config.options));
   }
   copyAssets(path.join(root, "dist"));
   fs.copyFileSync(path.join(ROOT, "package.json"), path.join(root, "package.json"));

@@ -4,6 +4,15 @@ import { CRDS, isCI, missing, PULUMI_METASCHEMA, SEEDS } from "./reference";
 // Tests never reach a real cluster: components that read the ambient kubeconfig get a fake one.
 process.env.KUBECONFIG = path.join(__dirname, "fixtures", "kubeconfig.yaml");
 
+// The Node processes the tests start (programs, plugin hosts, mocha's workers) load the SDK's
+// computeCodePaths dependencies only when used: see lazy-sdk-deps.cjs.
+const LAZY_SDK_DEPS = path.join(__dirname, "lazy-sdk-deps.cjs");
+if (!process.env.NODE_OPTIONS?.includes(path.basename(LAZY_SDK_DEPS))) {
+  process.env.NODE_OPTIONS = [process.env.NODE_OPTIONS, `--require ${LAZY_SDK_DEPS}`]
+    .filter(Boolean)
+    .join(" ");
+}
+
 // Elsewhere the suites needing them are skipped; CI must run them, so it stops here instead.
 if (isCI()) {
   const reasons = [SEEDS, CRDS, PULUMI_METASCHEMA].map(missing).filter((r) => r !== undefined);

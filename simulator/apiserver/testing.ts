@@ -5,12 +5,9 @@ import { CrdSchemas, defaultCrdDir } from "../schema";
 import { MemoryStore, MemoryStoreOptions } from "../store/memory-store";
 import { ApiServer, ApiServerOptions } from "./server";
 
-let cachedSchemas: CrdSchemas | undefined;
-
-/** The upstream CRDs, loaded once per process (they take most of a second to read). */
+/** The upstream CRDs, when they are there. */
 export function testSchemas(): CrdSchemas | undefined {
-  if (!cachedSchemas && fs.existsSync(defaultCrdDir())) cachedSchemas = CrdSchemas.load();
-  return cachedSchemas;
+  return fs.existsSync(defaultCrdDir()) ? CrdSchemas.load() : undefined;
 }
 
 export interface RawResponse {

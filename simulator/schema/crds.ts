@@ -105,16 +105,26 @@ export function findCrdDir(): string | undefined {
 export const CRD_HINT =
   "validate with --crds DIR or OPENSHIFT_CRDS_DIR, e.g. after `npm run crds:export -- --out DIR` against your cluster";
 
-/** Reads every CustomResourceDefinition in the `.yaml`/`.yml`/`.json` files of `dir`. */
-export function readCrdDefinitions(dir: string): CrdDefinition[] {
-  const result: CrdDefinition[] = [];
-  const files = fs
+/** A file that may hold CRDs, with its text. */
+export interface CrdFile {
+  file: string;
+  text: string;
+}
+
+/** The `.yaml`/`.yml`/`.json` files of `dir`, sorted by name. */
+export function readCrdFiles(dir: string): CrdFile[] {
+  return fs
     .readdirSync(dir)
     .filter((f) => /\.(ya?ml|json)$/.test(f))
-    .sort();
-  for (const file of files) {
-    const full = path.join(dir, file);
-    for (const doc of parseAllDocuments(fs.readFileSync(full, "utf8"))) {
+    .sort()
+    .map((f) => ({ file: path.join(dir, f), text: fs.readFileSync(path.join(dir, f), "utf8") }));
+}
+
+/** Every CustomResourceDefinition in `files`. */
+export function crdDefinitionsIn(files: readonly CrdFile[]): CrdDefinition[] {
+  const result: CrdDefinition[] = [];
+  for (const { file: full, text } of files) {
+    for (const doc of parseAllDocuments(text)) {
       if (doc.errors.length > 0) throw new Error(`${full}: ${doc.errors[0].message}`);
       const crd = doc.toJS() as Record<string, unknown> | null;
       if (crd?.kind !== "CustomResourceDefinition") continue;

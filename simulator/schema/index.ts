@@ -12,7 +12,15 @@
  */
 import type { ValidateFunction } from "ajv";
 import type Ajv from "ajv";
-import { CrdDefinition, CrdVersion, defaultCrdDir, JSONSchemaProps, readCrdDefinitions } from "./crds";
+import { createHash } from "node:crypto";
+import {
+  crdDefinitionsIn,
+  CrdDefinition,
+  CrdVersion,
+  defaultCrdDir,
+  JSONSchemaProps,
+  readCrdFiles,
+} from "./crds";
 import { applyDefaults, pruneNulls, pruneValue } from "./prune";
 import { createAjv, FieldError, structuralErrors, schemaErrors, toJsonSchema } from "./validate";
 
@@ -56,6 +64,9 @@ export function formatInvalidMessage(
   return `${qualified} "${name}" is invalid: ${body}`;
 }
 
+/** What `CrdSchemas.load` read, by the hash of the files' names and texts. */
+const loadedSchemas = new Map<string, CrdSchemas>();
+
 /** The CRDs of a directory, with compiled validators built on first use. */
 export class CrdSchemas {
   private readonly byKind = new Map<string, CrdDefinition>();
@@ -66,9 +77,22 @@ export class CrdSchemas {
     for (const crd of definitions) this.byKind.set(`${crd.group}/${crd.kind}`, crd);
   }
 
-  /** Reads the CRDs of `dir` (default: `defaultCrdDir()`). */
+  /**
+   * Reads the CRDs of `dir` (default: `defaultCrdDir()`), once per process for the same files: each
+   * simulator a test starts would parse some 2 MB of YAML and compile its validators again otherwise.
+   * What a load returns is shared, so nothing changes it (a CRD created at run time gets its own).
+   */
   static load(dir: string = defaultCrdDir()): CrdSchemas {
-    return new CrdSchemas(readCrdDefinitions(dir));
+    const files = readCrdFiles(dir);
+    const hash = createHash("sha256");
+    for (const { file, text } of files) hash.update(`${file}\0${text}\0`);
+    const key = hash.digest("hex");
+    let schemas = loadedSchemas.get(key);
+    if (!schemas) {
+      schemas = new CrdSchemas(crdDefinitionsIn(files));
+      loadedSchemas.set(key, schemas);
+    }
+    return schemas;
   }
 
   /** The CRD defining a group and kind. */

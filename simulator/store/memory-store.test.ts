@@ -38,6 +38,22 @@ describe("MemoryStore", () => {
     assert.equal((store.list(MS.apiVersion, MS.kind)[0].spec as { replicas: number }).replicas, 1);
   });
 
+  it("copies JSON as JSON.parse made it: nested arrays apart, a __proto__ key as an own field", () => {
+    const store = new MemoryStore();
+    const input = JSON.parse(
+      `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a","namespace":"ns"},"data":{"__proto__":{"x":"1"}},"list":[{"a":[1]}]}`,
+    ) as KubeObject;
+    const created = store.create(input);
+    (input.list as Array<{ a: number[] }>)[0].a.push(2);
+    const got = store.get({ apiVersion: "v1", kind: "ConfigMap", namespace: "ns", name: "a" })!;
+    assert.deepEqual(got.list, [{ a: [1] }]);
+    assert.notEqual(got.list, created.list);
+    const data = got.data as Record<string, unknown>;
+    assert.equal(Object.getPrototypeOf(data), Object.prototype);
+    assert.deepEqual(Object.keys(data), ["__proto__"]);
+    assert.deepEqual(Object.getOwnPropertyDescriptor(data, "__proto__")!.value, { x: "1" });
+  });
+
   it("keeps one global, increasing resourceVersion across kinds", () => {
     const store = new MemoryStore();
     const a = store.create(machineSet("a"));
