@@ -8,7 +8,7 @@ process.env.KUBECONFIG = path.join(__dirname, "fixtures", "kubeconfig.yaml");
 // computeCodePaths dependencies only when used: see lazy-sdk-deps.cjs.
 const LAZY_SDK_DEPS = path.join(__dirname, "lazy-sdk-deps.cjs");
 if (!process.env.NODE_OPTIONS?.includes(path.basename(LAZY_SDK_DEPS))) {
-  process.env.NODE_OPTIONS = [process.env.NODE_OPTIONS, `--require ${LAZY_SDK_DEPS}`]
+  process.env.NODE_OPTIONS = [process.env.NODE_OPTIONS, `--require "${LAZY_SDK_DEPS}"`]
     .filter(Boolean)
     .join(" ");
 }
