@@ -8,6 +8,7 @@ import { simulatorForSuite } from "../test/harness-simulator";
 import { deployCommandArgs } from "../test/stack-life";
 import { refresh } from "./deploy";
 import { emptyCheckpoint, loadCheckpoint, lockDir, lockStack, saveCheckpoint } from "./engine/checkpoint";
+import { INSPECT_GUARD } from "./engine/program";
 import { installedProgram } from "./installed";
 import { loadProject } from "./project";
 
@@ -48,6 +49,22 @@ describe("npm run deploy: the command a user runs", function () {
     assert.deepEqual(parse(fs.readFileSync(file, "utf8")), {
       config: { "harness-deploy-cli:motd": "hello-from-config\n" },
     });
+  });
+
+  // @pulumi/pulumi's source maps name frames `node_modules/@pulumi/config.ts`, and its run entry colours
+  // each uncaught error with util.inspect: on Node 20.20 that loops until memory runs out (nodejs/node#64011).
+  it("reports a missing config key at once: the program's errors are inspected without that loop", async () => {
+    const script = `const util = require("node:util");
+      const looping = new Error("Missing required configuration variable");
+      looping.stack = "Error: Missing\\n    at Config.requireImpl (/p/node_modules/@pulumi/config.ts:301:19)";
+      const plain = new Error("plain");
+      console.log(util.inspect(looping, { colors: true }) === util.inspect(looping), util.inspect(plain, { colors: true }).includes("\\u001b["));`;
+    const output = await new Promise<string>((resolve, reject) =>
+      execFile(process.execPath, ["--import", INSPECT_GUARD, "-e", script], (error, stdout) =>
+        error ? reject(error) : resolve(stdout.trim()),
+      ),
+    );
+    assert.equal(output, "true true", "uncoloured where Node would loop, coloured elsewhere");
   });
 
   it("deletes the locks a killed operation left, as pulumi cancel does with the diy backend (CancelCurrentUpdate)", async () => {
