@@ -111,6 +111,9 @@ describe("npm run deploy: the command a user runs", function () {
     assert.equal(result.code, 0, result.stderr);
     const out = result.stdout;
     assert.equal(out[0], "Previewing update (dev)");
+    // The cluster it is about to reach, and why that one: the kubeconfig may not be the one meant.
+    const server = parse(fs.readFileSync(sim.kubeconfigPath, "utf8")).clusters[0].cluster.server;
+    assert.equal(out[1], `Cluster: ${server} (kubeconfig ${sim.kubeconfigPath}, from $KUBECONFIG)`);
     assert.ok(
       out.includes(" +  kubernetes:machineconfiguration.openshift.io/v1:MachineConfig 99-worker-motd create"),
       out.join("\n"),
