@@ -67,6 +67,19 @@ describe("npm run deploy: the command a user runs", function () {
     assert.equal(output, "true true", "uncoloured where Node would loop, coloured elsewhere");
   });
 
+  it("fails a preview missing a config key with the SDK's advice and this command's way to follow it", async () => {
+    const program = installedProgram(DEPLOY_CLI);
+    const state = path.join(home, "no-motd.json");
+    const result = await deployCommand(sim, home, ["preview", program, "--stack", "bare", "--state", state]);
+    assert.equal(result.code, 1, result.stderr);
+    assert.ok(
+      result.stderr.includes(
+        `\`pulumi config set harness-deploy-cli:motd <value>\` (without the CLI: \`npm run deploy -- config set harness-deploy-cli:motd <value> ${program}\`)`,
+      ),
+      result.stderr,
+    );
+  });
+
   it("deletes the locks a killed operation left, as pulumi cancel does with the diy backend (CancelCurrentUpdate)", async () => {
     const state = path.join(home, "cancelled.json");
     lockStack(state);

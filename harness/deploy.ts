@@ -185,6 +185,15 @@ function configCommand(positionals: string[], stack: string): number {
   return 0;
 }
 
+/** The SDK's advice for a missing config key names the CLI; beside it, the same with this command. */
+function withoutCli(message: string, location: string): string {
+  return message.replace(
+    /`pulumi config set (\S+) <value>`/g,
+    (advice, key: string) =>
+      `${advice} (without the CLI: \`npm run deploy -- config set ${key} <value> ${location}\`)`,
+  );
+}
+
 /** `Cluster: <server> (kubeconfig <file>, from <source>)`, the server of the file's current context. */
 function clusterLine(kubeconfigPath: string, source: string): string {
   const kc = new KubeConfig();
@@ -276,7 +285,7 @@ async function main(argv: string[]): Promise<number> {
       // A status message shows under its resource's step as it runs, as the CLI's progress does.
       onDiagnostic: (d) => {
         if (d.ephemeral) return console.log(progressLine({ waiter: nameOf(d.urn), message: d.message }));
-        diagnostics.push(d);
+        diagnostics.push({ ...d, message: withoutCli(d.message, location) });
         if (values.debug && d.severity === "debug") console.log(`debug: ${d.message}`);
       },
       onEvent: (e) => {
@@ -296,7 +305,9 @@ async function main(argv: string[]): Promise<number> {
   }
   if (command === "preview" || command === "refresh")
     for (const line of planLines(result.plan)) console.log(line);
-  const programErrors = result.errors.filter((e) => !failures.some((f) => f.message === e));
+  const programErrors = result.errors
+    .filter((e) => !failures.some((f) => f.message === e))
+    .map((e) => withoutCli(e, location));
   console.log("");
   const sections = [
     ...diagnosticsLines(diagnostics, failures, programErrors, { project: project.name, stack }),
