@@ -145,7 +145,7 @@ function givenNames(args: OperatorSubscriptionArgs): { packageName: string; name
  * input error now, where OLM would report it only after `up` created the objects (and the install
  * waiter fail once the failure persisted past OLM's retries). A package the catalog does not serve is
  * a warning (the stack may create the catalog); nothing is checked when the cluster does not answer or
- * serves no PackageManifests.
+ * refuses the read.
  */
 function catalogCheck(
   args: OperatorSubscriptionArgs,
@@ -161,8 +161,10 @@ function catalogCheck(
       const namespace = catalogNamespace ?? SUBSCRIPTION_DEFAULTS.sourceNamespace;
       const snapshot = clusterOfThisRun(kubeconfig);
       if ((await snapshot.unreachableBecause()) !== undefined) return;
+      // A read refused (RBAC without packagemanifests, say) checks nothing; only a 404 says "not there".
       const manifest = await snapshot.object(KINDS.packageManifest, packageName, namespace).catch(() => null);
-      if (!manifest) {
+      if (manifest === null) return;
+      if (manifest === undefined) {
         pulumi.log.warn(
           `package ${packageName} is not in the catalogs of namespace ${namespace} (kubectl get packagemanifests -n ${namespace} lists them): the Subscription resolves only once catalog ${catalog} serves it`,
           parent,
