@@ -38,7 +38,10 @@ export interface OperatorSubscriptionArgs extends WaitArgs {
   adopt?: boolean;
   /** Create an OperatorGroup (default); turn off when the namespace already has one. */
   createOperatorGroup?: boolean;
-  /** `OwnNamespace` (default) or `AllNamespaces`. */
+  /**
+   * `OwnNamespace` (default) or `AllNamespaces`: an install mode the operator supports (many support
+   * `AllNamespaces` only), which the preview checks against the catalog.
+   */
   targetNamespaces?: "OwnNamespace" | "AllNamespaces";
   /**
    * Update channel of the package, e.g. `stable`; `kubectl get packagemanifest <package> -n
