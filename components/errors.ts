@@ -279,12 +279,23 @@ export class InputChecks {
     // object, so that the user reads it once.
     const enclosing = failures.find((e) => combinedErrors.has(e as object));
     if (enclosing !== undefined) throw enclosing;
-    const problems = [...this.found, ...failures.flatMap(problemsOf)];
+    // A check that reads through another (the cluster's reads through the kubeconfig's) fails with its error.
+    const problems = uniqueProblems([...this.found, ...failures.flatMap(problemsOf)]);
     if (problems.length === 0) return;
     const error = inputPropertiesError(problems, this.of);
     combinedErrors.add(error);
     throw error;
   }
+}
+
+function uniqueProblems(problems: readonly Problem[]): Problem[] {
+  const seen = new Set<string>();
+  return problems.filter((p) => {
+    const key = JSON.stringify([p.propertyPath, p.reason]);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }
 
 /** The errors of InputChecks, each of which stands for every problem of a component's inputs. */

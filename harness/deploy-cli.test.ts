@@ -8,6 +8,7 @@ import { simulatorForSuite } from "../test/harness-simulator";
 import { deployCommandArgs } from "../test/stack-life";
 import { refresh } from "./deploy";
 import { emptyCheckpoint, loadCheckpoint, lockDir, lockStack, saveCheckpoint } from "./engine/checkpoint";
+import { INSPECT_GUARD } from "./engine/program";
 import { installedProgram } from "./installed";
 import { loadProject } from "./project";
 
@@ -48,6 +49,35 @@ describe("npm run deploy: the command a user runs", function () {
     assert.deepEqual(parse(fs.readFileSync(file, "utf8")), {
       config: { "harness-deploy-cli:motd": "hello-from-config\n" },
     });
+  });
+
+  // @pulumi/pulumi's source maps name frames `node_modules/@pulumi/config.ts`, and its run entry colours
+  // each uncaught error with util.inspect: on Node 20.20 that loops until memory runs out (nodejs/node#64011).
+  it("reports a missing config key at once: the program's errors are inspected without that loop", async () => {
+    const script = `const util = require("node:util");
+      const looping = new Error("Missing required configuration variable");
+      looping.stack = "Error: Missing\\n    at Config.requireImpl (/p/node_modules/@pulumi/config.ts:301:19)";
+      const plain = new Error("plain");
+      console.log(util.inspect(looping, { colors: true }) === util.inspect(looping), util.inspect(plain, { colors: true }).includes("\\u001b["));`;
+    const output = await new Promise<string>((resolve, reject) =>
+      execFile(process.execPath, ["--import", INSPECT_GUARD, "-e", script], (error, stdout) =>
+        error ? reject(error) : resolve(stdout.trim()),
+      ),
+    );
+    assert.equal(output, "true true", "uncoloured where Node would loop, coloured elsewhere");
+  });
+
+  it("fails a preview missing a config key with the SDK's advice and this command's way to follow it", async () => {
+    const program = installedProgram(DEPLOY_CLI);
+    const state = path.join(home, "no-motd.json");
+    const result = await deployCommand(sim, home, ["preview", program, "--stack", "bare", "--state", state]);
+    assert.equal(result.code, 1, result.stderr);
+    assert.ok(
+      result.stderr.includes(
+        `\`pulumi config set harness-deploy-cli:motd <value>\` (without the CLI: \`npm run deploy -- config set harness-deploy-cli:motd <value> ${program}\`)`,
+      ),
+      result.stderr,
+    );
   });
 
   it("deletes the locks a killed operation left, as pulumi cancel does with the diy backend (CancelCurrentUpdate)", async () => {
@@ -94,6 +124,9 @@ describe("npm run deploy: the command a user runs", function () {
     assert.equal(result.code, 0, result.stderr);
     const out = result.stdout;
     assert.equal(out[0], "Previewing update (dev)");
+    // The cluster it is about to reach, and why that one: the kubeconfig may not be the one meant.
+    const server = parse(fs.readFileSync(sim.kubeconfigPath, "utf8")).clusters[0].cluster.server;
+    assert.equal(out[1], `Cluster: ${server} (kubeconfig ${sim.kubeconfigPath}, from $KUBECONFIG)`);
     assert.ok(
       out.includes(" +  kubernetes:machineconfiguration.openshift.io/v1:MachineConfig 99-worker-motd create"),
       out.join("\n"),

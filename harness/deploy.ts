@@ -5,6 +5,7 @@
  * by server-side apply, since pulumi-kubernetes is a Go plugin). Cloud lookups are answered from the
  * example's fixtures. State is a Pulumi deployment checkpoint.
  */
+import { KubeConfig } from "@kubernetes/client-node";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -184,6 +185,23 @@ function configCommand(positionals: string[], stack: string): number {
   return 0;
 }
 
+/** The SDK's advice for a missing config key names the CLI; beside it, the same with this command. */
+function withoutCli(message: string, location: string): string {
+  return message.replace(
+    /`pulumi config set (\S+) <value>`/g,
+    (advice, key: string) =>
+      `${advice} (without the CLI: \`npm run deploy -- config set ${key} <value> ${location}\`)`,
+  );
+}
+
+/** `Cluster: <server> (kubeconfig <file>, from <source>)`, the server of the file's current context. */
+function clusterLine(kubeconfigPath: string, source: string): string {
+  const kc = new KubeConfig();
+  kc.loadFromFile(kubeconfigPath);
+  const server = kc.getCurrentCluster()?.server ?? "none (the kubeconfig has no current context)";
+  return `Cluster: ${server} (kubeconfig ${kubeconfigPath}, from ${source})`;
+}
+
 async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
@@ -219,9 +237,11 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   const command = first as Command;
-  const kubeconfigPath = path.resolve(
-    values.kubeconfig ?? (process.env.KUBECONFIG || path.resolve(__dirname, "..", ".sim", "kubeconfig")),
-  );
+  const [kubeconfigPath, kubeconfigSource] = values.kubeconfig
+    ? [path.resolve(values.kubeconfig), "--kubeconfig"]
+    : process.env.KUBECONFIG
+      ? [path.resolve(process.env.KUBECONFIG), "$KUBECONFIG"]
+      : [path.resolve(__dirname, "..", ".sim", "kubeconfig"), "npm run sim"];
   if (!fs.existsSync(kubeconfigPath)) {
     throw new Error(
       `no kubeconfig at ${kubeconfigPath}: log in to a cluster (oc login), pass --kubeconfig FILE, or start the simulator with npm run sim`,
@@ -235,7 +255,9 @@ async function main(argv: string[]): Promise<number> {
   const project = loadProject(location, stack);
   const statePath = statePathOf(project);
 
-  console.log(`${header(command, stack)}\n`);
+  console.log(header(command, stack));
+  // Which cluster, before anything reaches it: a $KUBECONFIG left on another cluster is seen at once.
+  console.log(`${clusterLine(kubeconfigPath, kubeconfigSource)}\n`);
   const diagnostics: Diagnostic[] = [];
   const failures: Failure[] = [];
   const started = new Map<string, number>();
@@ -263,7 +285,7 @@ async function main(argv: string[]): Promise<number> {
       // A status message shows under its resource's step as it runs, as the CLI's progress does.
       onDiagnostic: (d) => {
         if (d.ephemeral) return console.log(progressLine({ waiter: nameOf(d.urn), message: d.message }));
-        diagnostics.push(d);
+        diagnostics.push({ ...d, message: withoutCli(d.message, location) });
         if (values.debug && d.severity === "debug") console.log(`debug: ${d.message}`);
       },
       onEvent: (e) => {
@@ -283,7 +305,9 @@ async function main(argv: string[]): Promise<number> {
   }
   if (command === "preview" || command === "refresh")
     for (const line of planLines(result.plan)) console.log(line);
-  const programErrors = result.errors.filter((e) => !failures.some((f) => f.message === e));
+  const programErrors = result.errors
+    .filter((e) => !failures.some((f) => f.message === e))
+    .map((e) => withoutCli(e, location));
   console.log("");
   const sections = [
     ...diagnosticsLines(diagnostics, failures, programErrors, { project: project.name, stack }),

@@ -7,3 +7,4 @@ export {
   type InstallPlanApproval,
   type OperatorSubscriptionArgs,
 } from "./subscription";
+export { checkAgainstCatalog, type CatalogChoice, type PackageManifestStatus } from "./catalog";

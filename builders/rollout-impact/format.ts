@@ -40,8 +40,12 @@ export function impactLine(impact: PoolImpact): string {
       : "";
     return `pool ${impact.pool}: no new render; nodes unchanged${since}${held}`;
   }
-  const nodes = plural(impact.machineCount, "node");
   const render = impact.pending ? "pending render" : "new render";
+  if (impact.machineCount === 0) {
+    // The machine config server gives a joining node the pool's current render: nothing drains.
+    return `pool ${impact.pool}: ${render}; no nodes in the pool: nodes that join boot with it (${causeSummary(impact)})`;
+  }
+  const nodes = plural(impact.machineCount, "node");
   const line =
     `pool ${impact.pool}: ${render}; ${nodes} ${describeAction(impact)}, ${impact.atATime} at a time, ` +
     `${plural(impact.waves, "wave")}, ${formatDuration(impact.durationSeconds)}` +

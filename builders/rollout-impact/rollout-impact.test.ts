@@ -203,6 +203,15 @@ describe("rollout impact: the MCO's post-config-change rules", () => {
     assert.equal(i.causes[0].source, "99-infra-generated-containerruntime");
   });
 
+  it("a pool without nodes: a new render that no node drains for", () => {
+    const i = impact(pool(file("/etc/chrony.conf")), { machineCount: 0 });
+    assert.equal(i.waves, 0);
+    assert.equal(
+      impactLine(i),
+      "pool infra: new render; no nodes in the pool: nodes that join boot with it (file /etc/chrony.conf of 99-infra-x)",
+    );
+  });
+
   it("no change of the merged config: no new render (a config renamed keeps its content)", () => {
     const i = impact(
       pool({ ...file("/etc/a"), name: "99-b" }),

@@ -11,7 +11,7 @@ import {
   startTestSimulator,
   storeUntil,
 } from "../../test/simulator-fixture";
-import { AWS_INFRA_ID, mocks, resetMocks, valueOf, withObjects } from "../../test/mocks";
+import { AWS_INFRA_ID, mocks, resetMocks, settle, valueOf, withObjects } from "../../test/mocks";
 import {
   KubeletConfig,
   MachineConfig,
@@ -24,7 +24,10 @@ import {
 } from "../../builders/machineconfiguration";
 import { clusterPoolImpact, clusterRolloutImpact } from "./rollout-impact";
 import { InfraNodePool } from "../infra-node-pool/infra-node-pool";
-import { OperatorSubscription } from "../operator-subscription/operator-subscription";
+import {
+  OperatorSubscription,
+  OperatorSubscriptionArgs,
+} from "../operator-subscription/operator-subscription";
 import { awsCloud } from "../../test/mocks";
 
 /**
@@ -373,6 +376,59 @@ describe("rollout impact at preview, against the cluster", function () {
     );
     const reason = await inputErrorAt(pool.machineAutoscalers, "autoscaling");
     assert.match(reason, new RegExp(`^MachineAutoscaler my-scaler scales MachineSet ${set}, made by hand`));
+  });
+
+  // What OLM refuses only after `up` created the objects, the preview reads from the catalog: the
+  // resolver's "no operators found in channel", operator-framework/api InstallModeSet.Supports (the CSV's
+  // UnsupportedOperatorGroup), a startingCSV that is no entry of the channel.
+  it("checks an operator's channel, install mode and startingCSV against its package in the catalog", async () => {
+    const warnings: string[] = [];
+    const original = pulumi.log.warn;
+    Object.assign(pulumi.log, { warn: (message: string) => warnings.push(message) });
+    try {
+      await resetMocks(undefined, { preview: true });
+      const operator = (name: string, args: Partial<OperatorSubscriptionArgs>) =>
+        new OperatorSubscription(name, {
+          packageName: "loki-operator",
+          channel: "stable-6.1",
+          ...args,
+          kubeconfig: sim.kubeconfig,
+        });
+      const misspelt = operator("logging", { packageName: "cluster-logging", channel: "stable-6.2" });
+      const ownNamespace = operator("loki", {
+        namespace: "openshift-operators-redhat",
+        startingCSV: "loki-operator.v6.0.2",
+      });
+      const fits = operator("loki-all", {
+        targetNamespaces: "AllNamespaces",
+        startingCSV: "loki-operator.v6.1.1",
+      });
+      const elsewhere = operator("mine", {
+        packageName: "my-operator",
+        channel: "alpha",
+        source: "my-catalog",
+      });
+      assert.equal(
+        await inputErrorAt(misspelt.subscriptionName, "channel"),
+        'package cluster-logging in catalog redhat-operators has no channel "stable-6.2": its channels are stable-6.0, stable-6.1 (default stable-6.1)',
+      );
+      const errors = await valueOf(ownNamespace.subscriptionName).then(
+        () => assert.fail("no error"),
+        (e: pulumi.InputPropertiesError) => e.errors.map((p) => `${p.propertyPath}: ${p.reason}`),
+      );
+      assert.deepEqual(errors, [
+        'targetNamespaces: OwnNamespace (the default) is not an install mode of loki-operator.v6.1.1 (channel stable-6.1), which supports AllNamespaces: use "AllNamespaces"',
+        "startingCSV: loki-operator.v6.0.2 is not in channel stable-6.1 of package loki-operator in catalog redhat-operators: its entries are loki-operator.v6.1.1, loki-operator.v6.1.0",
+      ]);
+      assert.equal(await valueOf(fits.subscriptionName), "loki-operator");
+      assert.equal(await valueOf(elsewhere.subscriptionName), "my-operator");
+      await settle();
+      assert.deepEqual(warnings, [
+        "package my-operator is not in the catalogs of namespace openshift-marketplace (kubectl get packagemanifests -n openshift-marketplace lists them): the Subscription resolves only once catalog my-catalog serves it",
+      ]);
+    } finally {
+      Object.assign(pulumi.log, { warn: original });
+    }
   });
 
   // OLM refuses a namespace with two OperatorGroups (TooManyOperatorGroups), and OperatorHub names its

@@ -14,9 +14,20 @@ describe("boot image owner on Azure", () => {
   it("leaves the image to the MCO, which opts Azure in by default (featuregates.go CheckBootImagePlatform)", () => {
     const { text, warn } = bootImageLine(machineSet({}), "mco", managers);
     assert.equal(warn, false);
-    assert.match(
+    assert.equal(
       text,
-      /: boot image .* at creation, then the MCO's \(managedBootImages \(All\) selects it\)$/,
+      `MachineSet ${AZURE_INFRA_ID}-infra-1: boot image ${AZURE_IMAGE.resourceID} at creation, then the MCO's (managedBootImages (All) selects it)`,
+    );
+    // A marketplace image as the Azure CLI names it, not as JSON.
+    const marketplace = {
+      publisher: "azureopenshift",
+      offer: "aro4",
+      sku: "419-v2",
+      version: "419.94.202505230000",
+    };
+    assert.match(
+      bootImageLine(machineSet({ image: { ...marketplace, resourceID: "" } }), "mco", managers).text,
+      /: boot image azureopenshift:aro4:419-v2:419\.94\.202505230000 at creation/,
     );
   });
 

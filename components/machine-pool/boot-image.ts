@@ -70,10 +70,15 @@ interface MachineSetManifest {
   };
 }
 
+/** An AMI id; an Azure image by resource ID, else as the Azure CLI names a marketplace image (`publisher:offer:sku:version`). */
 const imageOf = (m: MachineSetManifest) => {
   const value = m.spec.template.spec.providerSpec.value;
   const ami = (value.ami as { id?: string } | undefined)?.id;
-  return ami ?? JSON.stringify(value.image);
+  if (ami) return ami;
+  const image = (value.image ?? {}) as Partial<
+    Record<"resourceID" | "publisher" | "offer" | "sku" | "version", string>
+  >;
+  return image.resourceID || [image.publisher, image.offer, image.sku, image.version].join(":");
 };
 
 /** The preview's line for one MachineSet, and whether it is a warning. */

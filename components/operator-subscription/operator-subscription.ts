@@ -2,18 +2,22 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { collectErrors, within } from "../../builders/errors";
 import {
+  checkAgainstCatalog,
   InstallPlanApproval,
   operatorGroup,
+  PackageManifestStatus,
   operatorNamespace,
   subscription,
+  SUBSCRIPTION_DEFAULTS,
   TARGET_NAMESPACES,
 } from "../../builders/olm";
 import { requireDnsLabel, requireDnsSubdomain, requireOneOf } from "../../builders/validation";
 import { contentHash, OperatorInstall, OperatorRemoval } from "../../provider/dynamic";
 import { adoptOption, kubeOptions, manifestArgs, PATCH_FORCE, withAnnotations } from "../cluster/kube";
-import { clusterAccess, WaitArgs } from "../cluster/wait";
+import { clusterAccess, Waiting, WaitArgs } from "../cluster/wait";
+import { clusterOfThisRun } from "../cluster/rollout-impact";
 import { adoption } from "../cluster/adoption";
-import { KINDS } from "../../provider/waiting/kinds";
+import { field, KINDS } from "../../provider/waiting/kinds";
 import { checked, InputChecks } from "../errors";
 
 export interface OperatorSubscriptionArgs extends WaitArgs {
@@ -34,7 +38,10 @@ export interface OperatorSubscriptionArgs extends WaitArgs {
   adopt?: boolean;
   /** Create an OperatorGroup (default); turn off when the namespace already has one. */
   createOperatorGroup?: boolean;
-  /** `OwnNamespace` (default) or `AllNamespaces`. */
+  /**
+   * `OwnNamespace` (default) or `AllNamespaces`: an install mode the operator supports (many support
+   * `AllNamespaces` only), which the preview checks against the catalog.
+   */
   targetNamespaces?: "OwnNamespace" | "AllNamespaces";
   /**
    * Update channel of the package, e.g. `stable`; `kubectl get packagemanifest <package> -n
@@ -136,6 +143,50 @@ function givenNames(args: OperatorSubscriptionArgs): { packageName: string; name
 }
 
 /**
+ * At preview, the package as its catalog serves it (one PackageManifest read by name): a channel it does
+ * not have, a target its channel's head does not support or a `startingCSV` not in the channel is an
+ * input error now, where OLM would report it only after `up` created the objects (and the install
+ * waiter fail once the failure persisted past OLM's retries). A package the catalog does not serve is
+ * a warning (the stack may create the catalog); nothing is checked when the cluster does not answer or
+ * refuses the read.
+ */
+function catalogCheck(
+  args: OperatorSubscriptionArgs,
+  packageName: string,
+  cluster: Waiting,
+  parent: pulumi.Resource,
+): pulumi.Output<void> {
+  const { channel, source, sourceNamespace, startingCSV } = args;
+  return pulumi
+    .all([pulumi.unsecret(cluster.kubeconfig), channel, source, sourceNamespace, startingCSV])
+    .apply(async ([kubeconfig, channelName, sourceName, catalogNamespace, starting]) => {
+      const catalog = sourceName ?? SUBSCRIPTION_DEFAULTS.source;
+      const namespace = catalogNamespace ?? SUBSCRIPTION_DEFAULTS.sourceNamespace;
+      const snapshot = clusterOfThisRun(kubeconfig);
+      if ((await snapshot.unreachableBecause()) !== undefined) return;
+      // A read refused (RBAC without packagemanifests, say) checks nothing; only a 404 says "not there".
+      const manifest = await snapshot.object(KINDS.packageManifest, packageName, namespace).catch(() => null);
+      if (manifest === null) return;
+      if (manifest === undefined) {
+        pulumi.log.warn(
+          `package ${packageName} is not in the catalogs of namespace ${namespace} (kubectl get packagemanifests -n ${namespace} lists them): the Subscription resolves only once catalog ${catalog} serves it`,
+          parent,
+        );
+        return;
+      }
+      const status = field<PackageManifestStatus>(manifest, "status") ?? {};
+      // The package server answers a name with one catalog's package: another catalog's tells nothing.
+      if (status.catalogSource !== catalog) return;
+      checkAgainstCatalog(status, {
+        packageName,
+        channel: channelName,
+        targetNamespaces: args.targetNamespaces,
+        startingCSV: starting,
+      });
+    });
+}
+
+/**
  * Any OLM operator: its Namespace, an OperatorGroup and the Subscription, in the order OLM needs them
  * (nothing installs without an OperatorGroup in the namespace).
  */
@@ -203,6 +254,7 @@ export class OperatorSubscription extends pulumi.ComponentResource {
       ];
       checks.add(adopting.kubeconfig.apply((config) => adopting.requireHeld(config, held)));
     }
+    if (cluster && pulumi.runtime.isDryRun()) checks.add(catalogCheck(args, packageName, cluster, this));
     const valid = checks.valid();
     const objects = pulumi
       .all([valid, resolvedArgs(args)])

@@ -34,6 +34,9 @@ function asksToInstall(sdk: CloudSdk, propertyPath: string) {
     assert.ok(pulumi.InputPropertyError.isInstance(e), `not an InputPropertyError: ${String(e)}`);
     assert.equal(e.propertyPath, propertyPath);
     assert.match(e.reason, new RegExp(`needs the ${sdk} package.*npm install ${sdk}`));
+    // A lookup for a property left out names that property as the other way out.
+    if (propertyPath !== "cloudLookups")
+      assert.match(e.reason, new RegExp(`^not given.*: give ${propertyPath} \\(`));
     return true;
   };
 }

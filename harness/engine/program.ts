@@ -22,6 +22,22 @@ export interface RunOptions {
   env: NodeJS.ProcessEnv;
 }
 
+/**
+ * Node 20.20's `util.inspect` loops until memory runs out when it colours an error whose stack has a
+ * frame ending in `node_modules/<file>` or `node_modules/@scope/<file>` (nodejs/node#64011, fixed in
+ * later release lines only): @pulumi/pulumi's source maps point one directory too high
+ * (`node_modules/@pulumi/config.ts`), and the SDK's run entry colours every uncaught error, so a missing
+ * config key cost some 40 s of CPU before it was reported. Such an error is inspected without colours.
+ */
+export const INSPECT_GUARD = `data:text/javascript,${encodeURIComponent(`import util from "node:util";
+const inspect = util.inspect;
+const looping = /node_modules[\\\\/](@[^\\\\/\\n]*[\\\\/])?[^\\\\/\\n]*$/m;
+util.inspect = Object.setPrototypeOf(function (value, options, ...rest) {
+  if (options?.colors && value instanceof Error && looping.test(String(value.stack)))
+    options = { ...options, colors: false };
+  return inspect.call(this, value, options, ...rest);
+}, inspect);`)}`;
+
 /** The language host's default: as many resource operations at once as the engine allows. */
 const PARALLEL = 2147483647;
 
@@ -35,6 +51,8 @@ export function runProgram(project: Project, options: RunOptions): RunningProgra
   const programDir = path.dirname(project.main);
   const entry = require.resolve("@pulumi/pulumi/cmd/run", { paths: [programDir] });
   const args = [
+    "--import",
+    INSPECT_GUARD,
     entry,
     "--monitor",
     options.monitor,

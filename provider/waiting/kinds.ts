@@ -83,6 +83,7 @@ export const KINDS = {
   subscription: kind("operators.coreos.com", "v1alpha1", "Subscription", "subscriptions", true),
   installPlan: kind("operators.coreos.com", "v1alpha1", "InstallPlan", "installplans", true),
   csv: kind("operators.coreos.com", "v1alpha1", "ClusterServiceVersion", "clusterserviceversions", true),
+  packageManifest: kind("packages.operators.coreos.com", "v1", "PackageManifest", "packagemanifests", true),
 } as const;
 
 /** `/api/v1/nodes`, `/apis/<group>/<version>/namespaces/<ns>/<plural>[/<name>]`. */

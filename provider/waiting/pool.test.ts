@@ -127,6 +127,26 @@ function overTime(o: PoolObservation, target = ours) {
 const created = { "99-worker-chrony": mc("99-worker-chrony", 1) };
 
 describe("pool rollout predicate", () => {
+  // The MCO's render controller renders only for pools whose machineConfigSelector picks a config
+  // (render_controller.go syncMachineConfigPool): a MachineConfig whose role no pool has is never
+  // rendered and no condition says so. A pool the deployment creates appears within seconds.
+  it("waits for a pool that does not exist, then fails once it has not appeared for five minutes", () => {
+    const at = overSteps((exists: boolean) => observation(exists ? { pool: pool({}) } : { pool: undefined }));
+    const first = at(false, 0);
+    assert.equal(first.state, "waiting");
+    assert.equal(first.message, "pool worker: the MachineConfigPool does not exist yet");
+    assert.equal(first.recheckMs, PERSISTENCE_MS);
+    assert.equal(at(true, 1_000).state, "waiting", "created by the deployment: the wait goes on");
+    assert.equal(at(false, 2_000).state, "waiting", "gone again: the count starts over");
+    assert.equal(at(false, 2_000 + PERSISTENCE_MS - 1).state, "waiting");
+    const e = at(false, 2_000 + PERSISTENCE_MS);
+    assert.equal(e.state, "failed");
+    assert.equal(
+      e.message,
+      "pool worker: no MachineConfigPool of that name appeared in 5 minutes, so nothing renders the configs this wait is for: check the pool's name (oc get mcp lists the pools)",
+    );
+  });
+
   it("first reads the MachineConfigs it waits for", () => {
     const e = evaluatePoolRollout(ours, observation({ pool: pool({}) }));
     assert.equal(e.state, "waiting");

@@ -40,7 +40,7 @@ import {
   OnTarget,
   poolOfMachineConfigNode,
 } from "./machineconfignode";
-import { judgePersistence, Problem, Sightings } from "./persistence";
+import { judgePersistence, PERSISTENCE_MS, Problem, Sightings } from "./persistence";
 import { WaitState } from "./progress";
 
 export { CURRENT_CONFIG, DESIRED_CONFIG, MCD_REASON, MCD_STATE, ROLE_LABEL };
@@ -538,7 +538,25 @@ export function evaluatePoolRollout(target: PoolRolloutTarget, obs: PoolObservat
   const pool = obs.pool;
   const failure = ownerFailure(target, obs);
   if (failure) return failed(`${label}: ${failure}`);
-  if (!pool) return waiting(`${label}: the MachineConfigPool does not exist yet`);
+  if (!pool) {
+    // Nothing in the cluster tells a config whose pool does not exist (the MCO leaves a MachineConfig
+    // of an unknown role alone, unlike a KubeletConfig's Failure): a pool another step of the deployment
+    // creates appears within seconds, so one still missing after PERSISTENCE_MS is a misspelt name.
+    const absent = { key: `pool/${name}`, message: `${label}: the MachineConfigPool does not exist` };
+    const judged = judgePersistence([absent], obs.since ?? {}, obs.nowMs ?? 0);
+    if (judged.persisted.length > 0)
+      return {
+        ...failed(
+          `${label}: no MachineConfigPool of that name appeared in ${PERSISTENCE_MS / 60_000} minutes, so nothing renders the configs this wait is for: check the pool's name (oc get mcp lists the pools)`,
+        ),
+        problems: [absent],
+      };
+    return {
+      ...waiting(`${label}: the MachineConfigPool does not exist yet`),
+      problems: [absent],
+      recheckMs: judged.recheckMs,
+    };
+  }
 
   const renderDegraded = conditionOf(pool, "RenderDegraded");
   if (renderDegraded?.status === "True") {

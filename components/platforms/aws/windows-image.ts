@@ -20,6 +20,7 @@ export async function awsWindowsAmi(
     "@pulumi/aws",
     "image",
     () => require("@pulumi/aws/ec2/getAmi") as typeof import("@pulumi/aws/ec2/getAmi"),
+    `a Windows Server ${version} AMI id of the cluster's region`,
   );
   const ami = await getAmi(
     {

@@ -27,6 +27,7 @@ export const AZURE_CLOUD: CloudPlatform<Omit<AzureMachineOptions, "image">> = {
       "region",
       () =>
         require("@pulumi/azure-native/resources/getResourceGroup") as typeof import("@pulumi/azure-native/resources/getResourceGroup"),
+      `the cluster's Azure location, that of resource group ${resourceGroupName}, e.g. "centralus"`,
     );
     return pulumi.output(
       getResourceGroup({ resourceGroupName }, { parent: opts.parent }).then(
