@@ -208,4 +208,29 @@ describe("waiting core: what a released patch gives back", function () {
     );
     assert.equal(live(target), undefined);
   });
+
+  // The API server refuses a delete whose preconditions no longer hold (apiserver's generic registry
+  // Store.Delete checks Preconditions: 409 Conflict), so a write between the read and the delete is kept.
+  it("does not delete an object someone wrote to after it was read as empty", async () => {
+    const target = put("release-raced", { data: {} });
+    const created = { existed: false, fields: [{ path: ["data", "config.yaml"] }] };
+    const stop = sim.observeRequests((method, url) => {
+      if (method !== "DELETE" || !url.includes("release-raced")) return;
+      sim.store.mutate(
+        { apiVersion: "v1", kind: "ConfigMap", name: target.name, namespace: target.namespace },
+        (o) => {
+          o.data = { "mine.yaml": "written meanwhile\n" };
+        },
+      );
+    });
+    try {
+      await assert.rejects(
+        restoreEarlier({ kubeconfig: sim.kubeconfig, target, earlier: created, ...options }),
+        (e: { status?: number }) => e.status === 409,
+      );
+    } finally {
+      stop();
+    }
+    assert.deepEqual(live(target)?.data, { "mine.yaml": "written meanwhile\n" });
+  });
 });
