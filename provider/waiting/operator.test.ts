@@ -797,7 +797,11 @@ describe("operator predicate: each message a user reads", () => {
     );
     const silent = evaluateOperatorInstall(
       target,
-      obs({ subscription: subscription({ conditions: [condition("CatalogSourcesUnhealthy", "", "")] }) }),
+      obs({
+        subscription: subscription({
+          conditions: [{ type: "CatalogSourcesUnhealthy", status: "True", reason: "" }],
+        }),
+      }),
     );
     assert.match(
       silent.message,
@@ -835,6 +839,33 @@ describe("operator predicate: each message a user reads", () => {
     assert.match(
       upgradeFailed(PERSISTENCE_MS).message,
       /ClusterServiceVersion wmco\.v10\.18\.0 failed: requirements not met/,
+    );
+  });
+
+  it("with the pinned CSV installed but not yet Succeeded, waits on it, not on a plan, whatever upgrade is offered", () => {
+    const unlisted = plan("install-3", []);
+    delete (unlisted.spec as Record<string, unknown>).clusterServiceVersionNames;
+    const e = evaluateOperatorInstall(
+      target,
+      obs({
+        subscription: subscription({
+          installedCSV: PIN,
+          currentCSV: NEXT,
+          installPlanRef: { name: "install-2" },
+        }),
+        installPlans: [plan("install-2", [NEXT]), unlisted],
+        csvs: [csv(PIN, "Installing")],
+      }),
+    );
+    assert.equal(e.message, `operator ns/wmco: ${PIN} Installing`);
+    assert.equal(e.done, 2);
+    const other = evaluateOperatorInstall(
+      target,
+      obs({ subscription: subscription({ currentCSV: NEXT }), installPlans: [unlisted] }),
+    );
+    assert.equal(
+      other.message,
+      `operator ns/wmco: waiting for an InstallPlan for ${PIN}; not approving install-3 ()`,
     );
   });
 });
