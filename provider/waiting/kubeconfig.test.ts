@@ -44,7 +44,7 @@ describe("kubeconfig: the current context", () => {
 
   it("finds nothing for a name no entry has, an entry without a name, or a list that is no list", () => {
     const text = stringify({
-      clusters: [null, { cluster: { server: "https://unnamed.example.com" } }],
+      clusters: [{ cluster: { server: "https://unnamed.example.com" } }, null],
       users: { name: "u", user: { token: "t" } },
       contexts: [{ name: "x", context: { user: "u" } }],
       "current-context": "x",

@@ -178,6 +178,38 @@ describe("waiting core: what a released patch gives back", function () {
     assert.deepEqual(managers, [RESTORE_FIELD_MANAGER], "written as the restore when no manager was known");
   });
 
+  it("records as a field's manager the managedFields entry that owns it, not the first entry", async () => {
+    const target = put("release-owned", {
+      metadata: {
+        name: "release-owned",
+        namespace: "openshift-monitoring",
+        labels: { team: "a" },
+        managedFields: [
+          {
+            manager: "labeller",
+            operation: "Update",
+            apiVersion: "v1",
+            fieldsV1: { "f:metadata": { "f:labels": { "f:team": {} } } },
+          },
+          {
+            manager: "owner",
+            operation: "Apply",
+            apiVersion: "v1",
+            fieldsV1: { "f:data": { "f:other.yaml": {} } },
+          },
+        ],
+      },
+      data: { "other.yaml": "b\n" },
+    });
+    const earlier = await recordEarlier({
+      kubeconfig: sim.kubeconfig,
+      target,
+      paths: [["data", "other.yaml"]],
+      ...options,
+    });
+    assert.deepEqual(earlier.fields, [{ path: ["data", "other.yaml"], value: "b\n", manager: "owner" }]);
+  });
+
   it("deletes an object it created once only empty values are left, keeps one holding a set value, naming each", async () => {
     const created = { existed: false, fields: [{ path: ["data", "config.yaml"] }] };
     const emptied = put("release-emptied", { data: {}, binaryData: null });
