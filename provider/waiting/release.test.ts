@@ -210,6 +210,24 @@ describe("waiting core: what a released patch gives back", function () {
     assert.deepEqual(earlier.fields, [{ path: ["data", "other.yaml"], value: "b\n", manager: "owner" }]);
   });
 
+  it("restores a field of a cluster-scoped object, naming it without a namespace", async () => {
+    sim.store.create({
+      apiVersion: "v1",
+      kind: "Namespace",
+      metadata: { name: "release-ns", labels: { zone: "a" } },
+    });
+    const target: PatchTarget = { apiVersion: "v1", kind: "Namespace", name: "release-ns" };
+    const paths = [["metadata", "labels", "zone"]];
+    const earlier = await recordEarlier({ kubeconfig: sim.kubeconfig, target, paths, ...options });
+    sim.store.mutate({ apiVersion: "v1", kind: "Namespace", name: "release-ns" }, (o) => {
+      o.metadata.labels = {};
+    });
+    assert.deepEqual(await restoreEarlier({ kubeconfig: sim.kubeconfig, target, earlier, ...options }), [
+      "restored Namespace release-ns metadata.labels.zone",
+    ]);
+    assert.deepEqual(live(target)?.metadata.labels, { zone: "a" });
+  });
+
   it("deletes an object it created once only empty values are left, keeps one holding a set value, naming each", async () => {
     const created = { existed: false, fields: [{ path: ["data", "config.yaml"] }] };
     const emptied = put("release-emptied", { data: {}, binaryData: null });
