@@ -676,3 +676,196 @@ describe("operator predicate", () => {
     assert.equal(PERSISTENCE_MS, 300_000);
   });
 });
+
+/** What a user reads while an operator installs, and what the waiter records, in every branch. */
+describe("operator predicate: each message a user reads", () => {
+  const auto = { namespace: "ns", subscription: "wmco", startingCSV: PIN };
+
+  it("says the Subscription is missing, and what failed when a plan failed without a word", () => {
+    assert.deepEqual(evaluateOperatorInstall(target, obs({})), {
+      state: "waiting",
+      message: "operator ns/wmco: the Subscription does not exist yet",
+      done: 0,
+      total: 3,
+      problems: [],
+    });
+    const silent = { type: "InstallPlanFailed", status: "True", reason: "", message: "" };
+    assert.deepEqual(
+      evaluateOperatorInstall(target, obs({ subscription: subscription({ conditions: [silent] }) })),
+      {
+        state: "failed",
+        message: "operator ns/wmco: InstallPlanFailed: no message",
+        problems: [],
+      },
+    );
+    const failedPlan = plan("install-1", [PIN], "wmco", true, "Failed");
+    const e = evaluateOperatorInstall(
+      target,
+      obs({
+        subscription: subscription({ installPlanRef: { name: "install-1" } }),
+        installPlans: [failedPlan],
+      }),
+    );
+    assert.equal(e.message, "operator ns/wmco: InstallPlan install-1 failed: no message");
+  });
+
+  it("under Automatic approval, a pin is no reason to wait for a plan: the plan's phase and the CSV are named", () => {
+    const e = evaluateOperatorInstall(
+      auto,
+      obs({
+        subscription: subscription({ currentCSV: NEXT, installPlanRef: { name: "install-1" } }, "Automatic"),
+        installPlans: [plan("install-1", [NEXT], "wmco", true, "Installing")],
+      }),
+    );
+    assert.deepEqual(e, {
+      state: "waiting",
+      message: "operator ns/wmco: InstallPlan install-1 Installing, CSV wmco.v10.18.0",
+      done: 1,
+      total: 3,
+      problems: [],
+    });
+    const notCreated = evaluateOperatorInstall(
+      auto,
+      obs({ subscription: subscription({ installedCSV: NEXT, currentCSV: NEXT }, "Automatic") }),
+    );
+    assert.equal(notCreated.message, "operator ns/wmco: wmco.v10.18.0 not created yet");
+    assert.deepEqual(notCreated.result, { installedCSV: NEXT, phase: "" });
+  });
+
+  it("names the plan it approves, the plans it will not approve with their CSVs, and none when there are none", () => {
+    const approving = evaluateOperatorInstall(
+      target,
+      obs({ subscription: subscription({}), installPlans: [plan("install-1", [PIN])] }),
+    );
+    assert.equal(approving.message, `operator ns/wmco: approving InstallPlan install-1 for ${PIN}`);
+    assert.equal(approving.approve, "install-1");
+    const offered = evaluateOperatorInstall(
+      target,
+      obs({
+        subscription: subscription({ installedCSV: "wmco.v10.16.0", currentCSV: NEXT }),
+        installPlans: [plan("install-2", [NEXT, "other.v1"]), plan("install-3", [])],
+        csvs: [csv("wmco.v10.16.0", "Succeeded")],
+      }),
+    );
+    assert.equal(
+      offered.message,
+      `operator ns/wmco: waiting for an InstallPlan for ${PIN} (installed: wmco.v10.16.0); ` +
+        "not approving install-2 (wmco.v10.18.0, other.v1), install-3 ()",
+    );
+    const none = evaluateOperatorInstall(target, obs({ subscription: subscription({ currentCSV: NEXT }) }));
+    assert.equal(none.message, `operator ns/wmco: waiting for an InstallPlan for ${PIN}`);
+  });
+
+  it("names every pending plan a person must approve when nothing is pinned", () => {
+    const e = evaluateOperatorInstall(
+      { namespace: "ns", subscription: "wmco" },
+      obs({
+        subscription: subscription({}),
+        installPlans: [plan("install-1", [PIN]), plan("install-2", [NEXT])],
+      }),
+    );
+    assert.equal(e.state, "failed");
+    assert.match(e.message, /; approve InstallPlan install-1, install-2 yourself or pin startingCSV$/);
+  });
+
+  it("lists every retried failure while it is pending, and every one once they persist", () => {
+    const at = overTime(
+      obs({
+        subscription: subscription(
+          {
+            conditions: [
+              condition("CatalogSourcesUnhealthy", "", "Unhealthy"),
+              condition("ResolutionFailed", "", ""),
+            ],
+          },
+          "Automatic",
+          { sourceNamespace: undefined },
+        ),
+      }),
+    );
+    const pending = at(0);
+    assert.equal(
+      pending.message,
+      "operator ns/wmco: resolving; CatalogSourcesUnhealthy: catalog source /redhat-operators: Unhealthy " +
+        "(for 0m0s; retried, final after 5m0s); ResolutionFailed: no message (for 0m0s; retried, final after 5m0s)",
+    );
+    assert.equal(pending.recheckMs, PERSISTENCE_MS);
+    assert.equal(
+      at(PERSISTENCE_MS).message,
+      "operator ns/wmco: CatalogSourcesUnhealthy: catalog source /redhat-operators: Unhealthy (persisted 5m0s, " +
+        "past the 5m0s allowed for retries); ResolutionFailed: no message (persisted 5m0s, past the 5m0s allowed for retries)",
+    );
+    const silent = evaluateOperatorInstall(
+      target,
+      obs({
+        subscription: subscription({
+          conditions: [{ type: "CatalogSourcesUnhealthy", status: "True", reason: "" }],
+        }),
+      }),
+    );
+    assert.match(
+      silent.message,
+      /CatalogSourcesUnhealthy: catalog source openshift-marketplace\/redhat-operators: unhealthy/,
+    );
+  });
+
+  // olm/operator.go transitionCSVState re-checks a Failed CSV: the installed one, or the one an upgrade installs.
+  it("fails once a Failed CSV persists, the installed one while an upgrade is pending, or the upgrade's own", () => {
+    const installedFailed = overTime(
+      obs({
+        subscription: subscription({ installedCSV: PIN, currentCSV: NEXT }, "Automatic"),
+        csvs: [
+          csv(PIN, "Failed", { reason: "InstallCheckFailed", message: "deployment unavailable" }),
+          csv(NEXT, "Pending"),
+        ],
+      }),
+      auto,
+    );
+    assert.equal(installedFailed(0).state, "waiting");
+    const failed = installedFailed(PERSISTENCE_MS);
+    assert.equal(failed.state, "failed");
+    assert.match(
+      failed.message,
+      /^operator ns\/wmco: ClusterServiceVersion wmco\.v10\.17\.0 failed \(InstallCheckFailed\): deployment unavailable/,
+    );
+    const upgradeFailed = overTime(
+      obs({
+        subscription: subscription({ installedCSV: PIN, currentCSV: NEXT }, "Automatic"),
+        csvs: [csv(PIN, "Succeeded"), csv(NEXT, "Failed", { message: "requirements not met" })],
+      }),
+      auto,
+    );
+    assert.equal(upgradeFailed(0).state, "waiting");
+    assert.match(
+      upgradeFailed(PERSISTENCE_MS).message,
+      /ClusterServiceVersion wmco\.v10\.18\.0 failed: requirements not met/,
+    );
+  });
+
+  it("with the pinned CSV installed but not yet Succeeded, waits on it, not on a plan, whatever upgrade is offered", () => {
+    const unlisted = plan("install-3", []);
+    delete (unlisted.spec as Record<string, unknown>).clusterServiceVersionNames;
+    const e = evaluateOperatorInstall(
+      target,
+      obs({
+        subscription: subscription({
+          installedCSV: PIN,
+          currentCSV: NEXT,
+          installPlanRef: { name: "install-2" },
+        }),
+        installPlans: [plan("install-2", [NEXT]), unlisted],
+        csvs: [csv(PIN, "Installing")],
+      }),
+    );
+    assert.equal(e.message, `operator ns/wmco: ${PIN} Installing`);
+    assert.equal(e.done, 2);
+    const other = evaluateOperatorInstall(
+      target,
+      obs({ subscription: subscription({ currentCSV: NEXT }), installPlans: [unlisted] }),
+    );
+    assert.equal(
+      other.message,
+      `operator ns/wmco: waiting for an InstallPlan for ${PIN}; not approving install-3 ()`,
+    );
+  });
+});

@@ -128,7 +128,7 @@ function problemsOf(sub: KubeObject, csvs: KubeObject[]): { mine: Problem[]; oth
   }
   const resolution = conditionOf(sub, "ResolutionFailed");
   if (resolution?.status === "True") {
-    const message = resolution.message ?? resolution.reason ?? "no message";
+    const message = resolution.message || resolution.reason || "no message";
     if (resolutionConcerns(sub, resolution.reason, message))
       mine.push({ key: "ResolutionFailed", message: `ResolutionFailed: ${message}` });
     else others.push(`resolution failed for another Subscription: ${message}`);

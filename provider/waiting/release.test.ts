@@ -2,7 +2,7 @@ import * as assert from "node:assert/strict";
 import { stringify } from "yaml";
 import { kubectl } from "../../simulator/apiserver/kubectl";
 import { Simulator, startTestSimulator } from "../../test/simulator-fixture";
-import { PatchTarget, recordEarlier, restoreEarlier } from "./release";
+import { PatchTarget, recordEarlier, RESTORE_FIELD_MANAGER, restoreEarlier } from "./release";
 
 const ROUTER: PatchTarget = {
   apiVersion: "operator.openshift.io/v1",
@@ -133,5 +133,154 @@ describe("waiting core: what a released patch gives back", function () {
       ["deleted ConfigMap openshift-monitoring/cluster-monitoring-config, which the stack created"],
     );
     assert.equal(live(MONITORING), undefined);
+  });
+
+  /** A ConfigMap put in the store as given, with no managedFields unless the object carries them. */
+  const put = (name: string, body: Record<string, unknown>) => {
+    sim.store.create({
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      metadata: { name, namespace: "openshift-monitoring" },
+      ...body,
+    });
+    return { apiVersion: "v1", kind: "ConfigMap", name, namespace: "openshift-monitoring" } as PatchTarget;
+  };
+
+  it("records a field under a value that is no object as unset, and an owner no managedFields entry names as none", async () => {
+    const target = put("release-scalars", { data: { "config.yaml": "a: 1\n" }, binaryData: null });
+    const earlier = await recordEarlier({
+      kubeconfig: sim.kubeconfig,
+      target,
+      paths: [["data", "config.yaml", "a"], ["data", "config.yaml"], ["immutable"], ["binaryData", "a.bin"]],
+      ...options,
+    });
+    assert.deepEqual(earlier, {
+      existed: true,
+      fields: [
+        { path: ["data", "config.yaml", "a"] },
+        { path: ["data", "config.yaml"], value: "a: 1\n", manager: undefined },
+        { path: ["immutable"] },
+        { path: ["binaryData", "a.bin"] },
+      ],
+    });
+    sim.store.mutate(
+      { apiVersion: "v1", kind: "ConfigMap", name: target.name, namespace: target.namespace },
+      (o) => {
+        delete (o as { data?: unknown }).data;
+      },
+    );
+    assert.deepEqual(await restoreEarlier({ kubeconfig: sim.kubeconfig, target, earlier, ...options }), [
+      "restored ConfigMap openshift-monitoring/release-scalars data.config.yaml",
+    ]);
+    const restored = live(target)!;
+    assert.deepEqual(restored.data, { "config.yaml": "a: 1\n" });
+    const managers = (restored.metadata.managedFields as Array<{ manager: string }>).map((m) => m.manager);
+    assert.deepEqual(managers, [RESTORE_FIELD_MANAGER], "written as the restore when no manager was known");
+  });
+
+  it("records as a field's manager the managedFields entry that owns it, not the first entry", async () => {
+    const target = put("release-owned", {
+      metadata: {
+        name: "release-owned",
+        namespace: "openshift-monitoring",
+        labels: { team: "a" },
+        managedFields: [
+          {
+            manager: "labeller",
+            operation: "Update",
+            apiVersion: "v1",
+            fieldsV1: { "f:metadata": { "f:labels": { "f:team": {} } } },
+          },
+          {
+            manager: "owner",
+            operation: "Apply",
+            apiVersion: "v1",
+            fieldsV1: { "f:data": { "f:other.yaml": {} } },
+          },
+        ],
+      },
+      data: { "other.yaml": "b\n" },
+    });
+    const earlier = await recordEarlier({
+      kubeconfig: sim.kubeconfig,
+      target,
+      paths: [["data", "other.yaml"]],
+      ...options,
+    });
+    assert.deepEqual(earlier.fields, [{ path: ["data", "other.yaml"], value: "b\n", manager: "owner" }]);
+  });
+
+  it("restores a field of a cluster-scoped object, naming it without a namespace", async () => {
+    sim.store.create({
+      apiVersion: "v1",
+      kind: "Namespace",
+      metadata: { name: "release-ns", labels: { zone: "a" } },
+    });
+    const target: PatchTarget = { apiVersion: "v1", kind: "Namespace", name: "release-ns" };
+    const paths = [["metadata", "labels", "zone"]];
+    const earlier = await recordEarlier({ kubeconfig: sim.kubeconfig, target, paths, ...options });
+    sim.store.mutate({ apiVersion: "v1", kind: "Namespace", name: "release-ns" }, (o) => {
+      o.metadata.labels = {};
+    });
+    assert.deepEqual(await restoreEarlier({ kubeconfig: sim.kubeconfig, target, earlier, ...options }), [
+      "restored Namespace release-ns metadata.labels.zone",
+    ]);
+    assert.deepEqual(live(target)?.metadata.labels, { zone: "a" });
+  });
+
+  it("deletes an object it created once only empty values are left, keeps one holding a set value, naming each", async () => {
+    const created = { existed: false, fields: [{ path: ["data", "config.yaml"] }] };
+    const emptied = put("release-emptied", { data: {}, binaryData: null });
+    assert.deepEqual(
+      await restoreEarlier({ kubeconfig: sim.kubeconfig, target: emptied, earlier: created, ...options }),
+      ["deleted ConfigMap openshift-monitoring/release-emptied, which the stack created"],
+    );
+    assert.equal(live(emptied), undefined);
+    const held = put("release-held", { immutable: false, binaryData: { "a.bin": "AA==" }, data: {} });
+    assert.deepEqual(
+      await restoreEarlier({ kubeconfig: sim.kubeconfig, target: held, earlier: created, ...options }),
+      ["kept ConfigMap openshift-monitoring/release-held: it holds immutable, binaryData"],
+    );
+    assert.notEqual(live(held), undefined);
+  });
+
+  it("does nothing when the object is gone by the time the patch is released", async () => {
+    const target = { ...MONITORING, name: "release-gone" };
+    const existed = { existed: true, fields: [{ path: ["data", "config.yaml"], value: "x", manager: "m" }] };
+    assert.deepEqual(
+      await restoreEarlier({ kubeconfig: sim.kubeconfig, target, earlier: existed, ...options }),
+      [],
+    );
+    const created = { existed: false, fields: [{ path: ["data", "config.yaml"] }] };
+    assert.deepEqual(
+      await restoreEarlier({ kubeconfig: sim.kubeconfig, target, earlier: created, ...options }),
+      [],
+    );
+    assert.equal(live(target), undefined);
+  });
+
+  // The API server refuses a delete whose preconditions no longer hold (apiserver's generic registry
+  // Store.Delete checks Preconditions: 409 Conflict), so a write between the read and the delete is kept.
+  it("does not delete an object someone wrote to after it was read as empty", async () => {
+    const target = put("release-raced", { data: {} });
+    const created = { existed: false, fields: [{ path: ["data", "config.yaml"] }] };
+    const stop = sim.observeRequests((method, url) => {
+      if (method !== "DELETE" || !url.includes("release-raced")) return;
+      sim.store.mutate(
+        { apiVersion: "v1", kind: "ConfigMap", name: target.name, namespace: target.namespace },
+        (o) => {
+          o.data = { "mine.yaml": "written meanwhile\n" };
+        },
+      );
+    });
+    try {
+      await assert.rejects(
+        restoreEarlier({ kubeconfig: sim.kubeconfig, target, earlier: created, ...options }),
+        (e: { status?: number }) => e.status === 409,
+      );
+    } finally {
+      stop();
+    }
+    assert.deepEqual(live(target)?.data, { "mine.yaml": "written meanwhile\n" });
   });
 });

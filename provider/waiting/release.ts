@@ -39,13 +39,14 @@ export const RESTORE_FIELD_MANAGER = "openshift-topology-restore";
 // An array, not a Set: Pulumi's closure serialization does not rebuild a Set's entries.
 const TOP_LEVEL = ["apiVersion", "kind", "metadata", "status"];
 
-function valueAt(object: unknown, path: readonly string[]): { found: boolean; value?: unknown } {
+/** What `path` holds in `object`, or undefined when it holds nothing there. */
+function valueAt(object: unknown, path: readonly string[]): { value: unknown } | undefined {
   let node: unknown = object;
   for (const key of path) {
-    if (node === null || typeof node !== "object" || !(key in node)) return { found: false };
+    if (node === null || typeof node !== "object" || !(key in node)) return undefined;
     node = (node as Record<string, unknown>)[key];
   }
-  return { found: true, value: node };
+  return { value: node };
 }
 
 /** The manager whose managedFields entry (fieldsV1, `f:<key>` per level) owns `path`. */
@@ -56,7 +57,7 @@ function managerOf(object: KubeObject, path: readonly string[]): string | undefi
       valueAt(
         e.fieldsV1,
         path.map((k) => `f:${k}`),
-      ).found,
+      ) !== undefined,
   )?.manager;
 }
 
@@ -65,10 +66,9 @@ function patchAt(path: readonly string[], value: unknown): unknown {
   return path.reduceRight<unknown>((inner, key) => ({ [key]: inner }), value);
 }
 
+// Values read from the API server: parsed JSON, so never undefined.
 const isEmpty = (value: unknown) =>
-  value === undefined ||
-  value === null ||
-  (typeof value === "object" && Object.keys(value as object).length === 0);
+  value === null || (typeof value === "object" && Object.keys(value as object).length === 0);
 
 const describe = (t: PatchTarget) => `${t.kind} ${t.namespace ? `${t.namespace}/` : ""}${t.name}`;
 
@@ -88,7 +88,7 @@ export async function recordEarlier(options: {
     existed: true,
     fields: paths.map((path) => {
       const at = valueAt(live, path);
-      return at.found ? { path, value: at.value, manager: managerOf(live, path) } : { path };
+      return at ? { path, value: at.value, manager: managerOf(live, path) } : { path };
     }),
   };
 }
@@ -124,7 +124,7 @@ export async function restoreEarlier(options: {
   }
   const done: string[] = [];
   for (const field of earlier.fields) {
-    if (!("value" in field) || valueAt(live, field.path).found) continue;
+    if (!("value" in field) || valueAt(live, field.path) !== undefined) continue;
     await withRetry(
       () =>
         client.mergePatch(
