@@ -1,9 +1,37 @@
 import { strict as assert } from "node:assert";
+import { readFileSync } from "node:fs";
+import * as path from "node:path";
+import { isWaitError } from "./converge";
 import { KINDS, KubeObject } from "./kinds";
+import { PERSISTENCE_MS } from "./persistence";
+import { ProgressEvent } from "./progress";
 import { apiError } from "./retry";
-import { clientOf, observePoolRollout, waitForNodeConfigRemoval } from "./waiters";
-import { fakeClock } from "../../test/fake-clock";
+import { clientOf, observePoolRollout, waitForNodeConfigRemoval, waitForPoolRollout } from "./waiters";
+import { FakeClock, fakeClock } from "../../test/fake-clock";
 import { memoryClient } from "../../test/memory-client";
+
+/**
+ * Plays the cluster's part in a wait: each step runs once the wait reports a message matching its
+ * pattern (after the evaluation that reported it). Once the last step ran and the cluster settled,
+ * the deadline passes, so that a wait that does not end when it should fails its test at once with
+ * the deadline's message instead of hanging.
+ */
+function script(clock: FakeClock, timeoutMs: number, steps: Array<[RegExp, () => void]>) {
+  const messages: string[] = [];
+  const onProgress = (e: ProgressEvent) => {
+    messages.push(e.message);
+    const next = steps[0];
+    if (!next || !next[0].test(e.message)) return;
+    steps.shift();
+    setImmediate(async () => {
+      next[1]();
+      if (steps.length > 0) return;
+      for (let i = 0; i < 10; i++) await new Promise((resolve) => setImmediate(resolve));
+      clock.advance(timeoutMs);
+    });
+  };
+  return { messages, onProgress, progressIntervalMs: 0, clock, timeoutMs };
+}
 
 /**
  * The removal of node configuration follows the MCO's render controller
@@ -77,6 +105,8 @@ describe("cluster access", () => {
     assert.throws(() => clientOf({}), /a kubeconfig \(or a client\) is required to reach the cluster/);
     const client = memoryClient();
     assert.equal(clientOf({ client, kubeconfig: "ignored" }), client);
+    const kubeconfig = readFileSync(path.join(__dirname, "../../test/fixtures/kubeconfig.yaml"), "utf8");
+    assert.equal(clientOf({ kubeconfig }).requests, 0);
   });
 });
 
@@ -176,5 +206,426 @@ describe("the pool wait's sources", () => {
       conditions: [{ type: "Updated", status: "True" }],
     } as typeof done.status;
     assert.deepEqual(await lists(done), []);
+  });
+});
+
+/**
+ * The pool wait over a whole rollout, the cluster played by hand as the MCO plays it: the render
+ * controller makes a new rendered config whenever the merged content changes (render_controller.go
+ * syncGeneratedMachineConfig: the name is a hash of the content), the KubeletConfig and
+ * ContainerRuntimeConfig controllers write their generated MachineConfigs and report Success for the
+ * generation they processed (kubelet_config_controller.go syncKubeletConfig, syncStatusOnly), the node
+ * controller counts updated nodes (status.go calculateStatus), the daemon reports its steps on the
+ * MachineConfigNode (upgrade_monitor.go GenerateAndApplyMachineConfigNodes) and a failed update on the
+ * node's annotations (daemon.go updateErrorState).
+ */
+describe("the pool wait over a rollout", () => {
+  const timeoutMs = 30 * 60_000;
+  const SELECTOR = { matchLabels: { "node-role.kubernetes.io/infra": "" } };
+  interface Shape {
+    source: string[];
+    target: string;
+    current?: string;
+    machines?: number;
+    updated?: number;
+    degraded?: number;
+    renderDegraded?: { message: string; lastTransitionTime: string };
+  }
+  const pool = (p: Shape): KubeObject => {
+    const machines = p.machines ?? 2;
+    const updated = p.updated ?? machines;
+    return {
+      metadata: { name: "infra", generation: 1 },
+      spec: {
+        nodeSelector: SELECTOR,
+        configuration: { name: p.target, source: p.source.map((name) => ({ kind: "MachineConfig", name })) },
+      },
+      status: {
+        observedGeneration: 1,
+        configuration: { name: p.current ?? p.target },
+        machineCount: machines,
+        updatedMachineCount: updated,
+        readyMachineCount: updated,
+        degradedMachineCount: p.degraded ?? 0,
+        conditions: [
+          { type: "Updated", status: updated === machines && !p.degraded ? "True" : "False" },
+          ...(p.degraded ? [{ type: "NodeDegraded", status: "True" }] : []),
+          ...(p.renderDegraded ? [{ type: "RenderDegraded", status: "True", ...p.renderDegraded }] : []),
+        ],
+      },
+    };
+  };
+  const config = (name: string, generation: number, files: Record<string, string>): KubeObject => ({
+    metadata: { name, generation },
+    spec: {
+      config: {
+        ignition: { version: "3.2.0" },
+        storage: { files: Object.entries(files).map(([p, source]) => ({ path: p, contents: { source } })) },
+      },
+    },
+  });
+  const node = (name: string, annotations: Record<string, string> = {}): KubeObject => ({
+    metadata: { name, labels: { "node-role.kubernetes.io/infra": "" }, annotations },
+    status: { conditions: [{ type: "Ready", status: "True" }] },
+  });
+  const done = (renderedConfig: string) => ({
+    pool: "infra",
+    renderedConfig,
+    machineCount: 2,
+    updatedMachineCount: 2,
+    readyMachineCount: 2,
+    degradedMachineCount: 0,
+  });
+
+  it("reads the render of a MachineConfig changed in place and waits until it carries the change", async () => {
+    const client = memoryClient();
+    const clock = fakeClock();
+    client.put(KINDS.machineConfig, config("99-infra-x", 2, { "/etc/x": "data:,new" }));
+    client.put(KINDS.machineConfig, config("rendered-infra-2", 1, { "/etc/x": "data:,old" }));
+    client.put(KINDS.pool, pool({ source: ["99-infra-x"], target: "rendered-infra-2" }));
+    const run = script(clock, timeoutMs, [
+      [
+        /lacks file/,
+        () => {
+          client.put(KINDS.machineConfig, config("rendered-infra-3", 1, { "/etc/x": "data:,new" }));
+          client.put(
+            KINDS.pool,
+            pool({
+              source: ["99-infra-x"],
+              target: "rendered-infra-3",
+              current: "rendered-infra-2",
+              updated: 0,
+            }),
+          );
+        },
+      ],
+      [
+        /0\/2 updated/,
+        () => client.put(KINDS.pool, pool({ source: ["99-infra-x"], target: "rendered-infra-3" })),
+      ],
+    ]);
+    const outcome = await waitForPoolRollout({
+      client,
+      pool: "infra",
+      machineConfigs: ["99-infra-x"],
+      ...run,
+    });
+    assert.deepEqual(run.messages, [
+      "pool infra: reading MachineConfigs",
+      "pool infra: reading rendered-infra-2",
+      "pool infra: waiting for the MCO to render the change (rendered-infra-2 lacks file /etc/x of 99-infra-x)",
+      "pool infra: reading rendered-infra-3",
+      "pool infra: 0/2 updated -> rendered-infra-3",
+      "pool infra: 2/2 updated -> rendered-infra-3",
+    ]);
+    assert.deepEqual(outcome.result, done("rendered-infra-3"));
+  });
+
+  it("waits for the MCO to process a KubeletConfig and a ContainerRuntimeConfig, then for the render of what it generated", async () => {
+    const client = memoryClient();
+    const clock = fakeClock();
+    const processed = (kind: string, name: string, generation: number, observedGeneration: number) => ({
+      metadata: { name, generation },
+      status: {
+        observedGeneration,
+        conditions: [{ type: "Success", status: "True", message: `${kind} ok` }],
+      },
+    });
+    const kubelet = { "/etc/kubernetes/kubelet.conf": "data:,maxPods=500" };
+    const crio = { "/etc/crio/crio.conf.d/01-ctrcfg-pidsLimit": "data:,pids=2048" };
+    const generated = ["99-infra-generated-kubelet", "99-infra-generated-containerruntime"];
+    client.put(KINDS.kubeletConfig, processed("KubeletConfig", "max-pods", 2, 1));
+    client.put(KINDS.containerRuntimeConfig, processed("ContainerRuntimeConfig", "pids", 1, 1));
+    client.put(KINDS.machineConfig, config(generated[0], 2, kubelet));
+    client.put(KINDS.machineConfig, config(generated[1], 1, crio));
+    client.put(KINDS.machineConfig, config("rendered-infra-5", 1, { ...crio }));
+    client.put(KINDS.pool, pool({ source: generated, target: "rendered-infra-5" }));
+    const run = script(clock, timeoutMs, [
+      [
+        /process KubeletConfig max-pods/,
+        () => client.put(KINDS.kubeletConfig, processed("", "max-pods", 2, 2)),
+      ],
+      [
+        /lacks file \/etc\/kubernetes\/kubelet.conf/,
+        () => {
+          client.put(KINDS.machineConfig, config("rendered-infra-6", 1, { ...kubelet, ...crio }));
+          client.put(KINDS.pool, pool({ source: generated, target: "rendered-infra-6" }));
+        },
+      ],
+    ]);
+    const outcome = await waitForPoolRollout({
+      client,
+      pool: "infra",
+      kubeletConfigs: ["max-pods"],
+      containerRuntimeConfigs: ["pids"],
+      ...run,
+    });
+    assert.deepEqual(run.messages, [
+      "pool infra: waiting for the MCO to process KubeletConfig max-pods",
+      "pool infra: reading generated MachineConfigs",
+      "pool infra: reading rendered-infra-5",
+      "pool infra: waiting for the MCO to render the change (rendered-infra-5 lacks file /etc/kubernetes/kubelet.conf of 99-infra-generated-kubelet)",
+      "pool infra: reading rendered-infra-6",
+      "pool infra: 2/2 updated -> rendered-infra-6",
+    ]);
+    assert.deepEqual(outcome.result, done("rendered-infra-6"));
+  });
+
+  it("holds the wait on each kind of node configuration the MCO has not processed yet", async () => {
+    const client = memoryClient();
+    const stale = { metadata: { name: "c", generation: 2 }, status: { observedGeneration: 1 } };
+    client.put(KINDS.kubeletConfig, stale);
+    client.put(KINDS.containerRuntimeConfig, stale);
+    client.put(KINDS.pool, pool({ source: [], target: "rendered-infra-1" }));
+    for (const [kind, option] of [
+      ["KubeletConfig", "kubeletConfigs"],
+      ["ContainerRuntimeConfig", "containerRuntimeConfigs"],
+    ]) {
+      const evaluation = await observePoolRollout({ client, pool: "infra", [option]: ["c"], timeoutMs });
+      assert.equal(evaluation.message, `pool infra: waiting for the MCO to process ${kind} c`);
+    }
+  });
+
+  it("fails on a render failure that arose during the wait, not on the one the pool showed at the first look", async () => {
+    const client = memoryClient();
+    const clock = fakeClock();
+    const old = { message: "could not render: old", lastTransitionTime: "2026-01-01T00:00:00Z" };
+    client.put(KINDS.machineConfig, config("99-infra-x", 1, {}));
+    client.put(KINDS.pool, pool({ source: [], target: "rendered-infra-1", renderDegraded: old }));
+    const renewed = { message: "could not render: 99-infra-x", lastTransitionTime: "2026-01-01T00:10:00Z" };
+    const run = script(clock, timeoutMs, [
+      [
+        /to include 99-infra-x/,
+        () =>
+          client.put(KINDS.pool, pool({ source: [], target: "rendered-infra-1", renderDegraded: renewed })),
+      ],
+    ]);
+    await assert.rejects(
+      waitForPoolRollout({ client, pool: "infra", machineConfigs: ["99-infra-x"], ...run }),
+      (e: unknown) =>
+        isWaitError(e) &&
+        e.kind === "failed" &&
+        e.message === "pool infra: the MCO cannot render its configuration: could not render: 99-infra-x",
+    );
+  });
+
+  it("fails a node degraded on the target once the failure persisted, when that time comes though nothing changed", async () => {
+    const client = memoryClient();
+    const clock = fakeClock();
+    const on = (state: string, reason = "") => ({
+      "machineconfiguration.openshift.io/state": state,
+      "machineconfiguration.openshift.io/reason": reason,
+      "machineconfiguration.openshift.io/currentConfig": "rendered-infra-1",
+      "machineconfiguration.openshift.io/desiredConfig": "rendered-infra-2",
+    });
+    const rolling = {
+      source: ["99-infra-x"],
+      target: "rendered-infra-2",
+      current: "rendered-infra-1",
+      machines: 1,
+    };
+    client.put(KINDS.machineConfig, config("99-infra-x", 1, {}));
+    client.put(KINDS.node, node("infra-a", on("Working")));
+    client.put(KINDS.pool, pool({ ...rolling, updated: 0 }));
+    const run = script(clock, timeoutMs, [
+      [
+        /0\/1 updated/,
+        () => {
+          client.put(KINDS.node, node("infra-a", on("Degraded", "failed to pull the OS image")));
+          client.put(KINDS.pool, pool({ ...rolling, updated: 0, degraded: 1 }));
+        },
+      ],
+      [/retried, final after 5m0s/, () => clock.advance(PERSISTENCE_MS)],
+    ]);
+    const wait = waitForPoolRollout({ client, pool: "infra", machineConfigs: ["99-infra-x"], ...run });
+    await assert.rejects(wait, (e: unknown) => {
+      assert.ok(isWaitError(e));
+      assert.equal(e.waiter, "pool infra");
+      assert.equal(
+        e.message,
+        "pool infra is degraded rolling out rendered-infra-2: node infra-a (Degraded): failed to pull the OS image (persisted 5m0s, past the 5m0s allowed for retries)",
+      );
+      return true;
+    });
+  });
+
+  it("asks to be evaluated again only while a failure may become final, so that a wait does not spin", async () => {
+    const client = memoryClient();
+    client.put(KINDS.machineConfig, config("99-infra-x", 1, {}));
+    client.put(KINDS.pool, pool({ source: [], target: "rendered-infra-1" }));
+    const evaluation = await observePoolRollout({
+      client,
+      pool: "infra",
+      machineConfigs: ["99-infra-x"],
+      timeoutMs,
+    });
+    assert.equal(evaluation.state, "waiting");
+    assert.deepEqual(evaluation.needs, []);
+  });
+
+  it("returns the drain and reboot times its own pool's nodes took, kept once the daemon resets their conditions", async () => {
+    const client = memoryClient();
+    const clock = fakeClock();
+    const at = (minute: number, second: number) =>
+      `2026-01-01T00:${String(minute).padStart(2, "0")}:${String(second).padStart(2, "0")}Z`;
+    const mcn = (name: string, poolName: string, conditions: Array<[string, string]>): KubeObject => ({
+      metadata: { name },
+      spec: { node: { name }, pool: { name: poolName } },
+      status: {
+        conditions: conditions.map(([type, time]) => ({ type, status: "True", lastTransitionTime: time })),
+      },
+    });
+    const steps: Array<[string, string]> = [
+      ["Cordoned", at(0, 0)],
+      ["Drained", at(0, 30)],
+      ["AppliedFilesAndOS", at(1, 0)],
+      ["RebootedNode", at(2, 0)],
+    ];
+    client.put(KINDS.machineConfig, config("99-infra-x", 1, {}));
+    client.put(KINDS.node, node("infra-a"));
+    client.put(KINDS.node, node("infra-b"));
+    client.put(KINDS.machineConfigNode, mcn("infra-a", "infra", steps));
+    // A node moving from the worker pool: its MachineConfigNode still names that pool's rollout.
+    client.put(
+      KINDS.machineConfigNode,
+      mcn("infra-b", "worker", [
+        ["Cordoned", at(0, 0)],
+        ["Drained", at(1, 30)],
+      ]),
+    );
+    const rolling = { source: ["99-infra-x"], target: "rendered-infra-2", current: "rendered-infra-1" };
+    client.put(KINDS.pool, pool({ ...rolling, updated: 1 }));
+    const run = script(clock, timeoutMs, [
+      [
+        /1\/2 updated -> rendered-infra-2; infra-a/,
+        () => {
+          client.put(KINDS.machineConfigNode, mcn("infra-a", "infra", [["Updated", at(3, 0)]]));
+          client.put(KINDS.pool, pool({ source: rolling.source, target: rolling.target }));
+        },
+      ],
+    ]);
+    const outcome = await waitForPoolRollout({
+      client,
+      pool: "infra",
+      machineConfigs: ["99-infra-x"],
+      ...run,
+    });
+    assert.deepEqual(outcome.result, {
+      ...done("rendered-infra-2"),
+      learnedTimings: { drainSeconds: 30, rebootSeconds: 60 },
+    });
+  });
+});
+
+/**
+ * What a removal awaits: the render controller renders the MachineConfigs that select the pool
+ * (render_controller.go syncGeneratedMachineConfig), so a deleted one leaves with the next render;
+ * a deleted KubeletConfig's generated MachineConfig goes by garbage collection, as it carries the
+ * KubeletConfig as owner (kubelet_config_controller.go syncKubeletConfig sets the owner reference), so
+ * one still there and owned, or one the render names that is gone, is awaited.
+ */
+describe("waitForNodeConfigRemoval: what it awaits", () => {
+  const timeoutMs = 30 * 60_000;
+  const pool = (source: string[], target: string): KubeObject => ({
+    metadata: { name: "infra", generation: 1 },
+    spec: {
+      configuration: { name: target, source: source.map((name) => ({ kind: "MachineConfig", name })) },
+    },
+    status: {
+      observedGeneration: 1,
+      configuration: { name: target },
+      machineCount: 0,
+      updatedMachineCount: 0,
+      conditions: [{ type: "Updated", status: "True" }],
+    },
+  });
+  const owned = (name: string, kind?: string, owner?: string): KubeObject => ({
+    metadata: {
+      name,
+      ...(kind ? { ownerReferences: [{ apiVersion: "v1", kind, name: owner ?? "", uid: "u" }] } : {}),
+    },
+  });
+  const deleting = { name: "99-infra-x", deletionTimestamp: "2026-01-01T00:00:00Z" };
+
+  it("awaits a MachineConfig being deleted until the render drops it", async () => {
+    const client = memoryClient();
+    const clock = fakeClock();
+    client.put(KINDS.machineConfig, { metadata: deleting });
+    client.put(KINDS.pool, pool(["00-infra", "99-infra-x"], "rendered-infra-2"));
+    const run = script(clock, timeoutMs, [
+      [/to drop 99-infra-x$/, () => client.put(KINDS.pool, pool(["00-infra"], "rendered-infra-3"))],
+    ]);
+    const outcome = await waitForNodeConfigRemoval({
+      client,
+      pool: "infra",
+      kind: "MachineConfig",
+      name: "99-infra-x",
+      ...run,
+    });
+    assert.equal(outcome.message, "pool infra: 0/0 updated -> rendered-infra-3");
+    assert.equal(outcome.result?.renderedConfig, "rendered-infra-3");
+  });
+
+  it("awaits what a deleted KubeletConfig generated: the MachineConfigs it still owns, and those the render names that are gone", async () => {
+    const client = memoryClient();
+    const clock = fakeClock();
+    // Not the deleted one: another KubeletConfig, which the removal leaves alone.
+    client.put(KINDS.kubeletConfig, { metadata: { name: "other" } });
+    const kept = [
+      owned("00-infra"),
+      owned("99-infra-generated-containerruntime", "ContainerRuntimeConfig", "max-pods"),
+      owned("99-infra-generated-kubelet-2", "KubeletConfig", "other"),
+    ];
+    for (const m of [...kept, owned("99-infra-generated-kubelet-1", "KubeletConfig", "max-pods")])
+      client.put(KINDS.machineConfig, m);
+    const names = kept.map((m) => m.metadata.name);
+    client.put(
+      KINDS.pool,
+      pool([...names, "99-infra-generated-kubelet", "99-infra-generated-kubelet-1"], "rendered-infra-2"),
+    );
+    const run = script(clock, timeoutMs, [
+      [/to drop/, () => client.put(KINDS.pool, pool(names, "rendered-infra-3"))],
+    ]);
+    const outcome = await waitForNodeConfigRemoval({
+      client,
+      pool: "infra",
+      kind: "KubeletConfig",
+      name: "max-pods",
+      ...run,
+    });
+    assert.deepEqual(run.messages, [
+      "pool infra: waiting for the MCO to render the configuration to drop 99-infra-generated-kubelet, 99-infra-generated-kubelet-1",
+      "pool infra: 0/0 updated -> rendered-infra-3",
+    ]);
+    assert.equal(outcome.message, "pool infra: 0/0 updated -> rendered-infra-3");
+  });
+
+  it("is done when someone creates the object anew during the wait: its render is theirs", async () => {
+    const client = memoryClient();
+    const clock = fakeClock();
+    client.put(KINDS.machineConfig, { metadata: deleting });
+    client.put(KINDS.pool, pool(["99-infra-x"], "rendered-infra-2"));
+    const anew = { name: "99-infra-x", uid: "u-2", creationTimestamp: "2026-01-01T00:05:00Z" };
+    const run = script(clock, timeoutMs, [
+      [
+        /to drop 99-infra-x$/,
+        () => {
+          client.remove(KINDS.machineConfig, { metadata: deleting });
+          client.put(KINDS.machineConfig, { metadata: anew });
+        },
+      ],
+    ]);
+    const outcome = await waitForNodeConfigRemoval({
+      client,
+      pool: "infra",
+      kind: "MachineConfig",
+      name: "99-infra-x",
+      ...run,
+    });
+    assert.equal(
+      outcome.message,
+      "removal of MachineConfig 99-infra-x from pool infra: MachineConfig 99-infra-x (uid u-2, created 2026-01-01T00:05:00Z) was created anew by someone else during the wait; its render is not the stack's to await",
+    );
+    assert.equal(outcome.result, undefined);
   });
 });
