@@ -6,7 +6,16 @@ import { KINDS, KubeObject } from "./kinds";
 import { PERSISTENCE_MS } from "./persistence";
 import { ProgressEvent } from "./progress";
 import { apiError } from "./retry";
-import { clientOf, observePoolRollout, waitForNodeConfigRemoval, waitForPoolRollout } from "./waiters";
+import {
+  clientOf,
+  observeOperatorInstall,
+  observePoolRollout,
+  uninstallOperator,
+  waitForNodeConfigRemoval,
+  waitForOperatorInstall,
+  waitForPoolRollout,
+  waitForWindowsNodes,
+} from "./waiters";
 import { FakeClock, fakeClock } from "../../test/fake-clock";
 import { memoryClient } from "../../test/memory-client";
 
@@ -627,5 +636,294 @@ describe("waitForNodeConfigRemoval: what it awaits", () => {
       "removal of MachineConfig 99-infra-x from pool infra: MachineConfig 99-infra-x (uid u-2, created 2026-01-01T00:05:00Z) was created anew by someone else during the wait; its render is not the stack's to await",
     );
     assert.equal(outcome.result, undefined);
+  });
+});
+
+/**
+ * The operator waits as OLM plays them: under Manual approval the catalog operator creates an
+ * InstallPlan owned by the Subscription and executes it once `spec.approved` is true
+ * (catalog/operator.go syncInstallPlans), then records the CSV as the Subscription's installedCSV
+ * (catalog/subscription/state.go); what it installs for package P in namespace N carries the label
+ * `operators.coreos.com/P.N` (operator-lifecycle-manager pkg/controller/operators/decorators,
+ * ComponentLabelKeyPrefix), by which a removal finds CSVs no Subscription names any more.
+ */
+describe("the operator waits", () => {
+  const timeoutMs = 30 * 60_000;
+  const NS = "ops";
+  const subscription = (spec: Record<string, unknown>, status: Record<string, unknown> = {}): KubeObject => ({
+    metadata: { name: "sub", namespace: NS, uid: "s-1" },
+    spec: { name: "pkg", source: "redhat-operators", sourceNamespace: "openshift-marketplace", ...spec },
+    status,
+  });
+  const plan = (approved: boolean): KubeObject => ({
+    metadata: {
+      name: "install-1",
+      namespace: NS,
+      ownerReferences: [{ apiVersion: "v1alpha1", kind: "Subscription", name: "sub", uid: "s-1" }],
+    },
+    spec: { approved, clusterServiceVersionNames: ["pkg.v1"] },
+  });
+  const csv = (name: string, phase: string, labels: Record<string, string> = {}): KubeObject => ({
+    metadata: { name, namespace: NS, labels },
+    status: { phase },
+  });
+  /** The lists a wait sends, as `plural: labelSelector`. */
+  const recordLists = (client: ReturnType<typeof memoryClient>) => {
+    const seen: string[] = [];
+    const list = client.list.bind(client);
+    client.list = async (resource, selectors, signal) => {
+      seen.push(`${resource.plural}: ${selectors.labelSelector ?? ""}`);
+      const listed = await list(resource, selectors, signal);
+      // The memory client ignores label selectors: an existence selector, as the removal sends, filters here.
+      const key = selectors.labelSelector;
+      return key
+        ? { ...listed, items: listed.items.filter((o) => key in (o.metadata.labels ?? {})) }
+        : listed;
+    };
+    return seen;
+  };
+
+  it("under Manual approval reads the InstallPlans, approves the pinned CSV's plan once, and names it in the result", async () => {
+    const client = memoryClient();
+    const clock = fakeClock();
+    const manual = { installPlanApproval: "Manual", startingCSV: "pkg.v1" };
+    client.put(
+      KINDS.subscription,
+      subscription(manual, { installPlanRef: { name: "install-1" }, currentCSV: "pkg.v1" }),
+    );
+    client.put(KINDS.installPlan, plan(false));
+    const run = script(clock, timeoutMs, [
+      [
+        /approving InstallPlan install-1/,
+        () => {
+          client.put(KINDS.installPlan, plan(true));
+          client.put(KINDS.csv, csv("pkg.v1", "Installing"));
+          client.put(
+            KINDS.subscription,
+            subscription(manual, {
+              installPlanRef: { name: "install-1" },
+              currentCSV: "pkg.v1",
+              installedCSV: "pkg.v1",
+            }),
+          );
+          client.put(KINDS.csv, csv("pkg.v1", "Succeeded"));
+        },
+      ],
+    ]);
+    const outcome = await waitForOperatorInstall({
+      client,
+      namespace: NS,
+      subscription: "sub",
+      startingCSV: "pkg.v1",
+      ...run,
+    });
+    assert.deepEqual(client.patches, [["installplans/install-1", { spec: { approved: true } }]]);
+    assert.deepEqual(outcome.result, {
+      installedCSV: "pkg.v1",
+      phase: "Succeeded",
+      approvedInstallPlan: "install-1",
+    });
+    assert.deepEqual(run.messages, [
+      "operator ops/sub: reading InstallPlans",
+      "operator ops/sub: approving InstallPlan install-1 for pkg.v1",
+      "operator ops/sub: InstallPlan install-1 pending, CSV pkg.v1",
+      "operator ops/sub: pkg.v1 Installing",
+      "operator ops/sub: pkg.v1 Succeeded",
+    ]);
+  });
+
+  it("lists no InstallPlan under Automatic approval, and reports no approval", async () => {
+    const client = memoryClient();
+    const seen = recordLists(client);
+    client.put(KINDS.subscription, subscription({}, { installedCSV: "pkg.v1", currentCSV: "pkg.v1" }));
+    client.put(KINDS.csv, csv("pkg.v1", "Succeeded"));
+    const outcome = await waitForOperatorInstall({ client, namespace: NS, subscription: "sub", timeoutMs });
+    assert.deepEqual(outcome.result, { installedCSV: "pkg.v1", phase: "Succeeded" });
+    assert.deepEqual(seen, ["subscriptions: ", "clusterserviceversions: "]);
+  });
+
+  it("fails on the operator's failed CSV once it persisted, when that time comes though nothing changed", async () => {
+    const client = memoryClient();
+    const clock = fakeClock();
+    client.put(KINDS.subscription, subscription({}, { installedCSV: "pkg.v1", currentCSV: "pkg.v1" }));
+    client.put(KINDS.csv, { ...csv("pkg.v1", "Failed"), status: { phase: "Failed", message: "crashloop" } });
+    const run = script(clock, timeoutMs, [
+      [/retried, final after 5m0s/, () => clock.advance(PERSISTENCE_MS)],
+    ]);
+    await assert.rejects(
+      waitForOperatorInstall({ client, namespace: NS, subscription: "sub", ...run }),
+      (e: unknown) => {
+        assert.ok(isWaitError(e));
+        assert.equal(e.waiter, "operator ops/sub");
+        assert.equal(
+          e.message,
+          "operator ops/sub: ClusterServiceVersion pkg.v1 failed: crashloop (persisted 5m0s, past the 5m0s allowed for retries)",
+        );
+        return true;
+      },
+    );
+  });
+
+  it("observes without approving, and without asking to be evaluated again", async () => {
+    const client = memoryClient();
+    client.put(KINDS.subscription, subscription({}, { installedCSV: "pkg.v1", currentCSV: "pkg.v1" }));
+    client.put(KINDS.csv, csv("pkg.v1", "Installing"));
+    const evaluation = await observeOperatorInstall({
+      client,
+      namespace: NS,
+      subscription: "sub",
+      timeoutMs,
+    });
+    assert.equal(evaluation.message, "operator ops/sub: pkg.v1 Installing");
+    assert.deepEqual(evaluation.needs, []);
+  });
+
+  it("uninstalls: the Subscription first, then every CSV it names or the package's label finds, and waits until they are gone", async () => {
+    const client = memoryClient();
+    const clock = fakeClock();
+    const seen = recordLists(client);
+    const deleted: string[] = [];
+    const label = { "operators.coreos.com/pkg.ops": "" };
+    const late = csv("pkg.v3", "Pending", label);
+    const remove = client.delete.bind(client);
+    client.delete = async (resource, name, namespace, signal) => {
+      deleted.push(`${resource.plural}/${name}`);
+      const gone = await remove(resource, name, namespace, signal);
+      // A plan still executing creates a CSV of the package after the deletes.
+      if (name === "pkg.v2") client.put(KINDS.csv, late);
+      return gone;
+    };
+    client.put(KINDS.subscription, subscription({}, { installedCSV: "pkg.v1", currentCSV: "pkg.v2" }));
+    for (const c of [csv("pkg.v1", "Succeeded"), csv("pkg.v2", "Pending"), csv("pkg.v0", "Replacing", label)])
+      client.put(KINDS.csv, c);
+    // Another operator's CSV in the namespace stays, and does not hold the removal.
+    client.put(KINDS.csv, csv("other.v1", "Succeeded"));
+    const run = script(clock, timeoutMs, [
+      [/waiting for ClusterServiceVersion pkg.v3 to go/, () => client.remove(KINDS.csv, late)],
+    ]);
+    const outcome = await uninstallOperator({
+      client,
+      namespace: NS,
+      subscription: "sub",
+      csv: "pkg.v-old",
+      ...run,
+    });
+    assert.deepEqual(deleted, [
+      "subscriptions/sub",
+      "clusterserviceversions/pkg.v-old",
+      "clusterserviceversions/pkg.v0",
+      "clusterserviceversions/pkg.v1",
+      "clusterserviceversions/pkg.v2",
+    ]);
+    assert.equal(seen[0], "clusterserviceversions: operators.coreos.com/pkg.ops");
+    assert.equal(outcome.message, "removal of operator ops/sub: gone");
+    assert.deepEqual(outcome.result, { csvs: ["pkg.v-old", "pkg.v0", "pkg.v1", "pkg.v2"] });
+  });
+
+  it("finds the package's CSVs by the package given, else the Subscription's, else its own name", async () => {
+    const labels = async (options: { package?: string }, spec?: Record<string, unknown>) => {
+      const client = memoryClient();
+      const seen = recordLists(client);
+      if (spec) client.put(KINDS.subscription, subscription(spec));
+      await uninstallOperator({ client, namespace: NS, subscription: "sub", timeoutMs, ...options });
+      return seen[0];
+    };
+    assert.equal(
+      await labels({ package: "given" }, {}),
+      "clusterserviceversions: operators.coreos.com/given.ops",
+    );
+    assert.equal(await labels({}, {}), "clusterserviceversions: operators.coreos.com/pkg.ops");
+    assert.equal(await labels({}), "clusterserviceversions: operators.coreos.com/sub.ops");
+  });
+});
+
+/**
+ * The Windows wait as WMCO plays it: it configures a Windows Machine's node only with the
+ * `cloud-private-key` secret in its namespace (secret_controller.go), cordons the node while it
+ * configures it and uncordons it last (nodeconfig.go Configure); the node carries nothing of its
+ * MachineSet, so it is read by the name its Machine gives.
+ */
+describe("the Windows nodes wait", () => {
+  const timeoutMs = 30 * 60_000;
+  const MAPI = "openshift-machine-api";
+  const version = {
+    "windowsmachineconfig.openshift.io/version": "10.17.0",
+    "windowsmachineconfig.openshift.io/desired-version": "10.17.0",
+  };
+  const windowsNode = (unschedulable: boolean): KubeObject => ({
+    metadata: { name: "w1", labels: { "kubernetes.io/os": "windows" }, annotations: version },
+    spec: { unschedulable },
+    status: { conditions: [{ type: "Ready", status: "True" }] },
+  });
+  const cluster = (wmcoNamespace?: string) => {
+    const client = memoryClient();
+    const asked: string[] = [];
+    const get = client.get.bind(client);
+    client.get = async (resource, name, namespace, signal) => {
+      asked.push(`get ${resource.plural} ${namespace}/${name}`);
+      return get(resource, name, namespace, signal);
+    };
+    const list = client.list.bind(client);
+    client.list = async (resource, selectors, signal) => {
+      const { namespace, labelSelector, fieldSelector } = selectors;
+      asked.push(`list ${resource.plural} ${namespace ?? ""} ${labelSelector ?? fieldSelector ?? ""}`);
+      return list(resource, selectors, signal);
+    };
+    client.put(KINDS.machineSet, { metadata: { name: "win", namespace: MAPI }, spec: { replicas: 1 } });
+    client.put(KINDS.machine, {
+      metadata: {
+        name: "win-1",
+        namespace: MAPI,
+        ownerReferences: [{ apiVersion: "v1beta1", kind: "MachineSet", name: "win", uid: "u" }],
+      },
+      status: { phase: "Running", nodeRef: { kind: "Node", name: "w1" } },
+    });
+    if (wmcoNamespace) {
+      client.put(KINDS.secret, {
+        metadata: { name: "cloud-private-key", namespace: wmcoNamespace },
+        data: { "private-key.pem": "a2V5" },
+      } as KubeObject);
+    }
+    return { client, asked };
+  };
+
+  it("reads the private key secret in WMCO's namespace, then each Machine's node by name, done once WMCO uncordoned it", async () => {
+    const { client, asked } = cluster("wmco");
+    const clock = fakeClock();
+    client.put(KINDS.node, windowsNode(true));
+    const run = script(clock, timeoutMs, [
+      [/cordoned until WMCO/, () => client.put(KINDS.node, windowsNode(false))],
+    ]);
+    const outcome = await waitForWindowsNodes({
+      client,
+      machineSets: ["win"],
+      wmcoNamespace: "wmco",
+      ...run,
+    });
+    assert.deepEqual(outcome.result, {
+      machineCount: 1,
+      configuredCount: 1,
+      nodes: ["w1"],
+      version: "10.17.0",
+    });
+    assert.deepEqual(run.messages, [
+      "Windows nodes of win: checking secret cloud-private-key",
+      "Windows nodes of win: 0/1 configured (node w1 cordoned until WMCO finishes configuring it)",
+      "Windows nodes of win: 1/1 configured",
+    ]);
+    assert.deepEqual(asked, [
+      `list machinesets ${MAPI} metadata.name=win`,
+      `list machines ${MAPI} machine.openshift.io/cluster-api-machineset in (win)`,
+      "get secrets wmco/cloud-private-key",
+      "list nodes  metadata.name=w1",
+    ]);
+  });
+
+  it("fails naming WMCO's namespace when the private key secret is not there", async () => {
+    const { client } = cluster();
+    await assert.rejects(
+      waitForWindowsNodes({ client, machineSets: ["win"], timeoutMs }),
+      /secret cloud-private-key is missing in namespace openshift-windows-machine-config-operator/,
+    );
   });
 });
