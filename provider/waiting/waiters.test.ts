@@ -42,6 +42,15 @@ function script(clock: FakeClock, timeoutMs: number, steps: Array<[RegExp, () =>
   return { messages, onProgress, progressIntervalMs: 0, clock, timeoutMs };
 }
 
+/** Asserts that a wait failed (neither timed out nor cancelled), naming its waiter, with this message. */
+async function failsWith(wait: Promise<unknown>, waiter: string, message: string): Promise<void> {
+  await assert.rejects(wait, (e: unknown) => {
+    assert.ok(isWaitError(e));
+    assert.deepEqual([e.kind, e.waiter, e.message], ["failed", waiter, message]);
+    return true;
+  });
+}
+
 /**
  * The removal of node configuration follows the MCO's render controller
  * (openshift/machine-config-operator pkg/controller/render, syncMachineConfigPool: a pool's render is
@@ -409,12 +418,10 @@ describe("the pool wait over a rollout", () => {
           client.put(KINDS.pool, pool({ source: [], target: "rendered-infra-1", renderDegraded: renewed })),
       ],
     ]);
-    await assert.rejects(
+    await failsWith(
       waitForPoolRollout({ client, pool: "infra", machineConfigs: ["99-infra-x"], ...run }),
-      (e: unknown) =>
-        isWaitError(e) &&
-        e.kind === "failed" &&
-        e.message === "pool infra: the MCO cannot render its configuration: could not render: 99-infra-x",
+      "pool infra",
+      "pool infra: the MCO cannot render its configuration: could not render: 99-infra-x",
     );
   });
 
@@ -447,15 +454,11 @@ describe("the pool wait over a rollout", () => {
       [/retried, final after 5m0s/, () => clock.advance(PERSISTENCE_MS)],
     ]);
     const wait = waitForPoolRollout({ client, pool: "infra", machineConfigs: ["99-infra-x"], ...run });
-    await assert.rejects(wait, (e: unknown) => {
-      assert.ok(isWaitError(e));
-      assert.equal(e.waiter, "pool infra");
-      assert.equal(
-        e.message,
-        "pool infra is degraded rolling out rendered-infra-2: node infra-a (Degraded): failed to pull the OS image (persisted 5m0s, past the 5m0s allowed for retries)",
-      );
-      return true;
-    });
+    await failsWith(
+      wait,
+      "pool infra",
+      "pool infra is degraded rolling out rendered-infra-2: node infra-a (Degraded): failed to pull the OS image (persisted 5m0s, past the 5m0s allowed for retries)",
+    );
   });
 
   it("asks to be evaluated again only while a failure may become final, so that a wait does not spin", async () => {
@@ -750,17 +753,10 @@ describe("the operator waits", () => {
     const run = script(clock, timeoutMs, [
       [/retried, final after 5m0s/, () => clock.advance(PERSISTENCE_MS)],
     ]);
-    await assert.rejects(
+    await failsWith(
       waitForOperatorInstall({ client, namespace: NS, subscription: "sub", ...run }),
-      (e: unknown) => {
-        assert.ok(isWaitError(e));
-        assert.equal(e.waiter, "operator ops/sub");
-        assert.equal(
-          e.message,
-          "operator ops/sub: ClusterServiceVersion pkg.v1 failed: crashloop (persisted 5m0s, past the 5m0s allowed for retries)",
-        );
-        return true;
-      },
+      "operator ops/sub",
+      "operator ops/sub: ClusterServiceVersion pkg.v1 failed: crashloop (persisted 5m0s, past the 5m0s allowed for retries)",
     );
   });
 
