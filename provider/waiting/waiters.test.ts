@@ -6,6 +6,7 @@ import { KINDS, KubeObject } from "./kinds";
 import { PERSISTENCE_MS } from "./persistence";
 import { ProgressEvent } from "./progress";
 import { apiError } from "./retry";
+import { DELETE_MACHINE_ANNOTATION } from "../../primitives/openshift";
 import {
   clientOf,
   observeOperatorInstall,
@@ -13,9 +14,11 @@ import {
   uninstallOperator,
   waitForNodeConfigRemoval,
   waitForOperatorInstall,
+  waitForMachineSetsReady,
   waitForPoolRollout,
   waitForWindowsNodes,
 } from "./waiters";
+import { MachineReplacement } from "./replacement";
 import { FakeClock, fakeClock } from "../../test/fake-clock";
 import { memoryClient } from "../../test/memory-client";
 
@@ -921,5 +924,126 @@ describe("the Windows nodes wait", () => {
       waitForWindowsNodes({ client, machineSets: ["win"], timeoutMs }),
       /secret cloud-private-key is missing in namespace openshift-windows-machine-config-operator/,
     );
+  });
+});
+
+/**
+ * A machine replacement carried out through the machine-api, played as its MachineSet controller
+ * does (machine-api-operator pkg/controller/machineset/controller.go): it creates Machines from the
+ * current template up to the replicas, and on a scale down deletes the machines carrying the delete
+ * annotation first (getMachinesToDeletePrioritized); a deleted Machine is replaced.
+ */
+describe("the MachineSets wait carrying out a replacement", () => {
+  const MAPI = "openshift-machine-api";
+  const labels = { "node-role.kubernetes.io/infra": "" };
+  const spec = (instanceType: string) => ({ providerSpec: { value: { instanceType } } });
+
+  /** A cluster of one MachineSet whose template moved to m6i while its one machine runs m5. */
+  function machineApi(options: { goneBeforeMark?: boolean } = {}) {
+    const client = memoryClient();
+    const clock = fakeClock();
+    const deleted: string[] = [];
+    const set = { replicas: 1, generation: 1 };
+    const machines = new Map<string, KubeObject>();
+    let created = 0;
+    const put = (m: KubeObject) => {
+      machines.set(m.metadata.name, m);
+      client.put(KINDS.machine, m);
+    };
+    const remove = (name: string) => {
+      const m = machines.get(name);
+      if (!m) return;
+      machines.delete(name);
+      client.remove(KINDS.machine, m);
+      client.remove(KINDS.node, { metadata: { name: `node-${name}` } });
+    };
+    const machine = (name: string, instanceType: string): KubeObject => ({
+      metadata: {
+        name,
+        namespace: MAPI,
+        ownerReferences: [{ apiVersion: "v1beta1", kind: "MachineSet", name: "infra-a", uid: "u" }],
+      },
+      spec: spec(instanceType),
+      status: { phase: "Running", nodeRef: { kind: "Node", name: `node-${name}` } },
+    });
+    const start = (name: string, instanceType: string) => {
+      client.put(KINDS.node, {
+        metadata: { name: `node-${name}`, labels },
+        status: { conditions: [{ type: "Ready", status: "True" }] },
+      });
+      put(machine(name, instanceType));
+    };
+    /** The MachineSet controller's sync: machines up to the replicas, marked ones deleted first. */
+    const sync = () => {
+      const byMark = [...machines.values()].sort(
+        (a, b) => Number(!a.metadata.annotations) - Number(!b.metadata.annotations),
+      );
+      for (const m of byMark.slice(0, Math.max(0, machines.size - set.replicas))) remove(m.metadata.name);
+      while (machines.size < set.replicas) start(`infra-a-${++created}`, "m6i.xlarge");
+      const n = machines.size;
+      client.put(KINDS.machineSet, {
+        metadata: { name: "infra-a", namespace: MAPI, generation: set.generation },
+        spec: { replicas: set.replicas, template: { spec: { metadata: { labels }, ...spec("m6i.xlarge") } } },
+        status: { observedGeneration: set.generation, replicas: n, readyReplicas: n, availableReplicas: n },
+      });
+    };
+    const patch = client.mergePatch.bind(client);
+    client.mergePatch = async (resource, name, namespace, body, signal) => {
+      await patch(resource, name, namespace, body, signal);
+      setImmediate(sync);
+      const replicas = (body as { spec?: { replicas?: number } }).spec?.replicas;
+      if (resource === KINDS.machineSet && replicas !== undefined) {
+        Object.assign(set, { replicas, generation: set.generation + 1 });
+      } else if (resource === KINDS.machine) {
+        // The health check deleted it just before the mark arrived.
+        if (options.goneBeforeMark) remove(name);
+        const m = machines.get(name);
+        if (!m) throw apiError(`machines "${name}" not found`, { status: 404 });
+        put({ ...m, metadata: { ...m.metadata, annotations: { [DELETE_MACHINE_ANNOTATION]: "true" } } });
+      }
+      return { metadata: { name, namespace } };
+    };
+    const del = client.delete.bind(client);
+    client.delete = async (resource, name, namespace, signal) => {
+      deleted.push(`${resource.plural}/${name}`);
+      const gone = await del(resource, name, namespace, signal);
+      remove(name);
+      setImmediate(sync);
+      return gone;
+    };
+    start("infra-a-0", "m5.xlarge");
+    sync();
+    const wait = (replacement: MachineReplacement) =>
+      waitForMachineSetsReady({ client, clock, machineSets: ["infra-a"], replacement, timeoutMs: 60_000 });
+    return { client, deleted, wait };
+  }
+  const mark = ["machines/infra-a-0", { metadata: { annotations: { [DELETE_MACHINE_ANNOTATION]: "true" } } }];
+
+  it("surges, marks the old machine once the new one is Ready, and scales back down to delete it", async () => {
+    const { client, deleted, wait } = machineApi();
+    const outcome = await wait({ maxSurge: 1, maxUnavailable: 0, replicas: { "infra-a": 1 } });
+    assert.deepEqual(client.patches, [
+      ["machinesets/infra-a", { spec: { replicas: 2 } }],
+      mark,
+      ["machinesets/infra-a", { spec: { replicas: 1 } }],
+    ]);
+    assert.deepEqual(deleted, []);
+    assert.deepEqual(outcome.result?.nodes, ["node-infra-a-1"]);
+  });
+
+  it("on an autoscaled MachineSet marks and deletes the old machine, which the MachineSet replaces", async () => {
+    const { client, deleted, wait } = machineApi();
+    const outcome = await wait({ maxSurge: 0, maxUnavailable: 1 });
+    assert.deepEqual(client.patches, [mark]);
+    assert.deepEqual(deleted, ["machines/infra-a-0"]);
+    assert.deepEqual(outcome.result?.nodes, ["node-infra-a-1"]);
+  });
+
+  it("carries on when the machine to mark is gone already, deleted by the health check or the autoscaler", async () => {
+    const { client, deleted, wait } = machineApi({ goneBeforeMark: true });
+    const outcome = await wait({ maxSurge: 0, maxUnavailable: 1 });
+    assert.deepEqual(client.patches, [mark]);
+    assert.deepEqual(deleted, []);
+    assert.deepEqual(outcome.result?.nodes, ["node-infra-a-1"]);
   });
 });
