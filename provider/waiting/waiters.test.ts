@@ -14,6 +14,8 @@ import {
   uninstallOperator,
   waitForNodeConfigRemoval,
   waitForOperatorInstall,
+  observeMachineSets,
+  waitForMachineSetsDeleted,
   waitForMachineSetsReady,
   waitForPoolRollout,
   waitForWindowsNodes,
@@ -1045,5 +1047,132 @@ describe("the MachineSets wait carrying out a replacement", () => {
     assert.deepEqual(client.patches, [mark]);
     assert.deepEqual(deleted, []);
     assert.deepEqual(outcome.result?.nodes, ["node-infra-a-1"]);
+  });
+});
+
+/**
+ * The MachineSets waits' own decisions over the machine-api's objects (machine-api-operator
+ * pkg/controller/machineset/controller.go: a Machine carries its MachineSet as owner and label, its
+ * node in status.nodeRef): what they list before every MachineSet is seen, and that a deletion is not
+ * done before every node it knows of was listed.
+ */
+describe("the MachineSets waits: what they ask and when", () => {
+  const MAPI = "openshift-machine-api";
+  const timeoutMs = 60_000;
+  const labels = { "node-role.kubernetes.io/infra": "" };
+  const machineSet = (name: string, status: Record<string, unknown> = {}): KubeObject => ({
+    metadata: { name, namespace: MAPI, generation: 1 },
+    spec: { replicas: 1, template: { spec: { metadata: { labels } } } },
+    status: { observedGeneration: 1, replicas: 1, readyReplicas: 0, availableReplicas: 0, ...status },
+  });
+  const machine = (name: string, set: string, node: string): KubeObject => ({
+    metadata: {
+      name,
+      namespace: MAPI,
+      deletionTimestamp: "2026-01-01T00:00:00Z",
+      ownerReferences: [{ apiVersion: "v1beta1", kind: "MachineSet", name: set, uid: "u" }],
+    },
+    status: { phase: "Deleting", nodeRef: { kind: "Node", name: node } },
+  });
+  /** Records lists and deletes. */
+  const cluster = () => {
+    const client = memoryClient();
+    const sent: string[] = [];
+    const list = client.list.bind(client);
+    client.list = async (resource, selectors, signal) => {
+      sent.push(`list ${resource.plural} ${selectors.labelSelector ?? selectors.fieldSelector ?? ""}`);
+      return list(resource, selectors, signal);
+    };
+    const del = client.delete.bind(client);
+    client.delete = async (resource, name, namespace, signal) => {
+      sent.push(`delete ${resource.plural}/${name}`);
+      return del(resource, name, namespace, signal);
+    };
+    return { client, sent };
+  };
+
+  it("lists no node before every MachineSet exists, whose template labels select them", async () => {
+    const { client, sent } = cluster();
+    client.put(KINDS.machineSet, machineSet("infra-a"));
+    const evaluation = await observeMachineSets({ client, machineSets: ["infra-a", "infra-b"], timeoutMs });
+    assert.equal(
+      evaluation.message,
+      "MachineSets infra-a, infra-b: 0/1 nodes ready (MachineSet infra-a: 0/1 ready, 0 available)",
+    );
+    assert.equal(sent.filter((l) => l.startsWith("list nodes")).length, 0);
+  });
+
+  it("fails naming the waiter with its namespace and MachineSets, and sends nothing of a replacement without one", async () => {
+    const { client, sent } = cluster();
+    const clock = fakeClock();
+    client.put(KINDS.machineSet, machineSet("infra-a"));
+    client.put(KINDS.machineSet, machineSet("infra-b"));
+    const run = script(clock, timeoutMs, [
+      [
+        /0\/2 nodes ready/,
+        () => client.put(KINDS.machineSet, machineSet("infra-b", { errorMessage: "invalid providerSpec" })),
+      ],
+    ]);
+    await failsWith(
+      waitForMachineSetsReady({ client, machineSets: ["infra-a", "infra-b"], ...run }),
+      "MachineSets openshift-machine-api/infra-a,infra-b",
+      "MachineSet infra-b failed: invalid providerSpec",
+    );
+    assert.deepEqual(
+      sent.filter((l) => !l.startsWith("list")),
+      [],
+    );
+  });
+
+  it("says it is listing nodes while one it learned of is not listed yet, and is done once every node it knows of is gone", async () => {
+    const { client, sent } = cluster();
+    const clock = fakeClock();
+    const ma = machine("m-a", "infra-a", "n-a");
+    const mb = machine("m-b", "infra-b", "n-b");
+    client.put(KINDS.machine, ma);
+    for (const n of ["n-a", "n-b"]) client.put(KINDS.node, { metadata: { name: n } });
+    const run = script(clock, timeoutMs, [
+      [/Machines m-a; Nodes n-a to go$/, () => client.put(KINDS.machine, mb)],
+      [
+        /Nodes n-a, n-b to go$/,
+        () => {
+          for (const m of [ma, mb]) client.remove(KINDS.machine, m);
+          for (const n of ["n-a", "n-b"]) client.remove(KINDS.node, { metadata: { name: n } });
+        },
+      ],
+    ]);
+    await waitForMachineSetsDeleted({ client, machineSets: ["infra-a", "infra-b"], ...run });
+    const prefix = "deletion of MachineSets infra-a, infra-b: waiting for Machines";
+    assert.deepEqual(run.messages, [
+      `${prefix} m-a to go (listing nodes)`,
+      `${prefix} m-a; Nodes n-a to go`,
+      `${prefix} m-a, m-b; Nodes n-a to go (listing nodes)`,
+      `${prefix} m-a, m-b; Nodes n-a, n-b to go`,
+      `${prefix} m-b; Nodes n-a, n-b to go`,
+      "deletion of MachineSets infra-a, infra-b: waiting for Nodes n-a, n-b to go",
+      "deletion of MachineSets infra-a, infra-b: waiting for Nodes n-b to go",
+      "deletion of MachineSets infra-a, infra-b: gone",
+    ]);
+    assert.deepEqual(
+      sent.filter((l) => l.startsWith("list nodes")),
+      ["list nodes metadata.name=n-a", "list nodes metadata.name=n-b"],
+    );
+  });
+
+  it("names the deletion waiter with its namespace and MachineSets when the deadline passes", async () => {
+    const { client } = cluster();
+    const clock = fakeClock();
+    client.put(KINDS.machineSet, {
+      ...machineSet("infra-a"),
+      metadata: { ...machineSet("infra-a").metadata, deletionTimestamp: "2026-01-01T00:00:00Z" },
+    });
+    const run = script(clock, timeoutMs, [[/infra-a/, () => {}]]);
+    await assert.rejects(
+      waitForMachineSetsDeleted({ client, machineSets: ["infra-a", "infra-b"], ...run }),
+      (e: unknown) =>
+        isWaitError(e) &&
+        e.kind === "timeout" &&
+        e.waiter === "deletion of MachineSets openshift-machine-api/infra-a,infra-b",
+    );
   });
 });

@@ -2,7 +2,7 @@
  * The waits, each a predicate on the engine: which kinds to list and watch, how the engine's view
  * becomes the predicate's observation, and how the predicate's needs become requests.
  */
-import { MACHINE_API_NAMESPACE, MACHINE_LABELS, operatorComponentLabel } from "../../primitives/openshift";
+import { MACHINE_API_NAMESPACE, operatorComponentLabel } from "../../primitives/openshift";
 import { LabelSelector, labelSelectorQuery } from "../../primitives/selectors";
 import { ApiClient, createApiClient } from "./api";
 import { withRetry } from "./retry";
@@ -460,12 +460,8 @@ export function waitForMachineSetsDeleted(options: MachineSetOptions): Promise<O
     sources: machineSetSources(target),
     evaluate(view) {
       const machines = view.sources.machines ?? [];
-      for (const m of machines) {
-        const owner = (m.metadata.ownerReferences ?? []).find((o) => o.kind === "MachineSet")?.name;
-        const set = owner ?? labelsOf(m)[MACHINE_LABELS.machineSet];
-        const node = field<string>(m, "status", "nodeRef", "name");
-        if (set && target.machineSets.includes(set) && node) knownNodes[node] = set;
-      }
+      for (const [set, nodes] of Object.entries(nodeNames(target.machineSets, machines)))
+        for (const node of nodes) knownNodes[node] = set;
       const machineSets = listedByName(view, KINDS.machineSet, target.machineSets);
       const evaluation = evaluateMachineSetsDeleted(target, {
         machineSets,
