@@ -826,7 +826,15 @@ describe("the operator waits", () => {
       const client = memoryClient();
       const seen = recordLists(client);
       if (spec) client.put(KINDS.subscription, subscription(spec));
-      await uninstallOperator({ client, namespace: NS, subscription: "sub", timeoutMs, ...options });
+      const outcome = await uninstallOperator({
+        client,
+        namespace: NS,
+        subscription: "sub",
+        timeoutMs,
+        ...options,
+      });
+      // Without a status there is no CSV named to delete: none is made up.
+      assert.deepEqual(outcome.result.csvs, []);
       return seen[0];
     };
     assert.equal(
