@@ -2,7 +2,7 @@ import { strict as assert } from "node:assert";
 import { readFileSync } from "node:fs";
 import * as path from "node:path";
 import { isWaitError } from "./converge";
-import { KINDS, KubeObject } from "./kinds";
+import { KINDS, KubeObject, ResourceKind } from "./kinds";
 import { PERSISTENCE_MS } from "./persistence";
 import { ProgressEvent } from "./progress";
 import { apiError } from "./retry";
@@ -786,21 +786,43 @@ describe("the operator waits", () => {
     const deleted: string[] = [];
     const label = { "operators.coreos.com/pkg.ops": "" };
     const late = csv("pkg.v3", "Pending", label);
+    const sub = subscription({}, { installedCSV: "pkg.v1", currentCSV: "pkg.v2" });
+    const v1 = csv("pkg.v1", "Succeeded");
+    // Their finalizers hold these two a while after their delete.
+    const held: Array<[ResourceKind, KubeObject]> = [
+      [KINDS.subscription, sub],
+      [KINDS.csv, v1],
+    ];
     const remove = client.delete.bind(client);
     client.delete = async (resource, name, namespace, signal) => {
       deleted.push(`${resource.plural}/${name}`);
+      const finalized = held.find(([r, o]) => r === resource && o.metadata.name === name);
+      if (finalized) {
+        const [, o] = finalized;
+        client.put(resource, {
+          ...o,
+          metadata: { ...o.metadata, deletionTimestamp: "2026-01-01T00:00:00Z" },
+        });
+        return true;
+      }
       const gone = await remove(resource, name, namespace, signal);
       // A plan still executing creates a CSV of the package after the deletes.
       if (name === "pkg.v2") client.put(KINDS.csv, late);
       return gone;
     };
-    client.put(KINDS.subscription, subscription({}, { installedCSV: "pkg.v1", currentCSV: "pkg.v2" }));
-    for (const c of [csv("pkg.v1", "Succeeded"), csv("pkg.v2", "Pending"), csv("pkg.v0", "Replacing", label)])
+    client.put(KINDS.subscription, sub);
+    for (const c of [v1, csv("pkg.v2", "Pending"), csv("pkg.v0", "Replacing", label)])
       client.put(KINDS.csv, c);
     // Another operator's CSV in the namespace stays, and does not hold the removal.
     client.put(KINDS.csv, csv("other.v1", "Succeeded"));
     const run = script(clock, timeoutMs, [
-      [/waiting for ClusterServiceVersion pkg.v3 to go/, () => client.remove(KINDS.csv, late)],
+      [
+        /waiting for Subscription sub, ClusterServiceVersion pkg.v1, ClusterServiceVersion pkg.v3 to go$/,
+        () => {
+          for (const [r, o] of held) client.remove(r, o);
+          client.remove(KINDS.csv, late);
+        },
+      ],
     ]);
     const outcome = await uninstallOperator({
       client,
@@ -930,9 +952,10 @@ describe("the Windows nodes wait", () => {
 
   it("fails naming WMCO's namespace when the private key secret is not there", async () => {
     const { client } = cluster();
-    await assert.rejects(
-      waitForWindowsNodes({ client, machineSets: ["win"], timeoutMs }),
-      /secret cloud-private-key is missing in namespace openshift-windows-machine-config-operator/,
+    await failsWith(
+      waitForWindowsNodes({ client, machineSets: ["win", "win-b"], timeoutMs }),
+      "Windows nodes of openshift-machine-api/win,win-b",
+      "Windows nodes of win, win-b: secret cloud-private-key is missing in namespace openshift-windows-machine-config-operator; the Windows Machine Config Operator configures no Windows node without it (create it with key private-key.pem holding the RSA private key of the instances)",
     );
   });
 });
