@@ -813,7 +813,8 @@ describe("the operator waits", () => {
     client.put(KINDS.subscription, sub);
     for (const c of [v1, csv("pkg.v2", "Pending"), csv("pkg.v0", "Replacing", label)])
       client.put(KINDS.csv, c);
-    // Another operator's CSV in the namespace stays, and does not hold the removal.
+    // Another operator's Subscription and CSV in the namespace stay, and do not hold the removal.
+    client.put(KINDS.subscription, { ...subscription({}), metadata: { name: "other", namespace: NS } });
     client.put(KINDS.csv, csv("other.v1", "Succeeded"));
     const run = script(clock, timeoutMs, [
       [
@@ -839,7 +840,12 @@ describe("the operator waits", () => {
       "clusterserviceversions/pkg.v2",
     ]);
     assert.equal(seen[0], "clusterserviceversions: operators.coreos.com/pkg.ops");
-    assert.equal(outcome.message, "removal of operator ops/sub: gone");
+    assert.deepEqual(run.messages, [
+      "removal of operator ops/sub: waiting for Subscription sub, ClusterServiceVersion pkg.v1, ClusterServiceVersion pkg.v3 to go",
+      "removal of operator ops/sub: waiting for ClusterServiceVersion pkg.v1, ClusterServiceVersion pkg.v3 to go",
+      "removal of operator ops/sub: waiting for ClusterServiceVersion pkg.v3 to go",
+      "removal of operator ops/sub: gone",
+    ]);
     assert.deepEqual(outcome.result, { csvs: ["pkg.v-old", "pkg.v0", "pkg.v1", "pkg.v2"] });
   });
 

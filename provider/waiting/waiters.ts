@@ -633,7 +633,7 @@ export async function uninstallOperator(
       ];
       return left.length === 0
         ? { state: "done", message: `${label}: gone`, result: { csvs } }
-        : { state: "waiting", message: `${label}: waiting for ${left.join(", ")} to go`, result: { csvs } };
+        : { state: "waiting", message: `${label}: waiting for ${left.join(", ")} to go` };
     },
   });
 }
