@@ -18,6 +18,7 @@ import {
   waitForMachineSetsDeleted,
   waitForMachineSetsReady,
   waitForPoolRollout,
+  observeWindowsNodes,
   waitForWindowsNodes,
 } from "./waiters";
 import { MachineReplacement } from "./replacement";
@@ -743,6 +744,8 @@ describe("the operator waits", () => {
   it("lists no InstallPlan under Automatic approval, and reports no approval", async () => {
     const client = memoryClient();
     const seen = recordLists(client);
+    // Another operator's Subscription in the namespace, listed first, is not this one.
+    client.put(KINDS.subscription, { ...subscription({}), metadata: { name: "another", namespace: NS } });
     client.put(KINDS.subscription, subscription({}, { installedCSV: "pkg.v1", currentCSV: "pkg.v1" }));
     client.put(KINDS.csv, csv("pkg.v1", "Succeeded"));
     const outcome = await waitForOperatorInstall({ client, namespace: NS, subscription: "sub", timeoutMs });
@@ -766,6 +769,19 @@ describe("the operator waits", () => {
   });
 
   it("observes without approving, and without asking to be evaluated again", async () => {
+    const pending = memoryClient();
+    const manual = { installPlanApproval: "Manual", startingCSV: "pkg.v1" };
+    pending.put(KINDS.subscription, subscription(manual, { installPlanRef: { name: "install-1" } }));
+    pending.put(KINDS.installPlan, plan(false));
+    const observed = await observeOperatorInstall({
+      client: pending,
+      namespace: NS,
+      subscription: "sub",
+      startingCSV: "pkg.v1",
+      timeoutMs,
+    });
+    assert.equal(observed.message, "operator ops/sub: approving InstallPlan install-1 for pkg.v1");
+    assert.deepEqual(pending.patches, []);
     const client = memoryClient();
     client.put(KINDS.subscription, subscription({}, { installedCSV: "pkg.v1", currentCSV: "pkg.v1" }));
     client.put(KINDS.csv, csv("pkg.v1", "Installing"));
@@ -958,6 +974,8 @@ describe("the Windows nodes wait", () => {
 
   it("fails naming WMCO's namespace when the private key secret is not there", async () => {
     const { client } = cluster();
+    const observed = await observeWindowsNodes({ client, machineSets: ["win"], timeoutMs });
+    assert.equal(observed.state, "failed");
     await failsWith(
       waitForWindowsNodes({ client, machineSets: ["win", "win-b"], timeoutMs }),
       "Windows nodes of openshift-machine-api/win,win-b",
