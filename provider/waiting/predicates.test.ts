@@ -241,3 +241,126 @@ describe("Windows nodes predicate", () => {
     );
   });
 });
+
+/**
+ * Each decision of the Windows predicate, as WMCO makes it: it configures a Windows Machine's node,
+ * cordoned meanwhile, records the version it configured and uncordons it last (nodeconfig.go
+ * Configure); an upgrade writes the new desired version first (the node is not configured at it until
+ * the version matches); a node of another OS is none of WMCO's.
+ */
+describe("Windows nodes predicate: each decision", () => {
+  const target = { namespace: NS, machineSets: ["win"], wmcoNamespace: "wmco" };
+  const windows = { "kubernetes.io/os": "windows" };
+  const at = (version: string, desired?: string) => ({
+    "windowsmachineconfig.openshift.io/version": version,
+    ...(desired ? { "windowsmachineconfig.openshift.io/desired-version": desired } : {}),
+  });
+  const cordoned = (n: KubeObject) => ({ ...n, spec: { unschedulable: true } });
+  const evaluate = (nodes: KubeObject[], machines = [machine("win-1", "win", "w1")], replicas = 1) =>
+    evaluateWindowsNodes(target, {
+      privateKeySecret: { metadata: { name: "cloud-private-key" } },
+      machineSets: [machineSet("win", replicas, {})],
+      machines,
+      nodes,
+    });
+
+  it("takes a Ready Windows node at its version as configured, also one WMCO wrote no desired version on", () => {
+    assert.equal(evaluate([node("w1", true, windows, at("10.17.0"))]).state, "done");
+    assert.equal(
+      evaluate([node("w1", false, windows, at("10.17.0"))]).message,
+      "Windows nodes of win: 0/1 configured (node w1 not configured yet)",
+    );
+    assert.equal(
+      evaluate([node("w1", true, { "kubernetes.io/os": "linux" }, at("10.17.0"))]).state,
+      "waiting",
+    );
+  });
+
+  it("says a node is cordoned for configuring only when it is Ready at the version WMCO wants", () => {
+    const says = (n: KubeObject) =>
+      evaluate([cordoned(n)]).message.replace("Windows nodes of win: 0/1 configured ", "");
+    assert.equal(
+      says(node("w1", true, windows, at("10.17.0"))),
+      "(node w1 cordoned until WMCO finishes configuring it)",
+    );
+    assert.equal(
+      says(node("w1", true, windows, at("10.17.0", "10.17.0"))),
+      "(node w1 cordoned until WMCO finishes configuring it)",
+    );
+    assert.equal(says(node("w1", true, windows, at("10.17.0", "10.18.0"))), "(node w1 not configured yet)");
+    assert.equal(says(node("w1", false, windows, at("10.17.0", "10.17.0"))), "(node w1 not configured yet)");
+  });
+
+  it("counts one replica when the MachineSet sets none, and leaves machines being deleted out", () => {
+    const deleting = machine("win-0", "win", "w0");
+    deleting.metadata.deletionTimestamp = "2026-01-01T00:00:00Z";
+    const e = evaluateWindowsNodes(target, {
+      privateKeySecret: { metadata: { name: "cloud-private-key" } },
+      machineSets: [{ metadata: { name: "win", namespace: NS }, spec: {} }],
+      machines: [deleting, machine("win-1", "win", "w1")],
+      nodes: [node("w0", true, windows, at("10.17.0")), node("w1", true, windows, at("10.17.0"))],
+    });
+    assert.deepEqual(
+      [e.state, e.message, e.done, e.total, e.result],
+      [
+        "done",
+        "Windows nodes of win: 1/1 configured",
+        1,
+        1,
+        { machineCount: 1, configuredCount: 1, nodes: ["w1"], version: "10.17.0" },
+      ],
+    );
+  });
+
+  it("names what it waits for first: a missing MachineSet, missing machines, a Machine without a node", () => {
+    const noSet = evaluateWindowsNodes(target, {
+      privateKeySecret: { metadata: { name: "cloud-private-key" } },
+      machineSets: [],
+      machines: [],
+      nodes: [],
+    });
+    assert.equal(noSet.message, "Windows nodes of win: 0/0 configured (MachineSet win does not exist yet)");
+    assert.equal(
+      evaluate([], [machine("win-1", "win")], 2).message,
+      "Windows nodes of win: 0/2 configured (MachineSet win: 1/2 machines)",
+    );
+    assert.equal(
+      evaluate([], [machine("win-1", "win")]).message,
+      "Windows nodes of win: 0/1 configured (Machine win-1 has no node yet)",
+    );
+  });
+
+  it("fails naming a failed Machine and its reason", () => {
+    const failed = machine("win-1", "win", undefined, {
+      phase: "Failed",
+      errorReason: "InvalidConfiguration",
+      errorMessage: "no such image",
+    });
+    const e = evaluate([], [failed]);
+    assert.deepEqual(
+      [e.state, e.message],
+      ["failed", "Windows nodes of win: Machine win-1 failed (InvalidConfiguration): no such image"],
+    );
+  });
+
+  it("reports the nodes sorted, and a version only when every node is at the same one", () => {
+    const machines = [machine("win-1", "win", "w2"), machine("win-2", "win", "w1")];
+    const same = evaluate(
+      [node("w2", true, windows, at("10.17.0")), node("w1", true, windows, at("10.17.0"))],
+      machines,
+      2,
+    );
+    assert.deepEqual(same.result, {
+      machineCount: 2,
+      configuredCount: 2,
+      nodes: ["w1", "w2"],
+      version: "10.17.0",
+    });
+    const mixed = evaluate(
+      [node("w2", true, windows, at("10.17.0")), node("w1", true, windows, at("10.18.0"))],
+      machines,
+      2,
+    );
+    assert.equal(mixed.result?.version, undefined);
+  });
+});

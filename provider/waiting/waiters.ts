@@ -2,7 +2,7 @@
  * The waits, each a predicate on the engine: which kinds to list and watch, how the engine's view
  * becomes the predicate's observation, and how the predicate's needs become requests.
  */
-import { MACHINE_API_NAMESPACE, MACHINE_LABELS, operatorComponentLabel } from "../../primitives/openshift";
+import { MACHINE_API_NAMESPACE, operatorComponentLabel } from "../../primitives/openshift";
 import { LabelSelector, labelSelectorQuery } from "../../primitives/selectors";
 import { ApiClient, createApiClient } from "./api";
 import { withRetry } from "./retry";
@@ -94,25 +94,29 @@ function poolMachineConfigNodes(
   return nodes.flatMap((n) => view.sources[`${prefix}${n.metadata.name}`] ?? []);
 }
 
+/** The reads whose key starts with `prefix`, keyed by the rest (`mc/<name>` by `<name>`). */
+function fetchedUnder(view: View, prefix: string): Record<string, KubeObject | null | undefined> {
+  const under = Object.entries(view.fetched).filter(([key]) => key.startsWith(prefix));
+  return Object.fromEntries(under.map(([key, object]) => [key.slice(prefix.length), object]));
+}
+
 function poolRollout(options: PoolRolloutOptions): ConvergeOptions<PoolRolloutResult> {
+  const { pool: name, machineConfigs, deletedMachineConfigs } = options;
+  const { kubeletConfigs = [], containerRuntimeConfigs = [] } = options;
   const target: PoolRolloutTarget = {
-    pool: options.pool,
-    machineConfigs: options.machineConfigs ?? [],
-    deletedMachineConfigs: options.deletedMachineConfigs ?? [],
-    kubeletConfigs: options.kubeletConfigs ?? [],
-    containerRuntimeConfigs: options.containerRuntimeConfigs ?? [],
+    pool: name,
+    machineConfigs,
+    deletedMachineConfigs,
+    kubeletConfigs,
+    containerRuntimeConfigs,
   };
+  // The pool, and the KubeletConfigs and ContainerRuntimeConfigs awaited, each by name.
   const sources: SourceSpec[] = [
-    { name: "pool", resource: KINDS.pool, fieldSelector: `metadata.name=${options.pool}` },
-  ];
-  // The KubeletConfigs and ContainerRuntimeConfigs awaited, each by name.
-  const kubeletConfigs = target.kubeletConfigs ?? [];
-  const containerRuntimeConfigs = target.containerRuntimeConfigs ?? [];
-  sources.push(
+    { name: "pool", resource: KINDS.pool, fieldSelector: `metadata.name=${name}` },
     ...byName(KINDS.kubeletConfig, undefined, kubeletConfigs),
     ...byName(KINDS.containerRuntimeConfig, undefined, containerRuntimeConfigs),
-  );
-  const initial: { seen: boolean; renderDegraded?: Condition } = { seen: false };
+  ];
+  const initial: { seen?: boolean; renderDegraded?: Condition } = {};
   // Each node's steps as last seen in this rollout: its conditions are reset once it is updated.
   const timings: Record<string, NodeTimings> = {};
   const since: Sightings = {};
@@ -121,7 +125,7 @@ function poolRollout(options: PoolRolloutOptions): ConvergeOptions<PoolRolloutRe
   return {
     ...options,
     client: clientOf(options),
-    waiter: `pool ${options.pool}`,
+    waiter: `pool ${name}`,
     sources,
     evaluate(view) {
       const pool = view.sources.pool?.[0];
@@ -135,20 +139,13 @@ function poolRollout(options: PoolRolloutOptions): ConvergeOptions<PoolRolloutRe
       const nodes = view.sources.nodes ?? undefined;
       const machineConfigNodes = poolMachineConfigNodes(view, nodes);
       noteInherited(inherited, pool, nodes, machineConfigNodes);
-      const renderedName = field<string>(pool, "spec", "configuration", "name") ?? "";
-      const generated: Record<string, KubeObject | null | undefined> = {};
-      for (const key of Object.keys(view.fetched)) {
-        if (key.startsWith("generated/")) generated[key.slice("generated/".length)] = view.fetched[key];
-      }
       const { problems, recheckMs, ...evaluation } = evaluatePoolRollout(target, {
         pool,
-        machineConfigs: Object.fromEntries(
-          (target.machineConfigs ?? []).map((m) => [m, view.fetched[`mc/${m}`]]),
-        ),
-        rendered: { [renderedName]: view.fetched[`rendered/${renderedName}`] },
+        machineConfigs: fetchedUnder(view, "mc/"),
+        rendered: fetchedUnder(view, "rendered/"),
         kubeletConfigs: listedByName(view, KINDS.kubeletConfig, kubeletConfigs),
         containerRuntimeConfigs: listedByName(view, KINDS.containerRuntimeConfig, containerRuntimeConfigs),
-        generated,
+        generated: fetchedUnder(view, "generated/"),
         nodes,
         machineConfigNodes,
         initialRenderDegraded: initial.renderDegraded,
@@ -159,7 +156,7 @@ function poolRollout(options: PoolRolloutOptions): ConvergeOptions<PoolRolloutRe
       recordSightings(since, problems ?? [], view.elapsedMs);
       for (const mcn of machineConfigNodes ?? []) {
         const seen = observedNodeTimings(mcn);
-        if (poolOfMachineConfigNode(mcn) === options.pool && Object.keys(seen).length > 0)
+        if (poolOfMachineConfigNode(mcn) === name && Object.keys(seen).length > 0)
           timings[mcn.metadata.name] = seen;
       }
       const learnedTimings = meanNodeTimings(Object.values(timings));
@@ -271,7 +268,7 @@ export async function waitForNodeConfigRemoval(
     const existing = new Set(configs.items.map((m) => m.metadata.name));
     const owned = configs.items
       .filter((m) =>
-        (m.metadata.ownerReferences ?? []).some((o) => o.kind === options.kind && o.name === options.name),
+        m.metadata.ownerReferences?.some((o) => o.kind === options.kind && o.name === options.name),
       )
       .map((m) => m.metadata.name);
     const rendered = (field<Array<{ name: string }>>(pool, "spec", "configuration", "source") ?? []).map(
@@ -463,12 +460,8 @@ export function waitForMachineSetsDeleted(options: MachineSetOptions): Promise<O
     sources: machineSetSources(target),
     evaluate(view) {
       const machines = view.sources.machines ?? [];
-      for (const m of machines) {
-        const owner = (m.metadata.ownerReferences ?? []).find((o) => o.kind === "MachineSet")?.name;
-        const set = owner ?? labelsOf(m)[MACHINE_LABELS.machineSet];
-        const node = field<string>(m, "status", "nodeRef", "name");
-        if (set && target.machineSets.includes(set) && node) knownNodes[node] = set;
-      }
+      for (const [set, nodes] of Object.entries(nodeNames(target.machineSets, machines)))
+        for (const node of nodes) knownNodes[node] = set;
       const machineSets = listedByName(view, KINDS.machineSet, target.machineSets);
       const evaluation = evaluateMachineSetsDeleted(target, {
         machineSets,
@@ -640,7 +633,7 @@ export async function uninstallOperator(
       ];
       return left.length === 0
         ? { state: "done", message: `${label}: gone`, result: { csvs } }
-        : { state: "waiting", message: `${label}: waiting for ${left.join(", ")} to go`, result: { csvs } };
+        : { state: "waiting", message: `${label}: waiting for ${left.join(", ")} to go` };
     },
   });
 }
