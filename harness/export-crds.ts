@@ -16,9 +16,15 @@ import { ambientKubeconfig } from "../provider/dynamic/credentials";
 import { runCommand } from "./cli";
 
 /**
+ * Groups an aggregated API server serves, not a CRD: OLM's package server answers PackageManifests
+ * (olm's pkg/package-server, registered by an APIService), which the catalog check at preview reads.
+ */
+const AGGREGATED_GROUPS = ["packages.operators.coreos.com"];
+
+/**
  * The CRDs of the kinds the library renders or reads: those its waiters watch (`KINDS`, Kubernetes'
  * own kinds aside: the core group and the `*.k8s.io` groups kube-apiserver serves, RuntimeClass's
- * `node.k8s.io` among them), and those only its components render or read: the OperatorGroup of an operator install, the
+ * `node.k8s.io` among them, and the aggregated APIs above), and those only its components render or read: the OperatorGroup of an operator install, the
  * Infrastructure holding the cluster facts, the IngressController and image registry Config the
  * infra placement patches, and the autoscalers and health checks of pools. A test holds this list to
  * what the examples and those pool options render and read.
@@ -26,7 +32,7 @@ import { runCommand } from "./cli";
 export const LIBRARY_CRDS: readonly string[] = [
   ...new Set([
     ...Object.values(KINDS)
-      .filter((k) => k.group !== "" && !k.group.endsWith(".k8s.io"))
+      .filter((k) => k.group !== "" && !k.group.endsWith(".k8s.io") && !AGGREGATED_GROUPS.includes(k.group))
       .map((k) => `${k.plural}.${k.group}`),
     "operatorgroups.operators.coreos.com",
     "infrastructures.config.openshift.io",
