@@ -87,6 +87,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     throw error;
   }
   const cf = controllers.faults;
+  const mf = controllers.machineFaults;
   const text = (params: Record<string, unknown>, key: string): string => {
     const value = params[key];
     if (typeof value !== "string" || !value) throw new Error(`"${key}" must be a non-empty string`);
@@ -100,13 +101,16 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     holdOsUpdate: (p) => cf.holdOsUpdate(text(p, "node")),
     failCsv: (p) =>
       cf.failCsv(text(p, "namespace"), text(p, "name"), optional(p, "reason"), optional(p, "message")),
-    clearClusterFaults: () => cf.clear(),
-    clusterFaults: () => cf.list(),
+    clearClusterFaults: () => {
+      cf.clear();
+      mf.clear();
+    },
+    clusterFaults: () => ({ ...cf.list(), heldBoots: mf.heldMachineSets() }),
   });
-  const mf = controllers.machineFaults;
   const count = (params: Record<string, unknown>) => Number(params.nodes);
   api.faults.registerAll({
     stopKubelet: (p) => mf.stopKubelet(text(p, "node")),
+    holdBoot: (p) => mf.holdBoot(text(p, "machineSet")),
     interruptSpot: (p) => mf.interruptSpot(text(p, "machine")),
     pendingPods: (p) => mf.pendingPods(count(p)),
     idleNodes: (p) => mf.idleNodes(count(p)),

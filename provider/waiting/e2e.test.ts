@@ -932,12 +932,15 @@ describe("waiting core against the simulator", function () {
     // The MachineSet controller makes as many machines as spec.replicas says, whoever wrote it
     // (machine-api-operator pkg/controller/machineset/controller.go, syncReplicas), and `oc scale` writes
     // it through the scale subresource: the replacement must not take a person's count back unseen.
+    // The surged machine's boot is held, so the replacement is still running when the hand scales
+    // (without the hold a fast simulator finishes it before kubectl starts).
     it("stops a replacement whose MachineSet is scaled by hand (oc scale) and leaves the hand's count", async () => {
       const name = "hand-a";
       const replicas = () =>
         (sim.store.get(keyOf(K.machineSet, name, NS))!.spec as { replicas: number }).replicas;
       createMachineSet(sim, name, { replicas: 2, providerSpec: { instanceType: "m6i.xlarge" } });
       await waitForMachineSetsReady({ kubeconfig, machineSets: [name], timeoutMs: DEADLINE_MS });
+      sim.faults.inject("holdBoot", { machineSet: name });
       sim.store.mutate(keyOf(K.machineSet, name, NS), (m) => {
         (m.spec as any).template.spec.providerSpec.value.instanceType = "m6i.2xlarge";
       });

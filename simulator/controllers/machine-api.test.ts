@@ -229,6 +229,38 @@ describe("machine-api", () => {
     await sim.until("old MachineConfigNode gone", () => !sim.get(K.machineConfigNode, oldNode));
   });
 
+  it("holds the boot of a MachineSet's new machines (holdBoot): Provisioned without a node until cleared, its running machines untouched", async () => {
+    const held = sim.cluster.workerMachineSets[0];
+    const [running] = machinesOf(sim, held);
+    sim.controllers.machineFaults.holdBoot(held);
+    sim.store.mutate(keyOf(K.machineSet, held, NS), (o) => {
+      (o.spec as { replicas: number }).replicas = 2;
+    });
+    const waiting = await sim.until("the held machine provisioned", () =>
+      machinesOf(sim, held).find(
+        (m) =>
+          m.metadata.name !== running.metadata.name && status<{ phase?: string }>(m).phase === "Provisioned",
+      ),
+    );
+    // A MachineSet created after it boots a machine into a node meanwhile: the held one still has none.
+    machineSetFrom(sim, "free", { replicas: 1 });
+    await sim.until("the free MachineSet ready", () => ready(sim, "free", 1));
+    assert.equal(nodeOf(sim, sim.get(K.machine, waiting.metadata.name, NS)!), undefined);
+    assert.equal(
+      status<{ phase: string }>(sim.get(K.machine, waiting.metadata.name, NS)).phase,
+      "Provisioned",
+    );
+    assert.ok(
+      nodeOf(sim, sim.get(K.machine, running.metadata.name, NS)!),
+      "a running machine keeps its node",
+    );
+    assert.deepEqual(sim.controllers.machineFaults.heldMachineSets(), [held]);
+
+    sim.controllers.machineFaults.clear();
+    await sim.until("the held machine's node", () => ready(sim, held, 2));
+    assert.throws(() => sim.controllers.machineFaults.holdBoot("nope"), /MachineSet nope not found/);
+  });
+
   it("removes the machines and nodes of a deleted MachineSet", async () => {
     machineSetFrom(sim, "gone", { replicas: 2 });
     await sim.until("2 ready", () => ready(sim, "gone", 2));

@@ -310,6 +310,8 @@ export function startMachineApi(ctx: ControllerContext): StopFn {
         }
         return;
       }
+      const ownerSet = (machine.metadata.ownerReferences ?? []).find((r) => r.kind === "MachineSet")?.name;
+      if (ctx.machineFaults.bootHeld(ownerSet)) return;
       if (phase === "Provisioned" && !isWindowsMachine(machine) && steps.ready(qkey, "boot", delays.boot)) {
         kubelet.create(buildNode(machine, { os: "linux" }, clock.now()));
       }
@@ -355,10 +357,20 @@ export function startMachineApi(ctx: ControllerContext): StopFn {
       }
     }
   });
+  const stopBootFaults = ctx.machineFaults.onBootReleased((set) => {
+    for (const m of machines(MACHINE_API_NAMESPACE)) {
+      if ((m.metadata.ownerReferences ?? []).some((r) => r.kind === "MachineSet" && r.name === set)) {
+        queue.add(`m/${m.metadata.namespace}/${m.metadata.name}`);
+      }
+    }
+  });
   for (const ms of store.list(K.machineSet.apiVersion, K.machineSet.kind)) {
     queue.add(`ms/${ms.metadata.namespace}/${ms.metadata.name}`);
   }
   for (const m of store.list(K.machine.apiVersion, K.machine.kind))
     queue.add(`m/${m.metadata.namespace}/${m.metadata.name}`);
-  return unsubscribe;
+  return () => {
+    unsubscribe();
+    stopBootFaults();
+  };
 }

@@ -13,6 +13,8 @@ export type ScalingRequest = { kind: "pendingPods"; nodes: number } | { kind: "i
 
 export class MachineFaults {
   private readonly listeners = new Set<(request: ScalingRequest) => void>();
+  private readonly heldBoots = new Set<string>();
+  private readonly bootListeners = new Set<(machineSet: string) => void>();
 
   constructor(
     private readonly store: Store,
@@ -85,6 +87,39 @@ export class MachineFaults {
       );
     }
     this.store.delete(key);
+  }
+
+  /**
+   * The instances of `machineSet`'s machines boot but their kubelets do not join, as when the
+   * instance cannot reach the machine config server for its Ignition: the Machine stays Provisioned
+   * without a Node until `clear()`. Machines it already has keep their nodes.
+   */
+  holdBoot(machineSet: string): void {
+    if (!this.store.get(keyOf(K.machineSet, machineSet, MACHINE_API_NAMESPACE))) {
+      throw new Error(`MachineSet ${machineSet} not found in ${MACHINE_API_NAMESPACE}`);
+    }
+    this.heldBoots.add(machineSet);
+  }
+
+  bootHeld(machineSet: string | undefined): boolean {
+    return machineSet !== undefined && this.heldBoots.has(machineSet);
+  }
+
+  /** Lets held boots go on; the machine-api picks them up again. */
+  clear(): void {
+    const released = [...this.heldBoots];
+    this.heldBoots.clear();
+    for (const name of released) for (const l of this.bootListeners) l(name);
+  }
+
+  heldMachineSets(): string[] {
+    return [...this.heldBoots].sort();
+  }
+
+  /** The machine-api re-syncs a MachineSet's machines when their boot is released. */
+  onBootReleased(listener: (machineSet: string) => void): () => void {
+    this.bootListeners.add(listener);
+    return () => this.bootListeners.delete(listener);
   }
 
   /** Unschedulable pods that need `nodes` more nodes: the cluster autoscaler scales up. */
