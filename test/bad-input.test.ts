@@ -16,7 +16,7 @@ import {
 } from "../components/operator-subscription/operator-subscription";
 import { WindowsNodePool, WindowsNodePoolArgs } from "../components/windows-node-pool/windows-node-pool";
 import { parse } from "yaml";
-import { azureCloud, created, mocks, resetMocks, settle, valueOf } from "./mocks";
+import { azureCloud, created, mocks, pendingPromises, resetMocks, settle, valueOf } from "./mocks";
 
 /**
  * Mistakes a new user makes through the public components, each stopped at preview as OpenShift itself
@@ -88,7 +88,12 @@ const ENCRYPTED_KEY = generateKeyPairSync("rsa", { modulusLength: 2048 }).privat
 }) as string;
 
 describe("bad input, stopped at preview", () => {
-  beforeEach(() => resetMocks());
+  beforeEach(async () => {
+    await resetMocks();
+    await pendingPromises();
+  });
+  // A component that fails leaves none of the SDK's promises pending: a user's test of bad input exits 0.
+  afterEach(async () => assert.deepEqual(await pendingPromises(), []));
 
   describe("KubeletConfig, checked as the MCO and the kubelet check it", () => {
     const cases: Array<[string, Record<string, unknown>, string, RegExp]> = [

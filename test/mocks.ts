@@ -226,6 +226,23 @@ export async function settle(): Promise<void> {
   }
 }
 
+// The SDK's leak detector, internal too: what it would report at the process's exit (and clear).
+const { leakedPromises } = require("@pulumi/pulumi/runtime/debuggable") as {
+  leakedPromises: () => [Set<{ _debugCtx?: string }>, string];
+};
+
+/**
+ * Once every registration has settled, the SDK's promises still pending: what Pulumi's runtime reports
+ * at exit ("promises were still active") and fails a user's test process with. Clears them, so the
+ * next test starts from none.
+ */
+export async function pendingPromises(): Promise<string[]> {
+  // Not settle(): the SDK's wait for its RPCs never ends while one is stuck.
+  for (let turn = 0; turn < 100; turn++) await new Promise((resolve) => setImmediate(resolve));
+  const [leaked] = leakedPromises();
+  return [...leaked].map((p) => String(p._debugCtx));
+}
+
 /** Resolves an Output's value in a test. */
 export function valueOf<T>(output: pulumi.Output<T>): Promise<T> {
   return (output as unknown as { promise(): Promise<T> }).promise();

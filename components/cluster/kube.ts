@@ -2,6 +2,7 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import * as path from "node:path";
 import { parse } from "yaml";
+import { declared } from "../declared";
 
 /** Options every component passes to its Kubernetes children. */
 export function kubeOptions(
@@ -21,13 +22,16 @@ export function readObject(
   ref: { apiVersion: string; kind: string; id: pulumi.Input<string> },
   opts: pulumi.CustomResourceOptions,
 ): { spec: pulumi.Output<unknown>; status: pulumi.Output<unknown> } {
-  const resource = new k8s.apiextensions.CustomResource(
-    name,
-    { apiVersion: ref.apiVersion, kind: ref.kind, spec: undefined, status: undefined },
-    { ...opts, id: ref.id },
-  );
-  const outputs = resource as unknown as Record<"spec" | "status", pulumi.Output<unknown>>;
-  return { spec: outputs.spec, status: outputs.status };
+  const options = { ...opts, id: ref.id };
+  const read = declared(options, () => {
+    const resource = new k8s.apiextensions.CustomResource(
+      name,
+      { apiVersion: ref.apiVersion, kind: ref.kind, spec: undefined, status: undefined },
+      options,
+    );
+    return resource as unknown as Record<"spec" | "status", pulumi.Output<unknown>>;
+  });
+  return { spec: read.apply((r) => r.spec), status: read.apply((r) => r.status) };
 }
 
 /**

@@ -20,6 +20,7 @@ import { differsFromDeclared, machineSpecChange, MachineReplacementPolicy } from
 import { field, type KubeObject } from "../../provider/waiting/kinds";
 import { machinesOf } from "../../provider/waiting/machineset";
 import { ClusterSnapshot, CONFIG_KINDS, readCluster } from "./cluster-snapshot";
+import { child } from "../declared";
 
 /** The settings of a MachineConfigPool that pace or hold its rollouts. */
 export interface PoolSettings {
@@ -200,12 +201,24 @@ function poolsOfThisRun(): Set<string> {
   return pools;
 }
 
+/** Who answers a run's cluster reads instead of the cluster its kubeconfig names, by the run's monitor. */
+const answering = new WeakMap<object, (kubeconfig: string) => ClusterSnapshot>();
+
+/**
+ * Answers the cluster reads of the program run under `monitor` (Pulumi's mocks) with `reads` instead
+ * of the cluster each kubeconfig names: a unit test's fixtures (testing/), or a capture that records
+ * what the program reads (harness/capture.ts).
+ */
+export function answerClusterReads(monitor: object, reads: (kubeconfig: string) => ClusterSnapshot): void {
+  answering.set(monitor, reads);
+}
+
 export function clusterOfThisRun(kubeconfig: string): ClusterSnapshot {
   const run = pulumi.runtime.getMonitor() ?? NO_RUN;
   let ofRun = snapshots.get(run);
   if (!ofRun) snapshots.set(run, (ofRun = new Map()));
   let cluster = ofRun.get(kubeconfig);
-  if (!cluster) ofRun.set(kubeconfig, (cluster = readCluster(kubeconfig)));
+  if (!cluster) ofRun.set(kubeconfig, (cluster = (answering.get(run) ?? readCluster)(kubeconfig)));
   return cluster;
 }
 
@@ -377,7 +390,7 @@ export interface RolloutRecord {
    * record computed against the previous deployment; without a waiter (`wait: false`) a RolloutBaseline
    * keeps the record instead.
    */
-  impact(rollout: PoolRollout | undefined): pulumi.Output<PoolImpact | undefined>;
+  impact(rollout: pulumi.Output<PoolRollout> | undefined): pulumi.Output<PoolImpact | undefined>;
 }
 
 /**
@@ -409,12 +422,12 @@ export function rolloutRecord(
       // The cluster's answer needs no waiter: it stays known at a preview that updates the waiter.
       if (rollout)
         return clusterImpact.apply((c) =>
-          c ? pulumi.output(c) : rollout.impact.apply((i) => i ?? undefined),
+          c ? pulumi.output(c) : rollout.apply((r) => r.impact).apply((i) => i ?? undefined),
         ) as pulumi.Output<PoolImpact | undefined>;
       // Nothing waits for the pool, so nothing else keeps the record: the baseline's check returns the
       // cluster's answer when there is one.
-      const baseline = new RolloutBaseline(`${name}-rollout-baseline`, { pool, ...inputs }, { parent });
-      return baseline.impact.apply((impact) => impact ?? undefined);
+      const baseline = child(RolloutBaseline, `${name}-rollout-baseline`, { pool, ...inputs }, { parent });
+      return baseline.apply((b) => b.impact).apply((impact) => impact ?? undefined);
     },
   };
 }

@@ -26,6 +26,7 @@ import type { PoolImpact } from "../../builders/rollout-impact";
 import { clusterAccess, waiting } from "../cluster/wait";
 import { InputError, InputErrors, within } from "../../builders/errors";
 import { checked, InputChecks } from "../errors";
+import { child } from "../declared";
 import {
   checkPoolArgs,
   declareMachineSets,
@@ -164,7 +165,8 @@ export class InfraNodePool extends pulumi.ComponentResource {
         checked(() => within(toRole, () => machineConfigPool({ name: role, maxUnavailable, paused }))),
       );
     const declarePool = (adopted: pulumi.CustomResourceOptions = {}) =>
-      new k8s.apiextensions.CustomResource(
+      child(
+        k8s.apiextensions.CustomResource,
         `${name}-pool`,
         manifestArgs("machineconfiguration.openshift.io/v1", "MachineConfigPool", poolManifest, [
           "metadata",
@@ -174,11 +176,10 @@ export class InfraNodePool extends pulumi.ComponentResource {
       );
     const adopting = adoption(args, waits, this);
     const pool = adopting
-      ? adopting.kubeconfig.apply(async (config) => {
-          const [adopted] = await adopting.options(config, [{ kind: KINDS.pool, name: role }]);
-          return declarePool(adopted);
-        })
-      : pulumi.output(declarePool());
+      ? adopting.kubeconfig
+          .apply((config) => adopting.options(config, [{ kind: KINDS.pool, name: role }]))
+          .apply(([adopted]) => declarePool(adopted))
+      : declarePool();
 
     const facts = resolveClusterFacts(name, args, kopts, valid);
     const zones = poolZones(args.zones, valid);
@@ -233,7 +234,8 @@ export class InfraNodePool extends pulumi.ComponentResource {
     const awaited = pulumi.all([machineSets.resources, pool]).apply(([sets, p]) => [...sets, p]);
     const rollout =
       waits &&
-      new PoolRollout(
+      child(
+        PoolRollout,
         `${name}-pool-rollout`,
         {
           ...waits.watching(awaited),
@@ -250,7 +252,13 @@ export class InfraNodePool extends pulumi.ComponentResource {
       );
 
     // Workloads move once the nodes that will host them are there (or, without waiting, declared).
-    this.placeWorkloads(name, args, placement, rollout ? [rollout] : machineSets.resources, kopts);
+    this.placeWorkloads(
+      name,
+      args,
+      placement,
+      rollout ? rollout.apply((r) => [r]) : machineSets.resources,
+      kopts,
+    );
 
     this.role = role;
     this.facts = facts;
@@ -260,8 +268,8 @@ export class InfraNodePool extends pulumi.ComponentResource {
     this.machineAutoscalers = scaling.autoscalers;
     this.machineHealthCheck = scaling.healthCheck;
     this.machineConfigPool = pool;
-    this.readyMachineCount = rollout ? rollout.readyMachineCount : pulumi.output(undefined);
-    this.renderedConfig = rollout ? rollout.renderedConfig : pulumi.output(undefined);
+    this.readyMachineCount = rollout ? rollout.apply((r) => r.readyMachineCount) : pulumi.output(undefined);
+    this.renderedConfig = rollout ? rollout.apply((r) => r.renderedConfig) : pulumi.output(undefined);
     this.placement = placement;
     this.rolloutImpact = record.impact(rollout);
     this.registerOutputs({
@@ -294,7 +302,8 @@ export class InfraNodePool extends pulumi.ComponentResource {
     ): pulumi.CustomResourceOptions => {
       const release =
         cluster &&
-        new PatchRelease(
+        child(
+          PatchRelease,
           `${patch}-release`,
           {
             kubeconfig: cluster.kubeconfig,
@@ -305,7 +314,7 @@ export class InfraNodePool extends pulumi.ComponentResource {
         );
       return {
         ...kopts,
-        dependsOn: release ? pulumi.output(after).apply((a) => [...a, release]) : after,
+        dependsOn: release ? pulumi.all([after, release]).apply(([a, r]) => [...a, r]) : after,
       };
     };
     if (args.router) {
@@ -313,7 +322,8 @@ export class InfraNodePool extends pulumi.ComponentResource {
       const manifest = pulumi
         .all([placement, replicas])
         .apply(([p, r]) => checked(() => within("router", () => ingressControllerPlacementPatch(p, r))));
-      new k8s.apiextensions.CustomResourcePatch(
+      child(
+        k8s.apiextensions.CustomResourcePatch,
         `${name}-router`,
         manifestArgs("operator.openshift.io/v1", "IngressController", manifest, ["metadata", "spec"]),
         released(`${name}-router`, manifest),
@@ -321,7 +331,8 @@ export class InfraNodePool extends pulumi.ComponentResource {
     }
     if (args.registry) {
       const manifest = placement.apply((p) => imageRegistryPlacementPatch(p));
-      new k8s.apiextensions.CustomResourcePatch(
+      child(
+        k8s.apiextensions.CustomResourcePatch,
         `${name}-registry`,
         manifestArgs("imageregistry.operator.openshift.io/v1", "Config", manifest, ["metadata", "spec"]),
         released(`${name}-registry`, manifest),
@@ -335,7 +346,8 @@ export class InfraNodePool extends pulumi.ComponentResource {
           PATCH_FORCE,
         ),
       );
-      new k8s.core.v1.ConfigMapPatch(
+      child(
+        k8s.core.v1.ConfigMapPatch,
         `${name}-monitoring`,
         { metadata: manifest.metadata, data: manifest.data },
         released(`${name}-monitoring`, manifest),

@@ -39,6 +39,7 @@ import { MACHINE_API_NAMESPACE } from "../../primitives/openshift";
 import { WaitArgs, Waiting } from "../cluster/wait";
 import { within } from "../../builders/errors";
 import { checked, checkedAsKnown, inputPropertyError, naming } from "../errors";
+import { child } from "../declared";
 import { platformModules } from "../platforms";
 
 /** What every machine pool component takes to place MachineSets in zones of a cloud. */
@@ -115,7 +116,7 @@ export interface MachineSetsOptions {
   /** Final touches to the pool spec (Windows machines). */
   adjust?: (spec: MachineSetPoolSpec) => MachineSetPoolSpec;
   /** What the MachineSets must wait for (the pool they join, the operator that configures them). */
-  dependsOn?: pulumi.Input<pulumi.Resource>[];
+  dependsOn?: pulumi.Input<pulumi.Input<pulumi.Resource>[]>;
   kubeOptions: pulumi.CustomResourceOptions;
   /** With waiting on, the MachineSets are guarded so that what they depend on is deleted only after their machines. */
   waiting?: Waiting;
@@ -308,13 +309,14 @@ export function declareMachineSets(
     // Pulumi deletes in reverse dependency order: the MachineSets, then this guard (which waits until
     // their machines and nodes are gone), then the pool or operator they depended on.
     options.waiting &&
-    new MachineSetRemoval(
+    child(
+      MachineSetRemoval,
       `${name}-machines-removal`,
       {
         // The Kubernetes objects it holds the deletion of (the pool), found by UID before anything waits.
         ...options.waiting.watching(
           pulumi
-            .all(options.dependsOn ?? [])
+            .output(options.dependsOn ?? [])
             .apply((list) =>
               list.filter((r): r is k8s.apiextensions.CustomResource =>
                 k8s.apiextensions.CustomResource.isInstance(r),
@@ -328,13 +330,13 @@ export function declareMachineSets(
   const declare = (
     key: string,
     resourceArgs: k8s.apiextensions.CustomResourceArgs,
-    guard?: pulumi.Resource,
+    guard?: pulumi.Output<pulumi.Resource>,
     adopted: pulumi.CustomResourceOptions = {},
   ) =>
-    new k8s.apiextensions.CustomResource(`${name}-${key}`, resourceArgs, {
+    child(k8s.apiextensions.CustomResource, `${name}-${key}`, resourceArgs, {
       ...options.kubeOptions,
       ...adopted,
-      dependsOn: guard ? [guard] : options.dependsOn,
+      dependsOn: guard ? guard.apply((g) => [g]) : options.dependsOn,
       // The autoscaler owns replicas once the set exists, the MCO the boot image it manages: never
       // diffed, never applied again.
       ignoreChanges: [
@@ -350,7 +352,7 @@ export function declareMachineSets(
     // Zones spelled out in the program: the MachineSets are declared now, so that a preview shows them
     // even while the facts or lookups their manifests need are still unknown.
     const guard = guardFor(resolved.apply((sets) => sets.map((s) => s.manifest.metadata.name)));
-    resources = pulumi.output(
+    resources = pulumi.all(
       zones.listed.map((key) =>
         declare(
           key,
@@ -365,7 +367,7 @@ export function declareMachineSets(
       ),
     );
   } else {
-    resources = pulumi.all([resolved, adoption?.kubeconfig]).apply(async ([sets, kubeconfig]) => {
+    const adopted = pulumi.all([resolved, adoption?.kubeconfig]).apply(async ([sets, kubeconfig]) => {
       const guard = guardFor(sets.map((s) => s.manifest.metadata.name));
       const adopted = adoption
         ? await adoption.options(
@@ -377,11 +379,14 @@ export function declareMachineSets(
             })),
           )
         : [];
-      return sets.map(({ key, manifest }, i) =>
-        // Forced as manifestArgs forces the listed ones (README "Hand edits").
-        declare(key, withAnnotations(manifest, PATCH_FORCE), guard, adopted[i]),
+      return pulumi.all(
+        sets.map(({ key, manifest }, i) =>
+          // Forced as manifestArgs forces the listed ones (README "Hand edits").
+          declare(key, withAnnotations(manifest, PATCH_FORCE), guard, adopted[i]),
+        ),
       );
     });
+    resources = pulumi.output(adopted);
   }
   const replacement =
     args.machineReplacement === undefined

@@ -19,6 +19,7 @@ import { clusterOfThisRun } from "../cluster/rollout-impact";
 import { adoption } from "../cluster/adoption";
 import { field, KINDS } from "../../provider/waiting/kinds";
 import { checked, InputChecks } from "../errors";
+import { child } from "../declared";
 
 export interface OperatorSubscriptionArgs extends WaitArgs {
   /** The operator's package in the catalog; also the Subscription and OperatorGroup name. */
@@ -195,15 +196,15 @@ export class OperatorSubscription extends pulumi.ComponentResource {
   declare public readonly namespace: string;
   /** The operator's package in the catalog. */
   declare public readonly packageName: string;
-  /** The OLM Subscription. */
-  declare public readonly subscription: k8s.apiextensions.CustomResource;
+  /** The OLM Subscription, declared once its inputs are checked. */
+  declare public readonly subscription: pulumi.Output<k8s.apiextensions.CustomResource>;
   /** The Subscription's name, once its inputs are resolved and checked. */
   declare public readonly subscriptionName: pulumi.Output<string>;
   /**
    * What users of the operator depend on: the install waiter (the Subscription with `wait: false`) and
    * the removal, so that on destroy they are gone before the operator is uninstalled.
    */
-  declare public readonly ready: pulumi.Resource[];
+  declare public readonly ready: pulumi.Output<pulumi.Resource[]>;
   /** The CSV the Subscription installed and that reached Succeeded, once waited for. */
   declare public readonly installedCSV: pulumi.Output<string | undefined>;
 
@@ -262,11 +263,12 @@ export class OperatorSubscription extends pulumi.ComponentResource {
         checked(() => namespaceAndSubscription(packageName, namespace, values as ResolvedArgs)),
       );
     const manifest = objects.subscription;
-    const before: pulumi.Resource[] = [];
+    const before: pulumi.Output<pulumi.Resource>[] = [];
 
     if (args.createNamespace !== false) {
       before.push(
-        new k8s.core.v1.Namespace(
+        child(
+          k8s.core.v1.Namespace,
           `${name}-namespace`,
           { metadata: objects.namespace.apply((n) => withAnnotations(n, PATCH_FORCE).metadata) },
           { ...kopts, ...adoptOption(args.adopt, namespace) },
@@ -278,7 +280,8 @@ export class OperatorSubscription extends pulumi.ComponentResource {
         checked(() => operatorGroup({ packageName, namespace, targetNamespaces: args.targetNamespaces })),
       );
       before.push(
-        new k8s.apiextensions.CustomResource(
+        child(
+          k8s.apiextensions.CustomResource,
           `${name}-operator-group`,
           manifestArgs("operators.coreos.com/v1", "OperatorGroup", group, ["metadata", "spec"]),
           {
@@ -289,7 +292,8 @@ export class OperatorSubscription extends pulumi.ComponentResource {
         ),
       );
     }
-    this.subscription = new k8s.apiextensions.CustomResource(
+    this.subscription = child(
+      k8s.apiextensions.CustomResource,
       `${name}-subscription`,
       manifestArgs("operators.coreos.com/v1alpha1", "Subscription", manifest, ["metadata", "spec"]),
       { ...kopts, ...adoptOption(args.adopt, packageName, namespace), dependsOn: before },
@@ -298,7 +302,8 @@ export class OperatorSubscription extends pulumi.ComponentResource {
     // Under Manual approval the waiter approves the pinned CSV's InstallPlan, and only that one.
     const install =
       waits &&
-      new OperatorInstall(
+      child(
+        OperatorInstall,
         `${name}-install`,
         {
           ...waits.watching([this.subscription]),
@@ -315,7 +320,8 @@ export class OperatorSubscription extends pulumi.ComponentResource {
     // and after whatever depends on `ready` (the machines an operator configures).
     const removal =
       cluster &&
-      new OperatorRemoval(
+      child(
+        OperatorRemoval,
         `${name}-removal`,
         {
           ...cluster.watching([this.subscription]),
@@ -328,8 +334,12 @@ export class OperatorSubscription extends pulumi.ComponentResource {
     this.namespace = namespace;
     this.packageName = packageName;
     this.subscriptionName = manifest.apply((m) => m.metadata.name);
-    this.ready = [install ?? this.subscription, ...(removal ? [removal] : [])];
-    this.installedCSV = install ? install.installedCSV : pulumi.output(undefined);
+    const ready: pulumi.Output<pulumi.Resource>[] = [
+      install ?? this.subscription,
+      ...(removal ? [removal] : []),
+    ];
+    this.ready = pulumi.all(ready);
+    this.installedCSV = install ? install.apply((i) => i.installedCSV) : pulumi.output(undefined);
     this.registerOutputs({
       namespace,
       packageName,

@@ -20,6 +20,7 @@ import { KINDS } from "../../provider/waiting/kinds";
 import { adoption } from "../cluster/adoption";
 import { sharedArgs, SharedArgs, waiting } from "../cluster/wait";
 import { within } from "../../builders/errors";
+import { child } from "../declared";
 import { checked, InputChecks } from "../errors";
 import { platformModules } from "../platforms";
 import { declarePoolScaling } from "../machine-pool/scaling";
@@ -170,15 +171,16 @@ export class WindowsNodePool extends pulumi.ComponentResource {
 
     const generated =
       args.privateKey === undefined
-        ? new RsaPrivateKey(`${name}-private-key`, {}, { parent: this, dependsOn: valid.apply(() => []) })
+        ? child(RsaPrivateKey, `${name}-private-key`, {}, { parent: this, dependsOn: valid.apply(() => []) })
         : undefined;
     const privateKey = pulumi.secret(
       generated
-        ? generated.privateKeyPem
+        ? generated.apply((key) => key.privateKeyPem)
         : pulumi.all([valid, args.privateKey]).apply(([, pem]) => pem as string),
     );
     const declareKeySecret = (adopted: pulumi.CustomResourceOptions = {}) =>
-      new k8s.core.v1.Secret(
+      child(
+        k8s.core.v1.Secret,
         `${name}-private-key`,
         {
           metadata: { name: WMCO.privateKeySecret, namespace, annotations: PATCH_FORCE },
@@ -191,12 +193,12 @@ export class WindowsNodePool extends pulumi.ComponentResource {
     // them and created otherwise (WMCO installed from OperatorHub, its key not given yet).
     const adopting = adoption(args, waits, this);
     const keySecret = adopting
-      ? adopting.kubeconfig.apply(async (config) => {
-          const key = { kind: KINDS.secret, name: WMCO.privateKeySecret, namespace };
-          const [adopted] = await adopting.options(config, [key]);
-          return declareKeySecret(adopted);
-        })
-      : pulumi.output(declareKeySecret());
+      ? adopting.kubeconfig
+          .apply((config) =>
+            adopting.options(config, [{ kind: KINDS.secret, name: WMCO.privateKeySecret, namespace }]),
+          )
+          .apply(([adopted]) => declareKeySecret(adopted))
+      : declareKeySecret();
 
     const facts = resolveClusterFacts(name, args, kopts, valid);
     const zones = poolZones(args.zones, valid);
@@ -232,7 +234,9 @@ export class WindowsNodePool extends pulumi.ComponentResource {
       adjust: windowsPoolSpec,
       // WMCO must be running and hold its key before Windows machines boot, and on destroy the machines
       // must be gone before the operator is removed, as the docs require.
-      dependsOn: [keySecret, ...(operator ? operator.ready : [])],
+      dependsOn: operator
+        ? pulumi.all([keySecret, operator.ready]).apply(([k, r]) => [k, ...r])
+        : [keySecret],
       kubeOptions: kopts,
       waiting: waits,
       adoption: adopting,
@@ -252,7 +256,8 @@ export class WindowsNodePool extends pulumi.ComponentResource {
     const replaced =
       waits &&
       machineSets.replacement &&
-      new MachineSetReady(
+      child(
+        MachineSetReady,
         `${name}-machines-replaced`,
         {
           ...waits.watching(machineSets.resources),
@@ -264,7 +269,8 @@ export class WindowsNodePool extends pulumi.ComponentResource {
       );
     const configured =
       waits &&
-      new WindowsNodesReady(
+      child(
+        WindowsNodesReady,
         `${name}-nodes-ready`,
         {
           ...waits.watching(machineSets.resources),
@@ -273,7 +279,9 @@ export class WindowsNodePool extends pulumi.ComponentResource {
           contentHash: machineSets.contentHash,
         },
         waits.options(
-          replaced ? machineSets.resources.apply((r) => [...r, replaced]) : machineSets.resources,
+          replaced
+            ? pulumi.all([machineSets.resources, replaced]).apply(([r, m]) => [...r, m])
+            : machineSets.resources,
         ),
       );
 
@@ -281,7 +289,7 @@ export class WindowsNodePool extends pulumi.ComponentResource {
       manifest: NonNullable<typeof runtimeClassManifest>,
       adopted: pulumi.CustomResourceOptions = {},
     ) =>
-      new k8s.node.v1.RuntimeClass(`${name}-runtime-class`, withAnnotations(manifest, PATCH_FORCE), {
+      child(k8s.node.v1.RuntimeClass, `${name}-runtime-class`, withAnnotations(manifest, PATCH_FORCE), {
         ...kopts,
         ...adopted,
         dependsOn: valid.apply(() => []),
@@ -289,12 +297,14 @@ export class WindowsNodePool extends pulumi.ComponentResource {
     const runtimeClass =
       runtimeClassManifest &&
       (adopting
-        ? adopting.kubeconfig.apply(async (config) => {
-            const object = { kind: KINDS.runtimeClass, name: runtimeClassManifest.metadata.name };
-            const [adopted] = await adopting.options(config, [object]);
-            return declareRuntimeClass(runtimeClassManifest, adopted);
-          })
-        : pulumi.output(declareRuntimeClass(runtimeClassManifest)));
+        ? adopting.kubeconfig
+            .apply((config) =>
+              adopting.options(config, [
+                { kind: KINDS.runtimeClass, name: runtimeClassManifest.metadata.name },
+              ]),
+            )
+            .apply(([adopted]) => declareRuntimeClass(runtimeClassManifest, adopted))
+        : declareRuntimeClass(runtimeClassManifest));
 
     this.facts = facts;
     this.machineSetNames = machineSets.names;
@@ -309,9 +319,9 @@ export class WindowsNodePool extends pulumi.ComponentResource {
     this.operator = operator;
     this.operatorNamespace = namespace;
     this.keySecret = keySecret;
-    this.configuredNodes = configured ? configured.nodes : pulumi.output(undefined);
+    this.configuredNodes = configured ? configured.apply((c) => c.nodes) : pulumi.output(undefined);
     this.privateKeyFingerprint = generated
-      ? generated.publicKeyFingerprint
+      ? generated.apply((key) => key.publicKeyFingerprint)
       : pulumi.unsecret(privateKey.apply(publicKeyFingerprint));
     this.registerOutputs({
       facts,
