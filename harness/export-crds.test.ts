@@ -4,6 +4,7 @@ import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import { fixturesFor } from "./fixtures";
 import { CustomObjectsApi, KubeConfig } from "@kubernetes/client-node";
 import { parse } from "yaml";
 import { KINDS } from "../provider/waiting/kinds";
@@ -14,7 +15,6 @@ import { startSimulator } from "../simulator/simulator";
 import { captureConsole } from "../test/console";
 import { CRDS, requireReference } from "../test/reference";
 import { exportCrds, LIBRARY_CRDS, main } from "./export-crds";
-import { fixturesFor } from "./deploy";
 import { loadProject } from "./project";
 import { checkRendering, render } from "./render";
 

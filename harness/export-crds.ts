@@ -13,7 +13,7 @@ import { createApiClient, describeApiError } from "../provider/waiting";
 import { KINDS, KubeObject, ResourceKind } from "../provider/waiting/kinds";
 import { withRetry } from "../provider/waiting/retry";
 import { ambientKubeconfig } from "../provider/dynamic/credentials";
-import { runCommand } from "./cli";
+import { commandLine, runCommand } from "./cli";
 
 /**
  * Groups an aggregated API server serves, not a CRD: OLM's package server answers PackageManifests
@@ -95,7 +95,7 @@ export async function exportCrds(
   return result;
 }
 
-const USAGE = `usage: npm run crds:export -- --out DIR [--kubeconfig FILE]
+const USAGE = () => `usage: ${commandLine("crds:export")} --out DIR [--kubeconfig FILE]
 Writes the CRDs of the kinds this library renders or reads from the cluster of FILE (default: the
 files of $KUBECONFIG merged as kubectl does, else ~/.kube/config) into DIR.`;
 
@@ -110,10 +110,10 @@ export async function main(argv: string[]): Promise<number> {
     },
   });
   if (values.help) {
-    console.log(USAGE);
+    console.log(USAGE());
     return 0;
   }
-  if (!values.out || positionals.length > 0) throw new Error(USAGE);
+  if (!values.out || positionals.length > 0) throw new Error(USAGE());
   // Without --kubeconfig, every $KUBECONFIG entry merged, as kubectl reads them.
   const { file, text } = values.kubeconfig
     ? { file: values.kubeconfig, text: fs.readFileSync(values.kubeconfig, "utf8") }
@@ -129,8 +129,8 @@ export async function main(argv: string[]): Promise<number> {
   for (const file of result.written) console.log(`  ${file}`);
   for (const name of result.missing) console.error(`✗ the cluster serves no CRD ${name}`);
   console.log(`${result.written.length} of ${LIBRARY_CRDS.length} CRDs written to ${outDir}; use them with
-  npm run sim -- --crds ${outDir}
-  npm run render -- <example> --validate ${outDir}
+  ${commandLine("sim")} --crds ${outDir}
+  ${commandLine("render")} <project dir> --validate ${outDir}
   OPENSHIFT_CRDS_DIR=${outDir} npm test`);
   return result.missing.length === 0 ? 0 : 1;
 }

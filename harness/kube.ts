@@ -13,33 +13,8 @@ import {
 } from "@kubernetes/client-node";
 import { createHash } from "node:crypto";
 
-const K8S_TYPE = /^kubernetes:([^:]+):([^:]+)$/;
-
-export interface KubeType {
-  apiVersion: string;
-  kind: string;
-  /** `*Patch` resources patch an object someone else owns. */
-  patch: boolean;
-}
-
-/** `kubernetes:core/v1:ConfigMapPatch` -> v1 ConfigMap (patch); undefined for other resource types. */
-export function kubeType(type: string): KubeType | undefined {
-  const match = K8S_TYPE.exec(type);
-  if (!match) return undefined;
-  const [, group, kind] = match;
-  const patch = kind.endsWith("Patch");
-  return {
-    apiVersion: group.replace(/^core\//, ""),
-    kind: patch ? kind.slice(0, -"Patch".length) : kind,
-    patch,
-  };
-}
-
-/** The object a registration declares: apiVersion and kind from the type, then the inputs. */
-export function manifestOf(type: KubeType, inputs: Record<string, unknown>): KubernetesObject {
-  const { apiVersion: _a, kind: _k, ...rest } = inputs;
-  return { apiVersion: type.apiVersion, kind: type.kind, ...rest } as KubernetesObject;
-}
+export { kubeType, manifestOf, type KubeType } from "./kube-type";
+import type { KubeType } from "./kube-type";
 
 /**
  * Inputs as pulumi-kubernetes normalizes them before it diffs or reads back: a Secret's `stringData`

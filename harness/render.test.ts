@@ -128,9 +128,9 @@ describe("render", function () {
     const rendering = await render(loadProject(program));
     assert.deepEqual(rendering.errors, [
       "the program reads Infrastructure cluster (config.openshift.io/v1) from the cluster, and without a " +
-        `cluster it has no answer: there is no ${path.join(program, "fixtures.yaml")}: write one beside ` +
-        "the program and add it under objects, as examples/aws-infra-windows/fixtures.yaml does, or give the " +
-        "component the values it reads (for the cluster facts: infrastructureId, platform, region)",
+        `cluster it has no answer: there is no ${path.join(program, "fixtures.yaml")}: write it from your ` +
+        "cluster with npm run fixtures -- capture <project dir>, or by hand with this answer under objects, " +
+        "or give the component the values it reads (for the cluster facts: infrastructureId, platform, region)",
     ]);
   });
 
