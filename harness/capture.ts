@@ -11,23 +11,22 @@
  * last-applied annotation. Cloud lookups cannot be read from a cluster: the `invokes` of an existing
  * file are kept and answer them. Same cluster, same program: byte-identical file.
  */
+import type * as pulumi from "@pulumi/pulumi";
+import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { parseArgs } from "node:util";
 import { stringify } from "yaml";
-import type { ClusterSnapshot } from "../components/cluster/cluster-snapshot";
-import { readCluster } from "../components/cluster/cluster-snapshot";
+import { type ClusterSnapshot, readCluster } from "../components/cluster/cluster-snapshot";
 import { type ApiClient, createApiClient } from "../provider/waiting/api";
 import { KINDS, type KubeObject, type ResourceKind } from "../provider/waiting/kinds";
 import { decodeDataUrl } from "../builders/machineconfiguration";
 import { commandLine, clusterKubeconfig, runCommand } from "./cli";
-import { answerInvoke, Fixtures, loadFixtures, noFixtures } from "./fixtures";
+import { answerInvoke, apiVersionOf, Fixtures, loadFixtures, noFixtures } from "./fixtures";
 import { kubeType } from "./kube-type";
 import { loadProject, programDir } from "./project";
 import { evaluate, HarnessMocks, HarnessResourceArgs } from "./runtime";
 import { holdsCredentials, reveal } from "./secrets";
-import type * as pulumi from "@pulumi/pulumi";
-import { createHash } from "node:crypto";
 
 /** The kinds whose status the components read (the facts, a pool's pending rollout, a catalog's channels). */
 const STATUS_READ = new Set(["Infrastructure", "MachineConfigPool", "PackageManifest"]);
@@ -35,11 +34,6 @@ const STATUS_READ = new Set(["Infrastructure", "MachineConfigPool", "PackageMani
 /** Metadata that differs between two reads of the same state, or that the API server alone sets. */
 const VOLATILE = ["managedFields", "resourceVersion", "uid", "creationTimestamp", "generation", "selfLink"];
 const LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration";
-
-/** `apiVersion` of a kind: `group/version`, or the version alone for the core group. */
-function apiVersionOf(kind: ResourceKind): string {
-  return kind.group ? `${kind.group}/${kind.version}` : kind.version;
-}
 
 /** The kind a read names by apiVersion and kind: a known one, else its plural as the API names most. */
 function resourceKind(apiVersion: string, kind: string, namespaced: boolean): ResourceKind {

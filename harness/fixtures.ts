@@ -112,7 +112,7 @@ export function answerRead(
 }
 
 /** `apiVersion` of a kind (`group/version`, or the version alone for the core group). */
-function apiVersionOf(kind: ResourceKind): string {
+export function apiVersionOf(kind: ResourceKind): string {
   return kind.group ? `${kind.group}/${kind.version}` : kind.version;
 }
 
