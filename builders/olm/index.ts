@@ -8,3 +8,9 @@ export {
   type OperatorSubscriptionArgs,
 } from "./subscription";
 export { checkAgainstCatalog, type CatalogChoice, type PackageManifestStatus } from "./catalog";
+export {
+  requireSubscriptionConfig,
+  SUBSCRIPTION_CONFIG_FIELDS,
+  type SubscriptionConfig,
+  type SubscriptionToleration,
+} from "./config";

@@ -9,6 +9,7 @@ import {
   operatorNamespace,
   subscription,
   SUBSCRIPTION_DEFAULTS,
+  SubscriptionConfig,
   TARGET_NAMESPACES,
 } from "../../builders/olm";
 import { requireDnsLabel, requireDnsSubdomain, requireOneOf } from "../../builders/validation";
@@ -57,6 +58,14 @@ export interface OperatorSubscriptionArgs extends WaitArgs {
   /** Pin the first version to install. */
   startingCSV?: pulumi.Input<string>;
   /**
+   * How OLM deploys the operator (the Subscription's `spec.config`, applied to every Deployment of its
+   * CSV): `nodeSelector`, `tolerations`, `resources`, `env`, `envFrom`, `volumes`, `volumeMounts`,
+   * `selector`, `affinity`, `annotations`. `config: infra.placement` puts the operator on an
+   * `InfraNodePool`'s nodes (its node selector and tolerations; the Subscription is then created once
+   * the pool's nodes are ready). The install waits until the operator's Deployments run with it.
+   */
+  config?: pulumi.Input<SubscriptionConfig>;
+  /**
    * Kubernetes provider for the cluster, of the objects and the waiters; default the `provider` or
    * `providers` option's (the component's or a parent's), else the stack's default provider.
    */
@@ -85,11 +94,13 @@ interface ResolvedArgs {
   source?: string;
   sourceNamespace?: string;
   startingCSV?: string;
+  config?: SubscriptionConfig;
 }
 
 function resolvedArgs(args: OperatorSubscriptionArgs): pulumi.Inputs {
-  const { namespaceLabels, channel, installPlanApproval, source, sourceNamespace, startingCSV } = args;
-  return { namespaceLabels, channel, installPlanApproval, source, sourceNamespace, startingCSV };
+  const { namespaceLabels, channel, installPlanApproval, source, sourceNamespace, startingCSV, config } =
+    args;
+  return { namespaceLabels, channel, installPlanApproval, source, sourceNamespace, startingCSV, config };
 }
 
 /** The Namespace and the Subscription of resolved args, every problem of both reported at once. */
@@ -134,6 +145,7 @@ export function nestedSubscriptionArgs(
     source: optional(args.source),
     sourceNamespace: optional(args.sourceNamespace),
     startingCSV: optional(args.startingCSV),
+    config: optional(args.config),
   };
 }
 
@@ -206,6 +218,15 @@ export class OperatorSubscription extends pulumi.ComponentResource {
   declare public readonly ready: pulumi.Resource[];
   /** The CSV the Subscription installed and that reached Succeeded, once waited for. */
   declare public readonly installedCSV: pulumi.Output<string | undefined>;
+  /**
+   * What the operator's custom resources depend on: created once the installed CSV owns its CRDs and
+   * the API server serves them (Established, the kind listed), so that
+   * `new k8s.apiextensions.CustomResource(..., { dependsOn: [sub.crdsReady] })` works in the same `up`
+   * on a fresh cluster. With `wait: false` it is the Subscription, which guarantees nothing.
+   */
+  declare public readonly crdsReady: pulumi.Resource;
+  /** The CRDs the installed CSV owns, each served, once waited for (empty without waiting). */
+  declare public readonly crds: pulumi.Output<string[]>;
 
   constructor(name: string, args: OperatorSubscriptionArgs, opts: pulumi.ComponentResourceOptions = {}) {
     super("openshift-topology:index:OperatorSubscription", name, {}, opts);
@@ -330,11 +351,14 @@ export class OperatorSubscription extends pulumi.ComponentResource {
     this.subscriptionName = manifest.apply((m) => m.metadata.name);
     this.ready = [install ?? this.subscription, ...(removal ? [removal] : [])];
     this.installedCSV = install ? install.installedCSV : pulumi.output(undefined);
+    this.crdsReady = install ?? this.subscription;
+    this.crds = install ? install.crds : pulumi.output([]);
     this.registerOutputs({
       namespace,
       packageName,
       subscriptionName: this.subscriptionName,
       installedCSV: this.installedCSV,
+      crds: this.crds,
     });
   }
 }

@@ -17,7 +17,7 @@ import {
   View,
   WaitOptions,
 } from "./converge";
-import { Condition, conditionOf, field, KINDS, KubeObject, labelsOf, ResourceKind } from "./kinds";
+import { Condition, conditionOf, field, KINDS, kindOfCrd, KubeObject, labelsOf, ResourceKind } from "./kinds";
 import {
   MachineSetResult,
   MachineSetTarget,
@@ -30,7 +30,13 @@ import {
   nodeQueries,
 } from "./machineset";
 import { DELETE_MACHINE_ANNOTATION, MachineReplacement, ReplacementStep } from "./replacement";
-import { evaluateOperatorInstall, OperatorResult, OperatorTarget } from "./operator";
+import {
+  evaluateOperatorInstall,
+  OperatorReads,
+  OperatorResult,
+  OperatorTarget,
+  ownedCrds,
+} from "./operator";
 import { recordSightings, Sightings } from "./persistence";
 import {
   evaluatePoolRollout,
@@ -521,10 +527,19 @@ function operatorInstall(options: OperatorOptions): ConvergeOptions<OperatorResu
           ],
         };
       }
-      const { problems, recheckMs, approve, ...evaluation } = evaluateOperatorInstall(target, {
+      const installed = field<string>(subscription, "status", "installedCSV");
+      const csv = (view.sources.csvs ?? []).find((c) => c.metadata.name === installed);
+      const { problems, recheckMs, approve, reads, ...evaluation } = evaluateOperatorInstall(target, {
         subscription,
         installPlans: view.sources.installPlans ?? [],
         csvs: view.sources.csvs ?? [],
+        // Until listed, none: the install is then not done, never taken as done unread.
+        deployments: view.sources.deployments ?? [],
+        pods: Object.entries(view.sources)
+          .filter(([name]) => name.startsWith("pods/"))
+          .flatMap(([, objects]) => objects ?? []),
+        crds: Object.fromEntries(ownedCrds(csv).map((n) => [n, crdOf(view, n)])),
+        served: ownedCrds(csv).filter((n) => servedAttempts(view, n).some((o) => o !== null)),
         since,
         nowMs: view.elapsedMs,
       });
@@ -546,6 +561,7 @@ function operatorInstall(options: OperatorOptions): ConvergeOptions<OperatorResu
           ]
         : [];
       if (recheckMs !== undefined) needs.push({ type: "recheck", afterMs: recheckMs });
+      if (reads) needs.push(...operatorReads(view, target.namespace, reads));
       const result = evaluation.result && {
         ...evaluation.result,
         ...(approved.length > 0 ? { approvedInstallPlan: approved.join(",") } : {}),
@@ -553,6 +569,78 @@ function operatorInstall(options: OperatorOptions): ConvergeOptions<OperatorResu
       return { ...evaluation, result, needs };
     },
   };
+}
+
+/** A CRD read by name, undefined until listed, null when there is none. */
+function crdOf(view: View, name: string): KubeObject | null | undefined {
+  const listed = view.sources[`crd/${name}`];
+  return listed === undefined || listed === null ? undefined : (listed[0] ?? null);
+}
+
+/** The lists of a CRD's kind asked so far, in order: null for each the API server did not serve. */
+function servedAttempts(view: View, crd: string): Array<KubeObject[] | null | undefined> {
+  const prefix = `served/${crd}/`;
+  return Object.entries(view.sources)
+    .filter(([name]) => name.startsWith(prefix))
+    .sort(([a], [b]) => Number(a.slice(prefix.length)) - Number(b.slice(prefix.length)))
+    .map(([, objects]) => objects);
+}
+
+/** How often a kind not served yet is listed again: discovery follows an Established CRD within moments. */
+const SERVED_RETRY_MS = 1000;
+
+/**
+ * What judging the installed CSV reads: its Deployments (by the owner label OLM gives them), the pods of
+ * those not available, its owned CRDs (each by name, watched), and, once a CRD is Established, a list
+ * of its kind that proves the API server serves it; a kind not served yet (404) is listed again, each
+ * attempt a source of its own since a source not served stays so.
+ */
+function operatorReads(view: View, namespace: string, reads: OperatorReads): Need[] {
+  const needs: Need[] = [];
+  if (reads.csv)
+    needs.push({
+      type: "source",
+      source: {
+        name: "deployments",
+        resource: KINDS.deployment,
+        namespace,
+        labelSelector: `olm.owner=${reads.csv}`,
+      },
+    });
+  for (const deployment of reads.podsOf) {
+    const labelSelector = labelSelectorQuery(field<LabelSelector>(deployment, "spec", "selector"));
+    if (labelSelector)
+      needs.push({
+        type: "source",
+        source: { name: `pods/${deployment.metadata.name}`, resource: KINDS.pod, namespace, labelSelector },
+      });
+  }
+  for (const name of reads.crds)
+    needs.push({
+      type: "source",
+      source: { name: `crd/${name}`, resource: KINDS.crd, fieldSelector: `metadata.name=${name}` },
+    });
+  // One attempt per SERVED_RETRY_MS slot of the wait, at most.
+  const slot = Math.floor(view.elapsedMs / SERVED_RETRY_MS);
+  for (const crd of reads.kinds) {
+    if (servedAttempts(view, crd.metadata.name).some((a) => a !== null)) continue;
+    const name = `served/${crd.metadata.name}/${slot}`;
+    if (name in view.sources) {
+      needs.push({ type: "recheck", afterMs: (slot + 1) * SERVED_RETRY_MS - view.elapsedMs });
+      continue;
+    }
+    // No object of the kind is needed, only the answer: a name no object has.
+    needs.push({
+      type: "source",
+      source: {
+        name,
+        resource: kindOfCrd(crd),
+        fieldSelector: "metadata.name=served-check",
+        servedOrNull: true,
+      },
+    });
+  }
+  return needs;
 }
 
 /**
