@@ -1,5 +1,5 @@
 import { observeOperatorInstall, uninstallOperator, waitForOperatorInstall } from "../waiting/waiters";
-import { ArgsOf, ProviderOf, defineRemoval, defineWaiter, objectName, output } from "./schema";
+import { ArgsOf, ProviderOf, defineRemoval, defineWaiter, flag, objectName, output } from "./schema";
 import * as self from "./operator";
 
 /**
@@ -51,6 +51,11 @@ export const OperatorRemoval = defineRemoval({
     /** Namespace of the Subscription. */
     namespace: objectName({ required: true }),
     subscription: objectName({ required: true }),
+    /**
+     * Also delete the CRDs the operator owns and their instances (instances first, while the operator
+     * runs; then the operator; then the CRDs); refused when another Subscription's CSV owns one.
+     */
+    customResources: flag(),
   },
   id: (inputs) => `operator-removal/${inputs.namespace}/${inputs.subscription}`,
   // `read` reports how the operator stands.

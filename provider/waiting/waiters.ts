@@ -662,6 +662,61 @@ export interface OperatorRemovalOptions extends WaitOptions, ClusterAccess {
   csv?: string;
   /** The operator's package; default the Subscription's `spec.name`, else the Subscription's name. */
   package?: string;
+  /**
+   * Also delete the CRDs the operator's CSVs own and every instance of them: instances first, while the
+   * operator still runs to finish them (their finalizers), then the operator, then the CRDs. Refused,
+   * before anything is deleted, when a CSV of another Subscription owns one of them.
+   */
+  customResources?: boolean;
+}
+
+/** A CSV that OLM copied into a target namespace of an AllNamespaces operator: not an owner of its own. */
+const isCopied = (csv: KubeObject) =>
+  field(csv, "status", "reason") === "Copied" || "olm.copiedFrom" in labelsOf(csv);
+
+/**
+ * The CRDs `csvs` own that no CSV of another Subscription owns, or an error naming those that another
+ * owns (OLM lets CSVs of several namespaces own one CRD: deleting it would break the other operator).
+ */
+export function crdsToRemove(csvs: KubeObject[], all: KubeObject[]): { crds: string[]; refused: string[] } {
+  const mine = new Set(csvs.map((c) => `${c.metadata.namespace}/${c.metadata.name}`));
+  const crds = [...new Set(csvs.flatMap(ownedCrds))].sort();
+  const refused = crds.flatMap((crd) =>
+    all
+      .filter((c) => !mine.has(`${c.metadata.namespace}/${c.metadata.name}`) && !isCopied(c))
+      .filter((c) => ownedCrds(c).includes(crd))
+      .map(
+        (c) => `CRD ${crd} is owned by ClusterServiceVersion ${c.metadata.namespace}/${c.metadata.name} too`,
+      ),
+  );
+  return { crds, refused };
+}
+
+/** Deletes every object of `kinds` (by CRD name), then waits until none is left; finalizers are the operator's. */
+async function removeAll(
+  options: OperatorRemovalOptions,
+  client: ApiClient,
+  label: string,
+  sources: SourceSpec[],
+  deleteNow: () => Promise<void>,
+): Promise<void> {
+  await deleteNow();
+  await converge({
+    ...options,
+    client,
+    waiter: label,
+    sources,
+    evaluate(view) {
+      const left = Object.values(view.sources).flatMap((objects) => objects ?? []);
+      const named = left.map(
+        (o) =>
+          `${o.kind} ${o.metadata.namespace ? `${o.metadata.namespace}/` : ""}${o.metadata.name}${o.metadata.finalizers?.length ? ` (finalizers ${o.metadata.finalizers.join(", ")})` : ""}`,
+      );
+      return left.length === 0
+        ? { state: "done", message: `${label}: gone`, result: undefined }
+        : { state: "waiting", message: `${label}: waiting for ${named.join(", ")} to go` };
+    },
+  });
 }
 
 /**
@@ -674,7 +729,7 @@ export interface OperatorRemovalOptions extends WaitOptions, ClusterAccess {
  */
 export async function uninstallOperator(
   options: OperatorRemovalOptions,
-): Promise<Outcome<{ csvs: string[] }>> {
+): Promise<Outcome<{ csvs: string[]; crds: string[] }>> {
   const client = clientOf(options);
   const { namespace } = options;
   const subscription = await withRetry(
@@ -684,7 +739,6 @@ export async function uninstallOperator(
   const pkg = options.package ?? field<string>(subscription, "spec", "name") ?? options.subscription;
   const labelSelector = operatorComponentLabel(pkg, namespace);
   const status = (subscription?.status ?? {}) as { installedCSV?: string; currentCSV?: string };
-  await withRetry(() => client.delete(KINDS.subscription, options.subscription, namespace), options);
   const labelled = await withRetry(() => client.list(KINDS.csv, { namespace, labelSelector }), options);
   const csvs = [
     ...new Set([
@@ -696,9 +750,42 @@ export async function uninstallOperator(
   ]
     .filter((c): c is string => !!c)
     .sort();
-  for (const csv of csvs) await withRetry(() => client.delete(KINDS.csv, csv, namespace), options);
   const label = `removal of operator ${namespace}/${options.subscription}`;
-  return converge({
+  let crds: KubeObject[] = [];
+  if (options.customResources) {
+    const read = await Promise.all(
+      csvs.map((n) => withRetry(() => client.get(KINDS.csv, n, namespace), options)),
+    );
+    const ours = read.filter((c): c is KubeObject => !!c);
+    const all = await withRetry(() => client.list(KINDS.csv, {}), options);
+    const { crds: names, refused } = crdsToRemove(ours, all.items);
+    if (refused.length > 0)
+      throw new Error(
+        `${label}: refusing to delete the operator's custom resources: ${refused.join("; ")}; delete that operator first, or leave customResources off`,
+      );
+    const found = await Promise.all(
+      names.map((n) => withRetry(() => client.get(KINDS.crd, n, undefined), options)),
+    );
+    crds = found.filter((c): c is KubeObject => !!c);
+    // Instances first, while the operator runs to finish them.
+    await removeAll(
+      options,
+      client,
+      `${label}: custom resources`,
+      crds.map((crd) => ({ name: crd.metadata.name, resource: kindOfCrd(crd) })),
+      async () => {
+        for (const crd of crds) {
+          const kind = kindOfCrd(crd);
+          const instances = await withRetry(() => client.list(kind, {}), options);
+          for (const o of instances.items)
+            await withRetry(() => client.delete(kind, o.metadata.name, o.metadata.namespace), options);
+        }
+      },
+    );
+  }
+  await withRetry(() => client.delete(KINDS.subscription, options.subscription, namespace), options);
+  for (const csv of csvs) await withRetry(() => client.delete(KINDS.csv, csv, namespace), options);
+  const operatorGone = await converge({
     ...options,
     client,
     waiter: label,
@@ -720,10 +807,30 @@ export async function uninstallOperator(
           .map((o) => `ClusterServiceVersion ${o.metadata.name}`),
       ];
       return left.length === 0
-        ? { state: "done", message: `${label}: gone`, result: { csvs } }
+        ? {
+            state: "done",
+            message: `${label}: gone`,
+            result: { csvs, crds: crds.map((c) => c.metadata.name) },
+          }
         : { state: "waiting", message: `${label}: waiting for ${left.join(", ")} to go` };
     },
   });
+  // Then the CRDs, each kept until its objects are gone (the API server's cleanup finalizer).
+  await removeAll(
+    options,
+    client,
+    `${label}: CRDs`,
+    crds.map((crd) => ({
+      name: crd.metadata.name,
+      resource: KINDS.crd,
+      fieldSelector: `metadata.name=${crd.metadata.name}`,
+    })),
+    async () => {
+      for (const crd of crds)
+        await withRetry(() => client.delete(KINDS.crd, crd.metadata.name, undefined), options);
+    },
+  );
+  return operatorGone;
 }
 
 // ---- Windows nodes ----
