@@ -1,5 +1,6 @@
+import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { ClusterAutoscaler, InfraNodePool, MachineConfig } from "../../../index";
+import { ClusterAutoscaler, InfraNodePool, MachineConfig, OperatorSubscription } from "../../../index";
 
 const config = new pulumi.Config();
 // Tests run the simulator fast; a wait that has not converged in a minute never will.
@@ -56,6 +57,39 @@ if (config.getBoolean("edge")) {
     wait: config.getBoolean("wait") ?? true,
     waitTimeouts,
   });
+}
+/**
+ * `operator=true`: the local-storage operator on the pool's nodes by one line (`config: infra.placement`),
+ * a LocalVolume of it in the same up, and its CRDs removed with it.
+ */
+if (infra && config.getBoolean("operator")) {
+  const storage = new OperatorSubscription("local-storage", {
+    packageName: "local-storage-operator",
+    namespace: "openshift-local-storage",
+    channel: "stable",
+    config: infra.placement,
+    removeCustomResources: true,
+    waitTimeouts,
+  });
+  new k8s.apiextensions.CustomResource(
+    "local-disks",
+    {
+      apiVersion: "local.storage.openshift.io/v1",
+      kind: "LocalVolume",
+      metadata: { name: "local-disks", namespace: storage.namespace },
+      spec: {
+        storageClassDevices: [
+          {
+            storageClassName: "local-sc",
+            volumeMode: "Filesystem",
+            fsType: "xfs",
+            devicePaths: ["/dev/nvme1n1"],
+          },
+        ],
+      },
+    },
+    { dependsOn: [storage.crdsReady] },
+  );
 }
 export const machineSets = infra?.machineSetNames;
 export const renderedConfig = infra?.renderedConfig;
