@@ -28,6 +28,8 @@ export {
   type ClusterFacts,
   type ClusterFactsArgs,
   type MachineImage,
+  type SubscriptionConfig,
+  type SubscriptionToleration,
 } from "./components";
 export type { KubeletConfiguration } from "./builders/generated/kubelet-configuration";
 import * as builders from "./builders";

@@ -21,3 +21,4 @@ export { ClusterAutoscaler, type ClusterAutoscalerArgs } from "./cluster-autosca
 export type { MachinePoolArgs } from "./machine-pool/machine-sets";
 export type { WaitArgs } from "./cluster/wait";
 export type { ClusterFacts, ClusterFactsArgs, MachineImage } from "./cluster/facts";
+export type { SubscriptionConfig, SubscriptionToleration } from "../builders/olm";
