@@ -7,6 +7,7 @@ export {
   OperatorSubscription,
   type OperatorSubscriptionArgs,
 } from "./operator-subscription/operator-subscription";
+export { ClusterExtension, type ClusterExtensionArgs } from "./cluster-extension/cluster-extension";
 export {
   MachineConfigPool,
   MachineConfig,

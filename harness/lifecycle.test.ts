@@ -334,13 +334,13 @@ describe("preview, up, refresh, --replace and destroy through the engine", funct
     assert.ok(!urns(after.deployment.resources).some((urn) => /baseline|machines-ready/.test(urn)));
   });
 
-  it("places an operator on the infra nodes by one line, creates its custom resource in the same up on a cluster without its CRDs, and removes both with it", async () => {
+  it("places an operator on the infra nodes by one line, creates its custom resource in the same up on a cluster without its CRDs, and removes both with it; installs and removes an OLM v1 extension", async () => {
     const crd = (name: string) =>
       sim.store.get({ apiVersion: "apiextensions.k8s.io/v1", kind: "CustomResourceDefinition", name });
     assert.equal(crd("localvolumes.local.storage.openshift.io"), undefined, "no CRD before the up");
-    const planned = await preview(options(["replicas=3", "operator=true"]));
+    const planned = await preview(options(["replicas=3", "operator=true", "extension=true"]));
     assert.deepEqual(planned.errors, []);
-    const up = await deploy(options(["replicas=3", "operator=true"]));
+    const up = await deploy(options(["replicas=3", "operator=true", "extension=true"]));
     assert.deepEqual(up.errors, []);
     assert.deepEqual(changes(up).sort(), changes(planned).sort());
     const ns = "openshift-local-storage";
@@ -374,8 +374,27 @@ describe("preview, up, refresh, --replace and destroy through the engine", funct
     // The operator finalizes its LocalVolumes: deleting them after it would hang.
     assert.deepEqual(volume.metadata.finalizers, ["storage.openshift.com/local-volume-protection"]);
 
-    const removed = await deploy(options(["replicas=3", "operator=false"]));
+    // OLM v1: the extension installed the highest version of its channel within the range.
+    assert.equal(up.outputs.gitopsVersion, "1.14.2");
+    const extension = sim.store.get({
+      apiVersion: "olm.operatorframework.io/v1",
+      kind: "ClusterExtension",
+      name: "openshift-gitops-operator",
+    })!;
+    assert.deepEqual(extension.metadata.finalizers?.length, 2);
+    assert.ok(crd("argocds.argoproj.io"), "the extension's CRD is installed");
+
+    const removed = await deploy(options(["replicas=3", "operator=false", "extension=false"]));
     assert.deepEqual(removed.errors, []);
+    assert.equal(
+      sim.store.get({
+        apiVersion: "olm.operatorframework.io/v1",
+        kind: "ClusterExtension",
+        name: "openshift-gitops-operator",
+      }),
+      undefined,
+    );
+    assert.equal(crd("argocds.argoproj.io"), undefined, "uninstalling the extension removed its CRD");
     assert.equal(crd("localvolumes.local.storage.openshift.io"), undefined, "no CRD left behind");
     assert.equal(crd("localvolumesets.local.storage.openshift.io"), undefined);
     assert.deepEqual(

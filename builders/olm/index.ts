@@ -14,3 +14,11 @@ export {
   type SubscriptionConfig,
   type SubscriptionToleration,
 } from "./config";
+export {
+  clusterExtension,
+  checkExtensionAgainstCatalog,
+  versionRange,
+  UPGRADE_CONSTRAINT_POLICIES,
+  type ClusterExtensionArgs,
+  type CatalogPackageContent,
+} from "./cluster-extension";

@@ -38,6 +38,7 @@ import {
   ownedCrds,
 } from "./operator";
 import { recordSightings, Sightings } from "./persistence";
+import { evaluateExtensionInstall, ExtensionResult } from "./extension";
 import {
   evaluatePoolRollout,
   generatedKey,
@@ -831,6 +832,82 @@ export async function uninstallOperator(
     },
   );
   return operatorGone;
+}
+
+// ---- OLM v1 ----
+
+export interface ExtensionOptions extends WaitOptions, ClusterAccess {
+  /** The ClusterExtension's name. */
+  extension: string;
+}
+
+function extensionInstall(options: ExtensionOptions): ConvergeOptions<ExtensionResult> {
+  const since: Sightings = {};
+  return {
+    ...options,
+    client: clientOf(options),
+    waiter: `ClusterExtension ${options.extension}`,
+    sources: [
+      {
+        name: "extension",
+        resource: KINDS.clusterExtension,
+        fieldSelector: `metadata.name=${options.extension}`,
+      },
+    ],
+    evaluate(view) {
+      const { problems, recheckMs, ...evaluation } = evaluateExtensionInstall(
+        options.extension,
+        view.sources.extension?.[0],
+        since,
+        view.elapsedMs,
+      );
+      recordSightings(since, problems, view.elapsedMs);
+      return {
+        ...evaluation,
+        needs: recheckMs === undefined ? [] : [{ type: "recheck", afterMs: recheckMs }],
+      };
+    },
+  };
+}
+
+/** Waits until operator-controller reports the ClusterExtension installed; fails on what it stops or keeps retrying. */
+export function waitForExtensionInstall(options: ExtensionOptions): Promise<Outcome<ExtensionResult>> {
+  return converge(extensionInstall(options));
+}
+
+export function observeExtensionInstall(options: ExtensionOptions): Promise<Evaluation<ExtensionResult>> {
+  return observe(extensionInstall(options));
+}
+
+/**
+ * Uninstalls a ClusterExtension: deletes it and waits until it is gone, which operator-controller allows
+ * once it has removed what the extension installed (its finalizers).
+ */
+export async function uninstallExtension(options: ExtensionOptions): Promise<Outcome<undefined>> {
+  const client = clientOf(options);
+  await withRetry(() => client.delete(KINDS.clusterExtension, options.extension, undefined), options);
+  const label = `removal of ClusterExtension ${options.extension}`;
+  return converge({
+    ...options,
+    client,
+    waiter: label,
+    sources: [
+      {
+        name: "extension",
+        resource: KINDS.clusterExtension,
+        fieldSelector: `metadata.name=${options.extension}`,
+      },
+    ],
+    evaluate(view) {
+      const left = view.sources.extension?.[0];
+      return left
+        ? {
+            state: "waiting",
+            message: `${label}: waiting for it to go (finalizers ${(left.metadata.finalizers ?? []).join(", ") || "none"})`,
+          }
+        : { state: "done", message: `${label}: gone`, result: undefined };
+    },
+  });
 }
 
 // ---- Windows nodes ----

@@ -22,6 +22,7 @@ import { startMachineConfigDaemon } from "./machine-config-daemon";
 import { startNodeController } from "./node-controller";
 import { startOlm } from "./olm";
 import { startOperands } from "./operands";
+import { startOperatorController } from "./operator-controller";
 import { startRenderController } from "./render-controller";
 import { startWmco } from "./wmco";
 import { startWorkloads } from "./workloads";
@@ -63,6 +64,7 @@ const CONTROLLERS = [
   startBootImageController,
   startWorkloads,
   startOperands,
+  startOperatorController,
 ];
 
 export function startControllers(options: StartControllersOptions): RunningControllers {

@@ -1,6 +1,12 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { ClusterAutoscaler, InfraNodePool, MachineConfig, OperatorSubscription } from "../../../index";
+import {
+  ClusterAutoscaler,
+  ClusterExtension,
+  InfraNodePool,
+  MachineConfig,
+  OperatorSubscription,
+} from "../../../index";
 
 const config = new pulumi.Config();
 // Tests run the simulator fast; a wait that has not converged in a minute never will.
@@ -91,5 +97,15 @@ if (infra && config.getBoolean("operator")) {
     { dependsOn: [storage.crdsReady] },
   );
 }
+// `extension=true`: an operator through OLM v1, its version range checked against the catalog at preview.
+const gitops = config.getBoolean("extension")
+  ? new ClusterExtension("gitops", {
+      packageName: "openshift-gitops-operator",
+      channels: ["latest"],
+      version: ">=1.14.0, <1.15.0",
+      waitTimeouts,
+    })
+  : undefined;
+export const gitopsVersion = gitops?.installedVersion;
 export const machineSets = infra?.machineSetNames;
 export const renderedConfig = infra?.renderedConfig;
