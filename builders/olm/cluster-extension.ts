@@ -115,6 +115,8 @@ export function checkExtensionAgainstCatalog(
         (c) => content.channels[c],
       );
       const versions = [...new Set(inChannels)].sort(semver.compareLoose);
+      // No channel of those chosen exists: their errors say it.
+      if (versions.length === 0) return;
       if (versions.some((v) => range && semver.satisfies(v, range, { loose: true }))) return;
       throw new InputError(
         "version",
