@@ -60,6 +60,8 @@ const DECLARE: Record<string, (shared: SharedArgs) => void> = {
       channel: "stable",
       ...shared,
     }),
+  ClusterExtension: (shared) =>
+    new components.ClusterExtension("gitops", { packageName: "openshift-gitops-operator", ...shared }),
   MachineConfigPool: (shared) => new components.MachineConfigPool("gpu", { ...shared }),
   ClusterAutoscaler: (shared) =>
     new components.ClusterAutoscaler("autoscaler", { provider: shared.provider }),

@@ -817,20 +817,21 @@ export async function uninstallOperator(
     },
   });
   // Then the CRDs, each kept until its objects are gone (the API server's cleanup finalizer).
-  await removeAll(
-    options,
-    client,
-    `${label}: CRDs`,
-    crds.map((crd) => ({
-      name: crd.metadata.name,
-      resource: KINDS.crd,
-      fieldSelector: `metadata.name=${crd.metadata.name}`,
-    })),
-    async () => {
-      for (const crd of crds)
-        await withRetry(() => client.delete(KINDS.crd, crd.metadata.name, undefined), options);
-    },
-  );
+  if (crds.length > 0)
+    await removeAll(
+      options,
+      client,
+      `${label}: CRDs`,
+      crds.map((crd) => ({
+        name: crd.metadata.name,
+        resource: KINDS.crd,
+        fieldSelector: `metadata.name=${crd.metadata.name}`,
+      })),
+      async () => {
+        for (const crd of crds)
+          await withRetry(() => client.delete(KINDS.crd, crd.metadata.name, undefined), options);
+      },
+    );
   return operatorGone;
 }
 

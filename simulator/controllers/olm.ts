@@ -49,8 +49,6 @@ const SUCCEEDED: CsvPhaseStep = {
   reason: "InstallSucceeded",
   message: "install strategy completed with no errors",
 };
-/** How long a CSV may stay Installing before OLM fails it with "install timeout". */
-const INSTALL_TIMEOUT_MS = 5 * 60_000;
 /** Reasons of a Failed CSV whose cause OLM re-checks, each moving it back to Pending once gone. */
 const INSTALL_MODE_REASONS = ["NoOperatorGroup", "TooManyOperatorGroups", "UnsupportedOperatorGroup"];
 
@@ -662,7 +660,7 @@ export function startOlm(ctx: ControllerContext): StopFn {
         const since = Date.parse(
           field<string>(store.get(keyOf(K.csv, name, namespace)), "status", "lastTransitionTime") ?? "",
         );
-        const left = since + INSTALL_TIMEOUT_MS - clock.now().getTime();
+        const left = since + delays.installTimeout - clock.now().getTime();
         if (field(store.get(keyOf(K.csv, name, namespace)), "status", "phase") !== "Installing") return;
         if (left <= 0)
           return setCsvPhase(csv, {
