@@ -117,7 +117,11 @@ export class InfraNodePool extends pulumi.ComponentResource {
   declare public readonly readyMachineCount: pulumi.Output<number | undefined>;
   /** The rendered config the pool's nodes run, once waited for. */
   declare public readonly renderedConfig: pulumi.Output<string | undefined>;
-  /** nodeSelector and tolerations that place a workload on this pool (for your own infra workloads). */
+  /**
+   * nodeSelector and tolerations that place a workload on this pool (your own infra workloads, an
+   * operator's `config`). Known at preview; whatever takes it depends on the pool's rollout (its
+   * MachineSets without waiting), so it is created once the nodes that will run it are there.
+   */
   declare public readonly placement: pulumi.Output<NodePlacement>;
   /** At preview, what the pool's declared settings do to its nodes (also logged on the component). */
   declare public readonly rolloutImpact: pulumi.Output<PoolImpact | undefined>;
@@ -262,7 +266,11 @@ export class InfraNodePool extends pulumi.ComponentResource {
     this.machineConfigPool = pool;
     this.readyMachineCount = rollout ? rollout.readyMachineCount : pulumi.output(undefined);
     this.renderedConfig = rollout ? rollout.renderedConfig : pulumi.output(undefined);
-    this.placement = placement;
+    // Known at preview (a URN is), and carrying the rollout as a dependency to whatever takes it.
+    const hosts: pulumi.Output<unknown> = rollout
+      ? rollout.urn
+      : machineSets.resources.apply((sets) => pulumi.all(sets.map((set) => set.urn)));
+    this.placement = pulumi.all([placement, hosts]).apply(([p]) => p as NodePlacement);
     this.rolloutImpact = record.impact(rollout);
     this.registerOutputs({
       rolloutImpact: this.rolloutImpact,

@@ -1448,6 +1448,8 @@ describe("waiting core: an operator's life as OLM runs it", function () {
       installedCSV: head,
       phase: "Succeeded",
       approvedInstallPlan: moved.result.approvedInstallPlan,
+      // WMCO owns no CRD.
+      crds: [],
     });
     assert.deepEqual(approvedPlans(), [pinned, head]);
   });

@@ -731,6 +731,7 @@ describe("the operator waits", () => {
       installedCSV: "pkg.v1",
       phase: "Succeeded",
       approvedInstallPlan: "install-1",
+      crds: [],
     });
     assert.deepEqual(run.messages, [
       "operator ops/sub: reading InstallPlans",
@@ -749,7 +750,8 @@ describe("the operator waits", () => {
     client.put(KINDS.subscription, subscription({}, { installedCSV: "pkg.v1", currentCSV: "pkg.v1" }));
     client.put(KINDS.csv, csv("pkg.v1", "Succeeded"));
     const outcome = await waitForOperatorInstall({ client, namespace: NS, subscription: "sub", timeoutMs });
-    assert.deepEqual(outcome.result, { installedCSV: "pkg.v1", phase: "Succeeded" });
+    assert.deepEqual(outcome.result, { installedCSV: "pkg.v1", phase: "Succeeded", crds: [] });
+    // A CSV whose install strategy has no Deployment needs none listed.
     assert.deepEqual(seen, ["subscriptions: ", "clusterserviceversions: "]);
   });
 
@@ -792,7 +794,11 @@ describe("the operator waits", () => {
       timeoutMs,
     });
     assert.equal(evaluation.message, "operator ops/sub: pkg.v1 Installing");
-    assert.deepEqual(evaluation.needs, []);
+    // Its Deployments are read (listed once, as everything an observation reads); nothing is asked again.
+    assert.deepEqual(
+      evaluation.needs?.map((n) => n.type === "source" && n.source.name),
+      ["deployments"],
+    );
   });
 
   it("uninstalls: the Subscription first, then every CSV it names or the package's label finds, and waits until they are gone", async () => {
@@ -862,7 +868,7 @@ describe("the operator waits", () => {
       "removal of operator ops/sub: waiting for ClusterServiceVersion pkg.v3 to go",
       "removal of operator ops/sub: gone",
     ]);
-    assert.deepEqual(outcome.result, { csvs: ["pkg.v-old", "pkg.v0", "pkg.v1", "pkg.v2"] });
+    assert.deepEqual(outcome.result, { csvs: ["pkg.v-old", "pkg.v0", "pkg.v1", "pkg.v2"], crds: [] });
   });
 
   it("finds the package's CSVs by the package given, else the Subscription's, else its own name", async () => {

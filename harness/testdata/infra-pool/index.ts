@@ -1,5 +1,12 @@
+import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { ClusterAutoscaler, InfraNodePool, MachineConfig } from "../../../index";
+import {
+  ClusterAutoscaler,
+  ClusterExtension,
+  InfraNodePool,
+  MachineConfig,
+  OperatorSubscription,
+} from "../../../index";
 
 const config = new pulumi.Config();
 // Tests run the simulator fast; a wait that has not converged in a minute never will.
@@ -57,5 +64,48 @@ if (config.getBoolean("edge")) {
     waitTimeouts,
   });
 }
+/**
+ * `operator=true`: the local-storage operator on the pool's nodes by one line (`config: infra.placement`),
+ * a LocalVolume of it in the same up, and its CRDs removed with it.
+ */
+if (infra && config.getBoolean("operator")) {
+  const storage = new OperatorSubscription("local-storage", {
+    packageName: "local-storage-operator",
+    namespace: "openshift-local-storage",
+    channel: "stable",
+    config: infra.placement,
+    removeCustomResources: true,
+    waitTimeouts,
+  });
+  new k8s.apiextensions.CustomResource(
+    "local-disks",
+    {
+      apiVersion: "local.storage.openshift.io/v1",
+      kind: "LocalVolume",
+      metadata: { name: "local-disks", namespace: storage.namespace },
+      spec: {
+        storageClassDevices: [
+          {
+            storageClassName: "local-sc",
+            volumeMode: "Filesystem",
+            fsType: "xfs",
+            devicePaths: ["/dev/nvme1n1"],
+          },
+        ],
+      },
+    },
+    { dependsOn: [storage.crdsReady] },
+  );
+}
+// `extension=true`: an operator through OLM v1, its version range checked against the catalog at preview.
+const gitops = config.getBoolean("extension")
+  ? new ClusterExtension("gitops", {
+      packageName: "openshift-gitops-operator",
+      channels: ["latest"],
+      version: ">=1.14.0, <1.15.0",
+      waitTimeouts,
+    })
+  : undefined;
+export const gitopsVersion = gitops?.installedVersion;
 export const machineSets = infra?.machineSetNames;
 export const renderedConfig = infra?.renderedConfig;
