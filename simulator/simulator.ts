@@ -65,7 +65,18 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     if (unserved.includes(crd.plural)) continue;
     const object = structuredClone(crd.object) as KubeObject;
     establishCrd(object, clock.now());
-    store.create(object);
+    // A directory exported from a cluster (crds:export) also holds the CRDs the seed installs (OLM v1's): its definition wins.
+    const seeded = store.get({
+      apiVersion: object.apiVersion,
+      kind: object.kind,
+      name: object.metadata.name,
+    });
+    if (seeded)
+      store.update({
+        ...object,
+        metadata: { ...object.metadata, resourceVersion: seeded.metadata.resourceVersion },
+      });
+    else store.create(object);
   }
   const controllers = startControllers({ store, clock, platform, schemas });
   let api: ApiServer;
