@@ -55,8 +55,9 @@ export function machineConfigNodesOf(
     const named = new Map(all.map((m) => [m.metadata.name, m]));
     return nodes.flatMap((n) => named.get(n.metadata.name) ?? []);
   }
-  if (nodes.some((n) => view.sources[`${BY_NAME}${n.metadata.name}`] === undefined)) return undefined;
-  return nodes.flatMap((n) => view.sources[`${BY_NAME}${n.metadata.name}`] ?? []);
+  const listed = nodes.map((n) => view.sources[`${BY_NAME}${n.metadata.name}`]);
+  if (listed.some((objects) => objects === undefined)) return undefined;
+  return (listed as KubeObject[][]).flat();
 }
 
 const conditionsOf = (mcn: KubeObject) => field<Condition[]>(mcn, "status", "conditions") ?? [];
