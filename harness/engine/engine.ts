@@ -11,9 +11,7 @@
  * stack's lock, the program, and the checkpoint written at the end.
  */
 import * as fs from "node:fs";
-import { Fixtures } from "../fixtures";
 import { Cluster } from "../kube";
-import type { Project } from "../project";
 import {
   Checkpoint,
   CheckpointResource,
@@ -23,39 +21,15 @@ import {
   saveCheckpoint,
 } from "./checkpoint";
 import { Deployment } from "./deployment";
-import type { Diagnostic, EngineEvent } from "./diagnostics";
-import { Registration, startMonitor } from "./monitor";
+import { startMonitor } from "./monitor";
+import type { EngineOptions } from "./options";
 import type { PlanStep } from "./plan";
 import { runProgram } from "./program";
 import { runYamlProgram } from "./yaml-program";
 import { refreshResources } from "./refresh";
 import type { Props } from "./rpc";
 
-export interface EngineOptions {
-  project: Project;
-  kubeconfigPath: string;
-  statePath?: string;
-  fixtures: Fixtures;
-  /** URNs or names of resources to replace even when nothing changed (`--replace`). */
-  replace?: string[];
-  onEvent?: (event: EngineEvent) => void;
-  /** Every diagnostic, as the CLI receives them to print under each resource. */
-  onDiagnostic?: (diagnostic: Diagnostic) => void;
-  /** Extra environment for the program and the dynamic-provider host. */
-  env?: NodeJS.ProcessEnv;
-  /** Every registration the program (or a component package's provider) made, as the engine received it. */
-  onRegistration?: (registration: Registration) => void;
-  /**
-   * How the engine waits between Creation's tries (default: the real time); tests pass their own, as
-   * await.go's tests give Creation a clock.
-   */
-  sleep?: (ms: number) => Promise<void>;
-  /**
-   * A refresh drops the pending creates a killed operation left, which every other operation keeps
-   * (`pulumi refresh --clear-pending-creates`, refresh.go): the user has checked what they made.
-   */
-  clearPendingCreates?: boolean;
-}
+export type { EngineOptions } from "./options";
 
 export interface EngineResult {
   ok: boolean;

@@ -153,7 +153,7 @@ describe("the engine holds programs to pulumi-kubernetes' rules", function () {
     assert.deepEqual((await destroy(secret([]))).errors, []);
   });
 
-  it("imports an existing object as an import step, then applies what the program declares differently, and fails on a missing one (step.go, ImportStep.Apply)", async () => {
+  it("imports an existing object as an import step, then applies what the program declares differently, and fails on a missing one (step.go, ImportStep.Apply); refuses to replace it while the program still imports it (step_generator.go)", async () => {
     await kubectl(sim.kubeconfigPath, [
       "create",
       "configmap",
@@ -175,6 +175,24 @@ describe("the engine holds programs to pulumi-kubernetes' rules", function () {
     const state = up.state.deployment.resources.find((r) => r.urn === urnOf("adopted"));
     assert.equal(state?.importID, "default/adopted");
     assert.deepEqual(changes(await preview(adopt)), [], "imported once: the next preview plans nothing");
+    // A replacement would change the ID the program still gives (step_generator.go): a warning at
+    // preview, a failure at up.
+    const warnings: string[] = [];
+    const rewritten = stackOf("adopted", ["import=default/adopted", "value=two"]);
+    const replacing = await preview({
+      ...rewritten,
+      onDiagnostic: (d) => void (d.severity === "warning" && warnings.push(d.message)),
+    });
+    assert.deepEqual(changes(replacing), ["replace adopted"]);
+    assert.deepEqual(warnings, [
+      'previously-imported resources that still specify an ID may not be replaced; please remove the `import` declaration from your program;\ndata: {"value":"one"} => {"value":"two"}',
+    ]);
+    const refused = await deploy(rewritten);
+    assert.match(
+      refused.errors.join("\n"),
+      /^ConfigMap adopted: previously-imported resources that still specify an ID/,
+    );
+    assert.equal(live("ConfigMap", "adopted")?.metadata.uid, uid, "not replaced");
 
     const missing = await deploy(stackOf("missing", ["import=default/missing"]));
     assert.equal(missing.ok, false);
@@ -376,9 +394,9 @@ describe("the engine holds programs to pulumi-kubernetes' rules", function () {
     assert.equal(live("ConfigMap", "before")?.metadata.uid, uid, "the same object");
     assert.deepEqual((await destroy(stack([]))).errors, []);
   });
-  it("keeps a dynamic resource its provider made but could not initialize in the state with its id, and updates it on the next up (step.go, InitErrors)", async () => {
-    const stack = (env: NodeJS.ProcessEnv): DeployOptions => ({
-      project: loadProject(INIT_FAILURE, "dev"),
+  it("keeps a dynamic resource its provider made but could not initialize in the state with its id, and updates it on the next up (step.go, InitErrors); replaces it when a path replaceOnChanges covers changes, its old half deleted after or, with deleteBeforeReplace, before (step_generator.go, diffResource, applyReplaceOnChanges)", async () => {
+    const stack = (env: NodeJS.ProcessEnv, config: string[] = []): DeployOptions => ({
+      project: loadProject(INIT_FAILURE, "dev", config),
       kubeconfigPath: sim.kubeconfigPath,
       statePath: path.join(dir, "init-failure.json"),
       env,
@@ -395,6 +413,38 @@ describe("the engine holds programs to pulumi-kubernetes' rules", function () {
     assert.deepEqual(changes(retried), ["update made"], "updated though its inputs did not change");
     const ready = retried.state.deployment.resources.find((r) => r.urn.endsWith("::made"));
     assert.equal(ready?.initErrors, undefined);
+
+    // Its provider has no diff: the engine diffs the inputs and replaceOnChanges covers what changed.
+    const log = path.join(dir, "made.log");
+    const calls = () => fs.readFileSync(log, "utf8").trim().split("\n");
+    const grown = await deploy(stack({ MADE_LOG: log }, ["size=2", 'replaceOnChanges=["size"]']));
+    assert.deepEqual(grown.errors, []);
+    assert.deepEqual(
+      grown.plan.filter((s) => s.op !== "same").map((s) => [s.op, s.diffs]),
+      [["replace", ["size"]]],
+    );
+    assert.deepEqual(
+      calls(),
+      ["create made-2 in a", "delete made-1"],
+      "created before the old one is deleted",
+    );
+    const moved = await deploy(
+      stack({ MADE_LOG: log }, [
+        "size=2",
+        "zone=b",
+        'replaceOnChanges=["spec.zone"]',
+        "deleteBeforeReplace=true",
+      ]),
+    );
+    assert.deepEqual(moved.errors, []);
+    assert.deepEqual(
+      moved.plan.filter((s) => s.op !== "same").map((s) => [s.op, s.diffs]),
+      [["replace", ["spec.zone"]]],
+    );
+    assert.deepEqual(calls().slice(2), ["delete made-2", "create made-2 in b"], "deleted first");
+    const malformed = await preview(stack({}, ["size=3", "zone=b", 'replaceOnChanges=["spec["]']));
+    assert.equal(malformed.ok, false);
+    assert.match(malformed.errors.join("\n"), /made: missing closing bracket in array index/);
   });
   it("keeps a secret nested in an input secret in the outputs at the same path, never plaintext in the checkpoint (provider_plugin.go, annotateSecrets)", async () => {
     const options = stackOf("nested", ["secretValue=true", "value=n3sted-s3cret"]);

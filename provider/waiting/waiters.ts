@@ -49,6 +49,9 @@ import {
   reportsDegradedNodes,
 } from "./pool";
 import {
+  MACHINE_CONFIG_NODES_BY_NAME_UP_TO,
+  machineConfigNodeSources,
+  machineConfigNodesOf,
   meanNodeTimings,
   NodeTimings,
   observedNodeTimings,
@@ -82,32 +85,16 @@ export function clientOf(access: ClusterAccess): ApiClient {
 
 export interface PoolRolloutOptions extends WaitOptions, ClusterAccess, PoolRolloutTarget {}
 
-/**
- * The MachineConfigNodes of the pool's nodes, each read by name: the daemon names each as its node and
- * labels none (upgrade_monitor.go GenerateAndApplyMachineConfigNodes), and a custom resource's field
- * selectors know only metadata.name and metadata.namespace, so asking for them by name is how a large
- * cluster costs the wait what its pool does. Undefined until each is listed, null once the cluster
- * answered that it does not serve them.
- */
-function poolMachineConfigNodes(
-  view: View,
-  nodes: KubeObject[] | undefined,
-): KubeObject[] | null | undefined {
-  // Only these sources are `servedOrNull`: a null in the view is one of them answering 404.
-  if (Object.values(view.sources).some((objects) => objects === null)) return null;
-  const prefix = `${KINDS.machineConfigNode.kind}/`;
-  if (!nodes || nodes.some((n) => view.sources[`${prefix}${n.metadata.name}`] === undefined))
-    return undefined;
-  return nodes.flatMap((n) => view.sources[`${prefix}${n.metadata.name}`] ?? []);
-}
-
 /** The reads whose key starts with `prefix`, keyed by the rest (`mc/<name>` by `<name>`). */
 function fetchedUnder(view: View, prefix: string): Record<string, KubeObject | null | undefined> {
   const under = Object.entries(view.fetched).filter(([key]) => key.startsWith(prefix));
   return Object.fromEntries(under.map(([key, object]) => [key.slice(prefix.length), object]));
 }
 
-function poolRollout(options: PoolRolloutOptions): ConvergeOptions<PoolRolloutResult> {
+function poolRollout(
+  options: PoolRolloutOptions,
+  machineConfigNodesByNameUpTo = MACHINE_CONFIG_NODES_BY_NAME_UP_TO,
+): ConvergeOptions<PoolRolloutResult> {
   const { pool: name, machineConfigs, deletedMachineConfigs } = options;
   const { kubeletConfigs = [], containerRuntimeConfigs = [] } = options;
   const target: PoolRolloutTarget = {
@@ -126,8 +113,13 @@ function poolRollout(options: PoolRolloutOptions): ConvergeOptions<PoolRolloutRe
   const initial: { seen?: boolean; renderDegraded?: Condition } = {};
   // Each node's steps as last seen in this rollout: its conditions are reset once it is updated.
   const timings: Record<string, NodeTimings> = {};
+  const timed = new WeakSet<KubeObject>();
   const since: Sightings = {};
   const inherited: Inherited = {};
+  // Once the pool has had more nodes than are read by name, all MachineConfigNodes are read for the rest
+  // of the wait, however the pool changes: a pool about the cutoff does not switch back and forth (the
+  // few watches by name opened before stay open until the wait ends).
+  const machineConfigNodes = { all: false };
 
   return {
     ...options,
@@ -144,8 +136,8 @@ function poolRollout(options: PoolRolloutOptions): ConvergeOptions<PoolRolloutRe
       // one the MCO cannot convert) manages no node, and nothing is listed for it.
       const nodeQuery = labelSelectorQuery(field<LabelSelector>(pool, "spec", "nodeSelector"));
       const nodes = view.sources.nodes ?? undefined;
-      const machineConfigNodes = poolMachineConfigNodes(view, nodes);
-      noteInherited(inherited, pool, nodes, machineConfigNodes);
+      const mcns = machineConfigNodesOf(view, nodes);
+      noteInherited(inherited, pool, nodes, mcns);
       const { problems, recheckMs, ...evaluation } = evaluatePoolRollout(target, {
         pool,
         machineConfigs: fetchedUnder(view, "mc/"),
@@ -154,14 +146,17 @@ function poolRollout(options: PoolRolloutOptions): ConvergeOptions<PoolRolloutRe
         containerRuntimeConfigs: listedByName(view, KINDS.containerRuntimeConfig, containerRuntimeConfigs),
         generated: fetchedUnder(view, "generated/"),
         nodes,
-        machineConfigNodes,
+        machineConfigNodes: mcns,
         initialRenderDegraded: initial.renderDegraded,
         inherited,
         since,
         nowMs: view.elapsedMs,
       });
       recordSightings(since, problems ?? [], view.elapsedMs);
-      for (const mcn of machineConfigNodes ?? []) {
+      for (const mcn of mcns ?? []) {
+        // Each object once: the view hands the same object until an event replaces it.
+        if (timed.has(mcn)) continue;
+        timed.add(mcn);
         const seen = observedNodeTimings(mcn);
         if (poolOfMachineConfigNode(mcn) === name && Object.keys(seen).length > 0)
           timings[mcn.metadata.name] = seen;
@@ -200,14 +195,11 @@ function poolRollout(options: PoolRolloutOptions): ConvergeOptions<PoolRolloutRe
       }
       if (recheckMs !== undefined) needs.push({ type: "recheck", afterMs: recheckMs });
       if (evaluation.needs.machineConfigNodes && nodes) {
-        // Clusters before MachineConfigNodes answer their list with 404: the node annotations decide
-        // then. One node's is asked first, so that such a cluster is asked once.
-        const probed = Object.keys(view.sources).some((k) =>
-          k.startsWith(`${KINDS.machineConfigNode.kind}/`),
-        );
-        const names = nodes.map((n) => n.metadata.name).slice(0, probed ? undefined : 1);
-        for (const source of byName(KINDS.machineConfigNode, undefined, names))
-          needs.push({ type: "source", source: { ...source, servedOrNull: true } });
+        // Clusters before MachineConfigNodes answer their list with 404: the node annotations decide then.
+        machineConfigNodes.all ||= nodes.length > machineConfigNodesByNameUpTo;
+        const names = nodes.map((n) => n.metadata.name);
+        for (const source of machineConfigNodeSources(names, view, machineConfigNodes.all))
+          needs.push({ type: "source", source });
       }
       return { ...evaluation, needs };
     },
@@ -217,6 +209,17 @@ function poolRollout(options: PoolRolloutOptions): ConvergeOptions<PoolRolloutRe
 /** Waits until the pool has rolled out the given MachineConfigs (see `pool.ts` for the exact rule). */
 export function waitForPoolRollout(options: PoolRolloutOptions): Promise<Outcome<PoolRolloutResult>> {
   return converge(poolRollout(options));
+}
+
+/**
+ * The pool wait reading MachineConfigNodes by name up to another count of nodes than the default:
+ * `npm run bench:wait` sets the two ways side by side (Infinity: by name whatever the pool).
+ */
+export function waitForPoolRolloutReading(
+  options: PoolRolloutOptions,
+  machineConfigNodesByNameUpTo: number,
+): Promise<Outcome<PoolRolloutResult>> {
+  return converge(poolRollout(options, machineConfigNodesByNameUpTo));
 }
 
 export function observePoolRollout(options: PoolRolloutOptions): Promise<Evaluation<PoolRolloutResult>> {

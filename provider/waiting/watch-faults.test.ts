@@ -13,6 +13,7 @@ import { observePoolRollout, waitForAutoscalersReady, waitForMachineSetsReady } 
 import { WATCH_IDLE_MS } from "./reflector";
 import {
   createMachineSet,
+  DEADLINE_MS,
   K,
   keyOf,
   machineConfig,
@@ -105,7 +106,7 @@ for (const protocol of ["https", "http"] as const) {
       const outcome = await waitForMachineSetsReady({
         client,
         machineSets: [name],
-        timeoutMs: options.timeoutMs ?? 10_000,
+        timeoutMs: options.timeoutMs ?? DEADLINE_MS,
         clock: options.clock,
       });
       assert.equal(outcome.result.readyMachineCount, options.replicas ?? 1);
@@ -209,11 +210,11 @@ for (const protocol of ["https", "http"] as const) {
         await waitForMachineSetsReady({
           client: recordingClient(sim.kubeconfig),
           machineSets: [bare],
-          timeoutMs: 10_000,
+          timeoutMs: DEADLINE_MS,
         });
         const measure = async () => {
           const client = recordingClient(sim.kubeconfig);
-          const again = await waitForMachineSetsReady({ client, machineSets: pools, timeoutMs: 10_000 });
+          const again = await waitForMachineSetsReady({ client, machineSets: pools, timeoutMs: DEADLINE_MS });
           assert.equal(again.result.readyMachineCount, 5);
           return client;
         };
@@ -305,7 +306,7 @@ for (const protocol of ["https", "http"] as const) {
         const ready = await waitForAutoscalersReady({
           client: scaler,
           autoscalers: [name],
-          timeoutMs: 10_000,
+          timeoutMs: DEADLINE_MS,
         });
         assert.equal(ready.result.readyMachineCount, 3);
         // The autoscaler and its MachineSet by name, not the namespace's (as a client-go user reads one).
@@ -329,7 +330,7 @@ for (const protocol of ["https", "http"] as const) {
           client: pooled,
           pool: name,
           machineConfigs: [`99-${name}`],
-          timeoutMs: 10_000,
+          timeoutMs: DEADLINE_MS,
         });
         // The phase is read from the MachineConfigNode that now names the new pool (the operator applies
         // each node's with its primary pool: MCO pkg/operator/sync.go syncMachineConfigNodes).

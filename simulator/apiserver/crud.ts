@@ -41,9 +41,10 @@ export function get(backend: Backend, request: Request, target: Target): void {
 function selected(backend: Backend, request: Request, target: Target): KubeObject[] {
   const labels = parseLabelSelector(request.query.get("labelSelector") ?? "");
   const fields = parseFieldSelector(request.query.get("fieldSelector") ?? "", target.resource.kind);
-  return backend.store
-    .list(apiVersion(target), target.resource.kind, { namespace: target.namespace })
-    .filter((o) => labels(o.metadata.labels) && fields(o));
+  return backend.store.list(apiVersion(target), target.resource.kind, {
+    namespace: target.namespace,
+    where: (o) => labels(o.metadata.labels) && fields(o),
+  });
 }
 
 export function list(backend: Backend, request: Request, target: Target): void {
