@@ -42,6 +42,8 @@ export interface Simulator {
   /** The kubeconfig's content (cluster CA, server URL, current token). */
   readonly kubeconfig: string;
   server: string;
+  /** PEM of the CA that signed the server's certificate; empty over plain HTTP. */
+  caCert: string;
   /** The bearer token clients must present now. */
   readonly token: string;
   store: MemoryStore;
@@ -123,6 +125,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       return api.kubeconfig;
     },
     server: api.url,
+    caCert: api.caCert,
     get token() {
       return api.token;
     },

@@ -90,10 +90,16 @@ for (const protocol of ["https", "http"] as const) {
     /** Scales a new pool of one MachineSet to `replicas` and waits for it, the fault set up by `inject`. */
     async function poolWith(
       inject: (client: ReturnType<typeof recordingClient>, create: () => void) => void,
-      options: { clock?: FakeClock; timeoutMs?: number; replicas?: number; createLate?: boolean } = {},
+      options: {
+        clock?: FakeClock;
+        timeoutMs?: number;
+        replicas?: number;
+        createLate?: boolean;
+        kubeconfig?: string;
+      } = {},
     ) {
       const name = `infra-${protocol}-${++n}`;
-      const client = recordingClient(sim.kubeconfig);
+      const client = recordingClient(options.kubeconfig ?? sim.kubeconfig, options.clock);
       const create = () =>
         createMachineSet(sim, name, {
           replicas: options.replicas ?? 1,
