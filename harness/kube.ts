@@ -12,6 +12,8 @@ import {
   VersionApi,
 } from "@kubernetes/client-node";
 import { createHash } from "node:crypto";
+import * as fs from "node:fs";
+import { currentContext } from "../provider/waiting/kubeconfig";
 import { apiError, ApiError, parseRetryAfter, sendRetried } from "../provider/waiting/retry";
 
 const K8S_TYPE = /^kubernetes:([^:]+):([^:]+)$/;
@@ -237,24 +239,68 @@ function mergeFields(a: Record<string, unknown>, b: Record<string, unknown>): Re
 }
 
 export class Cluster {
-  private readonly api: KubernetesObjectApi;
-  private readonly versionApi: VersionApi;
+  private api!: KubernetesObjectApi;
+  private versionApi!: VersionApi;
   private minor?: Promise<number>;
+  /** The token file of the kubeconfig's user, as client-go names it (`tokenFile`), and what it held. */
+  private readonly tokenFile?: string;
+  private token?: string;
 
   /** `pause`: how a request waits before it is sent again (the real time unless a test gives its own). */
   constructor(
-    kubeconfig: string,
+    private readonly kubeconfig: string,
     private readonly pause: (ms: number) => Promise<void> = sleep,
   ) {
+    const user = currentContext(kubeconfig).user ?? {};
+    if (typeof user.tokenFile === "string" && user.tokenFile !== "" && !user.token)
+      this.tokenFile = user.tokenFile;
+    this.connect();
+  }
+
+  /**
+   * Makes the clients from the kubeconfig. client-go reads a user's `tokenFile` (the in-cluster
+   * configuration's, provider/dynamic/credentials.ts), which client-node knows only as the file of its
+   * `tokenFile` auth provider (FileAuth, read again every minute, as client-go's cached token source).
+   */
+  private connect(): void {
     const kc = new KubeConfig();
-    kc.loadFromString(kubeconfig);
+    kc.loadFromString(this.kubeconfig);
+    if (this.tokenFile) {
+      const name = kc.getCurrentUser()?.name;
+      const authProvider = { name: "tokenFile", config: { tokenFile: this.tokenFile } };
+      kc.users = kc.users.map((u) => (u.name === name ? { ...u, authProvider } : u));
+      this.token = fs.readFileSync(this.tokenFile, "utf8");
+    }
     this.api = KubernetesObjectApi.makeApiClient(kc);
     this.versionApi = kc.makeApiClient(VersionApi);
   }
 
+  /**
+   * After a 401: whether the token file now holds another token than the clients read, in which case
+   * they are made again to read it. A kubelet-rotated token stays valid until it expires, which a
+   * minute's cache outlives; a token revoked at once (the simulator's rotateToken) is met this way, as
+   * the waiting core's client meets it (api.ts, `renewed`).
+   */
+  private renewed(error: unknown): boolean {
+    if (!(error instanceof ApiException && error.code === 401) || !this.tokenFile) return false;
+    if (fs.readFileSync(this.tokenFile, "utf8") === this.token) return false;
+    this.connect();
+    return true;
+  }
+
   /** Sends a request of `method` on `object` (or a path) as client-go's rest client does (`retried`). */
-  private send<T>(method: string, object: KubernetesObject | string, request: () => Promise<T>): Promise<T> {
-    return retried(method, typeof object === "string" ? object : describeObject(object), request, this.pause);
+  private async send<T>(
+    method: string,
+    object: KubernetesObject | string,
+    request: () => Promise<T>,
+  ): Promise<T> {
+    const what = typeof object === "string" ? object : describeObject(object);
+    try {
+      return await retried(method, what, request, this.pause);
+    } catch (error) {
+      if (!this.renewed(error)) throw error;
+      return retried(method, what, request, this.pause);
+    }
   }
 
   /** The server's Kubernetes minor version (`/version`, `32+` read as 32), asked once. */

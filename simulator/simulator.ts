@@ -27,6 +27,11 @@ export interface SimulatorOptions {
   /** Bearer token clients use (default: random). */
   token?: string;
   /**
+   * Where to write a service account's `token`, `ca.crt` and `namespace`, as the kubelet mounts them
+   * in a pod, for in-cluster clients; the token file follows `faults.rotateToken()`.
+   */
+  serviceAccountDir?: string;
+  /**
    * Plurals of resources the cluster does not serve, as an OpenShift from before them (e.g.
    * `machineconfignodes`): no CRD, 404 on their paths. Controllers may still keep such objects in the
    * store, where no client can see them.
@@ -78,6 +83,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       port: options.port,
       token: options.token,
       kubeconfigPath: options.kubeconfigPath,
+      serviceAccountDir: options.serviceAccountDir,
       now: () => clock.now(),
       unserved,
       protocol: options.protocol,

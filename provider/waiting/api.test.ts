@@ -643,6 +643,37 @@ describe("the API client against a scripted API server", function () {
     }
   });
 
+  it("sends a request refused with 401 once more when its token file was rotated since it was read, and only then", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "api-test-"));
+    try {
+      const tokenFile = join(dir, "token");
+      writeFileSync(tokenFile, "old");
+      let valid = "old";
+      handler = (req, res) =>
+        req.headers.authorization === `Bearer ${valid}`
+          ? send(res, 200, { metadata: { name: "n" } })
+          : send(res, 401, status(401, "Unauthorized", "Unauthorized"));
+      const rotating = createApiClient(kubeconfig(base, { tokenFile }), { clock });
+      await rotating.get(KINDS.node, "n");
+      // The kubelet wrote a new token and the old one is refused before the client's next read.
+      writeFileSync(tokenFile, "new");
+      valid = "new";
+      assert.equal((await rotating.get(KINDS.node, "n"))?.metadata.name, "n");
+      assert.deepEqual(
+        seen.map((s) => s.headers.authorization),
+        ["Bearer old", "Bearer old", "Bearer new"],
+      );
+      assert.equal(rotating.requests, 3);
+      // A token refused as it is in the file is not sent again: the 401 is the answer.
+      valid = "other";
+      const refused = await failure(rotating.get(KINDS.node, "n"));
+      assert.equal(refused.status, 401);
+      assert.equal(seen.length, 4);
+    } finally {
+      rmSync(dir, { recursive: true });
+    }
+  });
+
   describe("credentials computed by @kubernetes/client-node", function () {
     it("an exec plugin's token over plain http (client-node refuses http unless TLS verification is off)", async () => {
       handler = (_req, res) => send(res, 200, { metadata: { name: "n" } });

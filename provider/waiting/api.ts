@@ -87,14 +87,26 @@ export interface ApiClientOptions {
   clock?: Clock;
 }
 
+/** A request to send: its line, body and headers, what cancels it, and whether it opens a watch. */
+interface Outgoing {
+  method: string;
+  path: string;
+  body?: string;
+  headers: Record<string, string>;
+  signal?: AbortSignal;
+  watch: boolean;
+}
+
 interface Connection {
   server: URL;
   options(): Promise<RequestOptions>;
+  /** After a 401 to a request sent with `sent` as its Authorization: whether a new token is at hand. */
+  renewed?(sent: string | undefined): boolean;
 }
 
-function connectionFor(kubeconfig: string): Connection {
-  const given = staticConnection(kubeconfig);
-  if (given) return { server: given.server, options: async () => given.options() };
+function connectionFor(kubeconfig: string, clock: Clock): Connection {
+  const given = staticConnection(kubeconfig, () => clock.now());
+  if (given) return { server: given.server, options: async () => given.options(), renewed: given.renewed };
   // An exec plugin, an auth provider or a proxy: the client computes the credentials and the agent.
   // Loaded lazily so that serialized providers require the package at run time, not capture it.
   const { KubeConfig } = require("@kubernetes/client-node") as typeof import("@kubernetes/client-node");
@@ -156,9 +168,9 @@ function statusError(response: IncomingMessage, body: string): ApiError {
 }
 
 export function createApiClient(kubeconfig: string, clientOptions: ApiClientOptions = {}): ApiClient {
-  const connection = connectionFor(kubeconfig);
-  const requestTimeoutMs = clientOptions.requestTimeoutMs ?? 30_000;
   const clock = clientOptions.clock ?? systemClock;
+  const connection = connectionFor(kubeconfig, clock);
+  const requestTimeoutMs = clientOptions.requestTimeoutMs ?? 30_000;
   const state = { requests: 0 };
 
   /** Sends a request again while the per-request policy says so, pausing on the client's clock. */
@@ -173,16 +185,24 @@ export function createApiClient(kubeconfig: string, clientOptions: ApiClientOpti
     });
   }
 
-  async function send(
-    method: string,
-    path: string,
-    body: string | undefined,
-    headers: Record<string, string>,
-    signal: AbortSignal | undefined,
-    watch: boolean,
-  ): Promise<IncomingMessage> {
-    if (signal?.aborted) throw apiError("aborted", { code: "ABORTED" });
+  /**
+   * Sends a request once; a 401 to a token read from a file that now holds another one (rotated
+   * before the token's next read: TOKEN_FILE_REREAD_MS) is sent once more with the new token.
+   */
+  async function send(outgoing: Outgoing): Promise<IncomingMessage> {
+    // Before the credentials: an exec plugin's are not computed for a request nobody waits for.
+    if (outgoing.signal?.aborted) throw apiError("aborted", { code: "ABORTED" });
     const opts = await connection.options();
+    const response = await sendWith(opts, outgoing);
+    const sent = (opts.headers as Record<string, string> | undefined)?.Authorization;
+    if (response.statusCode !== 401 || !connection.renewed?.(sent)) return response;
+    response.resume();
+    return sendWith(await connection.options(), outgoing);
+  }
+
+  async function sendWith(opts: RequestOptions, outgoing: Outgoing): Promise<IncomingMessage> {
+    const { method, path, body, headers, signal, watch } = outgoing;
+    if (signal?.aborted) throw apiError("aborted", { code: "ABORTED" });
     const url = connection.server;
     const basePath = url.pathname.replace(/\/$/, "");
     const isHttps = url.protocol === "https:";
@@ -239,7 +259,7 @@ export function createApiClient(kubeconfig: string, clientOptions: ApiClientOpti
     signal: AbortSignal | undefined,
   ): Promise<{ status: number; value: unknown }> {
     return retried({ method, path }, signal, async () => {
-      const response = await send(method, path, body, headers, signal, false);
+      const response = await send({ method, path, body, headers, signal, watch: false });
       let text: string;
       try {
         text = await readBody(response);
@@ -320,7 +340,7 @@ export function createApiClient(kubeconfig: string, clientOptions: ApiClientOpti
         });
       // Tried again until the server accepts the watch; what happens after that is the reflector's.
       const response = await retried({ method: "GET", path, watch: true }, signal, async () => {
-        const answer = await send("GET", path, undefined, {}, signal, true);
+        const answer = await send({ method: "GET", path, headers: {}, signal, watch: true });
         if (answer.statusCode === 200) return answer;
         let text = "";
         try {
