@@ -151,7 +151,7 @@ function ended(run: Run<unknown>): boolean {
 }
 
 /** Watches are taken for silent in a row this many times before the progress line says so. */
-export const SILENCES_TOLD = 2;
+const SILENCES_TOLD = 2;
 
 /**
  * What keeps going wrong with the watches, for the progress line: `; watches of nodes silent 3 times

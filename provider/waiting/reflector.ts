@@ -5,10 +5,10 @@
  * retry 429, 5xx and network failures with backoff. Each watch is bounded and watched for silence: a
  * silent one (a connection that died without a word, half-open behind a load balancer, or a proxy that
  * holds streamed answers until they end) is replaced within minutes by a list, then a watch, so that a
- * wait behind such a proxy still learns what the cluster did, by polling. What the objects mean is not its business: it hands
- * the store to whoever asked after every change (see `converge.ts` for the evaluation half). A source
- * whose resource only newer clusters serve says so itself (`servedOrNull`): one list both finds out and
- * seeds the store, instead of a probe before it.
+ * wait behind such a proxy still learns what the cluster did, by polling. What the objects mean is not
+ * its business: it hands the store to whoever asked after every change (see `converge.ts` for the
+ * evaluation half). A source whose resource only newer clusters serve says so itself
+ * (`servedOrNull`): one list both finds out and seeds the store, instead of a probe before it.
  */
 import { ApiClient, Selectors } from "./api";
 import { Clock } from "./clock";
