@@ -7,7 +7,7 @@ import { currentContext } from "../provider/waiting/kubeconfig";
 import { Simulator } from "../simulator/simulator";
 import { simulatorForSuite } from "../test/harness-simulator";
 import { K } from "../test/simulator-fixture";
-import { deploy, DeployResult } from "./deploy";
+import { deploy, DeployOptions, DeployResult } from "./deploy";
 import { DYNAMIC_TYPE_PREFIX } from "./dynamic";
 import { installedProgram } from "./installed";
 import { loadProject } from "./project";
@@ -52,14 +52,23 @@ describe("deploy harness: credentials renewed between runs", function () {
 
   it("shows no change to any waiter after the token is renewed, and removes a pool and destroys the stack with the new token", async () => {
     const statePath = path.join(dir, "state.json");
-    const run = (config: string[]) =>
+    const run = (config: string[], onEvent?: DeployOptions["onEvent"]) =>
       deploy({
         project: loadProject(installedProgram(INFRA_POOL), "dev", config),
         kubeconfigPath: sim.kubeconfigPath,
         statePath,
+        onEvent,
       });
 
-    const up = await run(["edge=true"]);
+    // A 2-second storm of 429 (Retry-After 1) as the first pool's wait starts: the engine's requests,
+    // the waiters' and the preview's reads are tried again after it (client-go's rest client), in time.
+    let storm = false;
+    const up = await run(["edge=true"], (e) => {
+      if (storm || e.phase !== "start" || !e.type.endsWith("PoolRollout")) return;
+      storm = true;
+      sim.faults.failRequestsFor(2, 429, 1);
+    });
+    assert.ok(storm);
     assert.deepEqual(up.errors, []);
     assert.equal(poolObjects("edge").length, 3, poolObjects("edge").join(", "));
     assert.equal(poolObjects("infra").length, 3, poolObjects("infra").join(", "));

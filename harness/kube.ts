@@ -183,7 +183,7 @@ export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(r
  * retry policy both follow: an answer's status, Retry-After and Status message, or the network code
  * of a request that got none (client-node puts the fetch failure's under `cause`).
  */
-export function asApiError(error: unknown): ApiError {
+function asApiError(error: unknown): ApiError {
   if (error instanceof ApiException) {
     const headers = (error.headers ?? {}) as Record<string, string>;
     const header = Object.entries(headers).find(([k]) => k.toLowerCase() === "retry-after")?.[1];
@@ -219,6 +219,7 @@ function retried<T>(
 ): Promise<T> {
   return sendRetried({ method, path: what }, request, { sleep: pause, asApiError });
 }
+
 interface ManagedFieldsEntry {
   manager?: string;
   operation?: string;

@@ -198,6 +198,12 @@ describe("retry policy: per request, as client-go's rest client", () => {
     assert.equal(restRetryAfterMs(timedOut, get, 0), undefined);
     assert.equal(restRetryAfterMs(timedOut, { method: "GET", watch: true }, 0), 1000);
     assert.equal(restRetryAfterMs(timedOut, { method: "POST", watch: true }, 0), undefined);
+    const refused = apiError("refused", { code: "ECONNREFUSED" });
+    assert.equal(
+      restRetryAfterMs(refused, { method: "GET", watch: true }, 0),
+      undefined,
+      "a watch's only timeout",
+    );
     assert.equal(restRetryAfterMs(new Error("invalid kubeconfig"), get, 0), undefined);
     assert.equal(restRetryAfterMs(undefined, get, 0), undefined);
     assert.equal(restRetryAfterMs("text", get, 0), undefined);
