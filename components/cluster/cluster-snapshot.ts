@@ -18,15 +18,14 @@ import { MACHINE_API_NAMESPACE, ROLE_LABEL } from "../../primitives/openshift";
 import { machinesSelector } from "../../provider/waiting/machineset";
 import { createApiClient } from "../../provider/waiting/api";
 import { KINDS, KubeObject, ResourceKind } from "../../provider/waiting/kinds";
-import { apiError, ApiError, describeApiError, withRetry } from "../../provider/waiting/retry";
+import { ApiError, describeApiError } from "../../provider/waiting/retry";
 
-/** How long a preview waits to learn whether the cluster answers at all. */
-const REACHABILITY_TIMEOUT_MS = 10_000;
 /**
- * How long a read that failed for a passing reason (429, 5xx, a dropped connection) is retried: one
- * failed read now costs every component its answer, not just the one that sent it.
+ * How long a preview waits to learn whether the cluster answers at all. Every read, this one
+ * included, is tried again as pulumi-kubernetes' reads are (the client's per-request policy, retry.ts):
+ * one failed read costs every component its answer, not just the one that sent it.
  */
-const RETRY_MS = 5_000;
+const REACHABILITY_TIMEOUT_MS = 10_000;
 
 /** The node configuration objects a pool renders, in the order a render merges them. */
 export const CONFIG_KINDS = [KINDS.machineConfig, KINDS.kubeletConfig, KINDS.containerRuntimeConfig];
@@ -58,22 +57,14 @@ export function readCluster(kubeconfig: string): ClusterSnapshot {
     if (!reads.has(key)) reads.set(key, read());
     return reads.get(key) as Promise<T>;
   };
-  const retried = <T>(request: () => Promise<T>) => withRetry(request, { timeoutMs: RETRY_MS });
-  const configuration = () => client.get(KINDS.machineConfiguration, "cluster");
-  // The first read of the MachineConfiguration is the reachability probe, bounded on its own.
-  const probe = () =>
-    once("probe", () => {
-      const signal = AbortSignal.timeout(REACHABILITY_TIMEOUT_MS);
-      return client.get(KINDS.machineConfiguration, "cluster", undefined, signal).catch((e: ApiError) => {
-        throw signal.aborted
-          ? apiError(`no answer within ${REACHABILITY_TIMEOUT_MS} ms`, { code: "ETIMEDOUT" })
-          : e;
-      });
-    });
+  // The first read of the MachineConfiguration is the reachability probe: each of its tries is
+  // bounded on its own, and one that gets no answer in time is not tried again.
+  const prober = createApiClient(kubeconfig, { requestTimeoutMs: REACHABILITY_TIMEOUT_MS });
+  const probe = () => once("probe", () => prober.get(KINDS.machineConfiguration, "cluster"));
   const list = (kind: ResourceKind) =>
     once(kind.plural, async () => {
       const selectors = kind === KINDS.machineConfig ? { labelSelector: ROLE_LABEL } : {};
-      const { items } = await retried(() => client.list(kind, selectors));
+      const { items } = await client.list(kind, selectors);
       return items.map((o) => ({ ...o, kind: kind.kind }));
     });
   return {
@@ -84,41 +75,33 @@ export function readCluster(kubeconfig: string): ClusterSnapshot {
           (e: ApiError) => (e.status === undefined ? describeApiError(e) : undefined),
         ),
       ),
-    machineConfiguration: () =>
-      once("machineConfiguration", () => {
-        let attempt: () => Promise<KubeObject | undefined> = probe;
-        return retried(() => {
-          const sent = attempt();
-          attempt = configuration;
-          return sent;
-        });
-      }),
+    machineConfiguration: probe,
     pool: async (name) => (await list(KINDS.pool)).find((p) => p.metadata.name === name),
     objects: list,
     machineConfig: (name) =>
       once(`machineConfig/${name}`, async () => {
-        const mc = await retried(() => client.get(KINDS.machineConfig, name));
+        const mc = await client.get(KINDS.machineConfig, name);
         return mc && { ...mc, kind: KINDS.machineConfig.kind };
       }),
     machineSets: () =>
       once("machineSets", async () => {
         const selectors = { namespace: MACHINE_API_NAMESPACE };
-        return (await retried(() => client.list(KINDS.machineSet, selectors))).items;
+        return (await client.list(KINDS.machineSet, selectors)).items;
       }),
     machines: (machineSets) => {
       const labelSelector = machinesSelector(machineSets);
       return once(`machines/${labelSelector}`, async () => {
         const selectors = { namespace: MACHINE_API_NAMESPACE, labelSelector };
-        return (await retried(() => client.list(KINDS.machine, selectors))).items;
+        return (await client.list(KINDS.machine, selectors)).items;
       });
     },
     objectsIn: (kind, namespace) =>
       once(`${kind.plural}.${kind.group}/${namespace}`, async () => {
-        return (await retried(() => client.list(kind, { namespace }))).items;
+        return (await client.list(kind, { namespace })).items;
       }),
     object: (kind, name, namespace) =>
       once(`${kind.plural}.${kind.group}/${namespace ?? ""}/${name}`, () =>
-        retried(() => client.get(kind, name, namespace)),
+        client.get(kind, name, namespace),
       ),
   };
 }

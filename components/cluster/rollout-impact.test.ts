@@ -1,5 +1,8 @@
 import * as assert from "node:assert/strict";
+import * as fs from "node:fs";
 import * as net from "node:net";
+import * as os from "node:os";
+import * as path from "node:path";
 import * as pulumi from "@pulumi/pulumi";
 import {
   createMachineSet,
@@ -10,7 +13,9 @@ import {
   Simulator,
   startTestSimulator,
   storeUntil,
+  workerNodes,
 } from "../../test/simulator-fixture";
+import { SERVICE_ACCOUNT_DIR_ENV } from "../../provider/dynamic/credentials";
 import { AWS_INFRA_ID, mocks, resetMocks, settle, valueOf, withObjects } from "../../test/mocks";
 import {
   KubeletConfig,
@@ -73,9 +78,11 @@ describe("rollout impact at preview, against the cluster", function () {
 
   it("asks a cluster that does not answer once per preview, not once per pool and object", async () => {
     let connections = 0;
+    // It answers no TLS handshake: a failure no request is tried again after (a reset would be, as
+    // client-go tries a GET again, retry.ts).
     const server = net.createServer((socket) => {
       connections++;
-      socket.destroy();
+      socket.write("not an API server\r\n");
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     const { port } = server.address() as net.AddressInfo;
@@ -103,7 +110,7 @@ describe("rollout impact at preview, against the cluster", function () {
         warnings.filter((w) => /rollout impact unknown: the cluster does not answer/.test(w));
       for (let i = 0; i < 200 && asked().length < 3; i++) await new Promise((r) => setTimeout(r, 50));
       assert.equal(asked().length, 3, warnings.join("\n"));
-      assert.equal(connections, 1);
+      assert.equal(connections, 1, warnings.join("\n"));
     } finally {
       Object.assign(pulumi.log, { warn: original });
       server.close();
@@ -120,6 +127,77 @@ describe("rollout impact at preview, against the cluster", function () {
       impact?.causes.map((c) => `${c.kind} ${c.name} of ${c.source}`),
       ["file /etc/chrony.conf of 99-worker-chrony"],
     );
+  });
+
+  it("says when the change drains the node the program runs on, in a pod of the cluster, once per pool and run", async () => {
+    const serviceAccount = fs.mkdtempSync(path.join(os.tmpdir(), "runner-sa-"));
+    fs.writeFileSync(path.join(serviceAccount, "token"), sim.token);
+    fs.writeFileSync(path.join(serviceAccount, "namespace"), "pulumi\n");
+    const [worker] = workerNodes(sim);
+    const master = sim.store
+      .list("v1", "Node")
+      .find((n) => n.metadata.labels?.["node-role.kubernetes.io/master"] !== undefined)!;
+    // The operator's workspace pod, as its StatefulSet names it; the pod's hostname is its name.
+    sim.store.create({
+      apiVersion: "v1",
+      kind: "Pod",
+      metadata: { name: "infra-stack-workspace-0", namespace: "pulumi" },
+      spec: { nodeName: worker.metadata.name, containers: [{ name: "pulumi", image: "pulumi/pulumi" }] },
+    });
+    const saved = { ...process.env };
+    const warnings: string[] = [];
+    const said: string[] = [];
+    const original = { warn: pulumi.log.warn, info: pulumi.log.info };
+    Object.assign(pulumi.log, {
+      warn: (message: string) => warnings.push(message),
+      info: (message: string) => said.push(message),
+    });
+    const run = async (env: NodeJS.ProcessEnv) => {
+      Object.assign(process.env, env);
+      warnings.length = 0;
+      said.length = 0;
+      await resetMocks(undefined, { preview: true });
+      const files = (n: string) => [{ path: `/etc/${n}.conf`, contents: { text: n } }];
+      await Promise.all(
+        ["a", "b"].map((n) =>
+          valueOf(
+            new MachineConfig(`99-worker-runner-${n}`, {
+              role: "worker",
+              files: files(n),
+              kubeconfig: sim.kubeconfig,
+            }).rolloutImpact,
+          ),
+        ),
+      );
+      // The impacts may resolve before their lines are said (see "asks a cluster that does not answer").
+      const lines = () => said.filter((line) => line.startsWith("pool worker: new render")).length;
+      for (let i = 0; i < 200 && lines() < 2; i++) await new Promise((r) => setTimeout(r, 50));
+      await new Promise((r) => setTimeout(r, 100));
+      return warnings.filter((w) => w.includes("this program runs"));
+    };
+    try {
+      const inPod = {
+        KUBERNETES_SERVICE_HOST: "127.0.0.1",
+        KUBERNETES_SERVICE_PORT: new URL(sim.server).port,
+        [SERVICE_ACCOUNT_DIR_ENV]: serviceAccount,
+        HOSTNAME: "infra-stack-workspace-0",
+      };
+      assert.deepEqual(await run(inPod), [
+        `pool worker: this program runs in pod pulumi/infra-stack-workspace-0 on node ${worker.metadata.name}, ` +
+          "which this change drains: the runner can be evicted during up, which then stops with the stack " +
+          "locked and the rollout unwatched; run it on nodes of a pool the change does not drain (docs/in-cluster.md)",
+      ]);
+      // The downward API's node name comes first; a runner on a control-plane node is not drained.
+      assert.deepEqual(await run({ ...inPod, NODE_NAME: master.metadata.name }), []);
+      // Outside a pod, nothing is said (components/cluster/runner.test.ts: nor in one of another cluster).
+      assert.deepEqual(await run({ NODE_NAME: worker.metadata.name, KUBERNETES_SERVICE_HOST: "" }), []);
+    } finally {
+      Object.assign(pulumi.log, original);
+      for (const key of Object.keys(process.env)) if (!(key in saved)) delete process.env[key];
+      Object.assign(process.env, saved);
+      fs.rmSync(serviceAccount, { recursive: true, force: true });
+      sim.store.delete(keyOf({ apiVersion: "v1", kind: "Pod" }, "infra-stack-workspace-0", "pulumi"));
+    }
   });
 
   it("follows the cluster's node disruption policy and pool settings; a KubeletConfig reboots", async () => {
@@ -576,11 +654,17 @@ describe("rollout impact at preview: the cluster read once per run, whatever the
     assert.deepEqual(
       warnings.filter((w) => w.includes("rollout impact")).sort(),
       ["edge", "edge", "gpu", "gpu"].map(
-        (pool) => `warning: [runtime] pool ${pool}: rollout impact unknown: injected fault: InternalError`,
+        (pool) =>
+          `warning: [runtime] pool ${pool}: rollout impact unknown: injected fault: InternalError ` +
+          "(GET /apis/operator.openshift.io/v1/machineconfigurations/cluster: gave up after 11 tries)",
       ),
     );
-    // The pools' other reads (boot images, machine specs), logged as they answer, only warn too.
+    // The pools' other reads (boot images, machine specs), logged as they answer, only warn too,
+    // each naming the read that gave up.
     for (const warning of warnings)
-      assert.match(warning, /^warning: \[runtime\] .* unknown: injected fault: InternalError$/);
+      assert.match(
+        warning,
+        /^warning: \[runtime\] .* unknown: injected fault: InternalError \(GET \/\S+: gave up after 11 tries\)$/,
+      );
   });
 });

@@ -20,6 +20,7 @@ import { differsFromDeclared, machineSpecChange, MachineReplacementPolicy } from
 import { field, type KubeObject } from "../../provider/waiting/kinds";
 import { machinesOf } from "../../provider/waiting/machineset";
 import { ClusterSnapshot, CONFIG_KINDS, readCluster } from "./cluster-snapshot";
+import { runnerDrainedWarning, runnerPlace } from "./runner";
 
 /** The settings of a MachineConfigPool that pace or hold its rollouts. */
 export interface PoolSettings {
@@ -193,11 +194,34 @@ const snapshots = new WeakMap<object, Map<string, ClusterSnapshot>>();
  */
 const declaredPools = new WeakMap<object, Set<string>>();
 
-function poolsOfThisRun(): Set<string> {
+/** The pools whose change drains the runner's node, said once per program run (runner.ts). */
+const runnerDrainedPools = new WeakMap<object, Set<string>>();
+
+/** This program run's entry of a per-run set. */
+function ofThisRun(sets: WeakMap<object, Set<string>>): Set<string> {
   const run = pulumi.runtime.getMonitor() ?? NO_RUN;
-  let pools = declaredPools.get(run);
-  if (!pools) declaredPools.set(run, (pools = new Set()));
-  return pools;
+  let set = sets.get(run);
+  if (!set) sets.set(run, (set = new Set()));
+  return set;
+}
+
+function poolsOfThisRun(): Set<string> {
+  return ofThisRun(declaredPools);
+}
+
+/** Warns, once per pool and run, when the change drains the node this program runs on. */
+async function warnIfRunnerDrained(
+  parent: pulumi.Resource,
+  cluster: ClusterSnapshot,
+  kubeconfig: string,
+  impact: PoolImpact,
+): Promise<void> {
+  if (!impact.drain || impact.paused || impact.machineCount === 0) return;
+  const place = await runnerPlace(cluster, kubeconfig);
+  const warned = ofThisRun(runnerDrainedPools);
+  if (place?.pool !== impact.pool || warned.has(impact.pool)) return;
+  warned.add(impact.pool);
+  pulumi.log.warn(runnerDrainedWarning(impact.pool, place), parent);
 }
 
 export function clusterOfThisRun(kubeconfig: string): ClusterSnapshot {
@@ -253,6 +277,7 @@ function previewImpact<T>(
             : `pool ${poolName}: not in the cluster yet: its nodes boot with its first render`,
           parent,
         );
+        if (impact) await warnIfRunnerDrained(parent, cluster, config, impact);
         return impact;
       } catch (e) {
         pulumi.log.warn(`pool ${poolName}: rollout impact unknown: ${(e as Error).message}`, parent);

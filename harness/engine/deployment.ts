@@ -115,7 +115,7 @@ export class Deployment implements Host, StepContext {
     this.diagnostics.secrets.add(text, true);
     if (settings.kubeconfig && fs.existsSync(settings.kubeconfig))
       this.diagnostics.secrets.add(fs.readFileSync(settings.kubeconfig, "utf8"), true);
-    const cluster = new Cluster(text);
+    const cluster = new Cluster(text, this.options.sleep);
     this.clusters.set(urn, cluster);
     return cluster;
   }

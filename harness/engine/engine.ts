@@ -117,7 +117,7 @@ export function update(options: EngineOptions, dryRun: boolean): Promise<EngineR
 async function updateStack(options: EngineOptions, dryRun: boolean): Promise<EngineResult> {
   const checkpoint = loadCheckpoint(options.statePath);
   const prior = priorMap(checkpoint);
-  const cluster = new Cluster(fs.readFileSync(options.kubeconfigPath, "utf8"));
+  const cluster = new Cluster(fs.readFileSync(options.kubeconfigPath, "utf8"), options.sleep);
   let address = "";
   const deployment = new Deployment(options, dryRun, prior, cluster, () => address);
   // What this deployment did, then what it did not touch yet (or kept when it failed before deleting them).
@@ -185,7 +185,7 @@ export function destroy(options: EngineOptions, dryRun = false): Promise<EngineR
 
 async function destroyStack(options: EngineOptions, dryRun: boolean): Promise<EngineResult> {
   const checkpoint = loadCheckpoint(options.statePath);
-  const cluster = new Cluster(fs.readFileSync(options.kubeconfigPath, "utf8"));
+  const cluster = new Cluster(fs.readFileSync(options.kubeconfigPath, "utf8"), options.sleep);
   const deployment = new Deployment(options, dryRun, priorMap(checkpoint), cluster, () => "127.0.0.1:0");
   const remaining = () => checkpoint.deployment.resources.filter((r) => !deployment.deleted.has(r.urn));
   if (!dryRun) deployment.persist = () => save(options, checkpoint, remaining(), deployment.pending.values());
@@ -209,7 +209,7 @@ export function refresh(options: EngineOptions): Promise<EngineResult> {
 
 async function refreshStack(options: EngineOptions): Promise<EngineResult> {
   const checkpoint = loadCheckpoint(options.statePath);
-  const cluster = new Cluster(fs.readFileSync(options.kubeconfigPath, "utf8"));
+  const cluster = new Cluster(fs.readFileSync(options.kubeconfigPath, "utf8"), options.sleep);
   const deployment = new Deployment(options, false, priorMap(checkpoint), cluster, () => "127.0.0.1:0");
   try {
     const { plan, resources } = await refreshResources(deployment, checkpoint.deployment.resources);

@@ -23,8 +23,8 @@ export interface EngineOptions {
   /** Every registration the program (or a component package's provider) made, as the engine received it. */
   onRegistration?: (registration: Registration) => void;
   /**
-   * How the engine waits between Creation's tries (default: the real time); tests pass their own, as
-   * await.go's tests give Creation a clock.
+   * How the engine waits between Creation's tries and between a request's tries (default: the real
+   * time); tests pass their own, as await.go's tests give Creation a clock.
    */
   sleep?: (ms: number) => Promise<void>;
   /**

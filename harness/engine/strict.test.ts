@@ -12,7 +12,7 @@ import { Simulator } from "../../simulator/simulator";
 import { simulatorForSuite } from "../../test/harness-simulator";
 import { changes, kubectl } from "../../test/stack-life";
 import { deploy, DeployOptions, destroy, preview } from "../deploy";
-import { Cluster, CSA_FIELD_MANAGER, fieldManager } from "../kube";
+import { Cluster, CSA_FIELD_MANAGER, describeKubeError, fieldManager } from "../kube";
 import { cancelStack, Checkpoint, loadCheckpoint, lockDir, lockStack, saveCheckpoint } from "./checkpoint";
 import { loadProject } from "../project";
 import { isSecret, reveal } from "../secrets";
@@ -333,6 +333,52 @@ describe("the engine holds programs to pulumi-kubernetes' rules", function () {
     );
     assert.equal(applied.metadata?.name, "retried");
     await cluster.delete(applied);
+  });
+  it("gives a request up after 10 tries again, naming it, its status and its tries (rest/client.go, maxRetries 10)", async () => {
+    const slept: number[] = [];
+    const cluster = new Cluster(
+      fs.readFileSync(sim.kubeconfigPath, "utf8"),
+      async (ms) => void slept.push(ms),
+    );
+    sim.faults.failNextRequests(11, 429, 1);
+    const error = await cluster.read("v1", "Namespace", "default").catch((e: unknown) => e);
+    assert.equal(
+      describeKubeError(error),
+      "429: injected fault: TooManyRequests (GET v1 Namespace default: gave up after 11 tries)",
+    );
+    assert.deepEqual(slept, Array<number>(10).fill(1000));
+    assert.equal(sim.faults.status().pendingErrors, 0);
+  });
+  it("applies through a storm of 429 that outlasts no request's tries, and fails a create one outlasts naming it, keeping the state as it was; the next up creates it (rest/with_retry.go)", async () => {
+    const options = stackOf("storm", []);
+    // A storm longer than a request's 11 tries, whose pauses the engine takes at once.
+    const failed = await deploy({
+      ...options,
+      sleep: async () => undefined,
+      onEvent: (e) => {
+        if (e.phase === "start" && e.operation === "create") sim.faults.failRequestsFor(3600, 429, 1);
+      },
+    });
+    sim.faults.reset();
+    assert.equal(failed.ok, false);
+    assert.match(
+      failed.errors.join("\n"),
+      /^ConfigMap storm: .*injected fault: TooManyRequests \(POST v1 ConfigMap default\/storm: gave up after 11 tries\)/,
+    );
+    assert.equal(stateOf(failed, "storm"), undefined);
+    assert.equal(live("ConfigMap", "storm"), undefined);
+    // A 2-second storm with Retry-After 1 as the create starts: its tries outlast it, in real time.
+    const through = await deploy({
+      ...options,
+      onEvent: (e) => {
+        if (e.phase === "start" && e.operation === "create") sim.faults.failRequestsFor(2, 429, 1);
+      },
+    });
+    assert.deepEqual(through.errors, []);
+    assert.deepEqual(changes(through), ["create storm"]);
+    assert.ok(stateOf(through, "storm"));
+    assert.ok(live("ConfigMap", "storm"));
+    assert.deepEqual((await destroy(options)).errors, []);
   });
   it("tries a read again one second after its connection was reset, but not a write, whose retry could apply it twice (client-go rest/request.go, isErrRetryableFunc; with_retry.go, IsNextRetry)", async () => {
     const cluster = new Cluster(fs.readFileSync(sim.kubeconfigPath, "utf8"));

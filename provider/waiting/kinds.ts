@@ -36,6 +36,7 @@ function kind(
 
 export const KINDS = {
   node: kind("", "v1", "Node", "nodes", false),
+  pod: kind("", "v1", "Pod", "pods", true),
   secret: kind("", "v1", "Secret", "secrets", true),
   namespace: kind("", "v1", "Namespace", "namespaces", false),
   runtimeClass: kind("node.k8s.io", "v1", "RuntimeClass", "runtimeclasses", false),

@@ -5,6 +5,7 @@
 import { MACHINE_API_NAMESPACE, operatorComponentLabel } from "../../primitives/openshift";
 import { LabelSelector, labelSelectorQuery } from "../../primitives/selectors";
 import { ApiClient, createApiClient } from "./api";
+import type { Clock } from "./clock";
 import { withRetry } from "./retry";
 import {
   converge,
@@ -75,10 +76,11 @@ export interface ClusterAccess {
   client?: ApiClient;
 }
 
-export function clientOf(access: ClusterAccess): ApiClient {
+/** The client of `access`; one made from its kubeconfig pauses between a request's tries on the wait's clock. */
+export function clientOf(access: ClusterAccess & { clock?: Clock }): ApiClient {
   if (access.client) return access.client;
   if (!access.kubeconfig) throw new Error("a kubeconfig (or a client) is required to reach the cluster");
-  return createApiClient(access.kubeconfig);
+  return createApiClient(access.kubeconfig, { clock: access.clock });
 }
 
 // ---- pool rollout ----
