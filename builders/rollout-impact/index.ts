@@ -34,6 +34,6 @@ export {
   type ImpactCause,
   type PoolImpact,
 } from "./impact";
-export { poolConfigsFrom, rolesOfPool, poolLabel, type ObjectLike } from "./pool-configs";
+export { poolConfigsFrom, poolLabel, type ObjectLike } from "./pool-configs";
 export { impactLine, impactMarkdown, describeAction, formatDuration } from "./format";
 export { impactSincePrevious, type DeploymentRecord } from "./baseline";

@@ -15,6 +15,8 @@ import {
   resolveMaxUnavailable,
   rolloutImpact,
 } from ".";
+import { mergeMachineConfigs } from "../../simulator/controllers/machineconfig";
+import { missingFromRender } from "../../provider/waiting/pool";
 
 const ED25519_KEY =
   "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIEA+tJeMH79euQY0M9qNe7AHHTb+bh9E8m/O+GK2Qg3B a@example.com";
@@ -303,5 +305,74 @@ describe("rollout impact: the configs a pool renders", () => {
     ];
     const selected = poolConfigsFrom("infra", objects, infraPool).kubeletConfigs?.map((k) => k.metadata.name);
     assert.deepEqual(selected, ["by-role", "by-expression"]);
+  });
+});
+
+// One model of a render (primitives/render-order.ts), which the preview, the pool waiter and the
+// simulator's render controller share: machine-config-operator pkg/controller/common/helpers.go
+// MergeMachineConfigs (worker-role configs first, then the pool's own, each by name) over the configs
+// pkg/controller/render/render_controller.go getMachineConfigsForPool selects.
+describe("rollout impact: the MCO's merge order, shared with the waiter and the simulator", () => {
+  const chrony = (name: string, role: string, server: string) =>
+    machineConfig({
+      name,
+      role,
+      files: [{ path: "/etc/chrony.conf", contents: { text: `pool ${server}\n` } }],
+    });
+  const objects = (worker: string, infra: string) =>
+    [chrony("99-worker-chrony", "worker", worker), chrony("50-infra-chrony", "infra", infra)].map((m) => ({
+      ...m,
+      kind: "MachineConfig",
+    }));
+  const infraImpact = (before: ReturnType<typeof objects>, after: ReturnType<typeof objects>) =>
+    rolloutImpact({
+      pool: "infra",
+      before: poolConfigsFrom("infra", before, undefined),
+      after: poolConfigsFrom("infra", after, undefined),
+      machineCount: 3,
+    });
+
+  it("a custom pool's own config wins over the worker config it inherits, in the preview, the waiter and the simulator", () => {
+    const now = objects("a", "b");
+    // The worker's file is overridden on infra nodes: changing it renders nothing new there.
+    assert.equal(infraImpact(now, objects("c", "b")).newRender, false);
+    const own = infraImpact(now, objects("a", "c"));
+    assert.deepEqual([own.newRender, own.causes[0].source], [true, "50-infra-chrony"]);
+    // The simulator's render holds the infra config's file, which is what the waiter expects of it.
+    const merged = mergeMachineConfigs(now as never);
+    const file = merged.config?.storage?.files?.find((f) => f.path === "/etc/chrony.conf");
+    assert.equal(file?.contents?.source, now[1].spec.config.storage!.files![0].contents.source);
+    const rendered = { metadata: { name: "rendered-infra-1" }, spec: merged } as never;
+    assert.equal(missingFromRender(rendered, now as never), undefined);
+  });
+
+  it("a custom pool renders the worker pool's generated kubelet config under its own", () => {
+    const workerKubelet = (maxPods: number) => ({
+      kind: "KubeletConfig",
+      metadata: { name: "worker-kubelet" },
+      spec: {
+        machineConfigPoolSelector: {
+          matchLabels: { "pools.operator.machineconfiguration.openshift.io/worker": "" },
+        },
+        kubeletConfig: { maxPods },
+      },
+    });
+    const infraKubelet = kubeletConfig({
+      name: "infra-kubelet",
+      pool: "infra",
+      kubeletConfig: { maxPods: 100 },
+    });
+    const infra = (...more: object[]) => poolConfigsFrom("infra", more as never, undefined);
+    const change = (before: PoolConfigs, after: PoolConfigs) =>
+      rolloutImpact({ pool: "infra", before, after, machineCount: 3 });
+    // 99-worker-generated-kubelet (role worker) is selected by the infra pool, so its change reaches it ...
+    const inherited = change(infra(workerKubelet(250)), infra(workerKubelet(500)));
+    assert.deepEqual(
+      [inherited.newRender, inherited.causes[0].source],
+      [true, "99-worker-generated-kubelet"],
+    );
+    // ... unless the pool's own 99-infra-generated-kubelet, merged after it, writes the same file.
+    const own = { ...infraKubelet, kind: "KubeletConfig" };
+    assert.equal(change(infra(workerKubelet(250), own), infra(workerKubelet(500), own)).newRender, false);
   });
 });
