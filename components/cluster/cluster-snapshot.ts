@@ -51,6 +51,26 @@ export interface ClusterSnapshot {
   object(kind: ResourceKind, name: string, namespace?: string): Promise<KubeObject | undefined>;
 }
 
+/**
+ * Aborts after `ms` of time in which the process could have heard an answer: counted in ticks of a
+ * second, a tick that comes late counting once. A preview's program loads and compiles modules while
+ * its components first ask the cluster, which can hold the event loop for longer than the whole
+ * deadline on a busy machine; a wall-clock timeout would then call a cluster that answered at once
+ * unreachable.
+ */
+function listeningDeadline(ms: number): { signal: AbortSignal; clear: () => void } {
+  const controller = new AbortController();
+  let ticks = Math.ceil(ms / 1000);
+  const timer = setInterval(() => {
+    if (--ticks <= 0) {
+      clearInterval(timer);
+      controller.abort();
+    }
+  }, 1000);
+  timer.unref();
+  return { signal: controller.signal, clear: () => clearInterval(timer) };
+}
+
 export function readCluster(kubeconfig: string): ClusterSnapshot {
   const client = createApiClient(kubeconfig);
   const reads = new Map<string, Promise<unknown>>();
@@ -63,12 +83,15 @@ export function readCluster(kubeconfig: string): ClusterSnapshot {
   // The first read of the MachineConfiguration is the reachability probe, bounded on its own.
   const probe = () =>
     once("probe", () => {
-      const signal = AbortSignal.timeout(REACHABILITY_TIMEOUT_MS);
-      return client.get(KINDS.machineConfiguration, "cluster", undefined, signal).catch((e: ApiError) => {
-        throw signal.aborted
-          ? apiError(`no answer within ${REACHABILITY_TIMEOUT_MS} ms`, { code: "ETIMEDOUT" })
-          : e;
-      });
+      const deadline = listeningDeadline(REACHABILITY_TIMEOUT_MS);
+      return client
+        .get(KINDS.machineConfiguration, "cluster", undefined, deadline.signal)
+        .catch((e: ApiError) => {
+          throw deadline.signal.aborted
+            ? apiError(`no answer within ${REACHABILITY_TIMEOUT_MS} ms`, { code: "ETIMEDOUT" })
+            : e;
+        })
+        .finally(deadline.clear);
     });
   const list = (kind: ResourceKind) =>
     once(kind.plural, async () => {
