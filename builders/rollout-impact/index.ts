@@ -35,5 +35,15 @@ export {
   type PoolImpact,
 } from "./impact";
 export { poolConfigsFrom, poolLabel, type ObjectLike } from "./pool-configs";
-export { impactLine, impactMarkdown, describeAction, formatDuration } from "./format";
+export { impactLine, renderPhrase, describeAction, formatDuration } from "./format";
+export {
+  impactMarkdown,
+  machinesPhrase,
+  poolEstimate,
+  replacementEstimate,
+  summaryLine,
+  summaryMarkdown,
+  type PoolSummary,
+  type ReplacementEstimate,
+} from "./summary";
 export { impactSincePrevious, type DeploymentRecord } from "./baseline";

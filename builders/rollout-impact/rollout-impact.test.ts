@@ -7,13 +7,19 @@ import {
 } from "../machineconfiguration";
 import {
   PoolConfigs,
+  PoolSummary,
   RolloutImpactInput,
   impactLine,
   impactMarkdown,
+  machinesPhrase,
   mergeClusterPolicies,
   poolConfigsFrom,
+  poolEstimate,
+  replacementEstimate,
   resolveMaxUnavailable,
   rolloutImpact,
+  summaryLine,
+  summaryMarkdown,
 } from ".";
 import { mergeMachineConfigs } from "../../simulator/controllers/machineconfig";
 import { missingFromRender } from "../../provider/waiting/pool";
@@ -274,9 +280,9 @@ describe("rollout impact: waves and duration", () => {
     assert.equal(
       impactMarkdown([i]),
       [
-        "| Pool | New render | Nodes | Each node | At a time | Waves | Estimate | Paused | Cause |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
-        "| infra | yes | 3 | drain and reboot | 1 | 3 | about 12 min | yes (waits for unpausing) | file /etc/chrony.conf of 99-infra-chrony |",
+        "| Pool | Nodes | New render | Each node | At a time | Waves | Estimate | Machines | Labels and taints | Paused | Cause |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+        "| infra | 3 | yes | drain and reboot | 1 | 3 | about 12 min | none | none | yes (waits for unpausing) | file /etc/chrony.conf of 99-infra-chrony |",
         "",
         "Changes and the MCO rule that decides:",
         "",
@@ -374,5 +380,127 @@ describe("rollout impact: the MCO's merge order, shared with the waiter and the 
     // ... unless the pool's own 99-infra-generated-kubelet, merged after it, writes the same file.
     const own = { ...infraKubelet, kind: "KubeletConfig" };
     assert.equal(change(infra(workerKubelet(250), own), infra(workerKubelet(500), own)).newRender, false);
+  });
+});
+
+describe("pool summary: one line per pool of what up does to its nodes", () => {
+  const chronyChange = (machineCount: number, more: Partial<RolloutImpactInput> = {}) =>
+    rolloutImpact({
+      pool: "infra",
+      before: pool(),
+      after: pool(file("/etc/chrony.conf")),
+      machineCount,
+      ...more,
+    });
+  const unchanged = rolloutImpact({ pool: "infra", before: pool(), after: pool(), machineCount: 3 });
+  const set = (name: string, machines: number, replacement?: { surge: number; unavailable: number }) => ({
+    machineSet: name,
+    machines,
+    size: { from: ["m6i.xlarge"], to: "m6i.2xlarge" },
+    fields: [],
+    ...(replacement ? { replacement } : {}),
+  });
+  const summary = (more: Partial<PoolSummary>): PoolSummary => ({
+    pool: "infra",
+    machineSets: [],
+    nodeMetadata: [],
+    ...more,
+  });
+
+  it("nothing changes: no new render, nodes unchanged; a new pool boots with its first render", () => {
+    assert.equal(summaryLine(summary({ render: unchanged })), "pool infra: no new render; nodes unchanged");
+    assert.equal(
+      summaryLine(summary({ newPool: true })),
+      "pool infra: not in the cluster yet: its nodes boot with its first render",
+    );
+    assert.equal(poolEstimate(summary({ render: unchanged })), undefined);
+  });
+
+  it("labels and taints alone: no new render, and never 'nodes unchanged' beside them", () => {
+    const line = summaryLine(
+      summary({
+        render: unchanged,
+        nodeMetadata: ["3 nodes get taint a=b:NoSchedule (no drain, no reboot)"],
+      }),
+    );
+    assert.equal(line, "pool infra: no new render; 3 nodes get taint a=b:NoSchedule (no drain, no reboot)");
+  });
+
+  it("machines kept on their old spec are said with the new render, which reboots the nodes they run", () => {
+    assert.equal(
+      summaryLine(summary({ render: chronyChange(3), machineSets: [set("infra-a", 2), set("infra-b", 1)] })),
+      "pool infra: 3 machines keep m6i.xlarge; only new machines get m6i.2xlarge (machineReplacement replaces them); " +
+        "new render; 3 nodes drain and reboot, 1 at a time, 3 waves, about 12 min (file /etc/chrony.conf of 99-infra-x)",
+    );
+  });
+
+  it("machines replaced: the waves of the slowest MachineSet, each a new machine's boot and an old one's drain", () => {
+    const surge = { surge: 1, unavailable: 0 };
+    assert.deepEqual(replacementEstimate([set("infra-a", 3, surge), set("infra-b", 1, surge)]), {
+      machines: 4,
+      waves: 3,
+      durationSeconds: 3 * (300 + 60),
+    });
+    // Two at a time (a surge and an unavailable), and learned or given timings.
+    assert.deepEqual(
+      replacementEstimate([set("infra-a", 3, { surge: 1, unavailable: 1 })], {
+        machineSeconds: 200,
+        drainSeconds: 40,
+      }),
+      { machines: 3, waves: 2, durationSeconds: 480 },
+    );
+    // Kept machines are no replacement.
+    assert.equal(replacementEstimate([set("infra-a", 3)]), undefined);
+    // An autoscaled pool deletes first.
+    assert.equal(
+      machinesPhrase([set("infra-a", 2, { surge: 0, unavailable: 1 })]),
+      "2 machines on m6i.xlarge replaced by m6i.2xlarge (1 at a time deleted (drained) first, each replaced " +
+        "from the template), about 12 min",
+    );
+  });
+
+  it("machines replaced with a new render: the pool is done with the replacement, old nodes reboot until replaced", () => {
+    const s = summary({
+      render: chronyChange(3),
+      machineSets: [set("infra-a", 3, { surge: 1, unavailable: 0 })],
+    });
+    assert.equal(
+      summaryLine(s),
+      "pool infra: 3 machines on m6i.xlarge replaced by m6i.2xlarge (1 new first, an old one deleted (drained) " +
+        "as each new one is Ready, none unavailable), about 18 min; new render at the same time (file " +
+        "/etc/chrony.conf of 99-infra-x): old nodes drain and reboot 1 at a time until they are replaced " +
+        "(up to 3), new ones boot with it",
+    );
+    assert.equal(poolEstimate(s), 3 * 360);
+    // A paused pool holds the render whatever the machines do; an empty pool has no old nodes.
+    const paused = summaryLine({ ...s, render: chronyChange(3, { paused: true }) });
+    assert.match(
+      paused,
+      /; new render; 3 nodes drain and reboot, .*; the pool is paused: the rollout waits for unpausing$/,
+    );
+    assert.match(summaryLine({ ...s, render: chronyChange(0) }), /; new render; no nodes in the pool/);
+  });
+
+  it("one Markdown row per pool: machines, labels and taints, and the pool's estimate", () => {
+    const rows = summaryMarkdown([
+      summary({ render: chronyChange(3), machineSets: [set("infra-a", 3, { surge: 1, unavailable: 0 })] }),
+      summary({
+        pool: "gpu",
+        render: { ...unchanged, pool: "gpu" },
+        nodeMetadata: ["2 nodes get label a=b"],
+      }),
+    ]).split("\n");
+    assert.equal(
+      rows[2],
+      "| infra | 3 | yes | drain and reboot until replaced; new ones boot with it | 1 | 3 | about 18 min | " +
+        "3 machines on m6i.xlarge replaced by m6i.2xlarge (1 new first, an old one deleted (drained) as each new " +
+        "one is Ready, none unavailable), about 18 min | none | no | file /etc/chrony.conf of 99-infra-x |",
+    );
+    assert.equal(rows[3], "| gpu | 3 | no | none | 1 | 0 | - | none | 2 nodes get label a=b | no | - |");
+    // The render alone, as before.
+    assert.match(
+      impactMarkdown([chronyChange(3)]).split("\n")[2],
+      /^\| infra \| 3 \| yes \| drain and reboot \| 1 \| 3 \| about 12 min \| none \| none \|/,
+    );
   });
 });

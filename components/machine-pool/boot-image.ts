@@ -15,7 +15,7 @@ import {
 } from "../../primitives/boot-images";
 import { InputError } from "../../builders/errors";
 import type { KubeObject } from "../../provider/waiting/kinds";
-import { clusterOfThisRun } from "../cluster/rollout-impact";
+import { clusterOfThisRun } from "../cluster/preview-run";
 
 export type BootImageOwner = "mco" | "stack";
 

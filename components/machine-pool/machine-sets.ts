@@ -34,7 +34,7 @@ import { ClusterFacts, ClusterFactsArgs, MachineImage } from "../cluster/facts";
 import { manifestArgs, PATCH_FORCE, withAnnotations } from "../cluster/kube";
 import { Adoption } from "../cluster/adoption";
 import { KINDS } from "../../provider/waiting/kinds";
-import { previewMachineSpecChanges } from "../cluster/rollout-impact";
+import { PoolOfPart, previewMachineSpecChanges } from "../cluster/pool-summary";
 import { MACHINE_API_NAMESPACE } from "../../primitives/openshift";
 import { WaitArgs, Waiting } from "../cluster/wait";
 import { within } from "../../builders/errors";
@@ -106,6 +106,8 @@ export interface MachineSetsOptions {
   of: string;
   /** The name segment of the MachineSets (`infra`, `windows-worker`). */
   role: pulumi.Input<string>;
+  /** The pool whose one preview line says what changes of its machines (pool-summary.ts). */
+  pool: PoolOfPart;
   /** Labels every node gets on top of `MachinePoolArgs.nodeLabels`. */
   nodeLabels: Record<string, string>;
   taints: pulumi.Output<Taint[]>;
@@ -134,7 +136,7 @@ export interface DeclaredMachineSets {
   contentHash: pulumi.Output<string>;
   /** What the readiness waiter replaces machines by (`machineReplacement`), with the replicas it keeps. */
   replacement?: pulumi.Output<MachineReplacement>;
-  /** At preview, a line per MachineSet whose machines run another spec than its template (logged too). */
+  /** At preview, a line per MachineSet whose machines run another spec than its template (in the pool's line). */
   specChanges: pulumi.Output<string[] | undefined>;
   /** The labels each MachineSet gives its machines (its template's). */
   machineLabels: pulumi.Output<Array<Record<string, string>>>;
@@ -413,7 +415,13 @@ export function declareMachineSets(
     machineLabels: resolved.apply((sets) =>
       sets.map((s) => (s.manifest.spec.template.metadata?.labels ?? {}) as Record<string, string>),
     ),
-    specChanges: previewMachineSpecChanges(invoke.parent, options.waiting?.kubeconfig, declared, replacement),
+    specChanges: previewMachineSpecChanges(
+      invoke.parent,
+      options.waiting?.kubeconfig,
+      options.pool,
+      declared,
+      replacement,
+    ),
   };
 }
 

@@ -15,7 +15,7 @@ import { requireDnsLabel, requireDnsSubdomain, requireOneOf } from "../../builde
 import { contentHash, OperatorInstall, OperatorRemoval } from "../../provider/dynamic";
 import { adoptOption, kubeOptions, manifestArgs, PATCH_FORCE, withAnnotations } from "../cluster/kube";
 import { clusterAccess, Waiting, WaitArgs } from "../cluster/wait";
-import { clusterOfThisRun } from "../cluster/rollout-impact";
+import { clusterOfThisRun } from "../cluster/preview-run";
 import { adoption } from "../cluster/adoption";
 import { field, KINDS } from "../../provider/waiting/kinds";
 import { checked, InputChecks } from "../errors";

@@ -14,15 +14,16 @@ import * as self from "./rollout-baseline";
 const DECLARED = ["pool", "objects", "settings"];
 
 /**
- * The impact of `declared` after the `previous` deployment, logged when it adds to what the program
- * logged on its component: the whole answer without a cluster, the learned timings with one.
+ * The impact of `declared` after the `previous` deployment, logged when the program had no cluster's
+ * answer: with one, the program's line for the pool says it all (components/cluster/pool-summary.ts),
+ * and the learned timings only refine the `impact` output.
  */
 function impactSince(
   previous: DeploymentRecord | undefined,
   declared: Record<string, unknown>,
 ): PoolImpact | undefined {
   const impact = impactSincePrevious(previous, declared as DeploymentRecord, UNKNOWN);
-  if (impact && (declared.clusterImpact === undefined || impact.timingsLearned)) {
+  if (impact && declared.clusterImpact === undefined) {
     const { log } = require("@pulumi/pulumi") as typeof import("@pulumi/pulumi");
     void log.info(impactLine(impact));
   }
