@@ -80,9 +80,14 @@ export function readCluster(kubeconfig: string): ClusterSnapshot {
   };
   const retried = <T>(request: () => Promise<T>) => withRetry(request, { timeoutMs: RETRY_MS });
   const configuration = () => client.get(KINDS.machineConfiguration, "cluster");
-  // The first read of the MachineConfiguration is the reachability probe, bounded on its own.
+  // The first read of the MachineConfiguration is the reachability probe, bounded on its own. It is
+  // sent at the next turn of the event loop: components ask while the program's first task may have run
+  // for longer than any deadline (ts-node type-checks the program as it loads it), and Node counts a
+  // timer from the loop's time, taken when that task began, so the request's own timeout would fire
+  // at once.
   const probe = () =>
-    once("probe", () => {
+    once("probe", async () => {
+      await new Promise((resolve) => setImmediate(resolve));
       const deadline = listeningDeadline(REACHABILITY_TIMEOUT_MS);
       return client
         .get(KINDS.machineConfiguration, "cluster", undefined, deadline.signal)

@@ -1,5 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
-import { ClusterAutoscaler, InfraNodePool, MachineConfig } from "../../../index";
+import { ClusterAutoscaler, InfraNodePool, KubeletConfig, MachineConfig } from "../../../index";
 
 const config = new pulumi.Config();
 // Tests run the simulator fast; a wait that has not converged in a minute never will.
@@ -9,7 +9,8 @@ const waitTimeouts = { create: "60s", update: "60s", delete: "60s" };
  * The pool and a MachineConfig for it; `infra=false` declares nothing, as a destroy. `autoscale=true`
  * lets the cluster autoscaler run the pool between 1 and 2 machines; `replicas` sets its size otherwise.
  * `instanceType` changes the machines' type, and `maxSurge`/`maxUnavailable` replace the machines
- * that have another (`machineReplacement`); `bootImageOwner` is the pool's.
+ * that have another (`machineReplacement`); `bootImageOwner` is the pool's; `maxPods` adds a
+ * KubeletConfig for the pool.
  */
 function infraPool() {
   const autoscale = config.getBoolean("autoscale") === true;
@@ -40,6 +41,13 @@ function infraPool() {
     new MachineConfig("99-infra-motd", {
       role: infra.role,
       files: [{ path: "/etc/motd", contents: { text: config.get("motdText") ?? "first revision\n" } }],
+      waitTimeouts,
+    });
+  }
+  if (config.getNumber("maxPods") !== undefined) {
+    new KubeletConfig("infra-kubelet", {
+      pool: infra.role,
+      kubeletConfig: { maxPods: config.getNumber("maxPods") },
       waitTimeouts,
     });
   }
