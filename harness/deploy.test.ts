@@ -173,6 +173,10 @@ describe("deploy harness against the simulator", function () {
         "as each new one is Ready, none unavailable), about 12 min; new render at the same time (file " +
         "/etc/kubernetes/kubelet.conf of 99-infra-generated-kubelet): old nodes drain and reboot 1 at a time " +
         "until they are replaced (up to 2), new ones boot with it",
+      // This program's 60 s deadline, once for the pool's three components; the simulator runs fast.
+      "pool infra: waitTimeouts (1m) is shorter than this change's estimate (about 12 min) and the MCO's " +
+        "drain timeout (1h, after which it reports a drain a PodDisruptionBudget holds): up can fail while " +
+        "the rollout goes on; give more, or leave it out (the default is twice the estimate, 30m at least)",
     ]);
     try {
       const revised = await deploy(replace);

@@ -37,6 +37,10 @@ export {
 export { poolConfigsFrom, poolLabel, type ObjectLike } from "./pool-configs";
 export { impactLine, renderPhrase, describeAction, formatDuration } from "./format";
 export {
+  deadlineFor,
+  deadlineProblem,
+  DEFAULT_DEADLINE_SECONDS,
+  MCO_DRAIN_TIMEOUT_SECONDS,
   impactMarkdown,
   machinesPhrase,
   poolEstimate,
@@ -46,4 +50,9 @@ export {
   type PoolSummary,
   type ReplacementEstimate,
 } from "./summary";
-export { impactSincePrevious, type DeploymentRecord } from "./baseline";
+export {
+  deadlineSincePrevious,
+  impactSincePrevious,
+  type DeploymentRecord,
+  type WaiterPlan,
+} from "./baseline";

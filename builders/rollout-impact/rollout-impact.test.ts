@@ -6,8 +6,12 @@ import {
   MachineConfigArgs,
 } from "../machineconfiguration";
 import {
+  DEFAULT_DEADLINE_SECONDS,
   PoolConfigs,
   PoolSummary,
+  deadlineFor,
+  deadlineProblem,
+  deadlineSincePrevious,
   RolloutImpactInput,
   impactLine,
   impactMarkdown,
@@ -501,6 +505,92 @@ describe("pool summary: one line per pool of what up does to its nodes", () => {
     assert.match(
       impactMarkdown([chronyChange(3)]).split("\n")[2],
       /^\| infra \| 3 \| yes \| drain and reboot \| 1 \| 3 \| about 12 min \| none \| none \|/,
+    );
+  });
+});
+
+describe("pool deadlines: derived from the estimate, and a configured one checked against it", () => {
+  const render = rolloutImpact({
+    pool: "infra",
+    before: pool(),
+    after: pool(file("/etc/chrony.conf")),
+    machineCount: 30,
+  });
+  const summary = (more: Partial<PoolSummary> = {}): PoolSummary => ({
+    pool: "infra",
+    render,
+    machineSets: [],
+    nodeMetadata: [],
+    ...more,
+  });
+
+  it("twice the estimate, never less than the waiters' 30 minutes", () => {
+    assert.equal(deadlineFor(undefined), DEFAULT_DEADLINE_SECONDS);
+    assert.equal(deadlineFor(600), 1800);
+    // 30 nodes, one at a time, 240 s each: 2 h; twice that.
+    assert.equal(deadlineFor(render.durationSeconds), 4 * 3600);
+  });
+
+  it("warns of a waitTimeouts shorter than the estimate or, for a render that drains, than the MCO's drain timeout", () => {
+    assert.equal(deadlineProblem(summary(), undefined), undefined);
+    assert.equal(
+      deadlineProblem(summary(), 5400),
+      "waitTimeouts (1h30m) is shorter than this change's estimate (about 120 min): up can fail while the " +
+        "rollout goes on; give more, or leave it out (the default is twice the estimate, 30m at least)",
+    );
+    const small = rolloutImpact({
+      pool: "infra",
+      before: pool(),
+      after: pool(file("/etc/chrony.conf")),
+      machineCount: 1,
+    });
+    assert.match(
+      deadlineProblem(summary({ render: small }), 1800)!,
+      /^waitTimeouts \(30m\) is shorter than the MCO's drain timeout \(1h, after which it reports a drain a PodDisruptionBudget holds\): /,
+    );
+    assert.equal(deadlineProblem(summary({ render: small }), 3600), undefined);
+    // A paused pool drains nothing yet; a pull secret change drains nothing; no render, nothing to wait for.
+    assert.equal(deadlineProblem(summary({ render: { ...small, paused: true } }), 60), undefined);
+    const pullSecret = rolloutImpact({
+      pool: "infra",
+      before: pool(),
+      after: pool(file("/var/lib/kubelet/config.json")),
+      machineCount: 1,
+    });
+    assert.equal(deadlineProblem(summary({ render: pullSecret }), 60), undefined);
+    assert.match(
+      deadlineProblem(summary({ render: pullSecret }), 20)!,
+      /^waitTimeouts \(20s\) is shorter than this change's estimate \(about 30 s\): /,
+    );
+  });
+
+  it("a waiter without one waits twice what its change takes by the previous deployment's record", () => {
+    const mc = (text: string) => ({
+      kind: "MachineConfig",
+      metadata: { name: "99-infra-chrony", labels: { "machineconfiguration.openshift.io/role": "infra" } },
+      spec: { config: { storage: { files: [{ path: "/etc/chrony.conf", contents: { source: text } }] } } },
+    });
+    const previous = { pool: "infra", objects: [mc("data:,a")], machineCount: 30 };
+    // The render: 30 nodes x 240 s.
+    assert.equal(deadlineSincePrevious(previous, { pool: "infra", objects: [mc("data:,b")] }, "?"), 4 * 3600);
+    // Nothing renders anew: the waiters' default.
+    assert.equal(deadlineSincePrevious(previous, { pool: "infra", objects: [mc("data:,a")] }, "?"), 1800);
+    // A pool's own waiter, which replaces its machines: every machine of its MachineSets counted, 10
+    // waves of 6 min.
+    const pooled = { pool: "infra", settings: {}, machineCount: 30 };
+    const plan = {
+      machineSets: ["infra-a", "infra-b"],
+      machineReplacement: { maxSurge: 1, maxUnavailable: 0, replicas: { "infra-a": 10, "infra-b": 5 } },
+    };
+    assert.equal(
+      deadlineSincePrevious(pooled, { pool: "infra", settings: {}, ...plan }, "?"),
+      2 * 10 * 360,
+    );
+    // Autoscaled sets have no declared replicas: the pool's machines spread over them.
+    const autoscaled = { ...plan, machineReplacement: { maxSurge: 0, maxUnavailable: 1 } };
+    assert.equal(
+      deadlineSincePrevious(pooled, { pool: "infra", settings: {}, ...autoscaled }, "?"),
+      2 * 15 * 360,
     );
   });
 });

@@ -147,6 +147,58 @@ export function summaryLine(summary: PoolSummary, timings: Partial<RolloutTiming
   return `pool ${summary.pool}: ${parts.join("; ")}`;
 }
 
+/**
+ * How long the MCO's drain controller retries a node's drain before it reports the drain failed
+ * (openshift/machine-config-operator pkg/controller/drain/drain_controller.go `DefaultConfig`,
+ * DrainTimeoutDuration: an hour, after which it emits DrainFailed and keeps retrying).
+ */
+export const MCO_DRAIN_TIMEOUT_SECONDS = 3600;
+
+/** The waiters' deadline when the program sets none (provider/dynamic/common.ts DEFAULT_TIMEOUT_SECONDS): 30 minutes. */
+export const DEFAULT_DEADLINE_SECONDS = 1800;
+
+/** Twice the estimate, never less than DEFAULT_DEADLINE_SECONDS: what a pool waiter waits when not told. */
+export function deadlineFor(estimateSeconds: number | undefined): number {
+  return Math.max(DEFAULT_DEADLINE_SECONDS, Math.ceil(2 * (estimateSeconds ?? 0)));
+}
+
+/** `1h30m`, `90s`: a deadline as `waitTimeouts` writes one. */
+function asDuration(seconds: number): string {
+  const h = Math.floor(seconds / 3600);
+  const m = Math.floor((seconds % 3600) / 60);
+  const s = seconds % 60;
+  return `${h ? `${h}h` : ""}${m ? `${m}m` : ""}${s || (!h && !m) ? `${s}s` : ""}`;
+}
+
+/**
+ * Why a configured deadline (`waitTimeouts`, the longer of create and update, in seconds) is too short
+ * for the pool's change, or undefined: shorter than its estimate, or, for a render that drains nodes,
+ * than the MCO's drain timeout (a drain a PodDisruptionBudget holds would end the wait before the MCO
+ * reports it).
+ */
+export function deadlineProblem(
+  summary: PoolSummary,
+  deadlineSeconds: number | undefined,
+): string | undefined {
+  if (deadlineSeconds === undefined) return undefined;
+  const render = summary.render;
+  // A paused pool's rollout waits for unpausing: its waiter says so at once, whatever the deadline.
+  const estimate = render?.paused
+    ? replacementEstimate(summary.machineSets)?.durationSeconds
+    : poolEstimate(summary);
+  const drains = render?.newRender === true && render.drain && render.machineCount > 0 && !render.paused;
+  const than = [
+    ...(estimate !== undefined && deadlineSeconds < estimate
+      ? [`this change's estimate (${formatDuration(estimate)})`]
+      : []),
+    ...(drains && deadlineSeconds < MCO_DRAIN_TIMEOUT_SECONDS
+      ? ["the MCO's drain timeout (1h, after which it reports a drain a PodDisruptionBudget holds)"]
+      : []),
+  ];
+  if (than.length === 0) return undefined;
+  return `waitTimeouts (${asDuration(deadlineSeconds)}) is shorter than ${than.join(" and ")}: up can fail while the rollout goes on; give more, or leave it out (the default is twice the estimate, 30m at least)`;
+}
+
 const cell = (s: string) => s.replace(/\|/g, "\\|").replace(/\n/g, " ");
 
 /** One Markdown table of all pools (a row each), then the rule per changed item. */

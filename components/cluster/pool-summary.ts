@@ -9,7 +9,13 @@
  * component gets the pool's summary back (its `rolloutImpact` is the pool's render).
  */
 import * as pulumi from "@pulumi/pulumi";
-import { ObjectLike, PoolImpact, PoolSummary, summaryLine } from "../../builders/rollout-impact";
+import {
+  deadlineProblem,
+  ObjectLike,
+  PoolImpact,
+  PoolSummary,
+  summaryLine,
+} from "../../builders/rollout-impact";
 import { describeMachineSetChange, MachineReplacementPolicy } from "../../builders/machineset";
 import { PoolRollout } from "../../provider/dynamic";
 import { RolloutBaseline } from "../../provider/dynamic/rollout-baseline";
@@ -38,6 +44,8 @@ export type PoolPart =
 export interface PoolOfPart {
   name: pulumi.Input<string>;
   renders: boolean;
+  /** The deadline the component's waiter for the pool is given (`waitTimeouts`), in seconds. */
+  deadlineSeconds?: number;
 }
 
 interface HandedIn {
@@ -46,6 +54,8 @@ interface HandedIn {
   pool: string;
   renders: boolean;
   part: PoolPart;
+  /** The deadline its component's waiter is given (`waitTimeouts`), in seconds. */
+  deadlineSeconds?: number;
   answer(summary: PoolSummary | undefined): void;
 }
 
@@ -162,6 +172,9 @@ async function summarize(run: PreviewRun, group: HandedIn[]): Promise<PoolSummar
     // A pool that is no MachineConfigPool (Windows machines) has a line only when its machines change.
     if (renders || machineSets.length > 0 || summary.nodeMetadata.length > 0)
       pulumi.log.info(summaryLine(summary), parent);
+    // Said once per deadline the pool's components give.
+    const problems = group.map((h) => deadlineProblem(summary, h.deadlineSeconds));
+    for (const problem of new Set(problems)) if (problem) pulumi.log.warn(`pool ${pool}: ${problem}`, parent);
     return summary;
   } catch (e) {
     pulumi.log.warn(`pool ${pool}: rollout impact unknown: ${(e as Error).message}`, parent);
@@ -213,6 +226,8 @@ export function previewMachineSpecChanges(
 /** What a component declares for its pool. */
 export interface DeclaredForPool {
   kubeconfig: pulumi.Output<string> | undefined;
+  /** The deadline its waiter is given (`waitTimeouts`), in seconds. */
+  deadlineSeconds?: number;
   pool: pulumi.Input<string>;
   /** `MachineConfigPool` for the pool's own settings, else the kind of the node configuration object. */
   kind: string;
@@ -246,7 +261,7 @@ export function rolloutRecord(
   name: string,
   declared: DeclaredForPool,
 ): RolloutRecord {
-  const { kubeconfig, pool, kind, manifest } = declared;
+  const { kubeconfig, pool, kind, manifest, deadlineSeconds } = declared;
   const ownSettings = kind === "MachineConfigPool";
   if (ownSettings) {
     const declaredIn = thisRun().declaredPools;
@@ -255,9 +270,12 @@ export function rolloutRecord(
   const part = manifest.apply((m): PoolPart =>
     ownSettings ? { kind: "pool", manifest: m } : { kind: "object", object: { ...m, kind } },
   );
-  const clusterImpact = handInToPool(parent, kubeconfig, { name: pool, renders: true }, part).apply(
-    (s) => s?.render,
-  );
+  const clusterImpact = handInToPool(
+    parent,
+    kubeconfig,
+    { name: pool, renders: true, deadlineSeconds },
+    part,
+  ).apply((s) => s?.render);
   const inputs = ownSettings
     ? { settings: manifest.apply(settingsOf), clusterImpact }
     : { objects: manifest.apply((m) => [{ ...m, kind }]), clusterImpact };

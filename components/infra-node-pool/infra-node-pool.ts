@@ -226,6 +226,7 @@ export class InfraNodePool extends pulumi.ComponentResource {
     // deletes it after them, while this waiter, which depends on them, is deleted before them.
     const record = rolloutRecord(this, name, {
       kubeconfig: waits?.kubeconfig,
+      deadlineSeconds: waits?.deadlineSeconds,
       pool: role,
       kind: "MachineConfigPool",
       manifest: poolManifest,

@@ -130,7 +130,13 @@ abstract class MachineConfigurationObject<T extends { name: string }> extends pu
           return declare(adopted);
         })
       : pulumi.output(declare());
-    const record = rolloutRecord(this, name, { kubeconfig: waits?.kubeconfig, pool, kind, manifest });
+    const record = rolloutRecord(this, name, {
+      kubeconfig: waits?.kubeconfig,
+      deadlineSeconds: waits?.deadlineSeconds,
+      pool,
+      kind,
+      manifest,
+    });
     this.rollout =
       waits &&
       new PoolRollout(
