@@ -260,6 +260,7 @@ export async function main(argv: string[]): Promise<number> {
         base,
         rendering.manifests.map((m) => m.manifest),
         machines,
+        rendering.waiters,
       ),
     );
     fs.writeFileSync(path.join(outDir, "ROLLOUT.md"), report);

@@ -362,6 +362,7 @@ export const AWS_PLATFORM: MachineSetPlatformModule<AwsMachineOptions> = {
   zoneOf: (spec) =>
     String((spec.placement as { availabilityZone?: string } | undefined)?.availabilityZone ?? ""),
   providerSpec: (options, placement) => awsProviderSpec(options, placement),
+  networkFields: ["subnet", "securityGroups", "iamInstanceProfile", "tags"],
   networkSource(options, placement) {
     const network = awsNetwork(placement.infrastructureId, placement.zone, placement.worker);
     return describeSources([

@@ -36,8 +36,15 @@ export interface AzureZonePlacement {
   worker?: WorkerMachineSet;
 }
 
-type AzureNetworkField =
-  "resourceGroup" | "networkResourceGroup" | "vnet" | "subnet" | "managedIdentity" | "publicLoadBalancer";
+const AZURE_NETWORK_FIELDS = [
+  "resourceGroup",
+  "networkResourceGroup",
+  "vnet",
+  "subnet",
+  "managedIdentity",
+  "publicLoadBalancer",
+] as const;
+type AzureNetworkField = (typeof AZURE_NETWORK_FIELDS)[number];
 
 /**
  * The network references the machines take when the user gives none: the worker MachineSet's when
@@ -244,6 +251,7 @@ export const AZURE_PLATFORM: MachineSetPlatformModule<AzureMachineOptions> = {
       worker: placement.worker,
     });
   },
+  networkFields: AZURE_NETWORK_FIELDS,
   networkSource(options, placement) {
     const network = azureNetwork(placement.infrastructureId, placement.worker);
     const given: Record<AzureNetworkField, unknown> = {

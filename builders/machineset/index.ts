@@ -20,9 +20,13 @@ export {
 } from "./machineset";
 export { defaultReplicas, spreadReplicas } from "./naming";
 export {
+  describeMachineSetChange,
   differsFromDeclared,
-  machineSpecChange,
+  machineSetChange,
+  replacementPace,
   requireMachineReplacement,
+  specsOf,
+  type MachineSetChange,
   type MachineReplacementArgs,
   type MachineReplacementPolicy,
 } from "./replacement";

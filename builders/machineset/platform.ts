@@ -62,6 +62,8 @@ export interface MachineSetPlatformModule<Options extends object> {
    * worker MachineSet, or the installer's naming): what the preview says.
    */
   networkSource(options: Options, placement: ZonePlacement): string;
+  /** The provider spec fields networkSource speaks of. */
+  networkFields: readonly string[];
   /** How Windows machines differ on this cloud (WMCO's documented MachineSets). */
   windows: {
     /** The pool's name segment when the user gives none. */

@@ -13,7 +13,7 @@ import { requireDnsLabel, requireDnsSubdomain } from "../../builders/validation"
 import { contentHash, ExtensionInstall, ExtensionRemoval } from "../../provider/dynamic";
 import { field, KINDS } from "../../provider/waiting/kinds";
 import { kubeOptions, manifestArgs } from "../cluster/kube";
-import { clusterOfThisRun } from "../cluster/rollout-impact";
+import { clusterOfThisRun } from "../cluster/preview-run";
 import { clusterAccess, Waiting, WaitArgs } from "../cluster/wait";
 import { checked, InputChecks } from "../errors";
 

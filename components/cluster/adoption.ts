@@ -3,7 +3,7 @@ import type { KubeObject, ResourceKind } from "../../provider/waiting/kinds";
 import { KINDS } from "../../provider/waiting/kinds";
 import { inputPropertyError } from "../errors";
 import { adoptOption } from "./kube";
-import { clusterOfThisRun } from "./rollout-impact";
+import { clusterOfThisRun } from "./preview-run";
 import { clusterAccess, SharedArgs, Waiting } from "./wait";
 
 /** An object a component declares under a name that may exist already. */

@@ -18,7 +18,7 @@ import { MACHINE_API_NAMESPACE, ROLE_LABEL } from "../../primitives/openshift";
 import { machinesSelector } from "../../provider/waiting/machineset";
 import { createApiClient } from "../../provider/waiting/api";
 import { KINDS, KubeObject, ResourceKind } from "../../provider/waiting/kinds";
-import { ApiError, describeApiError } from "../../provider/waiting/retry";
+import { apiError, ApiError, describeApiError } from "../../provider/waiting/retry";
 
 /**
  * How long a preview waits to learn whether the cluster answers at all. Every read, this one
@@ -50,6 +50,26 @@ export interface ClusterSnapshot {
   object(kind: ResourceKind, name: string, namespace?: string): Promise<KubeObject | undefined>;
 }
 
+/**
+ * Aborts after `ms` of time in which the process could have heard an answer: counted in ticks of a
+ * second, a tick that comes late counting once. A preview's program loads and compiles modules while
+ * its components first ask the cluster, which can hold the event loop for longer than the whole
+ * deadline on a busy machine; a wall-clock timeout would then call a cluster that answered at once
+ * unreachable.
+ */
+function listeningDeadline(ms: number): { signal: AbortSignal; clear: () => void } {
+  const controller = new AbortController();
+  let ticks = Math.ceil(ms / 1000);
+  const timer = setInterval(() => {
+    if (--ticks <= 0) {
+      clearInterval(timer);
+      controller.abort();
+    }
+  }, 1000);
+  timer.unref();
+  return { signal: controller.signal, clear: () => clearInterval(timer) };
+}
+
 export function readCluster(kubeconfig: string): ClusterSnapshot {
   const client = createApiClient(kubeconfig);
   const reads = new Map<string, Promise<unknown>>();
@@ -57,10 +77,25 @@ export function readCluster(kubeconfig: string): ClusterSnapshot {
     if (!reads.has(key)) reads.set(key, read());
     return reads.get(key) as Promise<T>;
   };
-  // The first read of the MachineConfiguration is the reachability probe: each of its tries is
-  // bounded on its own, and one that gets no answer in time is not tried again.
+  // The first read of the MachineConfiguration is the reachability probe: its tries are bounded on
+  // their own, and one that gets no answer in time is not tried again. It is sent at the next turn of
+  // the event loop: components ask while the program's first task may have run for longer than any
+  // deadline (ts-node type-checks the program as it loads it), and Node counts a timer from the loop's
+  // time, taken when that task began, so the request's own timeout would fire at once.
   const prober = createApiClient(kubeconfig, { requestTimeoutMs: REACHABILITY_TIMEOUT_MS });
-  const probe = () => once("probe", () => prober.get(KINDS.machineConfiguration, "cluster"));
+  const probe = () =>
+    once("probe", async () => {
+      await new Promise((resolve) => setImmediate(resolve));
+      const deadline = listeningDeadline(REACHABILITY_TIMEOUT_MS);
+      return prober
+        .get(KINDS.machineConfiguration, "cluster", undefined, deadline.signal)
+        .catch((e: ApiError) => {
+          throw deadline.signal.aborted
+            ? apiError(`no answer within ${REACHABILITY_TIMEOUT_MS} ms`, { code: "ETIMEDOUT" })
+            : e;
+        })
+        .finally(deadline.clear);
+    });
   const list = (kind: ResourceKind) =>
     once(kind.plural, async () => {
       const selectors = kind === KINDS.machineConfig ? { labelSelector: ROLE_LABEL } : {};

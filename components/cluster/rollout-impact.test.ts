@@ -27,7 +27,8 @@ import {
   machineConfig as machineConfigManifest,
   machineConfigPool,
 } from "../../builders/machineconfiguration";
-import { clusterPoolImpact, clusterRolloutImpact } from "./rollout-impact";
+import { clusterPoolImpact, renderImpactIn } from "./rollout-impact";
+import { readCluster } from "./cluster-snapshot";
 import { InfraNodePool } from "../infra-node-pool/infra-node-pool";
 import {
   OperatorSubscription,
@@ -105,12 +106,14 @@ describe("rollout impact at preview, against the cluster", function () {
       );
       assert.deepEqual(impacts, [undefined, undefined, undefined]);
       // The impact is unknown at preview without a cluster's answer (its waiter's output), so it may
-      // resolve before the read has ended: the three warnings say that each component has asked.
+      // resolve before the read has ended: the warning says that the pool's summary has asked, once
+      // for its three components.
       const asked = () =>
         warnings.filter((w) => /rollout impact unknown: the cluster does not answer/.test(w));
-      for (let i = 0; i < 200 && asked().length < 3; i++) await new Promise((r) => setTimeout(r, 50));
-      assert.equal(asked().length, 3, warnings.join("\n"));
-      assert.equal(connections, 1, warnings.join("\n"));
+      for (let i = 0; i < 200 && asked().length < 1; i++) await new Promise((r) => setTimeout(r, 50));
+      assert.deepEqual(asked(), [warnings[0]], warnings.join("\n"));
+      assert.match(warnings[0], /^pool worker: /);
+      assert.equal(connections, 1);
     } finally {
       Object.assign(pulumi.log, { warn: original });
       server.close();
@@ -171,7 +174,7 @@ describe("rollout impact at preview, against the cluster", function () {
       );
       // The impacts may resolve before their lines are said (see "asks a cluster that does not answer").
       const lines = () => said.filter((line) => line.startsWith("pool worker: new render")).length;
-      for (let i = 0; i < 200 && lines() < 2; i++) await new Promise((r) => setTimeout(r, 50));
+      for (let i = 0; i < 200 && lines() < 1; i++) await new Promise((r) => setTimeout(r, 50));
       await new Promise((r) => setTimeout(r, 100));
       return warnings.filter((w) => w.includes("this program runs"));
     };
@@ -197,6 +200,35 @@ describe("rollout impact at preview, against the cluster", function () {
       Object.assign(process.env, saved);
       fs.rmSync(serviceAccount, { recursive: true, force: true });
       sim.store.delete(keyOf({ apiVersion: "v1", kind: "Pod" }, "infra-stack-workspace-0", "pulumi"));
+    }
+  });
+
+  it("one line per pool: a MachineConfig and a KubeletConfig on it are one render, said once, and both components get it", async () => {
+    const infos: string[] = [];
+    const original = pulumi.log.info;
+    Object.assign(pulumi.log, { info: (message: string) => infos.push(message) });
+    try {
+      await resetMocks(undefined, { preview: true });
+      const mc = chrony(sim.kubeconfig);
+      const kubelet = new KubeletConfig("worker-pods", {
+        pool: "worker",
+        kubeletConfig: { maxPods: 300 },
+        kubeconfig: sim.kubeconfig,
+      });
+      const [a, b] = await Promise.all([valueOf(mc.rolloutImpact), valueOf(kubelet.rolloutImpact)]);
+      assert.deepEqual(a, b);
+      assert.deepEqual(
+        a?.causes.map((c) => `${c.kind} ${c.name} of ${c.source}`),
+        [
+          "file /etc/chrony.conf of 99-worker-chrony",
+          "file /etc/kubernetes/kubelet.conf of 99-worker-generated-kubelet",
+        ],
+      );
+      assert.deepEqual(infos, [
+        "pool worker: new render; 3 nodes drain and reboot, 1 at a time, 3 waves, about 12 min (file /etc/chrony.conf of 99-worker-chrony and 1 more)",
+      ]);
+    } finally {
+      Object.assign(pulumi.log, { info: original });
     }
   });
 
@@ -570,14 +602,21 @@ describe("rollout impact at preview: the cluster read once per run, whatever the
     }
   }
 
-  /** Each component's impact as it reads the cluster on its own, one reading per call. */
-  const readAlone = (pools: string[]): Promise<Array<PoolImpact | undefined>> =>
-    Promise.all(
-      pools.flatMap((pool) => [
-        clusterPoolImpact(sim.kubeconfig, pool, { maxUnavailable: 1, paused: false }),
-        clusterRolloutImpact(sim.kubeconfig, pool, machineConfigManifest(chrony(pool))),
-      ]),
-    );
+  /**
+   * Each pool's render as it reads the cluster on its own, one reading per pool, which both of its
+   * components (the pool and its MachineConfig) get.
+   */
+  const readAlone = async (pools: string[]): Promise<Array<PoolImpact | undefined>> =>
+    (
+      await Promise.all(
+        pools.map((pool) =>
+          renderImpactIn(readCluster(sim.kubeconfig), pool, {
+            objects: [{ ...machineConfigManifest(chrony(pool)), kind: "MachineConfig" }],
+            settings: { maxUnavailable: 1, paused: false },
+          }),
+        ),
+      )
+    ).flatMap((impact) => [impact, impact]);
 
   it("1 and 4 pools with a MachineConfig each send the same few requests, and get what each reads alone", async () => {
     const one = await preview(1);
@@ -589,7 +628,7 @@ describe("rollout impact at preview: the cluster read once per run, whatever the
     assert.deepEqual(
       four.impacts.map((i) => [i?.pool, i?.newRender]),
       POOLS.flatMap((pool) => [
-        [pool, false],
+        [pool, true],
         [pool, true],
       ]),
     );
@@ -653,7 +692,7 @@ describe("rollout impact at preview: the cluster read once per run, whatever the
     assert.deepEqual(impacts, [undefined, undefined, undefined, undefined]);
     assert.deepEqual(
       warnings.filter((w) => w.includes("rollout impact")).sort(),
-      ["edge", "edge", "gpu", "gpu"].map(
+      ["edge", "gpu"].map(
         (pool) =>
           `warning: [runtime] pool ${pool}: rollout impact unknown: injected fault: InternalError ` +
           "(GET /apis/operator.openshift.io/v1/machineconfigurations/cluster: gave up after 11 tries)",

@@ -1,6 +1,6 @@
 import type * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { durationSeconds } from "../../provider/dynamic/common";
+import { durationSeconds, timeoutsFrom } from "../../provider/dynamic/common";
 import {
   ambientKubeconfig,
   clusterServer,
@@ -73,6 +73,18 @@ export interface Waiting {
   check: pulumi.Output<void>;
   /** Options for a waiter: its parent, what it waits after, and the deadlines. */
   options(dependsOn: pulumi.Input<pulumi.Input<pulumi.Resource>[]>): pulumi.CustomResourceOptions;
+  /** The deadline of its waiters' create and update that `waitTimeouts` sets, in seconds; none when it sets none. */
+  deadlineSeconds?: number;
+}
+
+/** The longer of `waitTimeouts.create` and `.update`, as the waiters take it (timeoutsFrom); undefined when unset or not a duration. */
+function configuredDeadline(timeouts: pulumi.CustomTimeouts | undefined): number | undefined {
+  try {
+    return timeoutsFrom(undefined, { customTimeouts: timeouts }).timeoutSeconds as number | undefined;
+  } catch {
+    // A bad duration is checkWaitTimeouts' to report.
+    return undefined;
+  }
 }
 
 function access(
@@ -90,6 +102,7 @@ function access(
     kubeconfig: secretKubeconfig,
     watching: (objects) => ({ kubeconfig: secretKubeconfig, created: createdObjects(objects) }),
     check: pulumi.unsecret(check),
+    deadlineSeconds: configuredDeadline(args.waitTimeouts),
     options: (dependsOn) => ({
       parent,
       dependsOn,

@@ -21,7 +21,7 @@ import { PatchRelease } from "../../provider/dynamic/patch-release";
 import { kubeOptions, manifestArgs, PATCH_FORCE, withAnnotations } from "../cluster/kube";
 import { adoption } from "../cluster/adoption";
 import { KINDS } from "../../provider/waiting/kinds";
-import { rolloutRecord } from "../cluster/rollout-impact";
+import { rolloutRecord } from "../cluster/pool-summary";
 import type { PoolImpact } from "../../builders/rollout-impact";
 import { clusterAccess, waiting } from "../cluster/wait";
 import { InputError, InputErrors, within } from "../../builders/errors";
@@ -203,6 +203,7 @@ export class InfraNodePool extends pulumi.ComponentResource {
     const machineSets = declareMachineSets(name, args, facts, zones, placed, {
       of,
       role,
+      pool: { name: role, renders: true },
       nodeLabels: nodeRoleLabels,
       taints,
       image: worker ? workerImage(facts, worker) : pulumi.output(args.image!),
@@ -229,6 +230,7 @@ export class InfraNodePool extends pulumi.ComponentResource {
     // deletes it after them, while this waiter, which depends on them, is deleted before them.
     const record = rolloutRecord(this, name, {
       kubeconfig: waits?.kubeconfig,
+      deadlineSeconds: waits?.deadlineSeconds,
       pool: role,
       kind: "MachineConfigPool",
       manifest: poolManifest,

@@ -27,6 +27,7 @@ import {
   withoutBootImage,
 } from "./boot-image";
 import { healthCheckManifest } from "./health-check";
+import { noteMachineSets } from "./machine-set-notes";
 import { Taint } from "../../builders/validation";
 import { contentHash, MachineSetRemoval } from "../../provider/dynamic";
 import type { MachineReplacement } from "../../provider/waiting";
@@ -34,7 +35,7 @@ import { ClusterFacts, ClusterFactsArgs, MachineImage } from "../cluster/facts";
 import { manifestArgs, PATCH_FORCE, withAnnotations } from "../cluster/kube";
 import { Adoption } from "../cluster/adoption";
 import { KINDS } from "../../provider/waiting/kinds";
-import { previewMachineSpecChanges } from "../cluster/rollout-impact";
+import { PoolOfPart, previewMachineSpecChanges } from "../cluster/pool-summary";
 import { MACHINE_API_NAMESPACE } from "../../primitives/openshift";
 import { WaitArgs, Waiting } from "../cluster/wait";
 import { within } from "../../builders/errors";
@@ -106,6 +107,8 @@ export interface MachineSetsOptions {
   of: string;
   /** The name segment of the MachineSets (`infra`, `windows-worker`). */
   role: pulumi.Input<string>;
+  /** The pool whose one preview line says what changes of its machines (pool-summary.ts). */
+  pool: PoolOfPart;
   /** Labels every node gets on top of `MachinePoolArgs.nodeLabels`. */
   nodeLabels: Record<string, string>;
   taints: pulumi.Output<Taint[]>;
@@ -134,7 +137,7 @@ export interface DeclaredMachineSets {
   contentHash: pulumi.Output<string>;
   /** What the readiness waiter replaces machines by (`machineReplacement`), with the replicas it keeps. */
   replacement?: pulumi.Output<MachineReplacement>;
-  /** At preview, a line per MachineSet whose machines run another spec than its template (logged too). */
+  /** At preview, a line per MachineSet whose machines run another spec than its template (in the pool's line). */
   specChanges: pulumi.Output<string[] | undefined>;
   /** The labels each MachineSet gives its machines (its template's). */
   machineLabels: pulumi.Output<Array<Record<string, string>>>;
@@ -273,36 +276,40 @@ export function declareMachineSets(
           (m) => (owner ? withBootImageOwner(m, owner) : m),
         );
         // Where each MachineSet's network references come from, so that the preview says it.
-        if (pulumi.runtime.isDryRun())
-          manifests.forEach((manifest, i) => {
-            const zone = cloud.zones[i];
-            const source = platform.machineSets.networkSource(cloud.options, {
-              infrastructureId: f.infrastructureId,
-              region: f.region,
-              zone: zone.zone,
-              subnet: zone.subnet,
-              worker,
-            });
-            pulumi.log.info(`MachineSet ${manifest.metadata.name}: ${source}`, invoke.parent);
+        const networkSource = (i: number) =>
+          platform.machineSets.networkSource(cloud.options, {
+            infrastructureId: f.infrastructureId,
+            region: f.region,
+            zone: cloud.zones[i].zone,
+            subnet: cloud.zones[i].subnet,
+            worker,
           });
         // Named by zone, or by the region for a MachineSet without one. Applied forced (manifestArgs):
         // without autoscaling the stack takes the replicas back from a cluster autoscaler that scaled the
         // set while it was autoscaled; with it, `ignoreChanges` applies the autoscaler's own count.
-        return manifests.map((manifest, i) => ({ key: cloud.zones[i].zone || f.region, manifest }));
+        return manifests.map((manifest, i) => ({
+          key: cloud.zones[i].zone || f.region,
+          manifest,
+          network: `MachineSet ${manifest.metadata.name}: ${networkSource(i)}`,
+        }));
       }),
     );
-  if (pulumi.runtime.isDryRun() && options.bootImageOwner) {
+  if (pulumi.runtime.isDryRun()) {
     const owner = options.bootImageOwner;
     const kubeconfig = options.waiting ? pulumi.unsecret(options.waiting.kubeconfig) : undefined;
-    pulumi.all([resolved, facts, kubeconfig]).apply(([sets, f, config]) =>
-      previewBootImages(
-        invoke.parent,
-        config,
-        f.platform,
-        sets.map((s) => s.manifest),
-        owner,
-      ),
-    );
+    pulumi.all([resolved, facts, kubeconfig]).apply(async ([sets, f, config]) => {
+      const fields = platformModules(f.platform).machineSets.networkFields;
+      const notes = sets.map((s) => ({ machineSet: s.manifest, text: s.network, fields }));
+      await noteMachineSets(invoke.parent, config, notes);
+      if (owner)
+        await previewBootImages(
+          invoke.parent,
+          config,
+          f.platform,
+          sets.map((s) => s.manifest),
+          owner,
+        );
+    });
   }
   const guardFor = (names: pulumi.Input<string[]>) =>
     // Pulumi deletes in reverse dependency order: the MachineSets, then this guard (which waits until
@@ -395,10 +402,12 @@ export function declareMachineSets(
           const replicas = sets.map((s) => [s.manifest.metadata.name, s.manifest.spec.replicas]);
           return { ...policy, replicas: Object.fromEntries(replicas) as Record<string, number> };
         });
+  // The image the MCO keeps current is no spec of the stack's: machines it made from a newer one are not old.
   const declared = resolved.apply((sets) =>
     sets.map((s) => ({
       name: s.manifest.metadata.name,
-      providerSpec: s.manifest.spec.template.spec.providerSpec.value as unknown as Record<string, unknown>,
+      providerSpec: withoutBootImage(s.manifest, options.bootImageOwner).spec.template.spec.providerSpec
+        .value as unknown as Record<string, unknown>,
     })),
   );
   return {
@@ -413,7 +422,13 @@ export function declareMachineSets(
     machineLabels: resolved.apply((sets) =>
       sets.map((s) => (s.manifest.spec.template.metadata?.labels ?? {}) as Record<string, string>),
     ),
-    specChanges: previewMachineSpecChanges(invoke.parent, options.waiting?.kubeconfig, declared, replacement),
+    specChanges: previewMachineSpecChanges(
+      invoke.parent,
+      options.waiting?.kubeconfig,
+      options.pool,
+      declared,
+      replacement,
+    ),
   };
 }
 

@@ -16,7 +16,7 @@ import { requireDnsLabel, requireDnsSubdomain, requireOneOf } from "../../builde
 import { contentHash, OperatorInstall, OperatorRemoval } from "../../provider/dynamic";
 import { adoptOption, kubeOptions, manifestArgs, PATCH_FORCE, withAnnotations } from "../cluster/kube";
 import { clusterAccess, Waiting, WaitArgs } from "../cluster/wait";
-import { clusterOfThisRun } from "../cluster/rollout-impact";
+import { clusterOfThisRun } from "../cluster/preview-run";
 import { adoption } from "../cluster/adoption";
 import { field, KINDS, kindOfCrd } from "../../provider/waiting/kinds";
 import { crdsToRemove } from "../../provider/waiting/waiters";

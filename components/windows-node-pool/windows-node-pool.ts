@@ -236,6 +236,8 @@ export class WindowsNodePool extends pulumi.ComponentResource {
     const machineSets = declareMachineSets(name, args, facts, zones, placed, {
       of,
       role,
+      // Windows nodes belong to no MachineConfigPool: their line says only what changes of their machines.
+      pool: { name, renders: false },
       nodeLabels: {},
       taints: pulumi.output([]),
       image: image as pulumi.Output<MachineImage>,

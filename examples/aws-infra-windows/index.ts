@@ -16,6 +16,9 @@ const infra = new InfraNodePool("infra", {
   zones,
   replicas: config.getNumber("infraReplicas") ?? 3,
   aws: { instanceType: config.get("infraInstanceType") ?? "m6i.2xlarge" },
+  // `pulumi config set replaceMachines true`: a changed instance type replaces the running machines, one
+  // new machine first per zone, instead of reaching only machines made later.
+  machineReplacement: config.getBoolean("replaceMachines") ? { strategy: "rolling" } : undefined,
   router: { replicas: 3 },
   registry: true,
   monitoring: { config: { prometheusK8s: { retention: "15d" } } },

@@ -87,7 +87,6 @@ export const KINDS = {
   packageManifest: kind("packages.operators.coreos.com", "v1", "PackageManifest", "packagemanifests", true),
   deployment: kind("apps", "v1", "Deployment", "deployments", true),
   clusterExtension: kind("olm.operatorframework.io", "v1", "ClusterExtension", "clusterextensions", false),
-  pod: kind("", "v1", "Pod", "pods", true),
   crd: kind("apiextensions.k8s.io", "v1", "CustomResourceDefinition", "customresourcedefinitions", false),
 } as const;
 

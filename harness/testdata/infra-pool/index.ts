@@ -4,6 +4,7 @@ import {
   ClusterAutoscaler,
   ClusterExtension,
   InfraNodePool,
+  KubeletConfig,
   MachineConfig,
   OperatorSubscription,
 } from "../../../index";
@@ -16,7 +17,8 @@ const waitTimeouts = { create: "60s", update: "60s", delete: "60s" };
  * The pool and a MachineConfig for it; `infra=false` declares nothing, as a destroy. `autoscale=true`
  * lets the cluster autoscaler run the pool between 1 and 2 machines; `replicas` sets its size otherwise.
  * `instanceType` changes the machines' type, and `maxSurge`/`maxUnavailable` replace the machines
- * that have another (`machineReplacement`); `bootImageOwner` is the pool's.
+ * that have another (`machineReplacement`); `bootImageOwner` is the pool's; `maxPods` adds a
+ * KubeletConfig for the pool.
  */
 function infraPool() {
   const autoscale = config.getBoolean("autoscale") === true;
@@ -47,6 +49,13 @@ function infraPool() {
     new MachineConfig("99-infra-motd", {
       role: infra.role,
       files: [{ path: "/etc/motd", contents: { text: config.get("motdText") ?? "first revision\n" } }],
+      waitTimeouts,
+    });
+  }
+  if (config.getNumber("maxPods") !== undefined) {
+    new KubeletConfig("infra-kubelet", {
+      pool: infra.role,
+      kubeletConfig: { maxPods: config.getNumber("maxPods") },
       waitTimeouts,
     });
   }
