@@ -13,11 +13,14 @@ import {
   machineSetsInZones,
   zoneSpecs,
   WorkerMachineSet,
-  zonesInRegion,
+  firstPlacedZone,
+  placeInRegion,
+  PlacedZones,
+  refusalErrors,
   ZoneSpec,
 } from "../../builders/machineset";
 import { PoolAutoscaling, requirePoolAutoscaling } from "../../builders/autoscaling";
-import { InputError, InputErrors } from "../../builders/errors";
+import { collectErrors, InputError, InputErrors } from "../../builders/errors";
 import { HealthCheckOptions } from "../../builders/health-check";
 import {
   BOOT_IMAGE_PATHS,
@@ -195,6 +198,7 @@ function plainZones(zones: MachinePoolArgs["zones"]): ZoneSpec[] | undefined {
 /**
  * The pool's zones placed in the cluster's region: the given ones checked against it (before anything
  * is read for them, such as the worker MachineSet of the first), or the platform's when none are given.
+ * The problems of zones the region lacks are reported with the pool's other ones (declareMachineSets).
  */
 export function placeZones(
   zones: PoolZones,
@@ -202,14 +206,21 @@ export function placeZones(
   lookups: boolean,
   invoke: { parent: pulumi.Resource },
   of: string,
-): pulumi.Output<ZoneSpec[]> {
+): pulumi.Output<PlacedZones> {
   return pulumi.all([zones.given, facts]).apply(([given, f]) =>
-    naming(of, () => {
+    naming(of, async () => {
       const platform = platformModules(f.platform);
-      if (given === undefined) return platform.cloud.zonesWhenNotGiven(f.region, lookups, invoke);
-      return checked(() => zonesInRegion(platform.machineSets, f.region, given));
+      if (given === undefined)
+        return { zones: await platform.cloud.zonesWhenNotGiven(f.region, lookups, invoke), problems: [] };
+      // With lookups the cloud says which zones the region has (its `availability`), not the table.
+      return checked(() => placeInRegion(platform.machineSets, f.region, given, !lookups));
     }),
   );
+}
+
+/** The first of the placed zones the region has: whose worker MachineSet the pool reads. */
+export function firstZone(placed: pulumi.Output<PlacedZones>, of: string): pulumi.Output<string> {
+  return placed.apply((p) => naming(of, () => checked(() => firstPlacedZone(p).zone)));
 }
 
 /**
@@ -222,7 +233,7 @@ export function declareMachineSets(
   args: MachinePoolArgs,
   facts: pulumi.Output<ClusterFacts>,
   zones: PoolZones,
-  placed: pulumi.Output<ZoneSpec[]>,
+  placed: pulumi.Output<PlacedZones>,
   options: MachineSetsOptions,
 ): DeclaredMachineSets {
   const invoke = { parent: options.kubeOptions.parent! };
@@ -247,15 +258,30 @@ export function declareMachineSets(
       pulumi.all([args.replicas, args.nodeLabels, platformOptions, args.autoscaling, healthCheck]),
       options.worker,
     ])
-    .apply(([f, z, role, image, taints, [replicas, labels, given, scaling, hc], worker]) =>
+    .apply(([f, placement, role, image, taints, [replicas, labels, given, scaling, hc], worker]) =>
       naming(options.of, async () => {
         // The health check's settings fail the MachineSets too, so its mistakes show with the pool's.
         if (hc) healthCheckManifest(hc, hc.name ?? "check", f.infrastructureId, "worker", ["check"]);
         const platform = platformModules(f.platform);
         const machineOptions = checked(() => platform.machineSets.withImage("image", image, given ?? {}));
-        const cloud = args.cloudLookups
-          ? await platform.cloud.lookUp(f.infrastructureId, z, machineOptions, invoke)
-          : { zones: z, options: machineOptions };
+        // What the cloud lacks (zones, the size in them) is asked of zones named well, and reported
+        // with every other problem, which are checked on the zones found valid; the subnets and
+        // security groups are looked up only when nothing is wrong.
+        const problems = [...placement.problems];
+        if (args.cloudLookups && problems.length === 0) {
+          const lacking = await platform.cloud.availability(
+            f.region,
+            placement.zones,
+            machineOptions,
+            invoke,
+          );
+          problems.push(...lacking);
+        }
+        const z = placement.zones.filter((_, i) => !problems.some((r) => r.path === `zones[${i}]`));
+        const cloud =
+          args.cloudLookups && problems.length === 0
+            ? await platform.cloud.lookUp(f.infrastructureId, z, machineOptions, invoke)
+            : { zones: z, options: machineOptions };
         const spec = {
           platform: f.platform,
           infrastructureId: f.infrastructureId,
@@ -269,9 +295,13 @@ export function declareMachineSets(
           [f.platform]: cloud.options,
         } as unknown as MachineSetPoolSpec;
         const owner = options.bootImageOwner;
-        const manifests = checked(() => machineSetsInZones(options.adjust ? options.adjust(spec) : spec)).map(
-          (m) => (owner ? withBootImageOwner(m, owner) : m),
+        const [, built] = checked(() =>
+          collectErrors([
+            () => InputErrors.throwIfAny(refusalErrors(problems)),
+            () => machineSetsInZones(options.adjust ? options.adjust(spec) : spec),
+          ]),
         );
+        const manifests = built.map((m) => (owner ? withBootImageOwner(m, owner) : m));
         // Where each MachineSet's network references come from, so that the preview says it.
         if (pulumi.runtime.isDryRun())
           manifests.forEach((manifest, i) => {

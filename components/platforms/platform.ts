@@ -1,5 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
-import { ZoneSpec } from "../../builders/machineset";
+import { Refusal, ZoneSpec } from "../../builders/machineset";
 import { WindowsServerVersion } from "../../builders/windows";
 
 /** `status` of `infrastructures.config.openshift.io/cluster`, as far as the platforms read it. */
@@ -25,6 +25,16 @@ export interface CloudPlatform<Options extends object> {
   region(status: InfrastructureStatus, opts: pulumi.CustomResourceOptions): pulumi.Output<string>;
   /** The zones of a pool that gives none (looked up when `lookups`); an input error where they are needed. */
   zonesWhenNotGiven(region: string, lookups: boolean, invoke: InvokeParent): Promise<ZoneSpec[]>;
+  /**
+   * What the cloud lacks of the pool's zones and machine size (`cloudLookups`): a zone the region does
+   * not have, a size it does not offer there or in a zone, each at its property.
+   */
+  availability(
+    region: string,
+    zones: readonly ZoneSpec[],
+    options: Options,
+    invoke: InvokeParent,
+  ): Promise<Refusal[]>;
   /** Zones and options completed or checked against the cloud (`cloudLookups`); given values win. */
   lookUp(
     infrastructureId: string,

@@ -1,4 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
+import { Refusal, ZoneSpec } from "../../../builders/machineset";
+import { isAwsInstanceTypeName } from "../../../builders/machineset/aws-instance-types";
 import { AWSResourceReference } from "../../../builders/machineset/provider-spec";
 import { inputPropertyError } from "../../errors";
 import { cloudModule } from "../cloud-sdk";
@@ -7,6 +9,7 @@ import { cloudModule } from "../cloud-sdk";
 // dependency, and its index loads some 300 modules (which Pulumi's closure serializer then scans).
 const ec2 = () =>
   cloudModule("@pulumi/aws", "cloudLookups", () => ({
+    ...(require("@pulumi/aws/ec2/getInstanceTypeOfferings") as typeof import("@pulumi/aws/ec2/getInstanceTypeOfferings")),
     ...(require("@pulumi/aws/ec2/getSecurityGroups") as typeof import("@pulumi/aws/ec2/getSecurityGroups")),
     ...(require("@pulumi/aws/ec2/getSubnet") as typeof import("@pulumi/aws/ec2/getSubnet")),
     ...(require("@pulumi/aws/ec2/getSubnets") as typeof import("@pulumi/aws/ec2/getSubnets")),
@@ -31,6 +34,57 @@ export async function awsZones(region: string, count: number, opts: InvokeParent
   if (zones.length === 0)
     throw inputPropertyError("zones", `no available zone found in AWS region ${region}`);
   return zones.slice(0, count);
+}
+
+/**
+ * What EC2 lacks of a pool: a zone the region does not have (DescribeAvailabilityZones with every zone,
+ * Local and Wavelength Zones among them), and an instance type the region or one of the zones does not
+ * offer (DescribeInstanceTypeOfferings by availability zone). Asked in the cluster's region, whatever
+ * the provider's; a type of the wrong shape is the preview's to report, not asked about.
+ */
+export async function awsAvailability(
+  region: string,
+  zones: readonly ZoneSpec[],
+  instanceType: string,
+  opts: InvokeParent,
+): Promise<Refusal[]> {
+  const { getAvailabilityZones, getInstanceTypeOfferings } = ec2();
+  const [all, offerings] = await Promise.all([
+    getAvailabilityZones({ allAvailabilityZones: true, region }, opts),
+    isAwsInstanceTypeName(instanceType)
+      ? getInstanceTypeOfferings(
+          {
+            locationType: "availability-zone",
+            filters: [{ name: "instance-type", values: [instanceType] }],
+            region,
+          },
+          opts,
+        )
+      : undefined,
+  ]);
+  const known = [...all.names].filter((z) => z.startsWith(region)).sort();
+  const offered = [...(offerings?.locations ?? [])].filter((z) => z.startsWith(region)).sort();
+  const problems: Refusal[] = [];
+  zones.forEach(({ zone }, i) => {
+    if (!known.includes(zone)) {
+      problems.push({
+        path: `zones[${i}]`,
+        reason: `${JSON.stringify(zone)} is not a zone of AWS region ${region}: its zones are ${known.join(", ")} (aws ec2 describe-availability-zones --region ${region} --all-availability-zones)`,
+      });
+    } else if (offerings && offered.length > 0 && !offered.includes(zone)) {
+      problems.push({
+        path: `zones[${i}]`,
+        reason: `instance type ${instanceType} is not offered in ${zone}: choose among ${offered.join(", ")}, or another instance type`,
+      });
+    }
+  });
+  if (offerings && offered.length === 0) {
+    problems.push({
+      path: "aws.instanceType",
+      reason: `${JSON.stringify(instanceType)} is not offered in AWS region ${region} ("aws ec2 describe-instance-type-offerings --region ${region} --location-type availability-zone --filters Name=instance-type,Values=${instanceType}" finds none)`,
+    });
+  }
+  return problems;
 }
 
 /** The cluster's private subnet in `zone`, found by the installer's tags, or the given id checked. */
