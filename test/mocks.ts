@@ -184,6 +184,16 @@ export function azureCloud(location = "centralus"): FakeCloud {
       "azure-native:authorization:getClientToken": () => ({ token: AZURE_TOKEN }),
     },
     arm: {
+      // Subscriptions - List Locations: the logical zones of each location.
+      [`/subscriptions/${AZURE_SUBSCRIPTION}/locations`]: () => ({
+        value: [location, "eastus"].map((name) => ({
+          name,
+          availabilityZoneMappings: (AZURE_ZONAL_REGIONS.has(name) ? ["1", "2", "3"] : []).map((z) => ({
+            logicalZone: z,
+            physicalZone: `${name}-az${z}`,
+          })),
+        })),
+      }),
       [`/subscriptions/${AZURE_SUBSCRIPTION}/providers/Microsoft.Compute/skus`]: (url) => ({
         value: url.searchParams.get("$filter") === `location eq '${location}'` ? azureSkus(location) : [],
       }),

@@ -212,8 +212,12 @@ export function placeZones(
       const platform = platformModules(f.platform);
       if (given === undefined)
         return { zones: await platform.cloud.zonesWhenNotGiven(f.region, lookups, invoke), problems: [] };
-      // With lookups the cloud says which zones the region has (its `availability`), not the table.
-      return checked(() => placeInRegion(platform.machineSets, f.region, given, !lookups));
+      // With lookups the cloud says which zones the region has, not the table; it is asked of zones
+      // named well.
+      const placed = checked(() => placeInRegion(platform.machineSets, f.region, given, !lookups));
+      if (lookups && placed.problems.length === 0)
+        placed.problems.push(...(await platform.cloud.zoneProblems(f.region, placed.zones, invoke)));
+      return placed;
     }),
   );
 }
@@ -264,18 +268,15 @@ export function declareMachineSets(
         if (hc) healthCheckManifest(hc, hc.name ?? "check", f.infrastructureId, "worker", ["check"]);
         const platform = platformModules(f.platform);
         const machineOptions = checked(() => platform.machineSets.withImage("image", image, given ?? {}));
-        // What the cloud lacks (zones, the size in them) is asked of zones named well, and reported
-        // with every other problem, which are checked on the zones found valid; the subnets and
-        // security groups are looked up only when nothing is wrong.
+        // What the cloud lacks of the size is asked in zones it has, and reported with every other
+        // problem, which are checked on the zones found valid; the subnets and security groups are
+        // looked up only when nothing is wrong.
         const problems = [...placement.problems];
         if (args.cloudLookups && problems.length === 0) {
-          const lacking = await platform.cloud.availability(
-            f.region,
-            placement.zones,
-            machineOptions,
-            invoke,
+          const { region } = f;
+          problems.push(
+            ...(await platform.cloud.sizeProblems(region, placement.zones, machineOptions, invoke)),
           );
-          problems.push(...lacking);
         }
         const z = placement.zones.filter((_, i) => !problems.some((r) => r.path === `zones[${i}]`));
         const cloud =

@@ -25,11 +25,13 @@ export interface CloudPlatform<Options extends object> {
   region(status: InfrastructureStatus, opts: pulumi.CustomResourceOptions): pulumi.Output<string>;
   /** The zones of a pool that gives none (looked up when `lookups`); an input error where they are needed. */
   zonesWhenNotGiven(region: string, lookups: boolean, invoke: InvokeParent): Promise<ZoneSpec[]>;
+  /** The given zones the region does not have, asked of the cloud (`cloudLookups`), each at `zones[i]`. */
+  zoneProblems(region: string, zones: readonly ZoneSpec[], invoke: InvokeParent): Promise<Refusal[]>;
   /**
-   * What the cloud lacks of the pool's zones and machine size (`cloudLookups`): a zone the region does
-   * not have, a size it does not offer there or in a zone, each at its property.
+   * What the cloud lacks of the machines' size in the region's zones (`cloudLookups`): the size in the
+   * region or a zone, and what the options need of it; each problem at its property.
    */
-  availability(
+  sizeProblems(
     region: string,
     zones: readonly ZoneSpec[],
     options: Options,

@@ -2,7 +2,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { AWS_DEFAULTS, AwsMachineOptions } from "../../../builders/machineset";
 import { inputPropertyError } from "../../errors";
 import { CloudPlatform } from "../platform";
-import { awsAvailability, awsSecurityGroups, awsSubnet, awsZones } from "./lookups";
+import { awsSecurityGroups, awsSizeProblems, awsSubnet, awsZoneProblems, awsZones } from "./lookups";
 import { awsWindowsAmi } from "./windows-image";
 
 /** AWS: the region is on the Infrastructure object; zones, subnets and security groups can be looked up. */
@@ -20,8 +20,9 @@ export const AWS_CLOUD: CloudPlatform<Omit<AwsMachineOptions, "ami">> = {
       "required: list the zones (e.g. us-east-2a, us-east-2b, us-east-2c) or set cloudLookups to use the region's first three",
     );
   },
-  availability: (region, zones, options, invoke) =>
-    awsAvailability(region, zones, options.instanceType ?? AWS_DEFAULTS.instanceType, invoke),
+  zoneProblems: awsZoneProblems,
+  sizeProblems: (region, zones, options, invoke) =>
+    awsSizeProblems(region, zones, options.instanceType ?? AWS_DEFAULTS.instanceType, invoke),
   async lookUp(infrastructureId, zones, options, invoke) {
     const [placed, securityGroups] = await Promise.all([
       Promise.all(

@@ -37,54 +37,67 @@ export async function awsZones(region: string, count: number, opts: InvokeParent
 }
 
 /**
- * What EC2 lacks of a pool: a zone the region does not have (DescribeAvailabilityZones with every zone,
- * Local and Wavelength Zones among them), and an instance type the region or one of the zones does not
- * offer (DescribeInstanceTypeOfferings by availability zone). Asked in the cluster's region, whatever
- * the provider's; a type of the wrong shape is the preview's to report, not asked about.
+ * The zones of a pool EC2 does not have in the region (DescribeAvailabilityZones with every zone, Local
+ * and Wavelength Zones among them), asked in the cluster's region whatever the provider's.
  */
-export async function awsAvailability(
+export async function awsZoneProblems(
+  region: string,
+  zones: readonly ZoneSpec[],
+  opts: InvokeParent,
+): Promise<Refusal[]> {
+  const all = await ec2().getAvailabilityZones({ allAvailabilityZones: true, region }, opts);
+  const known = [...all.names].filter((z) => z.startsWith(region)).sort();
+  return zones.flatMap(({ zone }, i) =>
+    known.includes(zone)
+      ? []
+      : [
+          {
+            path: `zones[${i}]`,
+            reason: `${JSON.stringify(zone)} is not a zone of AWS region ${region}: its zones are ${known.join(", ")} (aws ec2 describe-availability-zones --region ${region} --all-availability-zones)`,
+          },
+        ],
+  );
+}
+
+/**
+ * Where EC2 does not offer the pool's instance type: in the region at all, or in one of its zones
+ * (DescribeInstanceTypeOfferings by availability zone). A type of the wrong shape is the preview's to
+ * report, not asked about.
+ */
+export async function awsSizeProblems(
   region: string,
   zones: readonly ZoneSpec[],
   instanceType: string,
   opts: InvokeParent,
 ): Promise<Refusal[]> {
-  const { getAvailabilityZones, getInstanceTypeOfferings } = ec2();
-  const [all, offerings] = await Promise.all([
-    getAvailabilityZones({ allAvailabilityZones: true, region }, opts),
-    isAwsInstanceTypeName(instanceType)
-      ? getInstanceTypeOfferings(
-          {
-            locationType: "availability-zone",
-            filters: [{ name: "instance-type", values: [instanceType] }],
-            region,
-          },
-          opts,
-        )
-      : undefined,
-  ]);
-  const known = [...all.names].filter((z) => z.startsWith(region)).sort();
-  const offered = [...(offerings?.locations ?? [])].filter((z) => z.startsWith(region)).sort();
-  const problems: Refusal[] = [];
-  zones.forEach(({ zone }, i) => {
-    if (!known.includes(zone)) {
-      problems.push({
-        path: `zones[${i}]`,
-        reason: `${JSON.stringify(zone)} is not a zone of AWS region ${region}: its zones are ${known.join(", ")} (aws ec2 describe-availability-zones --region ${region} --all-availability-zones)`,
-      });
-    } else if (offerings && offered.length > 0 && !offered.includes(zone)) {
-      problems.push({
-        path: `zones[${i}]`,
-        reason: `instance type ${instanceType} is not offered in ${zone}: choose among ${offered.join(", ")}, or another instance type`,
-      });
-    }
-  });
-  if (offerings && offered.length === 0) {
-    problems.push({
-      path: "aws.instanceType",
-      reason: `${JSON.stringify(instanceType)} is not offered in AWS region ${region} ("aws ec2 describe-instance-type-offerings --region ${region} --location-type availability-zone --filters Name=instance-type,Values=${instanceType}" finds none)`,
-    });
+  if (!isAwsInstanceTypeName(instanceType)) return [];
+  const offerings = await ec2().getInstanceTypeOfferings(
+    {
+      locationType: "availability-zone",
+      filters: [{ name: "instance-type", values: [instanceType] }],
+      region,
+    },
+    opts,
+  );
+  const offered = [...offerings.locations].filter((z) => z.startsWith(region)).sort();
+  if (offered.length === 0) {
+    return [
+      {
+        path: "aws.instanceType",
+        reason: `${JSON.stringify(instanceType)} is not offered in AWS region ${region} ("aws ec2 describe-instance-type-offerings --region ${region} --location-type availability-zone --filters Name=instance-type,Values=${instanceType}" finds none)`,
+      },
+    ];
   }
-  return problems;
+  return zones.flatMap(({ zone }, i) =>
+    offered.includes(zone)
+      ? []
+      : [
+          {
+            path: `zones[${i}]`,
+            reason: `instance type ${instanceType} is not offered in ${zone}: choose among ${offered.join(", ")}, or another instance type`,
+          },
+        ],
+  );
 }
 
 /** The cluster's private subnet in `zone`, found by the installer's tags, or the given id checked. */

@@ -90,40 +90,84 @@ function armEndpoint(): string {
 }
 
 /**
- * The VM sizes of a location, as `az vm list-skus --location <region>` lists them: the Resource SKUs
- * API, which no azure-native function wraps, called with the provider's own credentials
- * (authorization.getClientToken) in its subscription. The token stays in this function.
+ * Every item of an ARM list under the provider's subscription (`path` after `/subscriptions/<id>`),
+ * following its next links: for what no azure-native function wraps, called with the provider's own
+ * credentials (authorization.getClientToken). The token stays in this function.
  */
-export async function azureVmSkus(region: string, opts: InvokeParent): Promise<ResourceSku[]> {
+async function armList<T>(path: string, query: string, what: string, opts: InvokeParent): Promise<T[]> {
   const { getClientConfig, getClientToken } = azure();
   const [config, { token }] = await Promise.all([getClientConfig(opts), getClientToken({}, opts)]);
-  const filter = encodeURIComponent(`location eq '${region}'`);
-  let url: string | undefined =
-    `${armEndpoint()}/subscriptions/${config.subscriptionId}/providers/Microsoft.Compute/skus?api-version=2021-07-01&$filter=${filter}`;
-  const skus: ResourceSku[] = [];
+  let url: string | undefined = `${armEndpoint()}/subscriptions/${config.subscriptionId}${path}?${query}`;
+  const items: T[] = [];
   while (url) {
     const response: Response = await fetch(url, { headers: { Authorization: `Bearer ${token}` } });
     if (!response.ok) {
       throw inputPropertyError(
         "cloudLookups",
-        `listing the VM sizes of ${region} failed: ${response.status} ${(await response.text()).slice(0, 500)}`,
+        `listing ${what} failed: ${response.status} ${(await response.text()).slice(0, 500)}`,
       );
     }
-    const page = (await response.json()) as { value?: ResourceSku[]; nextLink?: string };
-    skus.push(...(page.value ?? []).filter((sku) => sku.resourceType === "virtualMachines"));
+    const page = (await response.json()) as { value?: T[]; nextLink?: string };
+    items.push(...(page.value ?? []));
     url = page.nextLink;
   }
-  return skus;
+  return items;
+}
+
+/**
+ * The given zones the location does not have, by the subscription's locations and their
+ * availabilityZoneMappings (`az account list-locations`); a location not listed is left to the cloud.
+ */
+export async function azureZoneProblems(
+  region: string,
+  zones: readonly ZoneSpec[],
+  opts: InvokeParent,
+): Promise<Refusal[]> {
+  type Location = { name?: string; availabilityZoneMappings?: Array<{ logicalZone?: string }> };
+  const locations = await armList<Location>(
+    "/locations",
+    "api-version=2022-12-01",
+    "the Azure locations",
+    opts,
+  );
+  const location = locations.find((l) => l.name?.toLowerCase() === region.toLowerCase());
+  if (!location) return [];
+  const known = (location.availabilityZoneMappings ?? []).map((m) => m.logicalZone ?? "").sort();
+  return zones.flatMap(({ zone }, i) =>
+    zone === "" || known.includes(zone)
+      ? []
+      : [
+          {
+            path: `zones[${i}]`,
+            reason:
+              known.length === 0
+                ? `Azure region ${region} has no availability zones: use zones: [] (one MachineSet, its machines in an availability set)`
+                : `Azure region ${region} has no zone ${JSON.stringify(zone)}: its zones are ${known.join(", ")}`,
+          },
+        ],
+  );
+}
+
+/** The VM sizes of a location, as `az vm list-skus --location <region>` lists them (the Resource SKUs API). */
+export async function azureVmSkus(region: string, opts: InvokeParent): Promise<ResourceSku[]> {
+  const filter = encodeURIComponent(`location eq '${region}'`);
+  const skus = await armList<ResourceSku>(
+    "/providers/Microsoft.Compute/skus",
+    `api-version=2021-07-01&$filter=${filter}`,
+    `the VM sizes of ${region}`,
+    opts,
+  );
+  return skus.filter((sku) => sku.resourceType === "virtualMachines");
 }
 
 const capability = (sku: ResourceSku, name: string) =>
   sku.capabilities?.find((c) => c.name?.toLowerCase() === name.toLowerCase())?.value;
 
 /**
- * What a location's SKUs say of a pool: a zone the location lacks, a VM size it does not offer (at all,
- * to the subscription, or in a zone), and the size's capabilities the options need (accelerated
- * networking, encryption at host, Ultra SSD in each zone, confidential or trusted launch), each at its
- * property. A size of the wrong shape is the preview's to report.
+ * What a location's SKUs say of a pool in zones it has: a VM size it does not offer (at all, to the
+ * subscription, or in a zone), and the size's capabilities the options need (accelerated networking,
+ * encryption at host, Ultra SSD in each zone, confidential or trusted launch), each at its property.
+ * A size of the wrong shape is the preview's to report.
  */
 export function azureSkuProblems(
   region: string,
@@ -135,18 +179,7 @@ export function azureSkuProblems(
   const inRegion = (list?: string[]) => (list ?? []).some((l) => l.toLowerCase() === region.toLowerCase());
   const zonesOf = (sku: ResourceSku) =>
     (sku.locationInfo ?? []).filter((l) => inRegion([l.location ?? ""])).flatMap((l) => l.zones ?? []);
-  const regionZones = [...new Set(skus.flatMap(zonesOf))].sort();
   const problems: Refusal[] = [];
-  zones.forEach(({ zone }, i) => {
-    if (zone === "" || regionZones.includes(zone)) return;
-    problems.push({
-      path: `zones[${i}]`,
-      reason:
-        regionZones.length === 0
-          ? `Azure region ${region} has no availability zones: use zones: [] (one MachineSet, its machines in an availability set)`
-          : `Azure region ${region} has no zone ${JSON.stringify(zone)}: its zones are ${regionZones.join(", ")}`,
-    });
-  });
   if (!isAzureVmSizeName(vmSize)) return problems;
   const sku = skus.find((s) => s.name?.toLowerCase() === vmSize.toLowerCase());
   const listing = `az vm list-skus --location ${region} --size ${vmSize}`;
@@ -165,7 +198,7 @@ export function azureSkuProblems(
     .flatMap((r) => r.restrictionInfo?.zones ?? []);
   const offered = zonesOf(sku).filter((z) => !restricted.includes(z));
   zones.forEach(({ zone }, i) => {
-    if (zone === "" || !regionZones.includes(zone) || offered.includes(zone)) return;
+    if (zone === "" || offered.includes(zone)) return;
     problems.push({
       path: `zones[${i}]`,
       reason: `VM size ${vmSize} is not offered in zone ${zone} of ${region}${offered.length ? `: choose among zones ${offered.join(", ")}` : ""}, or another size ("${listing}")`,
@@ -221,12 +254,14 @@ export function azureSkuProblems(
   return problems;
 }
 
-/** What Azure lacks of a pool (cloudLookups): its zones, its VM size and what the size must support. */
-export async function azureAvailability(
+/** What Azure lacks of a pool's VM size in its zones (cloudLookups), and what the size must support. */
+export async function azureSizeProblems(
   region: string,
   zones: readonly ZoneSpec[],
   options: Omit<AzureMachineOptions, "image">,
   opts: InvokeParent,
 ): Promise<Refusal[]> {
+  const vmSize = options.vmSize ?? AZURE_DEFAULTS.vmSize;
+  if (!isAzureVmSizeName(vmSize)) return [];
   return azureSkuProblems(region, zones, options, await azureVmSkus(region, opts));
 }
