@@ -1,8 +1,12 @@
 import * as assert from "node:assert/strict";
+import { admissionRefusals } from "../../builders/machineset/admission";
+import { machineSetsForPool, MachineSetPoolSpec, ProviderSpec } from "../../builders/machineset";
+import { AWS_POOL, AZURE_POOL } from "../../test/pool-specs";
 import { seedCluster } from "../cluster/seed";
 import { PlatformName } from "../cluster/platforms";
 import { MemoryStore } from "../store/memory-store";
 import { KubeObject } from "../store/types";
+import { providerSpecDenials } from "./machine-webhooks";
 import { startTestServer, TestServer } from "./testing";
 
 const MACHINESETS = "/apis/machine.openshift.io/v1beta1/namespaces/openshift-machine-api/machinesets";
@@ -161,6 +165,110 @@ describe("machine-api's admission webhooks in the simulator's API server", funct
       );
     } finally {
       await api.stop();
+    }
+  });
+});
+
+/** The provider spec the library renders for the first zone of `pool`, changed by `change`. */
+function rendered(pool: MachineSetPoolSpec, change: (value: Record<string, any>) => void): ProviderSpec {
+  const value = structuredClone(machineSetsForPool(pool)[0].spec.template.spec.providerSpec.value) as any;
+  change(value);
+  return value as ProviderSpec;
+}
+
+/**
+ * The library's admission tables (builders/machineset/admission.ts) and the simulator's webhook refuse
+ * the same provider specs where the tables take their rule from the webhook: what a preview refuses is
+ * what the cluster would, and the other way round.
+ */
+describe("the preview's admission and the simulator's webhooks agree on the webhook's rules", () => {
+  const cases: Array<[string, ProviderSpec]> = [
+    ["AWS: no AMI id", rendered(AWS_POOL, (v) => (v.ami = {}))],
+    [
+      "AWS: spot in a capacity reservation",
+      rendered(AWS_POOL, (v) => {
+        v.spotMarketOptions = {};
+        v.capacityReservationId = "cr-0123456789abcdef0";
+      }),
+    ],
+    [
+      "AWS: a host placement without host tenancy",
+      rendered(AWS_POOL, (v) => (v.placement.host = { affinity: "DedicatedHost" })),
+    ],
+    ["AWS: a partition without its group", rendered(AWS_POOL, (v) => (v.placementGroupPartition = 3))],
+    [
+      "AWS: throughput on a gp2 volume",
+      rendered(AWS_POOL, (v) => {
+        v.blockDevices[0].ebs.volumeType = "gp2";
+        v.blockDevices[0].ebs.throughputMib = 250;
+      }),
+    ],
+    ["Azure: a vnet without its subnet", rendered(AZURE_POOL, (v) => (v.subnet = ""))],
+    ["Azure: a subnet without its vnet", rendered(AZURE_POOL, (v) => (v.vnet = ""))],
+    [
+      "Azure: an image resource ID beside a marketplace one",
+      rendered(AZURE_POOL, (v) => (v.image.sku = "x")),
+    ],
+    ["Azure: an OS disk of 40000 GiB", rendered(AZURE_POOL, (v) => (v.osDisk.diskSizeGB = 40000))],
+    ...(
+      [
+        [
+          "vTPM off",
+          { secureBoot: "Enabled", virtualizedTrustedPlatformModule: "Disabled" },
+          "VMGuestStateOnly",
+          false,
+        ],
+        [
+          "secure boot off",
+          { secureBoot: "Disabled", virtualizedTrustedPlatformModule: "Enabled" },
+          "DiskWithVMGuestState",
+          false,
+        ],
+        [
+          "encryption at host",
+          { secureBoot: "Enabled", virtualizedTrustedPlatformModule: "Enabled" },
+          "DiskWithVMGuestState",
+          true,
+        ],
+      ] as const
+    ).map(([what, uefiSettings, encryption, atHost]): [string, ProviderSpec] => [
+      `Azure: a ConfidentialVM with ${what}`,
+      rendered(AZURE_POOL, (v) => {
+        v.osDisk.managedDisk.securityProfile = { securityEncryptionType: encryption };
+        v.securityProfile = {
+          encryptionAtHost: atHost,
+          settings: { securityType: "ConfidentialVM", confidentialVM: { uefiSettings } },
+        };
+      }),
+    ]),
+    [
+      "Azure: a disk encryption type without ConfidentialVM",
+      rendered(AZURE_POOL, (v) => {
+        v.osDisk.managedDisk.securityProfile = { securityEncryptionType: "VMGuestStateOnly" };
+        // No security type (validateAzureSecurityProfile's default case; with TrustedLaunch it is Azure
+        // that refuses, the webhook lets it through).
+        v.securityProfile = { encryptionAtHost: false };
+      }),
+    ],
+    [
+      "Azure: customer-managed boot diagnostics without a storage account",
+      rendered(AZURE_POOL, (v) => (v.diagnostics = { boot: { storageAccountType: "CustomerManaged" } })),
+    ],
+  ];
+  const platformOf = (spec: ProviderSpec) => (spec.kind === "AWSMachineProviderConfig" ? "AWS" : "Azure");
+
+  for (const [what, spec] of cases) {
+    it(`both refuse ${what}`, () => {
+      assert.notDeepEqual(admissionRefusals(spec), [], "the preview refuses it");
+      assert.notDeepEqual(providerSpecDenials(platformOf(spec), spec as any), [], "the webhook refuses it");
+    });
+  }
+
+  it("both accept what the library renders", () => {
+    for (const pool of [AWS_POOL, AZURE_POOL]) {
+      const spec = rendered(pool, () => undefined);
+      assert.deepEqual(admissionRefusals(spec), []);
+      assert.deepEqual(providerSpecDenials(platformOf(spec), spec as any), []);
     }
   });
 });

@@ -43,7 +43,7 @@ const str = (value: unknown): string => (typeof value === "string" ? value : "")
 const objectAt = (value: unknown): Json => (isObject(value) ? value : {});
 
 /** What the webhooks know of the cluster (admissionConfig): its platform, region, ID and DNS. */
-interface ClusterConfig {
+export interface ClusterConfig {
   clusterId: string;
   awsRegion: string;
   /** `dns.Spec.PublicZone == nil`: an Internal publish strategy. */
@@ -697,6 +697,27 @@ const PLATFORMS: Record<
   Azure: { defaults: defaultAzure, validate: validateAzure },
 };
 
+/** A Machine of no name, as validateMachineSet makes one of a MachineSet's template. */
+const TEMPLATE_MACHINE: KubeObject = {
+  apiVersion: `${GROUP}/v1beta1`,
+  kind: "Machine",
+  metadata: { name: "" },
+};
+
+/**
+ * What the validating webhook of `platform` (the Infrastructure's type) refuses of a Machine's provider
+ * spec, as the defaulting one leaves it: the field errors, printed; nothing on another platform.
+ */
+export function providerSpecDenials(
+  platform: string,
+  value: Json,
+  config: ClusterConfig = { clusterId: "cluster", awsRegion: "", dnsDisconnected: false },
+  machine: KubeObject = TEMPLATE_MACHINE,
+): string[] {
+  const operations = PLATFORMS[platform];
+  return operations ? operations.validate(machine, operations.defaults(value, config), config) : [];
+}
+
 /** validateMachineSetSpec: the selector never changes and selects the template. */
 function machineSetSpecErrors(machineSet: KubeObject, old: KubeObject | undefined): FieldErrors {
   const spec = objectAt(machineSet.spec);
@@ -745,24 +766,18 @@ export function admitMachineApi(
   if (kind === "Machine" && object.metadata.deletionTimestamp && old && jsonEqual(old.spec, object.spec))
     return;
   const { platform, config } = clusterConfig(store);
-  const operations = PLATFORMS[platform];
   const machineSpec = objectAt(
     kind === "Machine" ? object.spec : objectAt(objectAt(object.spec).template).spec,
   );
-  // The MachineSet's template is validated as a Machine of no name (validateMachineSet).
-  const machine: KubeObject =
-    kind === "Machine"
-      ? object
-      : {
-          ...object,
-          metadata: { name: "", namespace: object.metadata.namespace, labels: {} },
-          spec: machineSpec,
-        };
   const errors = kind === "MachineSet" ? machineSetSpecErrors(object, old) : [];
-  if (operations) {
-    const value = objectAt(machineSpec.providerSpec).value;
+  const value = objectAt(machineSpec.providerSpec).value;
+  // getMachineValidatorOperation: other platforms' provider specs are not validated.
+  if (platform in PLATFORMS) {
     if (!isObject(value)) errors.push(required("providerSpec.value", "a value must be provided"));
-    else errors.push(...operations.validate(machine, operations.defaults(value, config), config));
+    else
+      errors.push(
+        ...providerSpecDenials(platform, value, config, kind === "Machine" ? object : TEMPLATE_MACHINE),
+      );
   }
   if (errors.length === 0) return;
   // field.ErrorList.ToAggregate: each message once; several bracketed.
