@@ -47,8 +47,9 @@ import { platformModules } from "../platforms";
 /** What every machine pool component takes to place MachineSets in zones of a cloud. */
 export interface MachinePoolArgs extends ClusterFactsArgs, WaitArgs {
   /**
-   * Zones, one MachineSet each: AWS zone names (`us-east-2a`) or Azure zone numbers (`"1"`), or objects
-   * that also give the zone's subnet. On AWS with `cloudLookups`, omitted zones are the region's first three.
+   * Zones, one MachineSet each: AWS zone names (`us-east-2a`) or Azure zone numbers (`"1"` to `"3"`), or
+   * objects that also give the zone's subnet; each must be one the region has. On AWS with
+   * `cloudLookups`, omitted zones are the region's first three.
    */
   zones?: pulumi.Input<Array<string | ZoneSpec>>;
   /**
@@ -94,7 +95,9 @@ export interface MachinePoolArgs extends ClusterFactsArgs, WaitArgs {
   azure?: pulumi.Input<Omit<AzureMachineOptions, "image">>;
   /**
    * Look up (AWS) or check (Azure) zones, subnets, security groups and the managed identity with the
-   * cloud's Pulumi provider. Explicit values always win; a lookup that finds nothing is an input error.
+   * cloud's Pulumi provider, and check the zones and the machine size with the cloud rather than the
+   * library's tables (the size offered in the region and each zone; on Azure also what the options need
+   * of it). Explicit values always win; a lookup that finds nothing is an input error.
    */
   cloudLookups?: boolean;
   /**
