@@ -62,11 +62,34 @@ const amd64 = (cpu: number, gib: number, more: Partial<CloudSize> = {}): CloudSi
   ...more,
 });
 
+/** Sizes of an EC2 family by its ladder: vCPUs from the size (medium 1, large 2, xlarge 4, Nxlarge 4N). */
+function ec2Family(
+  family: string,
+  gibPerCpu: number,
+  ladder: string,
+  more: Partial<CloudSize> = {},
+): Record<string, CloudSize> {
+  const cpus = (size: string) =>
+    size === "medium" ? 1 : size === "large" ? 2 : 4 * Number(/^(\d*)xlarge$/.exec(size)?.[1] || 1);
+  const sizes = ladder.split(" ");
+  const largest = Math.max(...sizes.filter((s) => !s.startsWith("metal")).map(cpus));
+  return Object.fromEntries(
+    sizes.map((size) => {
+      const cpu = size.startsWith("metal") ? largest : cpus(size);
+      return [`${family}.${size}`, amd64(cpu, cpu * gibPerCpu, more)];
+    }),
+  );
+}
+
+const M5 = "large xlarge 2xlarge 4xlarge 8xlarge 12xlarge 16xlarge 24xlarge";
+const M6 = `${M5} 32xlarge`;
+
 /**
  * The simulated AWS: regions with the zones AWS lists for them (the library's table,
- * builders/machineset/aws-zones.ts, must agree: platforms.test.ts) and the instance types the examples,
- * tests and demo use, with a few others. Large and special types are not offered in every zone of a
- * real region; here g5 lacks us-east-2c, so that a pool there fails as EC2 makes it fail.
+ * builders/machineset/aws-zones.ts, must agree: cloud.test.ts) and the instance types of the general
+ * purpose, compute and memory families OpenShift documents for compute machines, each with the sizes
+ * EC2 has (no m6i.3xlarge). Large and special types are not offered in every zone of a real region;
+ * here g5 lacks us-east-2c, so that a pool there fails as EC2 makes it fail.
  */
 const AWS_CATALOG: CloudCatalog = {
   regions: Object.fromEntries(
@@ -79,31 +102,47 @@ const AWS_CATALOG: CloudCatalog = {
     }).map(([region, letters]) => [region, [...letters].map((l) => `${region}${l}`)]),
   ),
   sizes: {
-    "m5.large": amd64(2, 8),
-    "m5.xlarge": amd64(4, 16),
-    "m5.2xlarge": amd64(8, 32),
-    "m5.4xlarge": amd64(16, 64),
-    "m5a.large": amd64(2, 8),
-    "m5a.xlarge": amd64(4, 16),
-    "m6a.xlarge": amd64(4, 16),
-    "m6i.large": amd64(2, 8),
-    "m6i.xlarge": amd64(4, 16),
-    "m6i.2xlarge": amd64(8, 32),
-    "m6i.4xlarge": amd64(16, 64),
-    "m7i.xlarge": amd64(4, 16),
-    "c6i.xlarge": amd64(4, 8),
-    "r5.xlarge": amd64(4, 32),
-    "r6i.xlarge": amd64(4, 32),
-    "m6g.xlarge": { ...amd64(4, 16), arch: "arm64" },
-    "m7g.xlarge": { ...amd64(4, 16), arch: "arm64" },
-    "g5.xlarge": amd64(4, 16, { notIn: ["us-east-2c"] }),
+    ...ec2Family("m5", 4, `${M5} metal`),
+    ...ec2Family("m5a", 4, M5),
+    ...ec2Family("m6i", 4, `${M6} metal`),
+    ...ec2Family("m6a", 4, `${M6} 48xlarge metal`),
+    ...ec2Family("m7i", 4, `${M6} 48xlarge metal-24xl metal-48xl`),
+    ...ec2Family("c5", 2, "large xlarge 2xlarge 4xlarge 9xlarge 12xlarge 18xlarge 24xlarge metal"),
+    ...ec2Family("c6i", 2, `${M6} metal`),
+    ...ec2Family("r5", 8, `${M5} metal`),
+    ...ec2Family("r6i", 8, `${M6} metal`),
+    ...ec2Family("m6g", 4, "medium large xlarge 2xlarge 4xlarge 8xlarge 12xlarge 16xlarge metal", {
+      arch: "arm64",
+    }),
+    ...ec2Family("m7g", 4, "medium large xlarge 2xlarge 4xlarge 8xlarge 12xlarge 16xlarge metal", {
+      arch: "arm64",
+    }),
+    ...ec2Family("g5", 4, "xlarge 2xlarge 4xlarge 8xlarge 12xlarge 16xlarge 24xlarge 48xlarge", {
+      notIn: ["us-east-2c"],
+    }),
   },
 };
 
+/** Sizes of an Azure series: `Standard_<family><vCPUs><features>_<version>` for each vCPU count. */
+function azureSeries(
+  pattern: string,
+  gibPerCpu: number,
+  cpus: readonly number[],
+  more: Partial<CloudSize> = {},
+): Record<string, CloudSize> {
+  return Object.fromEntries(
+    cpus.map((cpu) => [`Standard_${pattern.replace("#", String(cpu))}`, amd64(cpu, cpu * gibPerCpu, more)]),
+  );
+}
+
+const V3 = [2, 4, 8, 16, 32, 48, 64];
+const V5 = [2, 4, 8, 16, 32, 48, 64, 96];
+
 /**
  * The simulated Azure: regions with zones 1 to 3 and some without (the library's table,
- * builders/machineset/azure-regions.ts, must agree), and the VM sizes in use. Basic-tier and B-series
- * sizes cannot use accelerated networking; the T4 GPU size lacks centralus zone 3.
+ * builders/machineset/azure-regions.ts, must agree), and the D, E and F series the installer and
+ * OpenShift's docs use, with their vCPU counts (no Standard_D12s_v3), constrained and Arm sizes among
+ * them. B-series sizes cannot use accelerated networking; the T4 GPU size lacks zone 3.
  */
 const AZURE_CATALOG: CloudCatalog = {
   regions: {
@@ -115,19 +154,19 @@ const AZURE_CATALOG: CloudCatalog = {
     westus: [],
   },
   sizes: {
-    Standard_B2s: amd64(2, 4, { acceleratedNetworking: false }),
-    Standard_D2s_v3: amd64(2, 8),
-    Standard_D4s_v3: amd64(4, 16),
-    Standard_D8s_v3: amd64(8, 32),
-    Standard_D16s_v3: amd64(16, 64),
-    Standard_D4s_v5: amd64(4, 16),
-    Standard_D8s_v5: amd64(8, 32),
-    Standard_D4ds_v5: amd64(4, 16),
-    Standard_E4s_v3: amd64(4, 32),
-    Standard_E8s_v5: amd64(8, 64),
-    Standard_E16s_v5: amd64(16, 128),
+    ...azureSeries("D#s_v3", 4, V3),
+    ...azureSeries("D#s_v5", 4, V5),
+    ...azureSeries("D#ds_v5", 4, V5),
+    ...azureSeries("D#as_v5", 4, V5),
+    ...azureSeries("E#s_v3", 8, V3),
+    ...azureSeries("E#s_v5", 8, V5),
+    ...azureSeries("E#ds_v5", 8, V5),
+    ...azureSeries("F#s_v2", 2, [2, 4, 8, 16, 32, 48, 64, 72]),
+    ...azureSeries("D#ps_v5", 4, [2, 4, 8, 16, 32, 48, 64], { arch: "arm64" }),
+    ...azureSeries("B#s", 2, [1, 2], { acceleratedNetworking: false }),
+    ...azureSeries("B#ms", 4, [2, 4, 8], { acceleratedNetworking: false }),
     "Standard_E8-4s_v5": amd64(4, 64),
-    Standard_D4ps_v5: { ...amd64(4, 16), arch: "arm64" },
+    "Standard_E16-8s_v5": amd64(8, 128),
     Standard_NC4as_T4_v3: amd64(4, 28, { notIn: ["3"] }),
   },
 };
