@@ -276,10 +276,13 @@ export function declareMachineSets(
         // looked up only when nothing is wrong.
         const problems = [...placement.problems];
         if (args.cloudLookups && problems.length === 0) {
-          const { region } = f;
-          problems.push(
-            ...(await platform.cloud.sizeProblems(region, placement.zones, machineOptions, invoke)),
+          const lacking = await platform.cloud.sizeProblems(
+            f.region,
+            placement.zones,
+            machineOptions,
+            invoke,
           );
+          problems.push(...lacking);
         }
         const z = placement.zones.filter((_, i) => !problems.some((r) => r.path === `zones[${i}]`));
         const cloud =
