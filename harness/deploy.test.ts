@@ -194,6 +194,21 @@ describe("deploy harness against the simulator", function () {
     }
     assert.equal(seen.minReady, 1);
     assert.equal(seen.maxLive, 3);
+
+    // A type of the right shape that EC2 does not have passes a preview without cloudLookups; the
+    // machine surged for it fails as machine-api-provider-aws fails it (RunInstances' 4xx, a terminal
+    // InvalidConfiguration), and up fails at once naming the Machine and EC2's answer, the pool still
+    // on the previous type. The test below takes the stack back to one m6i.xlarge machine.
+    const missing = await deploy(options(["instanceType=m6i.3xlarge", "maxSurge=1", "maxUnavailable=0"]));
+    assert.equal(missing.ok, false);
+    assert.equal(missing.errors.length, 1, missing.errors.join("\n"));
+    assert.match(
+      missing.errors[0],
+      new RegExp(
+        `MachineSet ${machineSet}: Machine ${machineSet}-\\w+ failed \\(InvalidConfiguration\\): error launching instance: Invalid value 'm6i\\.3xlarge' for InstanceType\\.; 2 machines still run the previous spec`,
+      ),
+    );
+    assert.deepEqual(live().filter(ready).map(typeOf), ["m6i.2xlarge", "m6i.2xlarge"]);
   });
 
   it("destroys a pool with its MachineConfig: machines, nodes, the MachineConfig and the pool all go", async () => {

@@ -7,8 +7,11 @@ export {
   machineSetNameOf,
   checkPoolInputs,
   zoneSpecs,
-  zonesInRegion,
+  placeInRegion,
+  firstPlacedZone,
+  refusalErrors,
   type MachineSetPoolSpec,
+  type PlacedZones,
   type PlacedPoolSpec,
   type PoolInputs,
 } from "./pool";
@@ -30,6 +33,7 @@ export {
   type MachineReplacementArgs,
   type MachineReplacementPolicy,
 } from "./replacement";
+export type { Refusal } from "./admission";
 export type { MachineSetPlatformModule, WorkerMachineSet, ZonePlacement, ZoneSpec } from "./platform";
 export {
   isMachineSetPlatform,

@@ -30,6 +30,7 @@ import {
   checkPoolArgs,
   declareMachineSets,
   MachinePoolArgs,
+  firstZone,
   placeZones,
   poolZones,
 } from "../machine-pool/machine-sets";
@@ -192,13 +193,7 @@ export class InfraNodePool extends pulumi.ComponentResource {
     // A given image skips the read: the network references then follow the installer's naming.
     const worker =
       args.image === undefined
-        ? workerMachineSet(
-            name,
-            facts,
-            placed.apply((z) => z[0].zone),
-            args.imageFromMachineSet,
-            kopts,
-          )
+        ? workerMachineSet(name, facts, firstZone(placed, of), args.imageFromMachineSet, kopts)
         : undefined;
     const machineSets = declareMachineSets(name, args, facts, zones, placed, {
       of,

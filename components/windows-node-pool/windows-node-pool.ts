@@ -27,6 +27,7 @@ import {
   checkPoolArgs,
   declareMachineSets,
   MachinePoolArgs,
+  firstZone,
   placeZones,
   poolZones,
 } from "../machine-pool/machine-sets";
@@ -245,7 +246,7 @@ export class WindowsNodePool extends pulumi.ComponentResource {
       worker: workerMachineSet(
         name,
         facts,
-        placed.apply((z) => z[0].zone),
+        firstZone(placed, of),
         undefined,
         kopts,
         `${name}-network-source`,
