@@ -115,7 +115,7 @@ export function commit(
         ...(target.resource.status && existing.status !== undefined ? { status: existing.status } : {}),
       };
   if (target.resource.status && !status && existing.status === undefined) delete merged.status;
-  const admitted = admit(backend.schemas, request, target, merged);
+  const admitted = admit(backend.schemas, request, target, merged, existing);
   if (track) {
     // Ownership is computed on the admitted object, so pruned fields are never owned. A write that
     // sets managedFields itself starts from those, as the API server's field manager decodes the

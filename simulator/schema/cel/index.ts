@@ -1,0 +1,3 @@
+export { validateCel, hasRules } from "./validator";
+export type { CelOutcome, ValidationRule } from "./validator";
+export { RUNTIME_BUDGET } from "./cost";
