@@ -7,6 +7,8 @@
 import { randomBytes } from "node:crypto";
 import { isDnsLabel, isDnsSubdomain, isLabelValue, isQualifiedName } from "../../primitives/names";
 import { CrdSchemas, FieldError, fieldError, formatInvalidMessage } from "../schema";
+import { definitionRuleErrors } from "../schema/cel";
+import { isCrd } from "./apiextensions";
 import { KubeObject } from "../store";
 import { MemoryStore } from "../store/memory-store";
 import { ApiError, errors, qualifiedResource } from "./status";
@@ -204,6 +206,7 @@ export function admit(
   if (resource.kind === "Secret" && resource.group === "") defaultSecret(object);
   let result = object;
   const fieldErrors = metadataErrors(target, object);
+  if (isCrd(target)) fieldErrors.push(...definitionRuleErrors(object));
   const crds = resource.schemas ?? schemas;
   if (resource.validated && crds) {
     const validation = crds.validate(object, existing, {

@@ -6,7 +6,6 @@
  * library types.
  */
 import { CelFunc, CelScalar, celFunc, CelList, listType, mapType } from "@bufbuild/cel";
-import { strings } from "@bufbuild/cel/ext";
 import { k8sConcat, k8sEquals } from "../values";
 import { FORMAT_LIBRARY } from "./format";
 import { listsLibrary } from "./lists";
@@ -14,6 +13,7 @@ import { NET_LIBRARY, netString } from "./net";
 import { OPTIONAL_LIBRARY } from "./optional";
 import { QUANTITY_LIBRARY } from "./quantity";
 import { REGEX_LIBRARY } from "./regex";
+import { STRINGS_LIBRARY } from "./strings";
 import { URL_LIBRARY, urlString } from "./url";
 
 export { OPTIONAL_SELECT } from "./optional";
@@ -22,7 +22,7 @@ const { BOOL, DYN, STRING } = CelScalar;
 const LIST = listType(DYN);
 
 export const KUBERNETES_LIBRARY: CelFunc[] = [
-  ...strings,
+  ...STRINGS_LIBRARY,
   ...listsLibrary(k8sEquals),
   ...REGEX_LIBRARY,
   ...QUANTITY_LIBRARY,
