@@ -1,5 +1,8 @@
 import * as assert from "node:assert/strict";
 import { requireReference, CRDS } from "../../test/reference";
+import { seedCluster } from "../cluster/seed";
+import { CrdSchemas } from "../schema";
+import { MemoryStore } from "../store/memory-store";
 import { startTestServer, TestServer, WIDGET_CRD } from "./testing";
 
 const INFRASTRUCTURES = "/apis/config.openshift.io/v1/infrastructures";
@@ -134,6 +137,24 @@ describe("the API server evaluates validation rules as kube-apiserver does", fun
     });
     assert.equal(relabelled.status, 200, relabelled.text);
     assert.equal((await t.request("DELETE", `${CRDS_PATH}/widgets.example.com`)).status, 200);
+  });
+
+  it("seeds a cluster whose objects satisfy their CRDs' rules", () => {
+    for (const platform of ["aws", "azure"] as const) {
+      const store = new MemoryStore();
+      seedCluster(store, { platform, now: new Date("2026-01-01T00:00:00Z") });
+      const schemas = CrdSchemas.load(CRDS.dir);
+      for (const crd of schemas.definitions) {
+        const version = crd.versions.find((v) => v.storage)!.name;
+        for (const object of store.list(`${crd.group}/${version}`, crd.kind)) {
+          assert.deepEqual(
+            schemas.validate(object).errors,
+            [],
+            `${platform}: ${crd.kind} ${object.metadata.name}`,
+          );
+        }
+      }
+    }
   });
 
   it("refuses a CRD whose rule's estimated cost exceeds the budget (validation.go, getCostErrorMessage)", async () => {

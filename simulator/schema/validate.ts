@@ -134,8 +134,8 @@ const COPIED_KEYWORDS = [
  * - OpenAPI 3.0 boolean `exclusiveMaximum/Minimum` become JSON Schema numeric bounds;
  * - `default` is applied by defaulting, not validated here; `x-kubernetes-preserve-unknown-fields` and
  *   `x-kubernetes-embedded-resource` only matter for pruning, which runs before validation;
- * - `x-kubernetes-validations` (CEL rules) are ignored: there is no CEL evaluator here, so objects that
- *   break a CEL rule are accepted where a real server would answer 422;
+ * - `x-kubernetes-validations` (CEL rules) are evaluated after it, by `cel/` (as the server does, after
+ *   the OpenAPI validation and only when that found nothing blocking);
  * - `x-kubernetes-list-type` set/map uniqueness is checked separately (see `structuralErrors`).
  */
 export function toJsonSchema(schema: JSONSchemaProps): Record<string, unknown> {
