@@ -284,22 +284,20 @@ describe("CEL validation rules: evaluation as kube-apiserver does (apiextensions
   });
 
   it("stops at the per-call cost limit and at the request's budget, in the server's words", () => {
-    const big = rooted(
-      withRules(
-        { type: "array", items: { type: "integer" } },
-        { rule: "self.all(x, self.all(y, self.all(z, x + y + z >= 0)))" },
-      ),
-    );
-    const spec = Array.from({ length: 120 }, (_, i) => i);
-    assert.ok(120 ** 3 > PER_CALL_LIMIT);
+    // 3 x 3 searches of 1,500,000-character strings: 9 traversals at 150,000 each.
+    const rule = "self.all(x, self.all(y, !x.contains(y + 'q')))";
+    const big = rooted(withRules({ type: "array", items: { type: "string" } }, { rule }));
+    const spec = Array.from({ length: 3 }, (_, i) => String(i).padEnd(1_500_000, "x"));
+    assert.ok(9 * 150_000 > PER_CALL_LIMIT);
     assert.deepEqual(messages(big, { spec }), [
-      "spec: Invalid value: \"array\": 'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: self.all(x, self.all(y, self.all(z, x + y + z >= 0)))",
+      `spec: Invalid value: "array": 'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: ${rule}`,
     ]);
     const cheap = rooted(
       withRules({ type: "array", items: { type: "integer" } }, { rule: "self.all(x, x >= 0)" }),
     );
+    const items = Array.from({ length: 20 }, (_, i) => i);
     assert.deepEqual(
-      validateCel(cheap, { spec }, undefined, 50).errors.map((e) => e.message),
+      validateCel(cheap, { spec: items }, undefined, 50).errors.map((e) => e.message),
       [
         'Invalid value: "array": validation failed due to running out of cost budget, no further validation rules will be run',
       ],

@@ -171,7 +171,7 @@ function compileUncached(source: string): Program | CompileError {
   visit(parsed.expr, (e) => {
     if (e.exprKind.case === "identExpr" && e.exprKind.value.name === "oldSelf") usesOldSelf = true;
   });
-  const top = staticNodeCost(parsed.expr, true);
+  const top = staticNodeCost(parsed.expr);
   const run = plan(env, parsed);
   return {
     expr: parsed.expr,

@@ -27,7 +27,7 @@ export const COST_LIMIT_EXCEEDED = "operation cancelled: actual cost limit excee
 const FREE_CALLS = new Set(["_&&_", "_||_", "_?_:_", "@not_strictly_false", "!_", COST_FUNCTION]);
 
 /** The cost one evaluation of these nodes charges (calls, selections and reads), loops left to themselves. */
-export function staticNodeCost(e: Expr, _top = false): number {
+export function staticNodeCost(e: Expr): number {
   const k = e.exprKind;
   switch (k.case) {
     case "identExpr":

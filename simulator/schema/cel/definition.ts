@@ -53,32 +53,40 @@ function walkSchema(
   }
 }
 
-/** What the server refuses in one version's schema, at `path` (its openAPIV3Schema). */
-function schemaRuleErrors(schema: JSONSchemaProps, path: string): FieldError[] {
+/** What the server refuses in one version's schema, at `root` (its openAPIV3Schema). */
+function schemaRuleErrors(schema: JSONSchemaProps, root: string): FieldError[] {
   const errors: FieldError[] = [];
   const costs: RuleCost[] = [];
-  walkSchema(schema, path, 1, (node, at, cardinality) => {
+  walkSchema(schema, "", 1, (node, nodePath, cardinality) => {
+    const path = `${root}${nodePath}`;
     ((node["x-kubernetes-validations"] ?? []) as ValidationRule[]).forEach((rule, i) => {
-      const rulePath = `${at}.x-kubernetes-validations[${i}].rule`;
-      let cost: number;
-      try {
-        cost = estimateCost(compile(rule.rule).expr, node);
-      } catch (error) {
-        if (!(error instanceof CompileError)) throw error;
-        errors.push(fieldError("invalid", rulePath, rule.rule, error.message));
-        return;
+      const expressions: Array<[string, string | undefined]> = [
+        ["rule", rule.rule],
+        ["messageExpression", rule.messageExpression],
+      ];
+      for (const [part, source] of expressions) {
+        if (source === undefined) continue;
+        const at = `${path}.x-kubernetes-validations[${i}].${part}`;
+        let cost: number;
+        try {
+          cost = estimateCost(compile(source).expr, node);
+        } catch (error) {
+          if (!(error instanceof CompileError)) throw error;
+          errors.push(fieldError("invalid", at, source, error.message));
+          continue;
+        }
+        if (cost > STATIC_RULE_LIMIT) {
+          errors.push(
+            fieldError(
+              "forbidden",
+              at,
+              undefined,
+              costErrorMessage(`estimated ${part} cost`, cost, STATIC_RULE_LIMIT),
+            ),
+          );
+        }
+        costs.push({ path: at, total: cost * cardinality });
       }
-      if (cost > STATIC_RULE_LIMIT) {
-        errors.push(
-          fieldError(
-            "forbidden",
-            rulePath,
-            undefined,
-            costErrorMessage("estimated rule cost", cost, STATIC_RULE_LIMIT),
-          ),
-        );
-      }
-      costs.push({ path: rulePath, total: cost * cardinality });
     });
   });
   const total = costs.reduce((t, c) => t + c.total, 0);
@@ -96,7 +104,7 @@ function schemaRuleErrors(schema: JSONSchemaProps, path: string): FieldError[] {
     errors.push(
       fieldError(
         "forbidden",
-        path,
+        root,
         undefined,
         costErrorMessage(
           "x-kubernetes-validations estimated rule & messageExpression cost total for entire OpenAPIv3 schema",
