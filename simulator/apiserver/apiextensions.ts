@@ -139,9 +139,10 @@ export function serveDefinedKinds(
     changed.set(crd.metadata.name, { resourceVersion: crd.metadata.resourceVersion, schemas });
     return schemas;
   };
+  /** The CRDs as their last events left them: a CRD's event need not copy every other CRD again. */
+  const crds = new Map(store.list(CRD.apiVersion, CRD.kind).map((crd) => [crd.metadata.name, crd]));
   const sync = () => {
-    const crds = store.list(CRD.apiVersion, CRD.kind);
-    const served = crds.filter((crd) => isTrue(crd, "Established"));
+    const served = [...crds.values()].filter((crd) => isTrue(crd, "Established"));
     const definitions: CrdDefinition[] = [];
     const overrides = new Map<string, CrdSchemas>();
     for (const crd of served) {
@@ -182,6 +183,8 @@ export function serveDefinedKinds(
   return store.subscribe(({ type, object }) => {
     if (object.kind === CRD.kind && object.apiVersion.startsWith("apiextensions.k8s.io/")) {
       const { name, deletionTimestamp, finalizers } = object.metadata;
+      if (type === "DELETED") crds.delete(name);
+      else crds.set(name, object);
       if (type !== "DELETED" && deletionTimestamp === undefined && !isTrue(object, "Established"))
         establish(object);
       if (
