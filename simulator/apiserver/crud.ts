@@ -118,7 +118,7 @@ export function commit(
         ...(target.resource.status && existing.status !== undefined ? { status: existing.status } : {}),
       };
   if (target.resource.status && !status && existing.status === undefined) delete merged.status;
-  const admitted = admit(backend.schemas, request, target, merged);
+  const admitted = admit(backend.schemas, request, target, merged, existing);
   admitMachineApi(backend.store, target, admitted, existing);
   if (track) {
     // Ownership is computed on the admitted object, so pruned fields are never owned. A write that

@@ -715,9 +715,14 @@ export class ResourceRegistry {
 
   /**
    * Serves the kinds of these CRDs (established ones, the simulator's own kinds left out) besides the
-   * simulator's own; `terminating` names the CRDs being deleted, whose kinds refuse creates.
+   * simulator's own; `terminating` names the CRDs being deleted, whose kinds refuse creates; `own` holds
+   * the schemas of the simulator's own kinds whose CRDs were changed, by `<group>/<kind>`.
    */
-  define(crds: readonly CrdDefinition[], terminating: ReadonlySet<string>): void {
+  define(
+    crds: readonly CrdDefinition[],
+    terminating: ReadonlySet<string>,
+    own: ReadonlyMap<string, CrdSchemas> = new Map(),
+  ): void {
     const added = crds
       .filter((crd) => !this.isBuiltIn(crd.group, crd.kind) && crd.versions.some((v) => v.served))
       .map((crd) =>
@@ -741,7 +746,11 @@ export class ResourceRegistry {
           crd,
         ),
       );
-    this.served = [...this.builtIn, ...added];
+    const builtIn = this.builtIn.map((r) => {
+      const schemas = own.get(`${r.group}/${r.kind}`);
+      return schemas ? { ...r, validated: true, schemas } : r;
+    });
+    this.served = [...builtIn, ...added];
   }
 
   byPlural(group: string, version: string, plural: string): ResourceType | undefined {

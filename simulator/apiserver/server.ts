@@ -94,7 +94,7 @@ export class ApiServer implements FaultTarget {
       now: options.now ?? (() => new Date()),
       computed: options.computed,
     };
-    this.stopDefinedKinds = serveDefinedKinds(options.store, this.registry, backend.now);
+    this.stopDefinedKinds = serveDefinedKinds(options.store, this.registry, backend.now, options.schemas);
     this.watches = new Watches(backend, options.bookmarkIntervalMs ?? 1000, this.faults);
     this.transport = new Transport((req, res) => this.handle(req, res), options.protocol);
     this.caCert = this.transport.caCert;
