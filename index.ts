@@ -9,6 +9,7 @@ export {
   WindowsNodePool,
   RsaPrivateKey,
   OperatorSubscription,
+  ClusterExtension,
   MachineConfigPool,
   MachineConfig,
   KubeletConfig,
@@ -18,6 +19,7 @@ export {
   type WindowsNodePoolArgs,
   type RsaPrivateKeyArgs,
   type OperatorSubscriptionArgs,
+  type ClusterExtensionArgs,
   type MachineConfigPoolArgs,
   type MachineConfigArgs,
   type KubeletConfigArgs,
@@ -28,6 +30,8 @@ export {
   type ClusterFacts,
   type ClusterFactsArgs,
   type MachineImage,
+  type SubscriptionConfig,
+  type SubscriptionToleration,
 } from "./components";
 export type { KubeletConfiguration } from "./builders/generated/kubelet-configuration";
 import * as builders from "./builders";

@@ -7,6 +7,7 @@ export {
   OperatorSubscription,
   type OperatorSubscriptionArgs,
 } from "./operator-subscription/operator-subscription";
+export { ClusterExtension, type ClusterExtensionArgs } from "./cluster-extension/cluster-extension";
 export {
   MachineConfigPool,
   MachineConfig,
@@ -21,3 +22,4 @@ export { ClusterAutoscaler, type ClusterAutoscalerArgs } from "./cluster-autosca
 export type { MachinePoolArgs } from "./machine-pool/machine-sets";
 export type { WaitArgs } from "./cluster/wait";
 export type { ClusterFacts, ClusterFactsArgs, MachineImage } from "./cluster/facts";
+export type { SubscriptionConfig, SubscriptionToleration } from "../builders/olm";

@@ -56,12 +56,17 @@ export function clusterKubeconfig(given: string | undefined): [file: string, sou
   return [file, source];
 }
 
+/** What the simulator's CRD validation loads (OpenAPI schemas, CEL rules): optional peers of the package. */
+export const SCHEMA_PEERS = ["ajv", "ajv-formats", "@bufbuild/cel", "@bufbuild/protobuf", "@bufbuild/re2"];
+/** What the simulator loads besides: its serving certificate's. */
+export const SIMULATOR_PEERS = [...SCHEMA_PEERS, "node-forge"];
+
 /**
  * Fails, saying what to install, unless `packages` resolve: what only `purpose` (the simulator,
  * schema validation) needs is an optional peer dependency of the package, which a program never loads.
  */
 export function requirePeers(packages: string[], purpose: string): void {
-  const missing = packages.filter((name) => {
+  const missing = [...packages].sort().filter((name) => {
     try {
       require.resolve(name);
       return false;

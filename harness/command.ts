@@ -5,7 +5,7 @@
  * fixtures they are rendered from, run the simulated cluster, deploy without the Pulumi CLI. Each
  * command's module is loaded only when asked for: rendering loads neither the engine nor the simulator.
  */
-import { BIN as NAME, requirePeers, runCommand } from "./cli";
+import { BIN as NAME, requirePeers, runCommand, SIMULATOR_PEERS } from "./cli";
 
 const USAGE = `usage: ${NAME} <command> [args]
 
@@ -30,7 +30,7 @@ const COMMANDS: Record<string, (argv: string[]) => void> = {
   },
   sim: (argv) => {
     // CRD validation and the serving certificate: nothing else of the package needs them.
-    requirePeers(["ajv", "ajv-formats", "node-forge"], "sim");
+    requirePeers(SIMULATOR_PEERS, "sim");
     const simulator = require("../simulator/main") as typeof import("../simulator/main");
     simulator.runSimulator(argv, { sim: `${NAME} sim`, crdsExport: `${NAME} crds export` });
   },

@@ -21,9 +21,12 @@ import { commandLine, runCommand } from "./cli";
  */
 const AGGREGATED_GROUPS = ["packages.operators.coreos.com"];
 
+/** kube-apiserver's own groups without a `.k8s.io` suffix (Deployments are read by the operator wait). */
+const KUBE_GROUPS = ["", "apps", "batch", "autoscaling", "policy"];
+
 /**
  * The CRDs of the kinds the library renders or reads: those its waiters watch (`KINDS`, Kubernetes'
- * own kinds aside: the core group and the `*.k8s.io` groups kube-apiserver serves, RuntimeClass's
+ * own kinds aside: the core group, `apps` and the `*.k8s.io` groups kube-apiserver serves, RuntimeClass's
  * `node.k8s.io` among them, and the aggregated APIs above), and those only its components render or read: the OperatorGroup of an operator install, the
  * Infrastructure holding the cluster facts, the IngressController and image registry Config the
  * infra placement patches, and the autoscalers and health checks of pools. A test holds this list to
@@ -32,7 +35,12 @@ const AGGREGATED_GROUPS = ["packages.operators.coreos.com"];
 export const LIBRARY_CRDS: readonly string[] = [
   ...new Set([
     ...Object.values(KINDS)
-      .filter((k) => k.group !== "" && !k.group.endsWith(".k8s.io") && !AGGREGATED_GROUPS.includes(k.group))
+      .filter(
+        (k) =>
+          !KUBE_GROUPS.includes(k.group) &&
+          !k.group.endsWith(".k8s.io") &&
+          !AGGREGATED_GROUPS.includes(k.group),
+      )
       .map((k) => `${k.plural}.${k.group}`),
     "operatorgroups.operators.coreos.com",
     "infrastructures.config.openshift.io",

@@ -334,6 +334,75 @@ describe("preview, up, refresh, --replace and destroy through the engine", funct
     assert.ok(!urns(after.deployment.resources).some((urn) => /baseline|machines-ready/.test(urn)));
   });
 
+  it("places an operator on the infra nodes by one line, creates its custom resource in the same up on a cluster without its CRDs, and removes both with it; installs and removes an OLM v1 extension", async () => {
+    const crd = (name: string) =>
+      sim.store.get({ apiVersion: "apiextensions.k8s.io/v1", kind: "CustomResourceDefinition", name });
+    assert.equal(crd("localvolumes.local.storage.openshift.io"), undefined, "no CRD before the up");
+    const planned = await preview(options(["replicas=3", "operator=true", "extension=true"]));
+    assert.deepEqual(planned.errors, []);
+    const up = await deploy(options(["replicas=3", "operator=true", "extension=true"]));
+    assert.deepEqual(up.errors, []);
+    assert.deepEqual(changes(up).sort(), changes(planned).sort());
+    const ns = "openshift-local-storage";
+    const deployment = sim.store.get({
+      apiVersion: "apps/v1",
+      kind: "Deployment",
+      name: "local-storage-operator",
+      namespace: ns,
+    })!;
+    const pod = (deployment.spec as { template: { spec: { nodeSelector: object; tolerations: object[] } } })
+      .template.spec;
+    assert.deepEqual(pod.nodeSelector, { "node-role.kubernetes.io/infra": "" });
+    assert.equal(pod.tolerations.length, 2);
+    const pods = sim.store.list("v1", "Pod", { namespace: ns });
+    assert.equal(pods.length, 1);
+    const node = sim.store.get({
+      apiVersion: "v1",
+      kind: "Node",
+      name: (pods[0].spec as { nodeName: string }).nodeName,
+    })!;
+    assert.ok(
+      "node-role.kubernetes.io/infra" in (node.metadata.labels ?? {}),
+      "the operator runs on an infra node",
+    );
+    const volume = sim.store.get({
+      apiVersion: "local.storage.openshift.io/v1",
+      kind: "LocalVolume",
+      name: "local-disks",
+      namespace: ns,
+    })!;
+    // The operator finalizes its LocalVolumes: deleting them after it would hang.
+    assert.deepEqual(volume.metadata.finalizers, ["storage.openshift.com/local-volume-protection"]);
+
+    // OLM v1: the extension installed the highest version of its channel within the range.
+    assert.equal(up.outputs.gitopsVersion, "1.14.2");
+    const extension = sim.store.get({
+      apiVersion: "olm.operatorframework.io/v1",
+      kind: "ClusterExtension",
+      name: "openshift-gitops-operator",
+    })!;
+    assert.deepEqual(extension.metadata.finalizers?.length, 2);
+    assert.ok(crd("argocds.argoproj.io"), "the extension's CRD is installed");
+
+    const removed = await deploy(options(["replicas=3", "operator=false", "extension=false"]));
+    assert.deepEqual(removed.errors, []);
+    assert.equal(
+      sim.store.get({
+        apiVersion: "olm.operatorframework.io/v1",
+        kind: "ClusterExtension",
+        name: "openshift-gitops-operator",
+      }),
+      undefined,
+    );
+    assert.equal(crd("argocds.argoproj.io"), undefined, "uninstalling the extension removed its CRD");
+    assert.equal(crd("localvolumes.local.storage.openshift.io"), undefined, "no CRD left behind");
+    assert.equal(crd("localvolumesets.local.storage.openshift.io"), undefined);
+    assert.deepEqual(
+      sim.store.list("operators.coreos.com/v1alpha1", "ClusterServiceVersion", { namespace: ns }),
+      [],
+    );
+  });
+
   it("destroys the stack, dependents first, and leaves nothing of it in the cluster", async () => {
     // Someone deleted the stack's MachineConfig and made their own of that name: pulumi-kubernetes deletes
     // by name (provider/pkg/await/await.go, Deletion), so destroy takes it too, and its removal guard

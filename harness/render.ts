@@ -23,7 +23,7 @@ import { loadProject, Project } from "./project";
 import { evaluate, HarnessMocks, HarnessResourceArgs } from "./runtime";
 import { baselineImpact, readRendering, rolloutReport } from "./rollout-baseline";
 import { reveal } from "./secrets";
-import { commandLine, requirePeers, runCommand } from "./cli";
+import { commandLine, requirePeers, runCommand, SCHEMA_PEERS } from "./cli";
 
 /** A kubeconfig that names no real cluster: components want one for their waiters, which render never runs. */
 const PLACEHOLDER_KUBECONFIG = path.join(__dirname, "render-kubeconfig.yaml");
@@ -114,9 +114,9 @@ export function writeRendering(rendering: Rendering, outDir: string): string[] {
   return files;
 }
 
-/** The CRDs of `dir`, checked by the simulator's validation, which only --validate needs (and ajv). */
+/** The CRDs of `dir`, checked by the simulator's validation, which only --validate loads. */
 function loadSchemas(dir: string): CrdSchemas {
-  requirePeers(["ajv", "ajv-formats"], "render --validate");
+  requirePeers(SCHEMA_PEERS, "render --validate");
   return (require("../simulator/schema") as typeof import("../simulator/schema")).CrdSchemas.load(dir);
 }
 
@@ -176,6 +176,7 @@ export async function main(argv: string[]): Promise<number> {
         base,
         rendering.manifests.map((m) => m.manifest),
         machines,
+        rendering.waiters,
       ),
     );
     fs.writeFileSync(path.join(outDir, "ROLLOUT.md"), report);

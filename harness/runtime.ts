@@ -5,7 +5,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import type { ClusterSnapshot } from "../components/cluster/cluster-snapshot";
-import { answerClusterReads } from "../components/cluster/rollout-impact";
+import { answerClusterReads } from "../components/cluster/preview-run";
 import { Project } from "./project";
 import { registerTypeScript } from "./typescript";
 

@@ -18,6 +18,13 @@ export const CURRENT_CONFIG = "machineconfiguration.openshift.io/currentConfig";
 export const DESIRED_CONFIG = "machineconfiguration.openshift.io/desiredConfig";
 export const MCD_STATE = "machineconfiguration.openshift.io/state";
 export const MCD_REASON = "machineconfiguration.openshift.io/reason";
+/**
+ * The pool a rendered config belongs to: the render controller names it `rendered-<pool>-<hash>`
+ * (pkg/controller/render getMachineConfigHashedName, the hash an md5 in hex); undefined for another name.
+ */
+export function poolOfRenderedConfig(name: string | undefined): string | undefined {
+  return /^rendered-(.+)-[0-9a-f]{32}$/.exec(name ?? "")?.[1];
+}
 /** The drain the daemon asks of the drain controller, and the last one that controller completed. */
 export const DESIRED_DRAIN = "machineconfiguration.openshift.io/desiredDrain";
 export const LAST_APPLIED_DRAIN = "machineconfiguration.openshift.io/lastAppliedDrain";

@@ -103,6 +103,9 @@ export async function main(argv: string[], commands: Commands = NPM_SCRIPTS): Pr
   );
   console.log(`  available: ${sim.faults.names().join(", ")}`);
   console.log(
+    `  errors with "seconds" instead of "count" is a storm: every request for that long, e.g. {"fault":"errors","seconds":15,"code":429}`,
+  );
+  console.log(
     `  rotateToken renews the token as an expired oc login does: the old one gets 401, ${sim.kubeconfigPath} holds the new one`,
   );
   console.log("");

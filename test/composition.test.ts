@@ -28,12 +28,13 @@ const WAITERS = [
   "MachineSetReady",
   "PoolRollout",
   "OperatorInstall",
+  "ExtensionInstall",
   "WindowsNodesReady",
   "MachineAutoscalerReady",
 ];
 /** Components that declare one object and nothing to wait for: they only pass on the provider. */
 const WITHOUT_WAITERS = ["ClusterAutoscaler"];
-const GUARDS = ["MachineSetRemoval", "NodeConfigRemoval", "OperatorRemoval"];
+const GUARDS = ["MachineSetRemoval", "NodeConfigRemoval", "OperatorRemoval", "ExtensionRemoval"];
 const RSA_PEM = generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey.export({
   type: "pkcs1",
   format: "pem",
@@ -60,6 +61,8 @@ const DECLARE: Record<string, (shared: SharedArgs) => void> = {
       channel: "stable",
       ...shared,
     }),
+  ClusterExtension: (shared) =>
+    new components.ClusterExtension("gitops", { packageName: "openshift-gitops-operator", ...shared }),
   MachineConfigPool: (shared) => new components.MachineConfigPool("gpu", { ...shared }),
   ClusterAutoscaler: (shared) =>
     new components.ClusterAutoscaler("autoscaler", { provider: shared.provider }),

@@ -63,14 +63,22 @@ export function managedObjects(resources: CheckpointResource[]): CheckpointResou
   return resources.filter((r) => kubeType(r.type) && !(r as { external?: boolean }).external);
 }
 
-/** What of `resource` the cluster has: the object, or for a patch the fields its manager applied. */
-export function inCluster(sim: Simulator, resource: CheckpointResource): string | undefined {
+/** The object a resource of the stack declares, as the cluster has it. */
+function liveObject(sim: Simulator, resource: CheckpointResource) {
   const type = kubeType(resource.type)!;
   const { name, namespace } = (reveal(resource.inputs) as { metadata: { name: string; namespace?: string } })
     .metadata;
-  const live = sim.store.get({ apiVersion: type.apiVersion, kind: type.kind, name, namespace });
-  if (!type.patch) return live ? `${type.kind} ${name}` : undefined;
-  const managers = (live?.metadata.managedFields ?? []) as Array<{ manager?: string }>;
+  return sim.store.get({ apiVersion: type.apiVersion, kind: type.kind, name, namespace });
+}
+
+/** What of `resource` the cluster has: the object, or for a patch the fields its manager applied. */
+export function inCluster(sim: Simulator, resource: CheckpointResource): string | undefined {
+  const type = kubeType(resource.type)!;
+  const live = liveObject(sim, resource);
+  if (!live) return undefined;
+  const name = live.metadata.name;
+  if (!type.patch) return `${type.kind} ${name}`;
+  const managers = (live.metadata.managedFields ?? []) as Array<{ manager?: string }>;
   const manager = fieldManagerName(resource.urn, resource.inputs ?? {}, resource.outputs ?? {});
   return managers.some((m) => m.manager === manager) ? `fields of ${type.kind} ${name}` : undefined;
 }
@@ -138,6 +146,45 @@ export async function revise(options: DeployOptions, expected: string[]): Promis
   const up = await deploy(options);
   assert.deepEqual(up.errors, []);
   assert.deepEqual(changes(up).sort(), changes(planned).sort(), "up did what the preview planned");
+  return up;
+}
+
+/**
+ * The stack's state lost, an up of `options` (whose config says `adopt=true`) takes back every object the
+ * lost state held: each imported as the cluster holds it, none created again, replaced or deleted (the
+ * patches of objects the operators own apply again, which adopts them by nature; the waiters wait
+ * again). Its preview plans what it does; its state holds every resource the lost one did.
+ */
+export async function adoptsWhatItLost(sim: Simulator, options: DeployOptions): Promise<DeployResult> {
+  const lost = (JSON.parse(fs.readFileSync(options.statePath!, "utf8")) as DeployResult["state"]).deployment
+    .resources;
+  const objects = managedObjects(lost).filter((r) => !kubeType(r.type)!.patch);
+  const uids = () => objects.map((r) => liveObject(sim, r)?.metadata.uid);
+  const before = uids();
+  fs.rmSync(options.statePath!);
+  const planned = await preview(options);
+  assert.deepEqual(planned.errors, []);
+  const up = await deploy(options);
+  assert.deepEqual(up.errors, []);
+  assert.deepEqual(changes(up).sort(), changes(planned).sort(), "up did what the preview planned");
+  const imported = objects.map((r) => `import ${r.urn.split("::").pop()}`);
+  assert.deepEqual(
+    imported.filter((step) => !changes(up).includes(step)),
+    [],
+    "every object the lost state held is imported",
+  );
+  assert.deepEqual(
+    changes(up).filter((step) => /^(replace|delete) /.test(step)),
+    [],
+    "nothing replaced or deleted",
+  );
+  assert.deepEqual(uids(), before, "the same objects, none made again");
+  const urns = new Set(up.state.deployment.resources.map((r) => r.urn));
+  assert.deepEqual(
+    lost.filter((r) => r.custom && !urns.has(r.urn)).map((r) => r.urn),
+    [],
+    "the new state holds what the lost one did",
+  );
   return up;
 }
 

@@ -9,7 +9,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { answerClusterReads } from "../components/cluster/rollout-impact";
+import { answerClusterReads } from "../components/cluster/preview-run";
 import { answerInvoke, answerRead, fixtureCluster, type Fixtures, loadFixtures } from "../harness/fixtures";
 import { kubeType } from "../harness/kube-type";
 import { Renderer } from "../harness/rendering";

@@ -13,6 +13,8 @@ import {
   SecretReference,
 } from "./provider-spec";
 import { AwsPlacementOptions, checkAwsPlacementOptions, withAwsPlacementOptions } from "./aws-options";
+import { requireAwsInstanceType } from "./aws-instance-types";
+import { checkAwsZone } from "./aws-zones";
 import { admitted } from "./admission";
 import { describeSources, MachineSetPlatformModule, WorkerMachineSet } from "./platform";
 
@@ -295,10 +297,11 @@ export function awsProviderSpec(
   const infraId = placement.infrastructureId;
   const network = awsNetwork(infraId, placement.zone, placement.worker);
   const tags = machineTags(infraId, network.tags.value, options.tags ?? {});
-  const [ami, devices, instanceType, metadata, securityGroups, subnet] = collectErrors([
+  // The type's spelling is reported with what admission refuses of the rest, not before it.
+  const instanceType = options.instanceType ?? AWS_DEFAULTS.instanceType;
+  const [ami, devices, metadata, securityGroups, subnet] = collectErrors([
     () => requireNonEmptyString("ami", options.ami),
     () => blockDevices("blockDevices", options.blockDevices ?? AWS_DEFAULTS.blockDevices),
-    () => requireNonEmptyString("instanceType", options.instanceType ?? AWS_DEFAULTS.instanceType),
     () =>
       options.metadataServiceOptions &&
       metadataServiceOptions("metadataServiceOptions", options.metadataServiceOptions),
@@ -333,21 +336,14 @@ export function awsProviderSpec(
     },
     options,
   );
-  return admitted(spec);
+  return collectErrors([() => requireAwsInstanceType("instanceType", instanceType), () => admitted(spec)])[1];
 }
 
 /** AWS as the installer's aws MachineSet generator makes it: zones named after the region. */
 export const AWS_PLATFORM: MachineSetPlatformModule<AwsMachineOptions> = {
   infrastructureType: "AWS",
   machineSetName: (infraId, role, _region, zone) => `${infraId}-${role}-${zone}`,
-  checkZone(path, zone, region) {
-    if (!zone.startsWith(region) || zone.length === region.length) {
-      throw new InputError(
-        path,
-        `AWS zone ${JSON.stringify(zone)} is not in region ${JSON.stringify(region)} (expected e.g. "${region}a")`,
-      );
-    }
-  },
+  checkZone: checkAwsZone,
   zonesWhenNoneListed(path) {
     throw new InputError(path, "at least one zone is required (production pools want three)");
   },
@@ -362,6 +358,7 @@ export const AWS_PLATFORM: MachineSetPlatformModule<AwsMachineOptions> = {
   zoneOf: (spec) =>
     String((spec.placement as { availabilityZone?: string } | undefined)?.availabilityZone ?? ""),
   providerSpec: (options, placement) => awsProviderSpec(options, placement),
+  networkFields: ["subnet", "securityGroups", "iamInstanceProfile", "tags"],
   networkSource(options, placement) {
     const network = awsNetwork(placement.infrastructureId, placement.zone, placement.worker);
     return describeSources([

@@ -43,6 +43,7 @@ const EXAMPLE: MachineSetPlatformModule<ExampleOptions> = {
     } as unknown as ProviderSpec;
   },
   networkSource: () => "the cloud's default network",
+  networkFields: [],
   windows: { defaultRole: "win", options: (options) => options },
 };
 

@@ -1,6 +1,22 @@
 import { strict as assert } from "node:assert";
 import { InputError } from "../errors";
-import { machineSpecChange, requireMachineReplacement } from "./replacement";
+import {
+  describeMachineSetChange,
+  machineSetChange,
+  MachineReplacementPolicy,
+  requireMachineReplacement,
+} from "./replacement";
+
+/** What a preview says of the MachineSet, per machineSetChange. */
+const machineSpecChange = (
+  name: string,
+  template: Record<string, unknown>,
+  machines: Array<Record<string, unknown>>,
+  policy: MachineReplacementPolicy | undefined,
+) => {
+  const change = machineSetChange(name, template, machines, policy);
+  return change && describeMachineSetChange(change);
+};
 
 describe("machineReplacement: defaults and what the autoscaler allows", () => {
   it("surges one machine and keeps every replica available by default", () => {

@@ -114,36 +114,69 @@ export function differsFromDeclared(
 /** The provider spec fields that name a machine's size, which users recognise machines by. */
 const SIZE_FIELDS = ["instanceType", "vmSize"];
 
+/** A MachineSet whose machines run another provider spec than its template, as a preview tells it. */
+export interface MachineSetChange {
+  machineSet: string;
+  /** Live machines on another spec than the template's. */
+  machines: number;
+  /** The size (instance type, VM size) they run, and the template's, when that is what differs. */
+  size?: { from: string[]; to: string };
+  /** The other declared provider spec fields that differ, sorted. */
+  fields: string[];
+  /** How machineReplacement replaces them, per MachineSet; undefined: they keep their spec. */
+  replacement?: { surge: number; unavailable: number };
+}
+
 /**
- * What a preview says of a MachineSet whose template no longer matches some of its machines: which
- * machines keep what, and what replacing them does. `template` is the provider spec the program
- * declares, `machines` those of its live machines; undefined when every machine has the declared one.
+ * The machines of a MachineSet whose spec its template no longer has. `template` is the provider spec
+ * the program declares, `machines` those of its live machines; undefined when every machine has the
+ * declared one.
  */
-export function machineSpecChange(
+export function machineSetChange(
   machineSet: string,
   template: Record<string, unknown>,
   machines: ReadonlyArray<Record<string, unknown>>,
   policy: MachineReplacementPolicy | undefined,
-): string | undefined {
-  const differs = (m: Record<string, unknown>, k: string) => !jsonEqual(m[k], template[k]);
-  const declared = Object.keys(template);
+): MachineSetChange | undefined {
   const old = machines.filter((m) => differsFromDeclared(template, m));
   if (old.length === 0) return undefined;
-  const changed = declared.filter((k) => old.some((m) => differs(m, k))).sort();
+  const changed = Object.keys(template)
+    .filter((k) => old.some((m) => !jsonEqual(m[k], template[k])))
+    .sort();
   const size = SIZE_FIELDS.find((k) => changed.includes(k));
-  const others = changed.filter((k) => k !== size);
-  const sizes = size ? [...new Set(old.map((m) => String(m[size])))].sort().join(", ") : undefined;
-  const also = others.length > 0 ? ` (also ${others.join(", ")})` : "";
-  const oldSpec = sizes ?? `the previous ${others.join(", ")}`;
-  const newSpec = size ? `${String(template[size])}${also}` : `the new ${others.join(", ")}`;
-  const count = old.length === 1 ? "1 machine" : `${old.length} machines`;
-  if (!policy)
-    return `MachineSet ${machineSet}: ${count} ${old.length === 1 ? "keeps" : "keep"} ${oldSpec}; only new machines get ${newSpec} (machineReplacement replaces them)`;
-  const replicas = policy.replicas?.[machineSet] ?? machines.length;
-  const { surge, unavailable } = resolveFenceposts(policy.maxSurge, policy.maxUnavailable, replicas);
-  const pace =
-    surge > 0
-      ? `${surge} new first, an old one deleted (drained) as each new one is Ready, ${unavailable === 0 ? "none" : `at most ${unavailable}`} unavailable`
-      : `${unavailable} at a time deleted (drained) first, each replaced from the template`;
-  return `MachineSet ${machineSet}: ${count} on ${oldSpec} replaced by machines with ${newSpec}, ${pace}`;
+  const replicas = policy?.replicas?.[machineSet] ?? machines.length;
+  return {
+    machineSet,
+    machines: old.length,
+    ...(size
+      ? { size: { from: [...new Set(old.map((m) => String(m[size])))].sort(), to: String(template[size]) } }
+      : {}),
+    fields: changed.filter((k) => k !== size),
+    ...(policy ? { replacement: resolveFenceposts(policy.maxSurge, policy.maxUnavailable, replicas) } : {}),
+  };
+}
+
+/** `m6i.xlarge` and `m6i.2xlarge (also rootVolume)`, or `the previous rootVolume` and `the new rootVolume`. */
+export function specsOf(change: Pick<MachineSetChange, "size" | "fields">): { from: string; to: string } {
+  const also = change.fields.length > 0 ? ` (also ${change.fields.join(", ")})` : "";
+  return change.size
+    ? { from: change.size.from.join(", "), to: `${change.size.to}${also}` }
+    : { from: `the previous ${change.fields.join(", ")}`, to: `the new ${change.fields.join(", ")}` };
+}
+
+/** How a replacement proceeds: `1 new first, an old one deleted (drained) as each new one is Ready, none unavailable`. */
+export function replacementPace(replacement: { surge: number; unavailable: number }): string {
+  const { surge, unavailable } = replacement;
+  return surge > 0
+    ? `${surge} new first, an old one deleted (drained) as each new one is Ready, ${unavailable === 0 ? "none" : `at most ${unavailable}`} unavailable`
+    : `${unavailable} at a time deleted (drained) first, each replaced from the template`;
+}
+
+/** `MachineSet infra-a: 3 machines keep m6i.xlarge; only new machines get m6i.2xlarge (...)`, or how they are replaced. */
+export function describeMachineSetChange(change: MachineSetChange): string {
+  const { from, to } = specsOf(change);
+  const count = change.machines === 1 ? "1 machine" : `${change.machines} machines`;
+  if (!change.replacement)
+    return `MachineSet ${change.machineSet}: ${count} ${change.machines === 1 ? "keeps" : "keep"} ${from}; only new machines get ${to} (machineReplacement replaces them)`;
+  return `MachineSet ${change.machineSet}: ${count} on ${from} replaced by machines with ${to}, ${replacementPace(change.replacement)}`;
 }

@@ -21,7 +21,7 @@ import { PatchRelease } from "../../provider/dynamic/patch-release";
 import { kubeOptions, manifestArgs, PATCH_FORCE, withAnnotations } from "../cluster/kube";
 import { adoption } from "../cluster/adoption";
 import { KINDS } from "../../provider/waiting/kinds";
-import { rolloutRecord } from "../cluster/rollout-impact";
+import { rolloutRecord } from "../cluster/pool-summary";
 import type { PoolImpact } from "../../builders/rollout-impact";
 import { clusterAccess, waiting } from "../cluster/wait";
 import { InputError, InputErrors, within } from "../../builders/errors";
@@ -31,6 +31,7 @@ import {
   checkPoolArgs,
   declareMachineSets,
   MachinePoolArgs,
+  firstZone,
   placeZones,
   poolZones,
 } from "../machine-pool/machine-sets";
@@ -118,7 +119,11 @@ export class InfraNodePool extends pulumi.ComponentResource {
   declare public readonly readyMachineCount: pulumi.Output<number | undefined>;
   /** The rendered config the pool's nodes run, once waited for. */
   declare public readonly renderedConfig: pulumi.Output<string | undefined>;
-  /** nodeSelector and tolerations that place a workload on this pool (for your own infra workloads). */
+  /**
+   * nodeSelector and tolerations that place a workload on this pool (your own infra workloads, an
+   * operator's `config`). Known at preview; whatever takes it depends on the pool's rollout (its
+   * MachineSets without waiting), so it is created once the nodes that will run it are there.
+   */
   declare public readonly placement: pulumi.Output<NodePlacement>;
   /** At preview, what the pool's declared settings do to its nodes (also logged on the component). */
   declare public readonly rolloutImpact: pulumi.Output<PoolImpact | undefined>;
@@ -189,17 +194,12 @@ export class InfraNodePool extends pulumi.ComponentResource {
     // A given image skips the read: the network references then follow the installer's naming.
     const worker =
       args.image === undefined
-        ? workerMachineSet(
-            name,
-            facts,
-            placed.apply((z) => z[0].zone),
-            args.imageFromMachineSet,
-            kopts,
-          )
+        ? workerMachineSet(name, facts, firstZone(placed, of), args.imageFromMachineSet, kopts)
         : undefined;
     const machineSets = declareMachineSets(name, args, facts, zones, placed, {
       of,
       role,
+      pool: { name: role, renders: true },
       nodeLabels: nodeRoleLabels,
       taints,
       image: worker ? workerImage(facts, worker) : pulumi.output(args.image!),
@@ -226,6 +226,7 @@ export class InfraNodePool extends pulumi.ComponentResource {
     // deletes it after them, while this waiter, which depends on them, is deleted before them.
     const record = rolloutRecord(this, name, {
       kubeconfig: waits?.kubeconfig,
+      deadlineSeconds: waits?.deadlineSeconds,
       pool: role,
       kind: "MachineConfigPool",
       manifest: poolManifest,
@@ -270,7 +271,11 @@ export class InfraNodePool extends pulumi.ComponentResource {
     this.machineConfigPool = pool;
     this.readyMachineCount = rollout ? rollout.apply((r) => r.readyMachineCount) : pulumi.output(undefined);
     this.renderedConfig = rollout ? rollout.apply((r) => r.renderedConfig) : pulumi.output(undefined);
-    this.placement = placement;
+    // Known at preview (a URN is), and carrying the rollout as a dependency to whatever takes it.
+    const hosts: pulumi.Output<unknown> = rollout
+      ? rollout.apply((r) => r.urn)
+      : machineSets.resources.apply((sets) => pulumi.all(sets.map((set) => set.urn)));
+    this.placement = pulumi.all([placement, hosts]).apply(([p]) => p as NodePlacement);
     this.rolloutImpact = record.impact(rollout);
     this.registerOutputs({
       rolloutImpact: this.rolloutImpact,

@@ -17,7 +17,7 @@ import type { NodeConfigKind } from "../../provider/waiting/waiters";
 import { kubeOptions, manifestArgs } from "../cluster/kube";
 import { adoption } from "../cluster/adoption";
 import { KINDS, ResourceKind } from "../../provider/waiting/kinds";
-import { rolloutRecord } from "../cluster/rollout-impact";
+import { rolloutRecord } from "../cluster/pool-summary";
 import { WaitArgs, waiting } from "../cluster/wait";
 import { InputError } from "../../builders/errors";
 import { checked, InputChecks } from "../errors";
@@ -137,7 +137,13 @@ abstract class MachineConfigurationObject<T extends { name: string }> extends pu
           .apply((config) => adopting.options(config, [{ kind: kindOf(kind), name: adoptedName! }]))
           .apply(([adopted]) => declare(adopted))
       : declare();
-    const record = rolloutRecord(this, name, { kubeconfig: waits?.kubeconfig, pool, kind, manifest });
+    const record = rolloutRecord(this, name, {
+      kubeconfig: waits?.kubeconfig,
+      deadlineSeconds: waits?.deadlineSeconds,
+      pool,
+      kind,
+      manifest,
+    });
     this.rollout =
       waits &&
       child(

@@ -16,7 +16,7 @@ import { publicKeyFingerprint, RsaPrivateKey } from "./rsa-private-key";
 import { MachineSetReady, WindowsNodesReady } from "../../provider/dynamic";
 import { ClusterFacts, MachineImage, resolveClusterFacts, workerMachineSet } from "../cluster/facts";
 import { kubeOptions, PATCH_FORCE, withAnnotations } from "../cluster/kube";
-import { KINDS } from "../../provider/waiting/kinds";
+import { KINDS, KubeObject } from "../../provider/waiting/kinds";
 import { adoption } from "../cluster/adoption";
 import { sharedArgs, SharedArgs, waiting } from "../cluster/wait";
 import { within } from "../../builders/errors";
@@ -28,6 +28,7 @@ import {
   checkPoolArgs,
   declareMachineSets,
   MachinePoolArgs,
+  firstZone,
   placeZones,
   poolZones,
 } from "../machine-pool/machine-sets";
@@ -50,7 +51,8 @@ export interface WindowsNodePoolArgs extends MachinePoolArgs {
   image?: pulumi.Input<string | Partial<AzureImage>>;
   /**
    * RSA private key (PEM) WMCO uses to reach its VMs; kept secret end to end. Generated (and kept in
-   * state) when omitted. Prefer a key other than the cluster's install key.
+   * state) when omitted, unless `adopt` finds the `cloud-private-key` Secret, whose key is kept then.
+   * Prefer a key other than the cluster's install key.
    * @secret
    */
   privateKey?: pulumi.Input<string>;
@@ -63,8 +65,9 @@ export interface WindowsNodePoolArgs extends MachinePoolArgs {
   operator?: false | Partial<Omit<OperatorSubscriptionArgs, "packageName" | keyof SharedArgs>>;
   /**
    * Adopt what OpenShift's Windows docs make by hand, under the same names: WMCO's namespace, OperatorGroup and
-   * Subscription (unless `operator: false`), the `cloud-private-key` Secret (give its key as `privateKey`:
-   * another key replaces the Secret), the Windows MachineSets, the RuntimeClass and, when declared, the
+   * Subscription (unless `operator: false`), the `cloud-private-key` Secret (its key kept unless
+   * `privateKey` gives one: another key would replace the Secret, which Pulumi refuses while it imports
+   * it), the Windows MachineSets, the RuntimeClass and, when declared, the
    * MachineAutoscalers (named as their MachineSets) and the MachineHealthCheck `<infraID>-<role>`. The
    * Secret, the RuntimeClass or a machine object the cluster lacks is created, and the preview says so;
    * WMCO's namespace, OperatorGroup and Subscription must exist (the preview names each one missing).
@@ -72,6 +75,13 @@ export interface WindowsNodePoolArgs extends MachinePoolArgs {
   adopt?: boolean;
   /** The RuntimeClass for this pool's build: `runhcs-wcow-process` (containerd) by default, `docker` for 4.6. `false` for none. */
   runtimeClass?: false | { name?: string; handler?: WindowsRuntimeHandler };
+}
+
+/** The PEM a `cloud-private-key` Secret holds, as WMCO reads it; undefined without one. */
+function heldKey(secret: KubeObject | undefined): string | undefined {
+  const data = secret?.data as Record<string, string> | undefined;
+  const encoded = data?.[WMCO.privateKeyField];
+  return encoded === undefined ? undefined : Buffer.from(encoded, "base64").toString("utf8");
 }
 
 /** Year of a Windows Server version or build. */
@@ -169,14 +179,29 @@ export class WindowsNodePool extends pulumi.ComponentResource {
     const operator =
       subscriptionArgs && new OperatorSubscription(`${name}-wmco`, subscriptionArgs, { parent: this });
 
-    const generated =
-      args.privateKey === undefined
-        ? child(RsaPrivateKey, `${name}-private-key`, {}, { parent: this, dependsOn: valid.apply(() => []) })
-        : undefined;
+    const adopting = adoption(args, waits, this);
+    const keyObject = { kind: KINDS.secret, name: WMCO.privateKeySecret, namespace };
+    const generate = () =>
+      child(RsaPrivateKey, `${name}-private-key`, {}, { parent: this, dependsOn: valid.apply(() => []) });
+    // Adopting without a key given, the pool keeps the key WMCO has (made by hand, or by a stack whose
+    // state is lost) rather than generating one: another key would replace the Secret, which Pulumi
+    // refuses while it imports it, and WMCO would have to reach every Windows VM with the new key.
+    const keeping = adopting !== undefined && args.privateKey === undefined;
+    const clusterKey = keeping
+      ? pulumi.secret(
+          adopting.kubeconfig.apply(async (config) => heldKey(await adopting.read(config, keyObject))),
+        )
+      : pulumi.output(undefined);
+    const none = pulumi.output<RsaPrivateKey | undefined>(undefined);
+    const generated: pulumi.Output<RsaPrivateKey | undefined> = keeping
+      ? clusterKey.apply<RsaPrivateKey | undefined>((held) => (held === undefined ? generate() : none))
+      : args.privateKey === undefined
+        ? generate()
+        : none;
     const privateKey = pulumi.secret(
-      generated
-        ? generated.apply((key) => key.privateKeyPem)
-        : pulumi.all([valid, args.privateKey]).apply(([, pem]) => pem as string),
+      pulumi
+        .all([valid, args.privateKey, clusterKey, generated])
+        .apply(([, given, held, key]) => (key ? key.privateKeyPem : ((given ?? held) as string))),
     );
     const declareKeySecret = (adopted: pulumi.CustomResourceOptions = {}) =>
       child(
@@ -191,12 +216,9 @@ export class WindowsNodePool extends pulumi.ComponentResource {
       );
     // Adopting, the Secret, the RuntimeClass and the machine objects are imported when the cluster holds
     // them and created otherwise (WMCO installed from OperatorHub, its key not given yet).
-    const adopting = adoption(args, waits, this);
     const keySecret = adopting
       ? adopting.kubeconfig
-          .apply((config) =>
-            adopting.options(config, [{ kind: KINDS.secret, name: WMCO.privateKeySecret, namespace }]),
-          )
+          .apply((config) => adopting.options(config, [keyObject]))
           .apply(([adopted]) => declareKeySecret(adopted))
       : declareKeySecret();
 
@@ -219,6 +241,8 @@ export class WindowsNodePool extends pulumi.ComponentResource {
     const machineSets = declareMachineSets(name, args, facts, zones, placed, {
       of,
       role,
+      // Windows nodes belong to no MachineConfigPool: their line says only what changes of their machines.
+      pool: { name, renders: false },
       nodeLabels: {},
       taints: pulumi.output([]),
       image: image as pulumi.Output<MachineImage>,
@@ -226,7 +250,7 @@ export class WindowsNodePool extends pulumi.ComponentResource {
       worker: workerMachineSet(
         name,
         facts,
-        placed.apply((z) => z[0].zone),
+        firstZone(placed, of),
         undefined,
         kopts,
         `${name}-network-source`,
@@ -320,9 +344,12 @@ export class WindowsNodePool extends pulumi.ComponentResource {
     this.operatorNamespace = namespace;
     this.keySecret = keySecret;
     this.configuredNodes = configured ? configured.apply((c) => c.nodes) : pulumi.output(undefined);
-    this.privateKeyFingerprint = generated
-      ? generated.apply((key) => key.publicKeyFingerprint)
-      : pulumi.unsecret(privateKey.apply(publicKeyFingerprint));
+    // A generated key's from its resource (under mocks, which run no provider, it has no PEM to read).
+    this.privateKeyFingerprint = pulumi.unsecret(
+      pulumi
+        .all([generated, privateKey])
+        .apply(([key, pem]) => (key ? key.publicKeyFingerprint : pulumi.output(publicKeyFingerprint(pem)))),
+    );
     this.registerOutputs({
       facts,
       machineSetNames: this.machineSetNames,

@@ -11,6 +11,8 @@ export { MachineSetReady, MachineSetRemoval } from "./machineset";
 export type { MachineSetReadyArgs, MachineSetRemovalArgs } from "./machineset";
 export { OperatorInstall, OperatorRemoval } from "./operator";
 export type { OperatorInstallArgs, OperatorRemovalArgs } from "./operator";
+export { ExtensionInstall, ExtensionRemoval } from "./extension";
+export type { ExtensionInstallArgs, ExtensionRemovalArgs } from "./extension";
 export { NodeConfigRemoval, PoolRollout } from "./pool-rollout";
 export type { NodeConfigRemovalArgs, PoolRolloutArgs } from "./pool-rollout";
 export { WindowsNodesReady } from "./windows-nodes-ready";

@@ -99,6 +99,17 @@ export function labelMap(): InputSpec<Record<string, string>, Input<Record<strin
   };
 }
 
+/** A switch, off unless true. */
+export function flag(): InputSpec<boolean, Input<boolean>, false> {
+  return {
+    required: false,
+    check: (value, property) =>
+      value === undefined || value === null || typeof value === "boolean"
+        ? []
+        : [{ property, reason: `${property} must be true or false` }],
+  };
+}
+
 /** One of a fixed set of strings. */
 export function oneOf<T extends string>(allowed: readonly T[]): InputSpec<T, Input<T>, true> {
   const listed = [...allowed];

@@ -140,6 +140,8 @@ interface Run<R> {
   /** Cancels the pending recheck timer. */
   cancelRecheck?: () => void;
   reporter: ProgressReporter;
+  /** Watches gone silent in a row, by what they watch (the reflector's `silent`). */
+  silences: Record<string, number>;
   last: Evaluation<R>;
   finish(error: WaitError | undefined, evaluation: Evaluation<R>): void;
 }
@@ -148,12 +150,26 @@ function ended(run: Run<unknown>): boolean {
   return run.session.signal.aborted;
 }
 
+/** Watches are taken for silent in a row this many times before the progress line says so. */
+const SILENCES_TOLD = 2;
+
+/**
+ * What keeps going wrong with the watches, for the progress line: `; watches of nodes silent 3 times
+ * in a row; polling by list` (a proxy that buffers streamed answers silences every watch).
+ */
+function watchNotes(run: Run<unknown>): string {
+  return Object.entries(run.silences)
+    .filter(([, times]) => times >= SILENCES_TOLD)
+    .map(([what, times]) => `; watches of ${what} silent ${times} times in a row; polling by list`)
+    .join("");
+}
+
 function progressOf<R>(run: Run<R>, evaluation: Evaluation<R>) {
   const { state, message, done, total } = evaluation;
   return {
     waiter: run.options.waiter,
     state,
-    message,
+    message: state === "waiting" ? `${message}${watchNotes(run)}` : message,
     done,
     total,
     elapsedMs: run.session.clock.now() - run.started,
@@ -325,6 +341,7 @@ function runWait<R>(
       patched: {},
       requested: {},
       reporter: progressReporter(options.progressIntervalMs ?? 1000, options.onProgress, clock),
+      silences: {},
       last: { state: "waiting", message: `${waiter}: connecting` },
       session: {
         waiter,
@@ -335,6 +352,9 @@ function runWait<R>(
         fail: (message) => fail("failed", message),
         transient: (error) => {
           timing.lastApiError = error;
+        },
+        silent: (what, times) => {
+          run.silences[what] = times;
         },
       },
       finish: (error, evaluation) => {
@@ -367,7 +387,10 @@ function runWait<R>(
     timing.cancelDeadline = clock.after(options.timeoutMs, () => {
       const seconds = Math.round(options.timeoutMs / 100) / 10;
       const api = timing.lastApiError ? ` (last API error: ${describeApiError(timing.lastApiError)})` : "";
-      fail("timeout", `timed out after ${seconds}s waiting for ${waiter}: ${run.last.message}${api}`);
+      fail(
+        "timeout",
+        `timed out after ${seconds}s waiting for ${waiter}: ${run.last.message}${watchNotes(run)}${api}`,
+      );
     });
     timing.onAbort = () => fail("aborted", `wait for ${waiter} cancelled: ${run.last.message}`);
     if (options.signal?.aborted) return timing.onAbort();

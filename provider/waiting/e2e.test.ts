@@ -636,6 +636,7 @@ describe("waiting core against the simulator", function () {
       let faultAt: number | undefined;
       const client = createApiClient(kubeconfig, {
         onRequest: (_method, path) => sent.push(describeRequest(path)),
+        clock,
       });
       sim.store.create(machineConfig(name, { "/etc/fault.conf": name }));
       const outcome = await waitForPoolRollout({
@@ -751,6 +752,38 @@ describe("waiting core against the simulator", function () {
       // Two answered 429, the third listed a converged pool: nothing left to watch.
       assert.equal(requests, 3);
       assert.deepEqual(clock.slept, [1000, 1000]);
+    });
+
+    it("outlasts a 429 storm longer than a request's 10 tries again, as a reflector tries its list again", async () => {
+      // Each request is sent 11 times (retry.ts, MAX_RETRIES), then the wait tries the list again
+      // after its own pause: 25 answers of 429 are two requests that gave up and a third that passes.
+      sim.faults.failNextRequests(25, 429, 1);
+      const clock = fakeClock();
+      const { requests } = await waitForPoolRollout({
+        kubeconfig,
+        pool: "worker",
+        timeoutMs: DEADLINE_MS * 10,
+        clock,
+      });
+      assert.equal(sim.faults.status().pendingErrors, 0);
+      assert.equal(requests, 26);
+      assert.deepEqual(clock.slept, Array<number>(25).fill(1000));
+    });
+
+    it("under a storm that outlasts the wait, times out naming the request that gave up, its status and tries", async () => {
+      sim.faults.failNextRequests(1000, 429, 1);
+      try {
+        await assert.rejects(
+          waitForPoolRollout({ kubeconfig, pool: "worker", timeoutMs: 30_000, clock: fakeClock() }),
+          (e: Error) =>
+            e.message.endsWith(
+              "(last API error: HTTP 429 TooManyRequests: injected fault: TooManyRequests " +
+                "(GET /apis/machineconfiguration.openshift.io/v1/machineconfigpools?fieldSelector=metadata.name%3Dworker: gave up after 11 tries))",
+            ),
+        );
+      } finally {
+        sim.faults.reset();
+      }
     });
 
     it("reconnects after the API refused connections for 2 s", async () => {
@@ -1448,6 +1481,8 @@ describe("waiting core: an operator's life as OLM runs it", function () {
       installedCSV: head,
       phase: "Succeeded",
       approvedInstallPlan: moved.result.approvedInstallPlan,
+      // WMCO owns no CRD.
+      crds: [],
     });
     assert.deepEqual(approvedPlans(), [pinned, head]);
   });

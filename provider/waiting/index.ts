@@ -27,6 +27,9 @@ export {
   waitForOperatorInstall,
   observeOperatorInstall,
   uninstallOperator,
+  waitForExtensionInstall,
+  observeExtensionInstall,
+  uninstallExtension,
   waitForWindowsNodes,
   observeWindowsNodes,
   type ClusterAccess,
@@ -35,6 +38,7 @@ export {
   type NodeConfigRemovalOptions,
   type OperatorOptions,
   type OperatorRemovalOptions,
+  type ExtensionOptions,
   type PoolRolloutOptions,
   type WindowsNodesOptions,
 } from "./waiters";
@@ -48,4 +52,5 @@ export type { PoolRolloutResult } from "./pool";
 export type { MachineSetResult } from "./machineset";
 export type { MachineReplacement } from "./replacement";
 export type { OperatorResult } from "./operator";
+export type { ExtensionResult } from "./extension";
 export type { WindowsResult } from "./windows";

@@ -106,8 +106,8 @@ const WINDOWS_INFO: Record<string, { osImage: string; kernelVersion: string }> =
 
 /** The Node a Machine's kubelet registers: placement labels, the template's node labels and taints. */
 export function buildNode(machine: KubeObject, os: NodeOs, now: Date): KubeObject {
-  const { placement } = machinePlacement(machine);
-  const size = instanceType(placement.instanceType);
+  const { spec, placement } = machinePlacement(machine);
+  const size = instanceType(spec, placement.instanceType);
   const name = machineAddress(machine, "InternalDNS") ?? machine.metadata.name;
   const ip = machineAddress(machine, "InternalIP") ?? "10.0.0.1";
   const hostname = name.split(".")[0];

@@ -6,6 +6,7 @@
  * openshift-monitoring (created by the admin who configures monitoring), infra pools and MachineSets,
  * OperatorGroups and Subscriptions outside the platform, and the WMCO namespace.
  */
+import { seedOlmV1 } from "./olmv1";
 import { Json } from "../../primitives/objects";
 import {
   ROLE_LABEL,
@@ -407,6 +408,7 @@ export function seedCluster(store: Store, options: SeedOptions): SeededCluster {
   }
   store.create(secret("pull-secret", "openshift-config", { ".dockerconfigjson": '{"auths":{}}' }));
 
+  seedOlmV1(store, now);
   for (const [name, catalog] of Object.entries(CATALOGS)) {
     store.create({
       apiVersion: "operators.coreos.com/v1alpha1",

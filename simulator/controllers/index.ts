@@ -21,8 +21,11 @@ import { startMachineHealthCheck } from "./machine-health-check";
 import { startMachineConfigDaemon } from "./machine-config-daemon";
 import { startNodeController } from "./node-controller";
 import { startOlm } from "./olm";
+import { startOperands } from "./operands";
+import { startOperatorController } from "./operator-controller";
 import { startRenderController } from "./render-controller";
 import { startWmco } from "./wmco";
+import { startWorkloads } from "./workloads";
 
 export { ClusterFaults } from "./faults";
 export { MachineFaults } from "./machine-faults";
@@ -59,6 +62,9 @@ const CONTROLLERS = [
   startMachineAutoscaler,
   startMachineHealthCheck,
   startBootImageController,
+  startWorkloads,
+  startOperands,
+  startOperatorController,
 ];
 
 export function startControllers(options: StartControllersOptions): RunningControllers {

@@ -94,12 +94,11 @@ function providerSpecProblem(machine: KubeObject, platform: PlatformSpec): strin
     if (!image.resourceID && !(image.publisher && image.offer && image.sku)) {
       return "failed to create machine: image: either resourceID or publisher/offer/sku/version must be set";
     }
-    return undefined;
-  }
-  if (!field(spec, "ami", "id") && !field(spec, "ami", "filters")) {
+  } else if (!field(spec, "ami", "id") && !field(spec, "ami", "filters")) {
     return "failed to create machine: AMI ID or filters must be set in providerSpec";
   }
-  return undefined;
+  // A zone or a size the cloud lacks: its API's answer, as the actuator wraps it (cluster/cloud-api.ts).
+  return platform.launchProblem(machine.metadata.name, spec);
 }
 
 export function startMachineApi(ctx: ControllerContext): StopFn {
