@@ -14,6 +14,7 @@ import {
   upTakesBackHandEdits,
 } from "../test/stack-life";
 import { DeployOptions } from "./deploy";
+import { poolLines } from "./display";
 import { installedProgram } from "./installed";
 import { loadProject } from "./project";
 
@@ -28,8 +29,8 @@ const EMPTIED_MONITORING = mergePatch(
 
 interface Life {
   platform: "aws" | "azure";
-  /** The second revision's config and exactly what its preview plans. */
-  revision: { config: string[]; changes: string[] };
+  /** The second revision's config, exactly what its preview plans and what it says of the pools' nodes. */
+  revision: { config: string[]; changes: string[]; says?: string[] };
   /** A change made by hand with kubectl after it, and what the refresh then finds (name to paths). */
   drift: { kubectl: string[]; drifted: Record<string, string[]> };
   /** What an admin set up before the stack (kubectl commands), which destroy must leave as it was. */
@@ -65,7 +66,9 @@ function lifecycle(example: string, life: Life): void {
       await previewThenUp(sim, options());
 
       const second = options(life.revision.config);
-      await revise(second, life.revision.changes);
+      const revised = await revise(second, life.revision.changes);
+      // What npm run demo shows of its second revision (the AWS one): what the change does to the nodes.
+      if (life.revision.says) assert.deepEqual(poolLines(revised.previewed), life.revision.says);
       await refreshFindsDrift(sim, second, life.drift.kubectl, life.drift.drifted);
       await upTakesBackHandEdits(
         sim,
@@ -95,6 +98,9 @@ lifecycle("aws-infra-windows", {
   revision: {
     config: ["timeServer=time.aws.com"],
     changes: ["update 99-infra-chrony", "update 99-infra-chrony-rollout"],
+    says: [
+      "pool infra: new render; 3 nodes drain and reboot, 1 at a time, 3 waves, about 12 min (file /etc/chrony.conf of 99-infra-chrony)",
+    ],
   },
   drift: {
     kubectl: EMPTIED_MONITORING,

@@ -52,7 +52,7 @@ describe("render", function () {
       }
       for (const { file, manifest } of first.manifests) {
         assert.deepEqual(parse(firstFiles[file]), manifest, `${file} holds the manifest`);
-        // README "Hand edits": what the stack declares, up takes back from any hand edit without a 409.
+        // docs/components.md "Hand edits": what the stack declares, up takes back from any hand edit without a 409.
         const annotations = (manifest.metadata as { annotations?: Record<string, string> }).annotations;
         assert.equal(annotations?.["pulumi.com/patchForce"], "true", `${file} is applied with force`);
       }

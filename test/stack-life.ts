@@ -9,6 +9,7 @@ import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import type { CheckpointResource } from "../harness/engine/checkpoint";
+import type { Diagnostic } from "../harness/engine/diagnostics";
 import { deploy, DeployOptions, DeployResult, destroy, preview, refresh } from "../harness/deploy";
 import { fieldManagerName } from "../harness/engine/kube-check";
 import { kubeType } from "../harness/kube";
@@ -139,14 +140,24 @@ export async function previewThenUp(
  * A revision (`options` carries its config): its preview plans exactly `expected` (`<op> <name>`; a
  * waiter whose awaited objects did not change must not be among them), and its up does that plan.
  */
-export async function revise(options: DeployOptions, expected: string[]): Promise<DeployResult> {
-  const planned = await preview(options);
+export async function revise(
+  options: DeployOptions,
+  expected: string[],
+): Promise<DeployResult & { previewed: Diagnostic[] }> {
+  const previewed: Diagnostic[] = [];
+  const planned = await preview({
+    ...options,
+    onDiagnostic: (d) => {
+      previewed.push(d);
+      options.onDiagnostic?.(d);
+    },
+  });
   assert.deepEqual(planned.errors, []);
   assert.deepEqual(changes(planned).sort(), [...expected].sort(), "the revision's preview");
   const up = await deploy(options);
   assert.deepEqual(up.errors, []);
   assert.deepEqual(changes(up).sort(), changes(planned).sort(), "up did what the preview planned");
-  return up;
+  return { ...up, previewed };
 }
 
 /**

@@ -9,6 +9,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { isPoolLine } from "../builders/rollout-impact/format";
 import { answerClusterReads } from "../components/cluster/preview-run";
 import { answerInvoke, answerRead, fixtureCluster, type Fixtures, loadFixtures } from "../harness/fixtures";
 import { kubeType } from "../harness/kube-type";
@@ -201,9 +202,8 @@ export class MockCluster implements pulumi.runtime.Mocks {
    * (`preview: true`) reads the cluster for them.
    */
   async poolLines(pool?: string): Promise<string[]> {
-    const prefix = pool === undefined ? /^pool [^\s:]+: / : new RegExp(`^pool ${pool}: `);
     return (await this.diagnostics())
-      .filter((d) => d.severity !== "error" && prefix.test(d.message))
+      .filter((d) => d.severity !== "error" && isPoolLine(d.message, pool))
       .map((d) => d.message);
   }
 

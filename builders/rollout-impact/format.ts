@@ -61,3 +61,9 @@ export function renderPhrase(impact: PoolImpact): string {
 export function impactLine(impact: PoolImpact): string {
   return `pool ${impact.pool}: ${renderPhrase(impact)}`;
 }
+
+/** Whether `message` is a preview's line about a pool's nodes (`pool infra: ...`), of `pool` when given. */
+export function isPoolLine(message: string, pool?: string): boolean {
+  const named = /^pool ([^\s:]+): /.exec(message);
+  return named !== null && (pool === undefined || named[1] === pool);
+}

@@ -35,7 +35,7 @@ export {
   type PoolImpact,
 } from "./impact";
 export { poolConfigsFrom, poolLabel, type ObjectLike } from "./pool-configs";
-export { impactLine, renderPhrase, describeAction, formatDuration } from "./format";
+export { impactLine, isPoolLine, renderPhrase, describeAction, formatDuration } from "./format";
 export {
   deadlineFor,
   deadlineProblem,

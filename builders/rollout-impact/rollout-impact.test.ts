@@ -15,6 +15,7 @@ import {
   RolloutImpactInput,
   impactLine,
   impactMarkdown,
+  isPoolLine,
   machinesPhrase,
   mergeClusterPolicies,
   poolConfigsFrom,
@@ -58,6 +59,19 @@ const summary = (i: ReturnType<typeof rolloutImpact>) => [
   i.drain,
   i.causes[0] && `${i.causes[0].kind} ${i.causes[0].name}: ${i.causes[0].rule}`,
 ];
+
+describe("a preview's lines about a pool", () => {
+  it("are those impactLine and the components write, `pool <name>: `, of one pool when named", () => {
+    const line = "pool infra: new render; 3 nodes drain and reboot, 1 at a time, 3 waves, about 12 min";
+    assert.equal(isPoolLine(line), true);
+    assert.equal(isPoolLine(line, "infra"), true);
+    assert.equal(isPoolLine(line, "infr"), false);
+    assert.equal(isPoolLine(line, "worker"), false);
+    assert.equal(isPoolLine("MachineSet c-infra-us-east-2a: boot image ami-1 at creation"), false);
+    assert.equal(isPoolLine("pool: infra"), false);
+    assert.equal(isPoolLine("the pool infra: paused"), false);
+  });
+});
 
 describe("rollout impact: the MCO's post-config-change rules", () => {
   it("SSH keys of core: no drain, no reboot (default sshkey policy None)", () => {
@@ -582,10 +596,7 @@ describe("pool deadlines: derived from the estimate, and a configured one checke
       machineSets: ["infra-a", "infra-b"],
       machineReplacement: { maxSurge: 1, maxUnavailable: 0, replicas: { "infra-a": 10, "infra-b": 5 } },
     };
-    assert.equal(
-      deadlineSincePrevious(pooled, { pool: "infra", settings: {}, ...plan }, "?"),
-      2 * 10 * 360,
-    );
+    assert.equal(deadlineSincePrevious(pooled, { pool: "infra", settings: {}, ...plan }, "?"), 2 * 10 * 360);
     // Autoscaled sets have no declared replicas: the pool's machines spread over them.
     const autoscaled = { ...plan, machineReplacement: { maxSurge: 0, maxUnavailable: 1 } };
     assert.equal(

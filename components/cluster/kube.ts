@@ -38,7 +38,7 @@ export function readObject(
  * Resource args for a manifest computed inside an Output. The SDK builds the resource type token from
  * apiVersion and kind, so those must be plain strings; every other top-level field stays an Output.
  * Every object is applied with PATCH_FORCE: what the stack declares, `up` takes back after a hand edit
- * (README, "Hand edits"); what it leaves to others, it does not declare.
+ * (docs/components.md, "Hand edits"); what it leaves to others, it does not declare.
  */
 export function manifestArgs(
   apiVersion: string,

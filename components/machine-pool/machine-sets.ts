@@ -425,7 +425,7 @@ export function declareMachineSets(
         : [];
       return pulumi.all(
         sets.map(({ key, manifest }, i) =>
-          // Forced as manifestArgs forces the listed ones (README "Hand edits").
+          // Forced as manifestArgs forces the listed ones (docs/components.md, "Hand edits").
           declare(key, withAnnotations(manifest, PATCH_FORCE), guard, adopted[i]),
         ),
       );

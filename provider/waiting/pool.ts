@@ -1,5 +1,5 @@
 /**
- * When a MachineConfigPool has rolled out a set of MachineConfigs (the MCO's rendered-config handshake, README "How waiting works"):
+ * When a MachineConfigPool has rolled out a set of MachineConfigs (the MCO's rendered-config handshake, docs/waiting.md):
  *
  * 1. the pool's `spec.configuration.source` names each of our MachineConfigs, those the MCO generated
  *    from our KubeletConfigs and ContainerRuntimeConfigs, and none we deleted;
