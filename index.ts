@@ -5,7 +5,9 @@
  * that compose their own. Each list is written out by name (test/public-api.test.ts pins it).
  */
 export {
+  NodePool,
   InfraNodePool,
+  INFRA_TAINTS,
   WindowsNodePool,
   RsaPrivateKey,
   OperatorSubscription,
@@ -14,6 +16,8 @@ export {
   KubeletConfig,
   ContainerRuntimeConfig,
   ClusterAutoscaler,
+  type NodePoolArgs,
+  type NodePoolSettings,
   type InfraNodePoolArgs,
   type WindowsNodePoolArgs,
   type RsaPrivateKeyArgs,

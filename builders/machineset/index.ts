@@ -20,6 +20,17 @@ export {
 } from "./machineset";
 export { defaultReplicas, spreadReplicas } from "./naming";
 export {
+  describeTaint,
+  infraTaints,
+  INFRA_TAINTS,
+  nodeMetadataImpact,
+  nodeMetadataLine,
+  nodeMetadataRecord,
+  type NodeMetadataChange,
+  type NodeMetadataImpact,
+  type NodeMetadataItem,
+} from "./node-metadata";
+export {
   differsFromDeclared,
   machineSpecChange,
   requireMachineReplacement,

@@ -138,6 +138,8 @@ export interface DeclaredMachineSets {
   specChanges: pulumi.Output<string[] | undefined>;
   /** The labels each MachineSet gives its machines (its template's). */
   machineLabels: pulumi.Output<Array<Record<string, string>>>;
+  /** The node labels and taints of the pool's MachineSets' templates, which its running nodes get too. */
+  nodeMetadata: pulumi.Output<{ labels: Record<string, string>; taints: Taint[] }>;
 }
 
 /**
@@ -414,6 +416,11 @@ export function declareMachineSets(
       sets.map((s) => (s.manifest.spec.template.metadata?.labels ?? {}) as Record<string, string>),
     ),
     specChanges: previewMachineSpecChanges(invoke.parent, options.waiting?.kubeconfig, declared, replacement),
+    // Every MachineSet of a pool is built with the same node labels and taints (machineSetsOf).
+    nodeMetadata: resolved.apply(([first]) => ({
+      labels: first.manifest.spec.template.spec.metadata.labels ?? {},
+      taints: first.manifest.spec.template.spec.taints ?? [],
+    })),
   };
 }
 

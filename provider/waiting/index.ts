@@ -29,8 +29,11 @@ export {
   uninstallOperator,
   waitForWindowsNodes,
   observeWindowsNodes,
+  waitForNodeMetadata,
+  observeNodeMetadata,
   type ClusterAccess,
   type MachineSetOptions,
+  type NodeMetadataOptions,
   type NodeConfigKind,
   type NodeConfigRemovalOptions,
   type OperatorOptions,
@@ -47,5 +50,6 @@ export {
 export type { PoolRolloutResult } from "./pool";
 export type { MachineSetResult } from "./machineset";
 export type { MachineReplacement } from "./replacement";
+export type { NodeMetadataResult } from "./node-metadata";
 export type { OperatorResult } from "./operator";
 export type { WindowsResult } from "./windows";
