@@ -5,9 +5,9 @@
  * that compose their own. Each list is written out by name (test/public-api.test.ts pins it).
  */
 export {
-  NodePool,
   InfraNodePool,
   INFRA_TAINTS,
+  NodePool,
   WindowsNodePool,
   RsaPrivateKey,
   OperatorSubscription,
@@ -16,9 +16,9 @@ export {
   KubeletConfig,
   ContainerRuntimeConfig,
   ClusterAutoscaler,
+  type InfraNodePoolArgs,
   type NodePoolArgs,
   type NodePoolSettings,
-  type InfraNodePoolArgs,
   type WindowsNodePoolArgs,
   type RsaPrivateKeyArgs,
   type OperatorSubscriptionArgs,

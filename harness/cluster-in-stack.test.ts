@@ -49,6 +49,7 @@ describe("a stack that makes its cluster: kubeconfig and cluster facts unknown a
         "create MachineSet infra-us-east-2a",
         "create MachineSet infra-us-east-2b",
         "create MachineSetRemoval infra-machines-removal",
+        "create NodeLabelsAndTaints infra-node-labels",
         "create NodeConfigRemoval 99-infra-motd-removal",
         "create PoolRollout 99-infra-motd-rollout",
         "create PoolRollout infra-pool-rollout",

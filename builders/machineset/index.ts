@@ -34,6 +34,7 @@ export {
   differsFromDeclared,
   machineSpecChange,
   requireMachineReplacement,
+  type MachineTemplate,
   type MachineReplacementArgs,
   type MachineReplacementPolicy,
 } from "./replacement";

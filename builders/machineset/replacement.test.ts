@@ -1,6 +1,12 @@
 import { strict as assert } from "node:assert";
 import { InputError } from "../errors";
-import { machineSpecChange, requireMachineReplacement } from "./replacement";
+import {
+  MACHINE_BOOT_SECONDS,
+  MACHINE_DRAIN_SECONDS,
+  machineSpecChange,
+  replacementEstimate,
+  requireMachineReplacement,
+} from "./replacement";
 
 describe("machineReplacement: defaults and what the autoscaler allows", () => {
   it("surges one machine and keeps every replica available by default", () => {
@@ -64,8 +70,14 @@ describe("machineReplacement: defaults and what the autoscaler allows", () => {
 });
 
 describe("machineSpecChange: what a preview says of machines on another spec", () => {
-  const template = { kind: "AWSMachineProviderConfig", instanceType: "m6i.2xlarge", ami: { id: "ami-1" } };
-  const old = { ...template, instanceType: "m6i.xlarge" };
+  const labels = { "machine.openshift.io/cluster-api-machine-role": "infra" };
+  const spec = { kind: "AWSMachineProviderConfig", instanceType: "m6i.2xlarge", ami: { id: "ami-1" } };
+  const template = { providerSpec: spec, labels };
+  const machine = (providerSpec: Record<string, unknown>, extra: Record<string, string> = {}) => ({
+    providerSpec,
+    labels: { ...labels, "machine.openshift.io/zone": "us-east-2a", ...extra },
+  });
+  const old = machine({ ...spec, instanceType: "m6i.xlarge" });
 
   it("says which machines keep which type when nothing replaces them", () => {
     assert.equal(
@@ -74,14 +86,15 @@ describe("machineSpecChange: what a preview says of machines on another spec", (
     );
   });
 
-  it("says how a policy replaces them, surging or deleting first", () => {
+  it("says how a policy replaces them, surging or deleting first, in how many waves and about how long", () => {
+    // Each wave boots a machine (MACHINE_BOOT_SECONDS) and drains an old one (MACHINE_DRAIN_SECONDS).
     assert.equal(
-      machineSpecChange("infra-a", template, [old, template], { maxSurge: 1, maxUnavailable: 0 }),
-      "MachineSet infra-a: 1 machine on m6i.xlarge replaced by machines with m6i.2xlarge, 1 new first, an old one deleted (drained) as each new one is Ready, none unavailable",
+      machineSpecChange("infra-a", template, [old, machine(spec)], { maxSurge: 1, maxUnavailable: 0 }),
+      "MachineSet infra-a: 1 machine on m6i.xlarge replaced by machines with m6i.2xlarge, 1 new first, an old one deleted (drained) as each new one is Ready, none unavailable; 1 wave, about 7 min",
     );
     assert.equal(
-      machineSpecChange("infra-a", template, [old], { maxSurge: 0, maxUnavailable: 1 }),
-      "MachineSet infra-a: 1 machine on m6i.xlarge replaced by machines with m6i.2xlarge, 1 at a time deleted (drained) first, each replaced from the template",
+      machineSpecChange("infra-a", template, [old, old, old], { maxSurge: 0, maxUnavailable: 1 }),
+      "MachineSet infra-a: 3 machines on m6i.xlarge replaced by machines with m6i.2xlarge, 1 at a time deleted (drained) first, each replaced from the template; 3 waves, about 21 min",
     );
     // Percentages of the declared replicas: the surge rounds up, the unavailable down.
     assert.match(
@@ -90,25 +103,57 @@ describe("machineSpecChange: what a preview says of machines on another spec", (
         maxUnavailable: "50%",
         replicas: { "infra-a": 4 },
       })!,
-      /, 1 new first, .*, at most 2 unavailable$/,
+      /, 1 new first, .*, at most 2 unavailable; 2 waves, about 14 min$/,
     );
+    assert.deepEqual(replacementEstimate(5, 2, 0), {
+      waves: 3,
+      seconds: 3 * (MACHINE_BOOT_SECONDS + MACHINE_DRAIN_SECONDS),
+    });
   });
 
   it("names the other fields that changed, and the image alone when the size stays", () => {
-    const oldImage = { ...old, ami: { id: "ami-0" } };
+    const oldImage = machine({ ...spec, instanceType: "m6i.xlarge", ami: { id: "ami-0" } });
     assert.equal(
       machineSpecChange("infra-a", template, [oldImage], undefined),
       "MachineSet infra-a: 1 machine keeps m6i.xlarge; only new machines get m6i.2xlarge (also ami) (machineReplacement replaces them)",
     );
     assert.equal(
-      machineSpecChange("infra-a", template, [{ ...template, ami: { id: "ami-0" } }], undefined),
+      machineSpecChange("infra-a", template, [machine({ ...spec, ami: { id: "ami-0" } })], undefined),
       "MachineSet infra-a: 1 machine keeps the previous ami; only new machines get the new ami (machineReplacement replaces them)",
     );
   });
 
-  it("says nothing when the machines differ only by what the program does not declare (API defaults)", () => {
+  it("says which machines keep their machine labels, which no replacement changes", () => {
+    const relabelled = { ...template, labels: { ...labels, "machine.openshift.io/tier": "gold" } };
+    const policy = { maxSurge: 1, maxUnavailable: 0 };
     assert.equal(
-      machineSpecChange("infra-a", template, [{ ...template, credentialsSecret: { name: "x" } }], undefined),
+      machineSpecChange(
+        "infra-a",
+        relabelled,
+        [machine(spec), machine(spec, { "machine.openshift.io/tier": "gold" })],
+        policy,
+      ),
+      "MachineSet infra-a: 1 machine keeps its machine labels; only new machines get machine.openshift.io/tier=gold",
+    );
+    // A machine replaced for its provider spec is made anew with the template's labels.
+    assert.equal(
+      machineSpecChange("infra-a", relabelled, [old, machine(spec)], undefined),
+      "MachineSet infra-a: 1 machine keeps m6i.xlarge; only new machines get m6i.2xlarge (machineReplacement replaces them); 2 machines keep their machine labels; only new machines get machine.openshift.io/tier=gold",
+    );
+    assert.match(
+      machineSpecChange("infra-a", relabelled, [old, machine(spec)], policy)!,
+      /; 1 wave, about 7 min; 1 machine keeps its machine labels; only new machines get machine.openshift.io\/tier=gold$/,
+    );
+  });
+
+  it("says nothing when the machines differ only by what the program does not declare (API defaults, labels the machine-api adds)", () => {
+    assert.equal(
+      machineSpecChange(
+        "infra-a",
+        template,
+        [machine({ ...spec, credentialsSecret: { name: "x" } })],
+        undefined,
+      ),
       undefined,
     );
   });

@@ -5,6 +5,8 @@
  */
 import { IntOrPercent, percentOf, resolveFenceposts } from "../../primitives/int-or-percent";
 import { jsonEqual } from "../../primitives/objects";
+import { DEFAULT_TIMINGS } from "../rollout-impact/impact";
+import { formatDuration } from "../rollout-impact/format";
 import { collectErrors, InputError } from "../errors";
 import { requireFields, requireNonNegativeInteger, requireOneOf } from "../validation";
 
@@ -115,35 +117,93 @@ export function differsFromDeclared(
 const SIZE_FIELDS = ["instanceType", "vmSize"];
 
 /**
+ * Seconds a new machine takes to be a Ready node, typical of a cloud RHCOS machine: the instance
+ * created, the first boot's Ignition and its reboot into the pool's OS image, the kubelet joining.
+ */
+export const MACHINE_BOOT_SECONDS = 360;
+/** Seconds to drain a node before its machine goes (the rollout impact's default drain). */
+export const MACHINE_DRAIN_SECONDS = DEFAULT_TIMINGS.drainSeconds;
+
+/** What the machine-api copies from a MachineSet's template into each Machine it creates, and no later. */
+export interface MachineTemplate {
+  providerSpec: Record<string, unknown>;
+  /** The Machine's own labels (`spec.template.metadata.labels`). */
+  labels: Record<string, string>;
+}
+
+const lacksLabels = (template: MachineTemplate, machine: MachineTemplate) =>
+  Object.entries(template.labels).some(([k, v]) => machine.labels[k] !== v);
+
+/**
+ * The waves of a replacement of `old` machines, `surge` new and `unavailable` old ones at a time, each
+ * a new machine booted and an old one drained; MachineSets are replaced side by side.
+ */
+export function replacementEstimate(
+  old: number,
+  surge: number,
+  unavailable: number,
+): { waves: number; seconds: number } {
+  const waves = Math.ceil(old / Math.max(1, surge + unavailable));
+  return { waves, seconds: waves * (MACHINE_BOOT_SECONDS + MACHINE_DRAIN_SECONDS) };
+}
+
+/**
  * What a preview says of a MachineSet whose template no longer matches some of its machines: which
- * machines keep what, and what replacing them does. `template` is the provider spec the program
- * declares, `machines` those of its live machines; undefined when every machine has the declared one.
+ * machines keep what, and what replacing them does (with the waves and a time estimate). `template` is
+ * what the program declares, `machines` what its live machines have; undefined when every machine has
+ * the declared provider spec and labels. A replacement replaces machines on another provider spec; one
+ * that differs only by its labels keeps them (its labels are the machine-api's to read, nothing drains).
  */
 export function machineSpecChange(
   machineSet: string,
-  template: Record<string, unknown>,
-  machines: ReadonlyArray<Record<string, unknown>>,
+  template: MachineTemplate,
+  machines: ReadonlyArray<MachineTemplate>,
   policy: MachineReplacementPolicy | undefined,
 ): string | undefined {
-  const differs = (m: Record<string, unknown>, k: string) => !jsonEqual(m[k], template[k]);
-  const declared = Object.keys(template);
-  const old = machines.filter((m) => differsFromDeclared(template, m));
-  if (old.length === 0) return undefined;
-  const changed = declared.filter((k) => old.some((m) => differs(m, k))).sort();
-  const size = SIZE_FIELDS.find((k) => changed.includes(k));
-  const others = changed.filter((k) => k !== size);
-  const sizes = size ? [...new Set(old.map((m) => String(m[size])))].sort().join(", ") : undefined;
-  const also = others.length > 0 ? ` (also ${others.join(", ")})` : "";
-  const oldSpec = sizes ?? `the previous ${others.join(", ")}`;
-  const newSpec = size ? `${String(template[size])}${also}` : `the new ${others.join(", ")}`;
-  const count = old.length === 1 ? "1 machine" : `${old.length} machines`;
-  if (!policy)
-    return `MachineSet ${machineSet}: ${count} ${old.length === 1 ? "keeps" : "keep"} ${oldSpec}; only new machines get ${newSpec} (machineReplacement replaces them)`;
-  const replicas = policy.replicas?.[machineSet] ?? machines.length;
-  const { surge, unavailable } = resolveFenceposts(policy.maxSurge, policy.maxUnavailable, replicas);
-  const pace =
-    surge > 0
-      ? `${surge} new first, an old one deleted (drained) as each new one is Ready, ${unavailable === 0 ? "none" : `at most ${unavailable}`} unavailable`
-      : `${unavailable} at a time deleted (drained) first, each replaced from the template`;
-  return `MachineSet ${machineSet}: ${count} on ${oldSpec} replaced by machines with ${newSpec}, ${pace}`;
+  const spec = template.providerSpec;
+  const differs = (m: Record<string, unknown>, k: string) => !jsonEqual(m[k], spec[k]);
+  const outdated = machines.filter((m) => differsFromDeclared(spec, m.providerSpec));
+  const unlabelled = machines.filter((m) => lacksLabels(template, m) && !(policy && outdated.includes(m)));
+  const lines: string[] = [];
+  if (outdated.length > 0) {
+    const old = outdated.map((m) => m.providerSpec);
+    const changed = Object.keys(spec)
+      .filter((k) => old.some((m) => differs(m, k)))
+      .sort();
+    const size = SIZE_FIELDS.find((k) => changed.includes(k));
+    const others = changed.filter((k) => k !== size);
+    const sizes = size ? [...new Set(old.map((m) => String(m[size])))].sort().join(", ") : undefined;
+    const also = others.length > 0 ? ` (also ${others.join(", ")})` : "";
+    const oldSpec = sizes ?? `the previous ${others.join(", ")}`;
+    const newSpec = size ? `${String(spec[size])}${also}` : `the new ${others.join(", ")}`;
+    const count = machineCount(old.length);
+    if (!policy) {
+      lines.push(
+        `${count} ${old.length === 1 ? "keeps" : "keep"} ${oldSpec}; only new machines get ${newSpec} (machineReplacement replaces them)`,
+      );
+    } else {
+      const replicas = policy.replicas?.[machineSet] ?? machines.length;
+      const { surge, unavailable } = resolveFenceposts(policy.maxSurge, policy.maxUnavailable, replicas);
+      const pace =
+        surge > 0
+          ? `${surge} new first, an old one deleted (drained) as each new one is Ready, ${unavailable === 0 ? "none" : `at most ${unavailable}`} unavailable`
+          : `${unavailable} at a time deleted (drained) first, each replaced from the template`;
+      const { waves, seconds } = replacementEstimate(old.length, surge, unavailable);
+      lines.push(
+        `${count} on ${oldSpec} replaced by machines with ${newSpec}, ${pace}; ${waves === 1 ? "1 wave" : `${waves} waves`}, ${formatDuration(seconds)}`,
+      );
+    }
+  }
+  if (unlabelled.length > 0) {
+    const labels = Object.entries(template.labels)
+      .filter(([k, v]) => unlabelled.some((m) => m.labels[k] !== v))
+      .map(([k, v]) => `${k}=${v}`)
+      .sort();
+    lines.push(
+      `${machineCount(unlabelled.length)} ${unlabelled.length === 1 ? "keeps its" : "keep their"} machine labels; only new machines get ${labels.join(", ")}`,
+    );
+  }
+  return lines.length > 0 ? `MachineSet ${machineSet}: ${lines.join("; ")}` : undefined;
 }
+
+const machineCount = (n: number) => (n === 1 ? "1 machine" : `${n} machines`);

@@ -16,7 +16,13 @@ import {
 } from "../../builders/rollout-impact";
 import { PoolRollout } from "../../provider/dynamic";
 import { RolloutBaseline } from "../../provider/dynamic/rollout-baseline";
-import { differsFromDeclared, machineSpecChange, MachineReplacementPolicy } from "../../builders/machineset";
+import {
+  differsFromDeclared,
+  machineSpecChange,
+  MachineReplacementPolicy,
+  MachineTemplate,
+} from "../../builders/machineset";
+import type { Json } from "../../primitives/objects";
 import { field, type KubeObject } from "../../provider/waiting/kinds";
 import { machinesOf } from "../../provider/waiting/machineset";
 import { ClusterSnapshot, CONFIG_KINDS, readCluster } from "./cluster-snapshot";
@@ -292,19 +298,20 @@ export function previewPoolImpact(
   return previewImpact(parent, kubeconfig, pool, declared, poolImpactIn);
 }
 
-/** A MachineSet as the program declares it: its name and its template's provider spec. */
-export interface DeclaredMachineSet {
+/** A MachineSet as the program declares it: its name and what its template gives each Machine. */
+export interface DeclaredMachineSet extends MachineTemplate {
   name: string;
-  providerSpec: Record<string, unknown>;
 }
 
 /**
  * At preview, what a changed template does to the MachineSets' machines: the machine-api applies it
- * only to machines it creates, so each MachineSet with machines on another spec gets a line saying
- * which keep what (`3 machines keep m6i.xlarge; only new machines get m6i.2xlarge`) or, with a
- * replacement policy, how they are replaced. Read with the preview's shared connection (the
- * MachineSets once, a pool's Machines only when it changes its template or replaces); undefined on
- * `up` and without a kubeconfig, and empty when every machine has its template's spec.
+ * only to machines it creates, so each MachineSet with machines on another provider spec or without
+ * its machine labels gets a line saying which keep what (`3 machines keep m6i.xlarge; only new
+ * machines get m6i.2xlarge`) or, with a replacement policy, how they are replaced and about how long
+ * it takes. (Node labels and taints reach running machines: node-labels.ts.) Read with the preview's
+ * shared connection (the MachineSets once, a pool's Machines only when it changes its template or
+ * replaces); undefined on `up` and without a kubeconfig, and empty when every machine has its
+ * template's spec.
  */
 export function previewMachineSpecChanges(
   parent: pulumi.Resource,
@@ -328,23 +335,26 @@ export function previewMachineSpecChanges(
         const live = await cluster.machineSets();
         const asked = sets.filter((set) => {
           const now = live.find((m) => m.metadata.name === set.name);
-          const spec = field<Record<string, unknown>>(
-            now,
-            "spec",
-            "template",
-            "spec",
-            "providerSpec",
-            "value",
+          const template = field<Json>(now, "spec", "template");
+          const spec = field<Record<string, unknown>>(template, "spec", "providerSpec", "value");
+          const labels = field<Record<string, string>>(template, "metadata", "labels") ?? {};
+          return (
+            now &&
+            (replacement ||
+              differsFromDeclared(set.providerSpec, spec ?? {}) ||
+              Object.entries(set.labels).some(([k, v]) => labels[k] !== v))
           );
-          return now && (replacement || differsFromDeclared(set.providerSpec, spec ?? {}));
         });
         if (asked.length === 0) return [];
         const machines = await cluster.machines(asked.map((s) => s.name));
         const lines = asked.flatMap((set) => {
-          const specs = machinesOf(set.name, machines)
+          const made = machinesOf(set.name, machines)
             .filter((m) => !m.metadata.deletionTimestamp)
-            .map((m) => field<Record<string, unknown>>(m, "spec", "providerSpec", "value") ?? {});
-          return machineSpecChange(set.name, set.providerSpec, specs, replacement) ?? [];
+            .map((m) => ({
+              providerSpec: field<Record<string, unknown>>(m, "spec", "providerSpec", "value") ?? {},
+              labels: m.metadata.labels ?? {},
+            }));
+          return machineSpecChange(set.name, set, made, replacement) ?? [];
         });
         for (const line of lines) pulumi.log.info(line, parent);
         return lines;

@@ -129,6 +129,11 @@ export interface DeclaredMachineSets {
   /** The pool's zones as its entry normalised them. */
   zones: PoolZones;
   names: pulumi.Output<string[]>;
+  /**
+   * What names each MachineSet's resource, in the order of `names`: its zone, or the region for one
+   * without a zone. Every other object of a zone is named by it too, so that reordering zones renames nothing.
+   */
+  keys: pulumi.Output<string[]>;
   resources: pulumi.Output<k8s.apiextensions.CustomResource[]>;
   /** Hash of the rendered MachineSets: what their readiness waiter depends on. */
   contentHash: pulumi.Output<string>;
@@ -401,11 +406,13 @@ export function declareMachineSets(
     sets.map((s) => ({
       name: s.manifest.metadata.name,
       providerSpec: s.manifest.spec.template.spec.providerSpec.value as unknown as Record<string, unknown>,
+      labels: s.manifest.spec.template.metadata.labels,
     })),
   );
   return {
     zones,
     names: resolved.apply((sets) => sets.map((s) => s.manifest.metadata.name)),
+    keys: resolved.apply((sets) => sets.map((s) => s.key)),
     resources,
     // The MCO's updates of an image it owns are no change of the pool's: its waiter stays the same.
     contentHash: resolved.apply((sets) =>

@@ -440,7 +440,7 @@ function machineSetsReady(options: MachineSetOptions): ConvergeOptions<MachineSe
   };
 }
 
-/** Waits until every replica of the MachineSets is a Ready node carrying the template's node labels. */
+/** Waits until every replica of the MachineSets is a Ready node carrying its Machine's node labels. */
 export function waitForMachineSetsReady(options: MachineSetOptions): Promise<Outcome<MachineSetResult>> {
   return converge(machineSetsReady(options));
 }
