@@ -168,7 +168,7 @@ describe("deploy harness against the simulator", function () {
     assert.deepEqual(
       said.filter((m) => m.startsWith("MachineSet ") && m.includes("replaced")),
       [
-        `MachineSet ${machineSet}: 2 machines on m6i.xlarge replaced by machines with m6i.2xlarge, 1 new first, an old one deleted (drained) as each new one is Ready, none unavailable`,
+        `MachineSet ${machineSet}: 2 machines on m6i.xlarge replaced by machines with m6i.2xlarge, 1 new first, an old one deleted (drained) as each new one is Ready, none unavailable; 2 waves, about 14 min`,
       ],
     );
     try {
