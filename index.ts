@@ -6,6 +6,8 @@
  */
 export {
   InfraNodePool,
+  INFRA_TAINTS,
+  NodePool,
   WindowsNodePool,
   RsaPrivateKey,
   OperatorSubscription,
@@ -16,6 +18,8 @@ export {
   ContainerRuntimeConfig,
   ClusterAutoscaler,
   type InfraNodePoolArgs,
+  type NodePoolArgs,
+  type NodePoolSettings,
   type WindowsNodePoolArgs,
   type RsaPrivateKeyArgs,
   type OperatorSubscriptionArgs,

@@ -74,6 +74,8 @@ describe("fixtures capture: what a program reads of a live cluster", function ()
     require(program);
     assert.deepEqual(await mocks.poolLines("worker"), [
       "pool worker: new render; 3 nodes drain and reboot, 1 at a time, 3 waves, about 12 min (file /etc/issue.d/banner.issue of 99-worker-banner)",
+      // The program's waitTimeouts of 60s, against the estimate the captured pool gives.
+      "pool worker: waitTimeouts (1m) is shorter than this change's estimate (about 12 min) and the MCO's drain timeout (1h, after which it reports a drain a PodDisruptionBudget holds): up can fail while the rollout goes on; give more, or leave it out (the default is twice the estimate, 30m at least)",
     ]);
   });
 

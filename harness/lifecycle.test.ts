@@ -6,7 +6,7 @@ import { MANAGED_EXCEPT_STACK_OWNED } from "../primitives/boot-images";
 import { bootImageStream } from "../simulator/cluster/seed";
 import { startSimulator, Simulator } from "../simulator/simulator";
 import { K, keyOf, machineConfig, storeUntil } from "../test/simulator-fixture";
-import { changes, kubectl } from "../test/stack-life";
+import { changes, checkpointOnCluster, kubectl } from "../test/stack-life";
 import { deploy, DeployOptions, destroy, preview, refresh, UNKNOWN } from "./deploy";
 import { installedProgram } from "./installed";
 import { loadProject } from "./project";
@@ -53,6 +53,7 @@ describe("preview, up, refresh, --replace and destroy through the engine", funct
       "create 99-infra-motd-removal",
       "create 99-infra-motd-rollout",
       "create infra-machines-removal",
+      "create infra-node-labels",
       "create infra-pool",
       "create infra-pool-rollout",
       "create infra-us-east-2a",
@@ -65,7 +66,7 @@ describe("preview, up, refresh, --replace and destroy through the engine", funct
 
     const up = await deploy(options());
     assert.deepEqual(up.errors, []);
-    assert.equal(up.counts.create, 7);
+    assert.equal(up.counts.create, 8);
 
     const second = await preview(options(["motdText=second revision\n"]));
     assert.deepEqual(second.errors, []);
@@ -274,8 +275,11 @@ describe("preview, up, refresh, --replace and destroy through the engine", funct
     const planned = await preview(options([], { statePath }));
     assert.deepEqual(planned.errors, []);
     // Every object is the same; the waiters that now keep the rollout record (and name the pool's
-    // MachineSets) are updated in place; what they took over is deleted, which waits for nothing.
+    // MachineSets) are updated in place; what they took over is deleted, which waits for nothing. The
+    // MachineSet's template gains the record of its node labels and taints, which the pool's new
+    // NodeLabelsAndTaints writes on the running machines (no machine is replaced).
     assert.deepEqual(changes(planned).sort(), [
+      "create infra-node-labels",
       "delete 99-infra-motd-rollout-baseline",
       "delete infra-machines-ready",
       "delete infra-rollout-baseline",
@@ -283,6 +287,7 @@ describe("preview, up, refresh, --replace and destroy through the engine", funct
       "update 99-infra-motd-rollout",
       "update infra-machines-removal",
       "update infra-pool-rollout",
+      "update infra-us-east-2a",
     ]);
     // The removal guards are unchanged but for this suite's simulator, another API server than the one
     // the checkpoint was written against, which any waiter that reaches the cluster updates for; the
@@ -298,26 +303,13 @@ describe("preview, up, refresh, --replace and destroy through the engine", funct
     const before = JSON.parse(fs.readFileSync(CHECKPOINT_0_1_0, "utf8")) as {
       deployment: { resources: Array<{ urn: string }> };
     };
-    for (const step of planned.plan.filter((p) => p.op !== "delete" && p.op !== "read"))
+    for (const step of planned.plan.filter((p) => p.op !== "delete" && p.op !== "read" && p.op !== "create"))
       assert.ok(urns(before.deployment.resources).includes(step.urn), `${step.urn} keeps its URN`);
 
     // Up moves it as planned. The checkpoint's objects stand for this cluster's (the first test made
     // them): their UIDs are this cluster's, as in a stack that release 0.1.0 deployed here, so that
     // the guards' and waiters' UID checks find the objects they hold.
-    let text = fs.readFileSync(CHECKPOINT_0_1_0, "utf8");
-    for (const resource of JSON.parse(text).deployment.resources as Array<{
-      outputs?: Record<string, unknown>;
-    }>) {
-      const { apiVersion, kind, metadata } = (resource.outputs ?? {}) as {
-        apiVersion?: string;
-        kind?: string;
-        metadata?: { name: string; namespace?: string; uid?: string };
-      };
-      if (!apiVersion || !kind || !metadata?.uid) continue;
-      const live = sim.store.get({ apiVersion, kind, name: metadata.name, namespace: metadata.namespace });
-      assert.ok(live, `${kind} ${metadata.name} is in the cluster`);
-      text = text.split(metadata.uid).join(live.metadata.uid!);
-    }
+    const text = checkpointOnCluster(sim, CHECKPOINT_0_1_0);
     fs.writeFileSync(statePath, text);
     const uids = () =>
       [
@@ -413,7 +405,7 @@ describe("preview, up, refresh, --replace and destroy through the engine", funct
     assert.notEqual(theirs.metadata.uid, ours.metadata.uid);
     const down = await destroy(options());
     assert.deepEqual(down.errors, []);
-    assert.equal(down.counts.delete, 7);
+    assert.equal(down.counts.delete, 8);
     const order = down.plan.map((s) => s.name);
     assert.ok(order.indexOf("infra-pool-rollout") < order.indexOf("infra-pool"));
     assert.ok(order.indexOf("infra-us-east-2a") < order.indexOf("infra-machines-removal"));

@@ -60,6 +60,7 @@ describe("render", function () {
       assert.deepEqual([...new Set(first.waiters.map((w) => w.type))].sort(), [
         "MachineSetRemoval",
         "NodeConfigRemoval",
+        "NodeLabelsAndTaints",
         "OperatorInstall",
         "OperatorRemoval",
         "PatchRelease",

@@ -49,27 +49,31 @@ describe("render --baseline: ROLLOUT.md for a pull request", function () {
     );
   });
 
-  it("a new instance type replaced with machineReplacement and a new time server: one row with both", async () => {
+  it("a new instance type replaced with machineReplacement, a new time server and a node label: one row with all", async () => {
     const head = await renderTo("replaced", [
       "timeServer=10.0.0.1",
       "infraInstanceType=m6i.4xlarge",
       "replaceMachines=true",
+      'infraNodeLabels={"example.com/team":"logging"}',
     ]);
     const waiters = parse(fs.readFileSync(path.join(dir, "replaced", "_waiters.yaml"), "utf8"));
     const impact = baselineImpact(readRendering(path.join(dir, "base")), head, {}, waiters);
     const machines =
       "3 machines on m6i.2xlarge replaced by m6i.4xlarge (1 new first, an old one deleted (drained) as each " +
-      "new one is Ready, none unavailable in each of 3 MachineSets), about 6 min";
+      "new one is Ready, none unavailable in each of 3 MachineSets), 1 wave, about 6 min";
+    // The running machines get the label from the pool's NodeLabelsAndTaints waiter, the new ones at birth.
+    const labels = "3 nodes get label example.com/team=logging (no drain, no reboot)";
     // The pool is done when its machines are: the new ones boot with the new render.
     assert.equal(
       rolloutReport("aws-infra-windows", impact).split("\n")[4],
-      `| infra | 3 | yes | drain and reboot until replaced; new ones boot with it | 1 | 3 | about 6 min | ${machines} | none | no | file /etc/chrony.conf of 99-infra-chrony |`,
+      `| infra | 3 | yes | drain and reboot until replaced; new ones boot with it | 1 | 3 | about 6 min | ${machines} | ${labels} | no | file /etc/chrony.conf of 99-infra-chrony |`,
     );
     // What the preview says of the pool, in one line.
     assert.equal(
       summaryLine(impact.summaries[0]),
       `pool infra: ${machines}; new render at the same time (file /etc/chrony.conf of 99-infra-chrony): ` +
-        "old nodes drain and reboot 1 at a time until they are replaced (up to 3), new ones boot with it",
+        "old nodes drain and reboot 1 at a time until they are replaced (up to 3), new ones boot with it; " +
+        labels,
     );
     // Without machineReplacement the running machines keep their instance type, and the row says so.
     const kept = baselineImpact(readRendering(path.join(dir, "base")), head, {}, []);
@@ -79,6 +83,8 @@ describe("render --baseline: ROLLOUT.md for a pull request", function () {
         .join(" "),
       "us-east-2a,1, us-east-2b,1, us-east-2c,1,",
     );
+    // Nor, without the waiter that writes them (wait: false), do the running nodes get the label.
+    assert.deepEqual(kept.summaries[0].nodeMetadata, []);
     assert.match(
       summaryLine(kept.summaries[0]),
       /^pool infra: 3 machines keep m6i\.2xlarge; only new machines get m6i\.4xlarge \(machineReplacement replaces them\); new render; 3 nodes drain and reboot/,

@@ -3,8 +3,10 @@
  * against an earlier one (e.g. the base branch of a pull request), one row per pool as the preview
  * says it in one line (builders/rollout-impact/summary.ts), as ROLLOUT.md beside the manifests: the
  * render of the node configuration the program declares (the cluster's own MachineConfigs are the
- * same on both sides) and the machines whose MachineSet template's provider spec changes, kept or
- * replaced as the pool's waiter says (`machineReplacement`, in the head's `_waiters.yaml`).
+ * same on both sides), the machines whose MachineSet template's provider spec changes, kept or
+ * replaced as the pool's waiter says (`machineReplacement`, in the head's `_waiters.yaml`), or whose
+ * machine labels change, and the node labels and taints the running nodes get and lose (when the
+ * head's NodeLabelsAndTaints waiter writes them).
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -18,7 +20,18 @@ import {
   rolloutImpact,
   summaryMarkdown,
 } from "../builders/rollout-impact";
-import { machineSetChange, MachineReplacementPolicy, MachineSetChange } from "../builders/machineset";
+import {
+  machineSetChange,
+  MachineReplacementPolicy,
+  MachineSetChange,
+  MachineTemplate,
+  nodeMetadataImpact,
+  nodeMetadataPhrase,
+} from "../builders/machineset";
+import type { Taint } from "../builders/validation";
+import { MACHINE_API_NAMESPACE } from "../primitives/openshift";
+import type { KubeObject } from "../primitives/objects";
+import { planMachine } from "../provider/waiting/node-metadata";
 
 type Manifest = Record<string, unknown> & ObjectLike;
 
@@ -73,33 +86,86 @@ function machinesOf(pool: string, ms: Manifest[]): number | undefined {
   return sets.length ? sets.reduce((n, m) => n + Number(m.spec?.replicas ?? 0), 0) : undefined;
 }
 
-/** The provider spec of a MachineSet's template. */
-const providerSpecOf = (m: Manifest) =>
-  ((m.spec as { template?: { spec?: { providerSpec?: { value?: Record<string, unknown> } } } })?.template
-    ?.spec?.providerSpec?.value ?? {}) as Record<string, unknown>;
+/** A MachineSet's template: what the machine-api copies into each Machine it creates. */
+interface Template {
+  metadata?: { labels?: Record<string, string>; annotations?: Record<string, string> };
+  spec?: {
+    metadata?: { labels?: Record<string, string> };
+    taints?: Taint[];
+    providerSpec?: { value?: Record<string, unknown> };
+  };
+}
 
-/**
- * The pool's MachineSets whose template's provider spec the head changes: the base's replicas run the
- * base's spec, and the head's pool waiter replaces them when it has `machineReplacement`.
- */
-function machineSetChanges(pool: string, base: Manifest[], head: Manifest[], waiters: WaiterLike[]) {
+const templateOf = (m: Manifest): Template => (m.spec as { template?: Template } | undefined)?.template ?? {};
+
+/** What a MachineSet's template gives each Machine: its provider spec and its own labels. */
+const machineTemplateOf = (m: Manifest): MachineTemplate => ({
+  providerSpec: templateOf(m).spec?.providerSpec?.value ?? {},
+  labels: templateOf(m).metadata?.labels ?? {},
+});
+
+/** The head's MachineSets of the pool that the base has too, each after the base's. */
+function keptMachineSets(pool: string, base: Manifest[], head: Manifest[]): Array<[Manifest, Manifest]> {
   return ofKind(head, "MachineSet")
     .filter((m) => poolOfMachineSet(m) === pool)
-    .flatMap((m): MachineSetChange[] => {
+    .flatMap((m): Array<[Manifest, Manifest]> => {
       const before = ofKind(base, "MachineSet").find((b) => nameOf(b) === nameOf(m));
-      if (!before) return [];
-      const running = Array.from({ length: Number(before.spec?.replicas ?? 0) }, () =>
-        providerSpecOf(before),
-      );
-      const waiter = waiters.find(
-        (w) =>
-          w.type === "PoolRollout" &&
-          ((w.inputs.machineSets as string[] | undefined) ?? []).includes(nameOf(m)),
-      );
-      const policy = waiter?.inputs.machineReplacement as MachineReplacementPolicy | undefined;
-      const change = machineSetChange(nameOf(m), providerSpecOf(m), running, policy);
-      return change ? [change] : [];
+      return before ? [[before, m]] : [];
     });
+}
+
+/** The head's waiter of `type` that names the MachineSet in its `machineSets`. */
+const waiterOf = (waiters: WaiterLike[], type: string, machineSet: string) =>
+  waiters.find(
+    (w) => w.type === type && ((w.inputs.machineSets as string[] | undefined) ?? []).includes(machineSet),
+  );
+
+/**
+ * The pool's MachineSets whose template's provider spec or machine labels the head changes: the base's
+ * replicas run the base's template, and the head's pool waiter replaces them when it has
+ * `machineReplacement`.
+ */
+function machineSetChanges(pool: string, base: Manifest[], head: Manifest[], waiters: WaiterLike[]) {
+  return keptMachineSets(pool, base, head).flatMap(([before, m]): MachineSetChange[] => {
+    const running = Array.from({ length: Number(before.spec?.replicas ?? 0) }, () =>
+      machineTemplateOf(before),
+    );
+    const policy = waiterOf(waiters, "PoolRollout", nameOf(m))?.inputs.machineReplacement as
+      MachineReplacementPolicy | undefined;
+    const change = machineSetChange(nameOf(m), machineTemplateOf(m), running, policy);
+    return change ? [change] : [];
+  });
+}
+
+/**
+ * What the pool's running nodes get and lose of the head's node labels and taints, as its
+ * NodeLabelsAndTaints waiter plans it (provider/waiting/node-metadata.ts `planMachine`): the base's
+ * replicas run Machines and Nodes with the base template's labels, taints and their record. Nothing
+ * without that waiter in the head (`wait: false`): only machines created later get them then.
+ */
+function nodeMetadataChanges(pool: string, base: Manifest[], head: Manifest[], waiters: WaiterLike[]) {
+  const changes = keptMachineSets(pool, base, head).flatMap(([before, m]) => {
+    if (!waiterOf(waiters, "NodeLabelsAndTaints", nameOf(m))) return [];
+    const was = templateOf(before);
+    const now = templateOf(m);
+    const labels = was.spec?.metadata?.labels ?? {};
+    const taints = was.spec?.taints ?? [];
+    const machine: KubeObject = {
+      metadata: { name: nameOf(m), annotations: was.metadata?.annotations ?? {} },
+      spec: { metadata: { labels }, taints },
+    };
+    const node: KubeObject = { metadata: { name: nameOf(m), labels }, spec: { taints } };
+    const target = {
+      namespace: MACHINE_API_NAMESPACE,
+      machineSets: [nameOf(m)],
+      labels: now.spec?.metadata?.labels ?? {},
+      taints: now.spec?.taints ?? [],
+    };
+    const { change } = planMachine(target, machine, node);
+    return Array.from({ length: Number(before.spec?.replicas ?? 0) }, () => change);
+  });
+  const impact = nodeMetadataImpact(pool, changes);
+  return impact ? [nodeMetadataPhrase(impact)] : [];
 }
 
 export interface BaselineImpact {
@@ -155,7 +221,12 @@ export function baselineImpact(
       maxUnavailable: after?.spec?.maxUnavailable as number | string | undefined,
       paused: after?.spec?.paused === true,
     });
-    return { pool, render, machineSets: machineSetChanges(pool, base, head, waiters), nodeMetadata: [] };
+    return {
+      pool,
+      render,
+      machineSets: machineSetChanges(pool, base, head, waiters),
+      nodeMetadata: nodeMetadataChanges(pool, base, head, waiters),
+    };
   });
   return { summaries, notes };
 }

@@ -26,6 +26,7 @@ const SECRET_SIG = "4dabf18193072939515e22adb298388d";
 const DYNAMIC = "pulumi-nodejs:dynamic:";
 const WAITERS = [
   "MachineSetReady",
+  "NodeLabelsAndTaints",
   "PoolRollout",
   "OperatorInstall",
   "ExtensionInstall",
@@ -47,6 +48,13 @@ const DECLARE: Record<string, (shared: SharedArgs) => void> = {
       zones: ["us-east-2a"],
       autoscaling: { minReplicas: 1, maxReplicas: 2 },
       healthCheck: true,
+      ...shared,
+    }),
+  NodePool: (shared) =>
+    new components.NodePool("highmem", {
+      role: "highmem",
+      zones: ["us-east-2a"],
+      taints: [{ key: "example.com/memory", value: "high", effect: "NoSchedule" }],
       ...shared,
     }),
   WindowsNodePool: (shared) =>

@@ -359,3 +359,24 @@ function notAsDeclared(sim: Simulator, resource: CheckpointResource): string[] {
   walk(fields, live, []);
   return differ;
 }
+
+/**
+ * A checkpoint an earlier release wrote, as if that release had deployed the stack on this cluster: the
+ * objects it names stand for this cluster's (a first up of the same program made them), so each of
+ * their UIDs is replaced by the live object's, which the guards' and waiters' UID checks then find.
+ */
+export function checkpointOnCluster(sim: Simulator, checkpoint: string): string {
+  let text = fs.readFileSync(checkpoint, "utf8");
+  for (const resource of JSON.parse(text).deployment.resources as Array<{ outputs?: object }>) {
+    const { apiVersion, kind, metadata } = (resource.outputs ?? {}) as {
+      apiVersion?: string;
+      kind?: string;
+      metadata?: { name: string; namespace?: string; uid?: string };
+    };
+    if (!apiVersion || !kind || !metadata?.uid) continue;
+    const live = sim.store.get({ apiVersion, kind, name: metadata.name, namespace: metadata.namespace });
+    assert.ok(live, `${kind} ${metadata.name} is in the cluster`);
+    text = text.split(metadata.uid).join(live.metadata.uid!);
+  }
+  return text;
+}

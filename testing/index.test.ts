@@ -59,7 +59,11 @@ describe("@openshift-topology/pulumi/testing: a user's unit tests of their stack
     );
     assert.deepEqual(
       (await cluster.waiters()).map((w) => `${w.type} ${w.name}`),
-      ["MachineSetRemoval infra-machines-removal", "PoolRollout infra-pool-rollout"],
+      [
+        "MachineSetRemoval infra-machines-removal",
+        "NodeLabelsAndTaints infra-node-labels",
+        "PoolRollout infra-pool-rollout",
+      ],
     );
     await assert.rejects(
       cluster.object("MachineSet", "cluster-zbwlg-cbgq7-infra-us-east-2c", "openshift-machine-api"),

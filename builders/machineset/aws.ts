@@ -297,46 +297,49 @@ export function awsProviderSpec(
   const infraId = placement.infrastructureId;
   const network = awsNetwork(infraId, placement.zone, placement.worker);
   const tags = machineTags(infraId, network.tags.value, options.tags ?? {});
-  // The type's spelling is reported with what admission refuses of the rest, not before it.
+  // The type's spelling is reported with every other problem, admission's included, and stops none.
   const instanceType = options.instanceType ?? AWS_DEFAULTS.instanceType;
-  const [ami, devices, metadata, securityGroups, subnet] = collectErrors([
-    () => requireNonEmptyString("ami", options.ami),
-    () => blockDevices("blockDevices", options.blockDevices ?? AWS_DEFAULTS.blockDevices),
-    () =>
-      options.metadataServiceOptions &&
-      metadataServiceOptions("metadataServiceOptions", options.metadataServiceOptions),
-    () =>
-      options.securityGroups
-        ? collectErrors(
-            options.securityGroups.map((sg, i) => () => reference(`securityGroups[${i}]`, sg, "sg-")),
-          )
-        : network.securityGroups.value,
-    () => (placement.subnet ? reference("subnet", placement.subnet, "subnet-") : network.subnet.value),
-    () => checkAwsPlacementOptions(options),
-  ]);
-  const spec = withAwsPlacementOptions(
-    {
-      ami: { id: ami },
-      apiVersion: options.providerApiVersion ?? AWS_DEFAULTS.providerApiVersion,
-      blockDevices: devices,
-      credentialsSecret: options.credentialsSecret ?? { ...AWS_DEFAULTS.credentialsSecret },
-      deviceIndex: 0,
-      iamInstanceProfile: options.iamInstanceProfile
-        ? { id: options.iamInstanceProfile }
-        : network.iamInstanceProfile.value,
-      instanceType,
-      kind: "AWSMachineProviderConfig",
-      ...(metadata ? { metadataServiceOptions: metadata } : {}),
-      placement: { availabilityZone: placement.zone, region: placement.region },
-      ...(options.publicIp !== undefined ? { publicIp: options.publicIp } : {}),
-      securityGroups,
-      subnet,
-      tags,
-      userDataSecret: options.userDataSecret ?? { ...AWS_DEFAULTS.userDataSecret },
-    },
-    options,
-  );
-  return collectErrors([() => requireAwsInstanceType("instanceType", instanceType), () => admitted(spec)])[1];
+  const built = (): AWSMachineProviderConfig => {
+    const [ami, devices, metadata, securityGroups, subnet] = collectErrors([
+      () => requireNonEmptyString("ami", options.ami),
+      () => blockDevices("blockDevices", options.blockDevices ?? AWS_DEFAULTS.blockDevices),
+      () =>
+        options.metadataServiceOptions &&
+        metadataServiceOptions("metadataServiceOptions", options.metadataServiceOptions),
+      () =>
+        options.securityGroups
+          ? collectErrors(
+              options.securityGroups.map((sg, i) => () => reference(`securityGroups[${i}]`, sg, "sg-")),
+            )
+          : network.securityGroups.value,
+      () => (placement.subnet ? reference("subnet", placement.subnet, "subnet-") : network.subnet.value),
+      () => checkAwsPlacementOptions(options),
+    ]);
+    const spec = withAwsPlacementOptions(
+      {
+        ami: { id: ami },
+        apiVersion: options.providerApiVersion ?? AWS_DEFAULTS.providerApiVersion,
+        blockDevices: devices,
+        credentialsSecret: options.credentialsSecret ?? { ...AWS_DEFAULTS.credentialsSecret },
+        deviceIndex: 0,
+        iamInstanceProfile: options.iamInstanceProfile
+          ? { id: options.iamInstanceProfile }
+          : network.iamInstanceProfile.value,
+        instanceType,
+        kind: "AWSMachineProviderConfig",
+        ...(metadata ? { metadataServiceOptions: metadata } : {}),
+        placement: { availabilityZone: placement.zone, region: placement.region },
+        ...(options.publicIp !== undefined ? { publicIp: options.publicIp } : {}),
+        securityGroups,
+        subnet,
+        tags,
+        userDataSecret: options.userDataSecret ?? { ...AWS_DEFAULTS.userDataSecret },
+      },
+      options,
+    );
+    return admitted(spec);
+  };
+  return collectErrors([() => requireAwsInstanceType("instanceType", instanceType), built])[1];
 }
 
 /** AWS as the installer's aws MachineSet generator makes it: zones named after the region. */

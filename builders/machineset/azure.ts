@@ -172,37 +172,40 @@ export function azureProviderSpec(
   const infraId = placement.infrastructureId;
   const network = azureNetwork(infraId, placement.worker);
   const resourceGroup = options.resourceGroup ?? network.resourceGroup.value!;
-  // The size's spelling is reported with what admission refuses of the rest, not before it.
+  // The size's spelling is reported with every other problem, admission's included, and stops none.
   const vmSize = options.vmSize ?? AZURE_DEFAULTS.vmSize;
-  const [image, location, disk] = collectErrors([
-    () => requireAzureImage("image", options.image),
-    () => requireNonEmptyString("location", placement.location),
-    () => osDisk("osDisk", options.osDisk),
-    () => checkAzureVmOptions(options),
-  ]);
-  const spec = withAzureVmOptions(
-    {
-      apiVersion: options.providerApiVersion ?? AZURE_DEFAULTS.providerApiVersion,
-      credentialsSecret: options.credentialsSecret ?? { ...AZURE_DEFAULTS.credentialsSecret },
-      image,
-      kind: "AzureMachineProviderSpec",
-      location,
-      managedIdentity: options.managedIdentity ?? network.managedIdentity.value ?? "",
-      networkResourceGroup:
-        options.networkResourceGroup ?? network.networkResourceGroup.value ?? resourceGroup,
-      osDisk: disk,
-      publicIP: options.publicIP ?? false,
-      ...(network.publicLoadBalancer.value ? { publicLoadBalancer: network.publicLoadBalancer.value } : {}),
-      resourceGroup,
-      subnet: placement.subnet ?? options.subnet ?? network.subnet.value!,
-      userDataSecret: options.userDataSecret ?? { ...AZURE_DEFAULTS.userDataSecret },
-      vmSize,
-      vnet: options.vnet ?? network.vnet.value!,
-      ...(placement.zone !== undefined ? { zone: placement.zone } : {}),
-    },
-    options,
-  );
-  return collectErrors([() => requireAzureVmSize("vmSize", vmSize), () => admitted(spec)])[1];
+  const built = (): AzureMachineProviderSpec => {
+    const [image, location, disk] = collectErrors([
+      () => requireAzureImage("image", options.image),
+      () => requireNonEmptyString("location", placement.location),
+      () => osDisk("osDisk", options.osDisk),
+      () => checkAzureVmOptions(options),
+    ]);
+    const spec = withAzureVmOptions(
+      {
+        apiVersion: options.providerApiVersion ?? AZURE_DEFAULTS.providerApiVersion,
+        credentialsSecret: options.credentialsSecret ?? { ...AZURE_DEFAULTS.credentialsSecret },
+        image,
+        kind: "AzureMachineProviderSpec",
+        location,
+        managedIdentity: options.managedIdentity ?? network.managedIdentity.value ?? "",
+        networkResourceGroup:
+          options.networkResourceGroup ?? network.networkResourceGroup.value ?? resourceGroup,
+        osDisk: disk,
+        publicIP: options.publicIP ?? false,
+        ...(network.publicLoadBalancer.value ? { publicLoadBalancer: network.publicLoadBalancer.value } : {}),
+        resourceGroup,
+        subnet: placement.subnet ?? options.subnet ?? network.subnet.value!,
+        userDataSecret: options.userDataSecret ?? { ...AZURE_DEFAULTS.userDataSecret },
+        vmSize,
+        vnet: options.vnet ?? network.vnet.value!,
+        ...(placement.zone !== undefined ? { zone: placement.zone } : {}),
+      },
+      options,
+    );
+    return admitted(spec);
+  };
+  return collectErrors([() => requireAzureVmSize("vmSize", vmSize), built])[1];
 }
 
 /** On Azure the Windows VM name (MachineSet name plus a 5-character suffix and dash) is limited to 15. */

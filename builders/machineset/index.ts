@@ -23,6 +23,17 @@ export {
 } from "./machineset";
 export { defaultReplicas, spreadReplicas } from "./naming";
 export {
+  describeTaint,
+  infraTaints,
+  INFRA_TAINTS,
+  nodeMetadataImpact,
+  nodeMetadataPhrase,
+  nodeMetadataRecord,
+  type NodeMetadataChange,
+  type NodeMetadataImpact,
+  type NodeMetadataItem,
+} from "./node-metadata";
+export {
   describeMachineSetChange,
   differsFromDeclared,
   machineSetChange,
@@ -30,6 +41,7 @@ export {
   requireMachineReplacement,
   specsOf,
   type MachineSetChange,
+  type MachineTemplate,
   type MachineReplacementArgs,
   type MachineReplacementPolicy,
 } from "./replacement";

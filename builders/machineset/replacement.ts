@@ -114,45 +114,75 @@ export function differsFromDeclared(
 /** The provider spec fields that name a machine's size, which users recognise machines by. */
 const SIZE_FIELDS = ["instanceType", "vmSize"];
 
-/** A MachineSet whose machines run another provider spec than its template, as a preview tells it. */
+/** What the machine-api copies from a MachineSet's template into each Machine it creates, and no later. */
+export interface MachineTemplate {
+  providerSpec: Record<string, unknown>;
+  /** The Machine's own labels (`spec.template.metadata.labels`). */
+  labels: Record<string, string>;
+}
+
+/**
+ * A MachineSet whose machines run another provider spec than its template, or lack the machine labels
+ * it now gives, as a preview tells it.
+ */
 export interface MachineSetChange {
   machineSet: string;
-  /** Live machines on another spec than the template's. */
+  /** Live machines on another spec than the template's; 0 when only machine labels differ. */
   machines: number;
   /** The size (instance type, VM size) they run, and the template's, when that is what differs. */
   size?: { from: string[]; to: string };
   /** The other declared provider spec fields that differ, sorted. */
   fields: string[];
-  /** How machineReplacement replaces them, per MachineSet; undefined: they keep their spec. */
+  /** How machineReplacement replaces those machines, per MachineSet; undefined: they keep their spec. */
   replacement?: { surge: number; unavailable: number };
+  /**
+   * Machines that keep their machine labels, and the template's (`key=value`, sorted) only new machines
+   * get: a replacement renews only the machines on another spec, and nothing else writes a Machine's
+   * own labels (its node labels and taints reach it: NodeLabelsAndTaints).
+   */
+  machineLabels?: { machines: number; labels: string[] };
 }
 
+const lacksLabels = (template: MachineTemplate, machine: MachineTemplate) =>
+  Object.entries(template.labels).some(([k, v]) => machine.labels[k] !== v);
+
 /**
- * The machines of a MachineSet whose spec its template no longer has. `template` is the provider spec
- * the program declares, `machines` those of its live machines; undefined when every machine has the
- * declared one.
+ * The machines of a MachineSet whose spec or machine labels its template no longer has. `template` is
+ * what the program declares, `machines` what its live machines have; undefined when every machine has
+ * the declared provider spec and labels.
  */
 export function machineSetChange(
   machineSet: string,
-  template: Record<string, unknown>,
-  machines: ReadonlyArray<Record<string, unknown>>,
+  template: MachineTemplate,
+  machines: ReadonlyArray<MachineTemplate>,
   policy: MachineReplacementPolicy | undefined,
 ): MachineSetChange | undefined {
-  const old = machines.filter((m) => differsFromDeclared(template, m));
-  if (old.length === 0) return undefined;
-  const changed = Object.keys(template)
-    .filter((k) => old.some((m) => !jsonEqual(m[k], template[k])))
+  const spec = template.providerSpec;
+  const outdated = machines.filter((m) => differsFromDeclared(spec, m.providerSpec));
+  // A machine replaced for its spec is made anew from the template, with its labels.
+  const unlabelled = machines.filter((m) => lacksLabels(template, m) && !(policy && outdated.includes(m)));
+  if (outdated.length === 0 && unlabelled.length === 0) return undefined;
+  const old = outdated.map((m) => m.providerSpec);
+  const changed = Object.keys(spec)
+    .filter((k) => old.some((m) => !jsonEqual(m[k], spec[k])))
     .sort();
   const size = SIZE_FIELDS.find((k) => changed.includes(k));
   const replicas = policy?.replicas?.[machineSet] ?? machines.length;
+  const labels = Object.entries(template.labels)
+    .filter(([k, v]) => unlabelled.some((m) => m.labels[k] !== v))
+    .map(([k, v]) => `${k}=${v}`)
+    .sort();
   return {
     machineSet,
     machines: old.length,
     ...(size
-      ? { size: { from: [...new Set(old.map((m) => String(m[size])))].sort(), to: String(template[size]) } }
+      ? { size: { from: [...new Set(old.map((m) => String(m[size])))].sort(), to: String(spec[size]) } }
       : {}),
     fields: changed.filter((k) => k !== size),
-    ...(policy ? { replacement: resolveFenceposts(policy.maxSurge, policy.maxUnavailable, replicas) } : {}),
+    ...(policy && old.length > 0
+      ? { replacement: resolveFenceposts(policy.maxSurge, policy.maxUnavailable, replicas) }
+      : {}),
+    ...(unlabelled.length > 0 ? { machineLabels: { machines: unlabelled.length, labels } } : {}),
   };
 }
 
@@ -172,11 +202,28 @@ export function replacementPace(replacement: { surge: number; unavailable: numbe
     : `${unavailable} at a time deleted (drained) first, each replaced from the template`;
 }
 
-/** `MachineSet infra-a: 3 machines keep m6i.xlarge; only new machines get m6i.2xlarge (...)`, or how they are replaced. */
+const machineCount = (n: number) => (n === 1 ? "1 machine" : `${n} machines`);
+
+/** `2 machines keep their machine labels; only new machines get tier=gold`. */
+export function machineLabelsPhrase(kept: { machines: number; labels: string[] }): string {
+  return `${machineCount(kept.machines)} ${kept.machines === 1 ? "keeps its" : "keep their"} machine labels; only new machines get ${kept.labels.join(", ")}`;
+}
+
+/**
+ * `MachineSet infra-a: 3 machines keep m6i.xlarge; only new machines get m6i.2xlarge (...)`, or how they
+ * are replaced, then the machines that keep their machine labels.
+ */
 export function describeMachineSetChange(change: MachineSetChange): string {
-  const { from, to } = specsOf(change);
-  const count = change.machines === 1 ? "1 machine" : `${change.machines} machines`;
-  if (!change.replacement)
-    return `MachineSet ${change.machineSet}: ${count} ${change.machines === 1 ? "keeps" : "keep"} ${from}; only new machines get ${to} (machineReplacement replaces them)`;
-  return `MachineSet ${change.machineSet}: ${count} on ${from} replaced by machines with ${to}, ${replacementPace(change.replacement)}`;
+  const parts: string[] = [];
+  if (change.machines > 0) {
+    const { from, to } = specsOf(change);
+    const count = machineCount(change.machines);
+    parts.push(
+      change.replacement
+        ? `${count} on ${from} replaced by machines with ${to}, ${replacementPace(change.replacement)}`
+        : `${count} ${change.machines === 1 ? "keeps" : "keep"} ${from}; only new machines get ${to} (machineReplacement replaces them)`,
+    );
+  }
+  if (change.machineLabels) parts.push(machineLabelsPhrase(change.machineLabels));
+  return `MachineSet ${change.machineSet}: ${parts.join("; ")}`;
 }

@@ -473,7 +473,42 @@ describe("pool summary: one line per pool of what up does to its nodes", () => {
     assert.equal(
       machinesPhrase([set("infra-a", 2, { surge: 0, unavailable: 1 })]),
       "2 machines on m6i.xlarge replaced by m6i.2xlarge (1 at a time deleted (drained) first, each replaced " +
-        "from the template), about 12 min",
+        "from the template), 2 waves, about 12 min",
+    );
+  });
+
+  it("machines that keep their machine labels: said once for the pool, beside what replaces the others", () => {
+    const labels = (machines: number, ...pairs: string[]) => ({ machines, labels: pairs });
+    const relabelled = (name: string, machines: number, kept: ReturnType<typeof labels>) => ({
+      machineSet: name,
+      machines,
+      fields: [],
+      machineLabels: kept,
+    });
+    // Labels alone: no machine is replaced for them, whatever the policy; nothing to estimate.
+    const alone = [
+      relabelled("infra-a", 0, labels(2, "tier=gold")),
+      relabelled("infra-b", 0, labels(1, "tier=gold")),
+    ];
+    assert.equal(
+      machinesPhrase(alone),
+      "3 machines keep their machine labels; only new machines get tier=gold",
+    );
+    assert.equal(replacementEstimate(alone), undefined);
+    assert.equal(
+      summaryLine(summary({ render: unchanged, machineSets: alone })),
+      "pool infra: 3 machines keep their machine labels; only new machines get tier=gold; no new render",
+    );
+    // Beside a replacement of the machines on the old spec, which come back with the labels.
+    const replaced = {
+      ...set("infra-a", 2, { surge: 1, unavailable: 0 }),
+      machineLabels: labels(1, "tier=gold"),
+    };
+    assert.equal(
+      machinesPhrase([replaced]),
+      "2 machines on m6i.xlarge replaced by m6i.2xlarge (1 new first, an old one deleted (drained) as each new " +
+        "one is Ready, none unavailable), 2 waves, about 12 min; 1 machine keeps its machine labels; only new " +
+        "machines get tier=gold",
     );
   });
 
@@ -485,7 +520,7 @@ describe("pool summary: one line per pool of what up does to its nodes", () => {
     assert.equal(
       summaryLine(s),
       "pool infra: 3 machines on m6i.xlarge replaced by m6i.2xlarge (1 new first, an old one deleted (drained) " +
-        "as each new one is Ready, none unavailable), about 18 min; new render at the same time (file " +
+        "as each new one is Ready, none unavailable), 3 waves, about 18 min; new render at the same time (file " +
         "/etc/chrony.conf of 99-infra-x): old nodes drain and reboot 1 at a time until they are replaced " +
         "(up to 3), new ones boot with it",
     );
@@ -512,7 +547,7 @@ describe("pool summary: one line per pool of what up does to its nodes", () => {
       rows[2],
       "| infra | 3 | yes | drain and reboot until replaced; new ones boot with it | 1 | 3 | about 18 min | " +
         "3 machines on m6i.xlarge replaced by m6i.2xlarge (1 new first, an old one deleted (drained) as each new " +
-        "one is Ready, none unavailable), about 18 min | none | no | file /etc/chrony.conf of 99-infra-x |",
+        "one is Ready, none unavailable), 3 waves, about 18 min | none | no | file /etc/chrony.conf of 99-infra-x |",
     );
     assert.equal(rows[3], "| gpu | 3 | no | none | 1 | 0 | - | none | 2 nodes get label a=b | no | - |");
     // The render alone, as before.

@@ -5,7 +5,7 @@
  * no longer has, and the labels and taints its running nodes get. A preview prints one line per pool;
  * ROLLOUT.md has one row per pool.
  */
-import { MachineSetChange, replacementPace, specsOf } from "../machineset/replacement";
+import { machineLabelsPhrase, MachineSetChange, replacementPace, specsOf } from "../machineset/replacement";
 import { DEFAULT_TIMINGS, PoolImpact, RolloutTimings } from "./impact";
 import { causeSummary, describeAction, describeCause, formatDuration, plural, renderPhrase } from "./format";
 
@@ -15,7 +15,7 @@ export interface PoolSummary {
   render?: PoolImpact;
   /** The pool is not in the cluster yet: its nodes boot with its first render. */
   newPool?: boolean;
-  /** Its MachineSets whose machines run another spec than their template. */
+  /** Its MachineSets whose machines run another spec than their template, or lack its machine labels. */
   machineSets: MachineSetChange[];
   /** What its running nodes' labels and taints become, one phrase each (no drain, no reboot). */
   nodeMetadata: string[];
@@ -65,12 +65,13 @@ function specs(changes: MachineSetChange[]): { from: string; to: string } {
 }
 
 /**
- * `3 machines on m6i.xlarge replaced by m6i.2xlarge (1 new first, ... per MachineSet), about 6 min`, or
- * `3 machines keep m6i.xlarge; only new machines get m6i.2xlarge (machineReplacement replaces them)`.
+ * `3 machines on m6i.xlarge replaced by m6i.2xlarge (1 new first, ... per MachineSet), 3 waves, about 18
+ * min`, or `3 machines keep m6i.xlarge; only new machines get m6i.2xlarge (machineReplacement replaces
+ * them)`; then the machines that keep their machine labels.
  */
 export function machinesPhrase(changes: MachineSetChange[], timings: Partial<RolloutTimings> = {}): string {
   const parts: string[] = [];
-  const kept = changes.filter((c) => !c.replacement);
+  const kept = changes.filter((c) => !c.replacement && c.machines > 0);
   if (kept.length > 0) {
     const n = kept.reduce((sum, c) => sum + c.machines, 0);
     const { from, to } = specs(kept);
@@ -87,9 +88,17 @@ export function machinesPhrase(changes: MachineSetChange[], timings: Partial<Rol
     const sets = replaced.length > 1 ? ` in each of ${replaced.length} MachineSets` : "";
     parts.push(
       `${plural(estimate.machines, "machine")} on ${from} replaced by ${to} (${pace}${sets}), ` +
-        `${formatDuration(estimate.durationSeconds)}`,
+        `${plural(estimate.waves, "wave")}, ${formatDuration(estimate.durationSeconds)}`,
     );
   }
+  const relabelled = changes.flatMap((c) => (c.machineLabels ? [c.machineLabels] : []));
+  if (relabelled.length > 0)
+    parts.push(
+      machineLabelsPhrase({
+        machines: relabelled.reduce((n, l) => n + l.machines, 0),
+        labels: distinct(relabelled.flatMap((l) => l.labels)).sort(),
+      }),
+    );
   return parts.join("; ");
 }
 

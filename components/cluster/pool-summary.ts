@@ -92,6 +92,7 @@ class Parts {
             pool: name,
             renders: pool.renders,
             part: what,
+            deadlineSeconds: pool.deadlineSeconds,
             answer,
           });
         })

@@ -17,7 +17,9 @@ import {
   machineSetChange,
   MachineReplacementPolicy,
   MachineSetChange,
+  MachineTemplate,
 } from "../../builders/machineset";
+import type { Json } from "../../primitives/objects";
 import { field, type KubeObject } from "../../provider/waiting/kinds";
 import { machinesOf } from "../../provider/waiting/machineset";
 import { ClusterSnapshot, CONFIG_KINDS, readCluster } from "./cluster-snapshot";
@@ -153,17 +155,17 @@ function selectionChanges(mcp: KubeObject, declared: PoolSelection): KubeObject 
   };
 }
 
-/** A MachineSet as the program declares it: its name and its template's provider spec. */
-export interface DeclaredMachineSet {
+/** A MachineSet as the program declares it: its name and what its template gives each Machine. */
+export interface DeclaredMachineSet extends MachineTemplate {
   name: string;
-  providerSpec: Record<string, unknown>;
 }
 
 /**
- * The MachineSets whose machines run another spec than the one declared: the machine-api applies a
- * template only to machines it creates. The MachineSets are listed once per preview; a pool's Machines
- * are read only when it changes its template or replaces (a template changed by an earlier up may
- * have left machines to replace). A MachineSet the cluster lacks has no machines yet.
+ * The MachineSets whose machines run another spec, or lack the machine labels, than the one declared:
+ * the machine-api applies a template only to machines it creates (node labels and taints reach running
+ * machines: NodeLabelsAndTaints). The MachineSets are listed once per preview; a pool's Machines are
+ * read only when it changes its template or replaces (a template changed by an earlier up may have left
+ * machines to replace). A MachineSet the cluster lacks has no machines yet.
  */
 export async function machineSetChangesIn(
   cluster: ClusterSnapshot,
@@ -173,16 +175,26 @@ export async function machineSetChangesIn(
   const live = await cluster.machineSets();
   const asked = sets.filter((set) => {
     const now = live.find((m) => m.metadata.name === set.name);
-    const spec = field<Record<string, unknown>>(now, "spec", "template", "spec", "providerSpec", "value");
-    return now && (policy || differsFromDeclared(set.providerSpec, spec ?? {}));
+    const template = field<Json>(now, "spec", "template");
+    const spec = field<Record<string, unknown>>(template, "spec", "providerSpec", "value");
+    const labels = field<Record<string, string>>(template, "metadata", "labels") ?? {};
+    return (
+      now &&
+      (policy ||
+        differsFromDeclared(set.providerSpec, spec ?? {}) ||
+        Object.entries(set.labels).some(([k, v]) => labels[k] !== v))
+    );
   });
   if (asked.length === 0) return [];
   const machines = await cluster.machines(asked.map((s) => s.name));
   return asked.flatMap((set) => {
-    const specs = machinesOf(set.name, machines)
+    const made = machinesOf(set.name, machines)
       .filter((m) => !m.metadata.deletionTimestamp)
-      .map((m) => field<Record<string, unknown>>(m, "spec", "providerSpec", "value") ?? {});
-    return machineSetChange(set.name, set.providerSpec, specs, policy) ?? [];
+      .map((m) => ({
+        providerSpec: field<Record<string, unknown>>(m, "spec", "providerSpec", "value") ?? {},
+        labels: m.metadata.labels ?? {},
+      }));
+    return machineSetChange(set.name, set, made, policy) ?? [];
   });
 }
 

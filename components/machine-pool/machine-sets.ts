@@ -139,6 +139,11 @@ export interface DeclaredMachineSets {
   /** The pool's zones as its entry normalised them. */
   zones: PoolZones;
   names: pulumi.Output<string[]>;
+  /**
+   * What names each MachineSet's resource, in the order of `names`: its zone, or the region for one
+   * without a zone. Every other object of a zone is named by it too, so that reordering zones renames nothing.
+   */
+  keys: pulumi.Output<string[]>;
   resources: pulumi.Output<k8s.apiextensions.CustomResource[]>;
   /** Hash of the rendered MachineSets: what their readiness waiter depends on. */
   contentHash: pulumi.Output<string>;
@@ -148,6 +153,8 @@ export interface DeclaredMachineSets {
   specChanges: pulumi.Output<string[] | undefined>;
   /** The labels each MachineSet gives its machines (its template's). */
   machineLabels: pulumi.Output<Array<Record<string, string>>>;
+  /** The node labels and taints of the pool's MachineSets' templates, which its running nodes get too. */
+  nodeMetadata: pulumi.Output<{ labels: Record<string, string>; taints: Taint[] }>;
 }
 
 /**
@@ -450,11 +457,13 @@ export function declareMachineSets(
       name: s.manifest.metadata.name,
       providerSpec: withoutBootImage(s.manifest, options.bootImageOwner).spec.template.spec.providerSpec
         .value as unknown as Record<string, unknown>,
+      labels: s.manifest.spec.template.metadata.labels,
     })),
   );
   return {
     zones,
     names: resolved.apply((sets) => sets.map((s) => s.manifest.metadata.name)),
+    keys: resolved.apply((sets) => sets.map((s) => s.key)),
     resources,
     // The MCO's updates of an image it owns are no change of the pool's: its waiter stays the same.
     contentHash: resolved.apply((sets) =>
@@ -471,6 +480,11 @@ export function declareMachineSets(
       declared,
       replacement,
     ),
+    // Every MachineSet of a pool is built with the same node labels and taints (machineSetsOf).
+    nodeMetadata: resolved.apply(([first]) => ({
+      labels: first.manifest.spec.template.spec.metadata.labels ?? {},
+      taints: first.manifest.spec.template.spec.taints ?? [],
+    })),
   };
 }
 

@@ -82,18 +82,28 @@ export function declarePoolScaling(
           checked(() => within("autoscaling", () => machineAutoscalersForPool(names, scaling))),
         ),
       );
-    const declare = (zone: string, manifest: pulumi.Output<object>) =>
-      child(
-        k8s.apiextensions.CustomResource,
-        `${name}-${zone}-autoscaler`,
-        manifestArgs(MACHINE_AUTOSCALER_API_VERSION, "MachineAutoscaler", manifest, ["metadata", "spec"]),
-        after,
-      );
+    const known = machineSets.zones.listed;
+    // Named by the zone of its MachineSet, as the MachineSet is. Zones looked up or adopted without a
+    // list were named by their position before: the alias keeps what a stack made then, unrenamed.
+    const declare = (
+      key: string,
+      index: number,
+      resourceArgs: k8s.apiextensions.CustomResourceArgs,
+      adopted: pulumi.CustomResourceOptions = {},
+    ) =>
+      child(k8s.apiextensions.CustomResource, `${name}-${key}-autoscaler`, resourceArgs, {
+        ...after,
+        ...adopted,
+        ...(known ? {} : { aliases: [{ name: `${name}-${index}-autoscaler` }] }),
+      });
+    const resourceArgs = (manifest: pulumi.Output<object>) =>
+      manifestArgs(MACHINE_AUTOSCALER_API_VERSION, "MachineAutoscaler", manifest, ["metadata", "spec"]);
     // Each autoscaler is named after its MachineSet: adopting imports it by that name, known only then.
     const adopt = async (
       adoption: Adoption,
       kubeconfig: string | undefined,
       list: MachineAutoscalerManifest[],
+      keys: string[],
     ) => {
       const objects = list.map((m) => ({
         kind: KINDS.machineAutoscaler,
@@ -120,36 +130,23 @@ export function declarePoolScaling(
       }
       const adopted = await adoption.options(kubeconfig, objects);
       return pulumi.all(
-        list.map((manifest, i) =>
-          child(
-            k8s.apiextensions.CustomResource,
-            `${name}-${known?.[i] ?? String(i)}-autoscaler`,
-            withAnnotations(manifest, PATCH_FORCE),
-            { ...after, ...adopted[i] },
-          ),
-        ),
+        list.map((manifest, i) => declare(keys[i], i, withAnnotations(manifest, PATCH_FORCE), adopted[i])),
       );
     };
-    const known = machineSets.zones.listed;
     const adoption = options.adoption;
     autoscalers = adoption
       ? pulumi.output(
           pulumi
-            .all([manifests, adoption.kubeconfig])
-            .apply(([list, config]) => adopt(adoption, config, list)),
+            .all([manifests, adoption.kubeconfig, machineSets.keys])
+            .apply(([list, config, keys]) => adopt(adoption, config, list, keys)),
         )
       : known
-        ? pulumi.all(
-            known.map((zone, i) =>
-              declare(
-                zone,
-                manifests.apply((m) => m[i]),
-              ),
-            ),
-          )
+        ? pulumi.all(known.map((zone, i) => declare(zone, i, resourceArgs(manifests.apply((m) => m[i])))))
         : pulumi
-            .all([manifests, machineSets.names])
-            .apply(([list]) => pulumi.all(list.map((m, i) => declare(String(i), pulumi.output(m)))));
+            .all([manifests, machineSets.keys])
+            .apply(([list, keys]) =>
+              pulumi.all(list.map((m, i) => declare(keys[i], i, resourceArgs(pulumi.output(m))))),
+            );
     ready =
       options.waiting &&
       child(

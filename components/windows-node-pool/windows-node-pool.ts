@@ -23,7 +23,9 @@ import { within } from "../../builders/errors";
 import { child } from "../declared";
 import { checked, InputChecks } from "../errors";
 import { platformModules } from "../platforms";
+import { declareNodeLabels } from "../machine-pool/node-labels";
 import { declarePoolScaling } from "../machine-pool/scaling";
+import type { NodeMetadataImpact } from "../../builders/machineset/node-metadata";
 import {
   checkPoolArgs,
   declareMachineSets,
@@ -125,6 +127,11 @@ export class WindowsNodePool extends pulumi.ComponentResource {
   declare public readonly keySecret: pulumi.Output<k8s.core.v1.Secret>;
   /** SHA-256 fingerprint of the key's public half: tells which key WMCO uses without revealing it. */
   declare public readonly privateKeyFingerprint: pulumi.Output<string>;
+  /**
+   * At preview, the labels the pool's running nodes get and lose (`2 nodes get label team=a (no drain,
+   * no reboot)`, in the pool's one line); undefined when none changes.
+   */
+  declare public readonly labelsAndTaintsImpact: pulumi.Output<NodeMetadataImpact | undefined>;
 
   constructor(name: string, args: WindowsNodePoolArgs = {}, opts: pulumi.ComponentResourceOptions = {}) {
     super("openshift-topology:index:WindowsNodePool", name, {}, opts);
@@ -309,6 +316,17 @@ export class WindowsNodePool extends pulumi.ComponentResource {
         ),
       );
 
+    // WMCO labels a node with its own labels only (pkg/nodeconfig `applyLabelsAndAnnotations`); the
+    // machine-api's nodelink copies a Windows Machine's labels as any other's.
+    const labels = declareNodeLabels(
+      name,
+      { name, renders: false },
+      machineSets,
+      waits,
+      configured ? [configured] : machineSets.resources,
+      this,
+    );
+
     const declareRuntimeClass = (
       manifest: NonNullable<typeof runtimeClassManifest>,
       adopted: pulumi.CustomResourceOptions = {},
@@ -344,13 +362,13 @@ export class WindowsNodePool extends pulumi.ComponentResource {
     this.operatorNamespace = namespace;
     this.keySecret = keySecret;
     this.configuredNodes = configured ? configured.apply((c) => c.nodes) : pulumi.output(undefined);
-    // A generated key's from its resource (under mocks, which run no provider, it has no PEM to read).
-    this.privateKeyFingerprint = pulumi.unsecret(
-      pulumi
-        .all([generated, privateKey])
-        .apply(([key, pem]) => (key ? key.publicKeyFingerprint : pulumi.output(publicKeyFingerprint(pem)))),
+    // A generated key's fingerprint is its provider's output: its PEM is known only once it is created.
+    this.privateKeyFingerprint = generated.apply((key) =>
+      key ? key.publicKeyFingerprint : pulumi.unsecret(privateKey.apply(publicKeyFingerprint)),
     );
+    this.labelsAndTaintsImpact = labels.impact;
     this.registerOutputs({
+      labelsAndTaintsImpact: this.labelsAndTaintsImpact,
       facts,
       machineSetNames: this.machineSetNames,
       machineSpecChanges: this.machineSpecChanges,

@@ -1,6 +1,13 @@
 import * as pulumi from "@pulumi/pulumi";
-// In your own project: import { InfraNodePool, KubeletConfig, MachineConfig, WindowsNodePool } from "@openshift-topology/pulumi";
-import { InfraNodePool, KubeletConfig, MachineConfig, WindowsNodePool } from "../../index";
+// In your own project: import { builders, INFRA_TAINTS, InfraNodePool, ... } from "@openshift-topology/pulumi";
+import {
+  builders,
+  INFRA_TAINTS,
+  InfraNodePool,
+  KubeletConfig,
+  MachineConfig,
+  WindowsNodePool,
+} from "../../index";
 
 const config = new pulumi.Config();
 const zones = config.getObject<string[]>("zones") ?? ["us-east-2a", "us-east-2b", "us-east-2c"];
@@ -19,6 +26,11 @@ const infra = new InfraNodePool("infra", {
   // `pulumi config set replaceMachines true`: a changed instance type replaces the running machines, one
   // new machine first per zone, instead of reaching only machines made later.
   machineReplacement: config.getBoolean("replaceMachines") ? { strategy: "rolling" } : undefined,
+  // More node labels and taints (`pulumi config set --path 'infraNodeLabels.team' logging`) reach the
+  // running nodes without replacing, draining or rebooting them. `taints` replaces the infra taints, so
+  // they are spread in with the config's.
+  nodeLabels: config.getObject<Record<string, string>>("infraNodeLabels"),
+  taints: [...INFRA_TAINTS, ...(config.getObject<builders.Taint[]>("infraTaints") ?? [])],
   router: { replicas: 3 },
   registry: true,
   monitoring: { config: { prometheusK8s: { retention: "15d" } } },

@@ -18,6 +18,17 @@ export type { NodeConfigRemovalArgs, PoolRolloutArgs } from "./pool-rollout";
 export { WindowsNodesReady } from "./windows-nodes-ready";
 export type { WindowsNodesReadyArgs } from "./windows-nodes-ready";
 export { MachineAutoscalerReady } from "./machine-autoscaler";
+export { NodeLabelsAndTaints } from "./node-metadata";
+export type { NodeLabelsAndTaintsArgs } from "./node-metadata";
 export type { MachineAutoscalerReadyArgs } from "./machine-autoscaler";
-export { defineRemoval, defineWaiter, labelMap, objectName, objectNames, oneOf, output } from "./schema";
+export {
+  defineRemoval,
+  defineWaiter,
+  labelMap,
+  objectName,
+  objectNames,
+  oneOf,
+  output,
+  taintList,
+} from "./schema";
 export type { ArgsOf, InputSpec, OutputSpec, RemovalSchema, WaiterSchema } from "./schema";

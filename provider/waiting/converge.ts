@@ -38,6 +38,11 @@ export type Need =
       patch: unknown;
       /** An object gone by the time the patch is sent needs it no more (a Machine another controller deleted). */
       unlessGone?: boolean;
+      /**
+       * The patch carries the resourceVersion it was decided from: a 409 says the object has changed
+       * since, and the evaluation of the change decides anew (under another key).
+       */
+      unlessChanged?: boolean;
     }
   /** A delete sent once per key; the view marks it done with the patches. Never sent by an observation. */
   | { type: "delete"; key: string; resource: ResourceKind; name: string; namespace?: string }
@@ -274,7 +279,8 @@ function request<R>(run: Run<R>, need: Exclude<Need, { type: "source" | "recheck
         patched[need.key] = true;
       },
       (e: ApiError) => {
-        if (!(need.unlessGone && e.status === 404)) throw e;
+        const settled = (need.unlessGone && e.status === 404) || (need.unlessChanged && e.status === 409);
+        if (!settled) throw e;
         patched[need.key] = true;
       },
     ),

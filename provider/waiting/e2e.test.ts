@@ -13,6 +13,7 @@ import {
   observeOperatorInstall,
   waitForPoolRollout,
   waitForWindowsNodes,
+  waitForNodeMetadata,
 } from "./index";
 import {
   createMachineSet,
@@ -1003,6 +1004,97 @@ describe("waiting core against the simulator", function () {
       assert.equal(replicas(), 5, "the hand's count stays");
       sim.store.delete(keyOf(K.machineSet, name, NS));
       await waitForMachineSetsDeleted({ kubeconfig, machineSets: [name], timeoutMs: DEADLINE_MS });
+    });
+
+    // The machine-api copies a template only into the Machines it creates (machine-api-operator
+    // machineset/controller.go createMachine); nodelink copies a Machine's labels and adds its taints by
+    // key and effect, removing nothing (nodelink_controller.go ReconcileNodeLink.Reconcile, addTaintsToNode).
+    it("brings a label and a taint to running nodes and takes them off again, never someone else's; MachineSetReady waits for neither", async () => {
+      const roles = { ...infra, "node-role.kubernetes.io/worker": "" };
+      createMachineSet(sim, "labelled", { replicas: 2, nodeLabels: roles });
+      await waitForMachineSetsReady({ kubeconfig, machineSets: ["labelled"], timeoutMs: DEADLINE_MS });
+      const machines = () =>
+        sim.store
+          .list(K.machine.apiVersion, K.machine.kind, { namespace: NS })
+          .filter((m) => m.metadata.labels?.["machine.openshift.io/cluster-api-machineset"] === "labelled");
+      const nodes = () =>
+        machines().map((m) =>
+          sim.store.get(keyOf(K.node, (m.status as { nodeRef: { name: string } }).nodeRef.name))!,
+        );
+      const [first] = nodes();
+      // Someone else's label and taint, by hand.
+      for (const args of [
+        ["label", "node", first.metadata.name, "example.com/owner=ops"],
+        ["taint", "node", first.metadata.name, "example.com/ops=true:NoSchedule"],
+      ]) {
+        const run = await kubectl(sim.kubeconfigPath, args);
+        assert.equal(run.code, 0, run.stderr);
+      }
+      const dedicated = { key: "example.com/dedicated", value: "logging", effect: "NoSchedule" as const };
+      // The stack's template change: nothing reaches the running machines by itself, and the
+      // MachineSets wait does not wait for it.
+      sim.store.mutate(keyOf(K.machineSet, "labelled", NS), (ms) => {
+        const template = (ms.spec as { template: { spec: Record<string, unknown> } }).template;
+        template.spec.metadata = { labels: { ...roles, team: "logging" } };
+        template.spec.taints = [dedicated];
+      });
+      const ready = await waitForMachineSetsReady({
+        kubeconfig,
+        machineSets: ["labelled"],
+        timeoutMs: DEADLINE_MS,
+      });
+      assert.equal(ready.result.nodes.length, 2);
+      assert.ok(nodes().every((n) => n.metadata.labels?.team === undefined));
+
+      const added = await waitForNodeMetadata({
+        kubeconfig,
+        machineSets: ["labelled"],
+        labels: { ...roles, team: "logging" },
+        taints: [dedicated],
+        timeoutMs: DEADLINE_MS,
+      });
+      assert.deepEqual(
+        added.result.nodes,
+        nodes()
+          .map((n) => n.metadata.name)
+          .sort(),
+      );
+      for (const n of nodes()) {
+        assert.equal(n.metadata.labels?.team, "logging");
+        assert.ok(
+          (n.spec as { taints: unknown[] }).taints.some(
+            (t) => JSON.stringify(t) === JSON.stringify(dedicated),
+          ),
+        );
+      }
+
+      const removed = await waitForNodeMetadata({
+        kubeconfig,
+        machineSets: ["labelled"],
+        labels: roles,
+        timeoutMs: DEADLINE_MS,
+      });
+      assert.equal(removed.result.nodes.length, 2);
+      for (const n of nodes()) {
+        assert.equal(n.metadata.labels?.team, undefined);
+        assert.ok(
+          !((n.spec as { taints?: Array<{ key: string }> }).taints ?? []).some(
+            (t) => t.key === dedicated.key,
+          ),
+        );
+      }
+      for (const m of machines()) {
+        assert.deepEqual((m.spec as { metadata: { labels: object } }).metadata.labels, roles);
+        assert.equal((m.spec as { taints?: unknown }).taints, undefined);
+      }
+      const kept = sim.store.get(keyOf(K.node, first.metadata.name))!;
+      assert.equal(kept.metadata.labels?.["example.com/owner"], "ops");
+      assert.deepEqual(
+        (kept.spec as { taints: Array<{ key: string }> }).taints.map((t) => t.key),
+        ["example.com/ops"],
+      );
+      sim.store.delete(keyOf(K.machineSet, "labelled", NS));
+      await waitForMachineSetsDeleted({ kubeconfig, machineSets: ["labelled"], timeoutMs: DEADLINE_MS });
     });
 
     it("fails naming a failed Machine and its error", async () => {

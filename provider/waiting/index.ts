@@ -32,8 +32,11 @@ export {
   uninstallExtension,
   waitForWindowsNodes,
   observeWindowsNodes,
+  waitForNodeMetadata,
+  observeNodeMetadata,
   type ClusterAccess,
   type MachineSetOptions,
+  type NodeMetadataOptions,
   type NodeConfigKind,
   type NodeConfigRemovalOptions,
   type OperatorOptions,
@@ -51,6 +54,7 @@ export {
 export type { PoolRolloutResult } from "./pool";
 export type { MachineSetResult } from "./machineset";
 export type { MachineReplacement } from "./replacement";
+export type { NodeMetadataResult } from "./node-metadata";
 export type { OperatorResult } from "./operator";
 export type { ExtensionResult } from "./extension";
 export type { WindowsResult } from "./windows";

@@ -31,6 +31,8 @@ import {
   nodeQueries,
 } from "./machineset";
 import { DELETE_MACHINE_ANNOTATION, MachineReplacement, ReplacementStep } from "./replacement";
+import { evaluateNodeMetadata, NodeMetadataResult, NodeMetadataTarget, ObjectPatch } from "./node-metadata";
+import type { Taint } from "../../builders/validation";
 import {
   evaluateOperatorInstall,
   OperatorReads,
@@ -358,8 +360,9 @@ export function poolNodes(
   target: MachineSetTarget,
   machineSets: KubeObject[],
   names: Record<string, string[]>,
+  machines: KubeObject[],
 ): Need[] {
-  return nodeSources(nodeQueries(target, machineSets, names));
+  return nodeSources(nodeQueries(target, machineSets, names, machines));
 }
 
 function nodeSources(queries: NodeQuery[]): Need[] {
@@ -442,14 +445,14 @@ function machineSetsReady(options: MachineSetOptions): ConvergeOptions<MachineSe
       // a replacement decides nothing before it sees which machines are Ready.
       const seen = target.machineSets.every((name) => machineSets.some((m) => m.metadata.name === name));
       if (!seen) return { ...evaluation, needs: [] };
-      const nodes = poolNodes(target, machineSets, nodeNames(target.machineSets, machines));
+      const nodes = poolNodes(target, machineSets, nodeNames(target.machineSets, machines), machines);
       if (!listed(view, nodes)) return { ...evaluation, needs: nodes };
       return { ...evaluation, needs: [...nodes, ...replacementNeeds(target.namespace, steps ?? [])] };
     },
   };
 }
 
-/** Waits until every replica of the MachineSets is a Ready node carrying the template's node labels. */
+/** Waits until every replica of the MachineSets is a Ready node carrying its Machine's node labels. */
 export function waitForMachineSetsReady(options: MachineSetOptions): Promise<Outcome<MachineSetResult>> {
   return converge(machineSetsReady(options));
 }
@@ -485,11 +488,78 @@ export function waitForMachineSetsDeleted(options: MachineSetOptions): Promise<O
       // so a node outlives its Machine in view; nothing is gone before they are listed.
       const known: Record<string, string[]> = {};
       for (const [node, set] of Object.entries(knownNodes)) (known[set] ??= []).push(node);
-      const needs = poolNodes(target, machineSets, known);
+      const needs = poolNodes(target, machineSets, known, machines);
       if (listed(view, needs)) return { ...evaluation, needs };
       return { state: "waiting", message: `${evaluation.message} (listing nodes)`, needs };
     },
   });
+}
+
+// ---- node labels and taints ----
+
+export interface NodeMetadataOptions extends WaitOptions, ClusterAccess {
+  machineSets: string[];
+  /** Default `openshift-machine-api`. */
+  namespace?: string;
+  /** The node labels the pool declares; none by default. */
+  labels?: Record<string, string>;
+  /** The taints the pool declares; none by default. */
+  taints?: Taint[];
+}
+
+/** A patch `node-metadata.ts` decided, sent once per object version (see `ObjectPatch`). */
+function versionedPatch(resource: ResourceKind, namespace: string | undefined, p: ObjectPatch): Need {
+  const { name, key, patch } = p;
+  return { type: "patch", key, resource, name, namespace, patch, unlessGone: true, unlessChanged: true };
+}
+
+function nodeMetadata(options: NodeMetadataOptions): ConvergeOptions<NodeMetadataResult> {
+  const namespace = options.namespace ?? MACHINE_API_NAMESPACE;
+  const target: NodeMetadataTarget = {
+    namespace,
+    machineSets: options.machineSets,
+    labels: options.labels ?? {},
+    taints: options.taints ?? [],
+  };
+  const sets: MachineSetTarget = { namespace, machineSets: options.machineSets };
+  const waiter = `node labels and taints ${namespace}/${target.machineSets.join(",")}`;
+  return {
+    ...options,
+    client: clientOf(options),
+    waiter,
+    sources: machineSetSources(sets),
+    evaluate(view) {
+      const machineSets = listedByName(view, KINDS.machineSet, target.machineSets);
+      const machines = view.sources.machines ?? [];
+      const { machinePatches, nodePatches, ...evaluation } = evaluateNodeMetadata(target, {
+        machines,
+        nodes: listedNodes(view),
+      });
+      // The nodes are listed by the labels every Machine declares, known once every MachineSet is.
+      const seen = target.machineSets.every((name) => machineSets.some((m) => m.metadata.name === name));
+      if (!seen) return { ...evaluation, state: "waiting", needs: [] };
+      const nodes = poolNodes(sets, machineSets, nodeNames(target.machineSets, machines), machines);
+      if (!listed(view, nodes)) return { ...evaluation, state: "waiting", needs: nodes };
+      const patches = [
+        ...machinePatches.map((p) => versionedPatch(KINDS.machine, namespace, p)),
+        ...nodePatches.map((p) => versionedPatch(KINDS.node, undefined, p)),
+      ];
+      return { ...evaluation, needs: [...nodes, ...patches] };
+    },
+  };
+}
+
+/**
+ * Writes a pool's node labels and taints on its running Machines (and on their Nodes what the
+ * machine-api's nodelink controller does not), removes those the Machines record and the pool no
+ * longer declares, and waits until every Node carries exactly that (see `node-metadata.ts`).
+ */
+export function waitForNodeMetadata(options: NodeMetadataOptions): Promise<Outcome<NodeMetadataResult>> {
+  return converge(nodeMetadata(options));
+}
+
+export function observeNodeMetadata(options: NodeMetadataOptions): Promise<Evaluation<NodeMetadataResult>> {
+  return observe(nodeMetadata(options));
 }
 
 // ---- operator ----

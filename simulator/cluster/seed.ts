@@ -33,7 +33,7 @@ import { CONTROL_PLANE_TOPOLOGY, computePoolStatus } from "../controllers/mco-po
 import { K, timestamp, controllerRef, hexHash, keyOf, uniqueName } from "../controllers/util";
 import { CATALOGS, MARKETPLACE_NAMESPACE } from "./catalog";
 import { baseMachineConfigs } from "./machineconfigs";
-import { buildNode, linkNode, machineAddress, provisionMachine } from "./machines";
+import { buildNode, copyMachineMetadata, linkNode, machineAddress, provisionMachine } from "./machines";
 import { PLATFORMS, PlatformName, PlatformSpec } from "./platforms";
 
 export interface SeedOptions {
@@ -502,6 +502,7 @@ export function seedCluster(store: Store, options: SeedOptions): SeededCluster {
     };
     provisionMachine(machine, infraId, (ip) => ips.has(ip), now);
     const node = buildNode(machine, { os: "linux" }, now);
+    copyMachineMetadata(node, machine);
     ips.add(machineAddress(machine, "InternalIP") ?? "");
     node.metadata.annotations = {
       ...node.metadata.annotations,
