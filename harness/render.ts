@@ -18,7 +18,7 @@ import { stringify } from "yaml";
 import { CrdSchemas } from "../simulator/schema";
 import { fixturesFor } from "./deploy";
 import { DYNAMIC_TYPE_PREFIX, PROVIDER_KEY } from "./dynamic";
-import { answerInvoke, answerRead, Fixtures } from "./fixtures";
+import { answerInvoke, answerRead, armAnswers, Fixtures, interceptArm } from "./fixtures";
 import { kubeType, manifestOf } from "./kube";
 import { loadProject, Project } from "./project";
 import { evaluate, HarnessMocks, HarnessResourceArgs } from "./runtime";
@@ -145,7 +145,10 @@ export async function render(
   fixtures: Fixtures = fixturesFor(project),
 ): Promise<Rendering> {
   const mocks = new RenderMocks(fixtures);
-  const evaluation = await evaluate(project, mocks, { kubeconfigPath: PLACEHOLDER_KUBECONFIG });
+  const restore = interceptArm(armAnswers(fixtures));
+  const evaluation = await evaluate(project, mocks, { kubeconfigPath: PLACEHOLDER_KUBECONFIG }).finally(
+    restore,
+  );
   // A failed read also fails every registration that takes its outputs, each quoting its message.
   const messages = evaluation.errors.map((e) => e.message);
   return mocks.renderer.rendering(
