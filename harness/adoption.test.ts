@@ -140,7 +140,7 @@ async function adoptSeed001(sim: Simulator, options: (config: string[]) => Deplo
   ]);
   assert.ok(
     other.lines.some((l) =>
-      /^pool infra: new render; 2 nodes drain and reboot, .*file \/etc\/chrony.conf of 99-infra-chrony/.test(
+      /^pool infra: .*new render; 2 nodes drain and reboot, .*file \/etc\/chrony.conf of 99-infra-chrony/.test(
         l,
       ),
     ),
@@ -183,8 +183,9 @@ async function adoptSeed001(sim: Simulator, options: (config: string[]) => Deplo
       setDiffs.some((d) => d.startsWith(path)),
       `${path} in ${setDiffs.join(", ")}`,
     );
-  const noRender = same.lines.filter((l) => l.startsWith("pool infra: no new render"));
-  assert.equal(noRender.length, 3, same.lines.join("\n"));
+  // One line for the pool (pool-summary.ts), whichever components declare its parts.
+  const noRender = same.lines.filter((l) => /^pool infra: .*no new render/.test(l));
+  assert.equal(noRender.length, 1, same.lines.join("\n"));
 
   // A second zone the hand-made pool lacks: its MachineSet is created, the rest still imported, and the
   // preview names the one created.

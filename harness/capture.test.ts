@@ -20,13 +20,22 @@ describe("fixtures capture: what a program reads of a live cluster", function ()
 
   it("keeps exactly the objects the preview reads, a credential in a MachineConfig as a digest, byte-identical twice", async () => {
     const out = path.join(dir, "fixtures.yaml");
+    // The cloud's answers are not the cluster's: those of the file it replaces are kept.
+    const cloud = {
+      invokes: { "aws:ec2/getAmi:getAmi": [{ result: { id: "ami-0a2b3c4d5e6f70812" } }] },
+      arm: { "/subscriptions/s/locations?api-version=2022-12-01": { value: [] } },
+    };
+    fs.writeFileSync(out, JSON.stringify({ objects: [], ...cloud }));
     const args = ["capture", WORKER_CONFIG, "--kubeconfig", sim.kubeconfigPath, "--out", out];
     const first = await captureConsole(() => main(args));
     assert.equal(first.result, 0, first.output);
     const text = fs.readFileSync(out, "utf8");
-    const { objects } = parse(text) as {
+    const { objects, invokes, arm } = parse(text) as {
       objects: Array<{ kind: string; metadata: Record<string, unknown>; spec?: Record<string, unknown> }>;
+      invokes: unknown;
+      arm: unknown;
     };
+    assert.deepEqual({ invokes, arm }, cloud);
     // The MachineConfig's preview: the pool, the MCO's node disruption policy, and every node
     // configuration object a pool can render (rollout-impact.ts rolloutImpactIn).
     const configs = sim.store.list("machineconfiguration.openshift.io/v1", "MachineConfig");

@@ -22,7 +22,15 @@ import { type ApiClient, createApiClient } from "../provider/waiting/api";
 import { KINDS, type KubeObject, type ResourceKind } from "../provider/waiting/kinds";
 import { decodeDataUrl } from "../builders/machineconfiguration";
 import { commandLine, clusterKubeconfig, runCommand } from "./cli";
-import { answerInvoke, apiVersionOf, Fixtures, loadFixtures, noFixtures } from "./fixtures";
+import {
+  answerInvoke,
+  apiVersionOf,
+  armAnswers,
+  Fixtures,
+  interceptArm,
+  loadFixtures,
+  noFixtures,
+} from "./fixtures";
 import { kubeType } from "./kube-type";
 import { loadProject, programDir } from "./project";
 import { evaluate, HarnessMocks, HarnessResourceArgs } from "./runtime";
@@ -194,11 +202,13 @@ export async function main(argv: string[]): Promise<number> {
   const [kubeconfigPath, source] = clusterKubeconfig(values.kubeconfig);
   const kubeconfig = fs.readFileSync(kubeconfigPath, "utf8");
   const captured = new Captured();
+  // The cloud's answers are not the cluster's: lookups and Resource Manager requests from the file's.
+  const restore = interceptArm(armAnswers(existing));
   const { errors } = await evaluate(project, new CaptureMocks(kubeconfig, captured, existing), {
     kubeconfigPath,
     preview: true,
     clusterReads: () => captured.recording(readCluster(kubeconfig)),
-  });
+  }).finally(restore);
   if (errors.length > 0) {
     for (const error of errors) console.error(`error: ${error.message}`);
     return 1;
@@ -206,9 +216,14 @@ export async function main(argv: string[]): Promise<number> {
   const objects = captured.list();
   const text = [
     `# What ${project.name} (stack ${values.stack}) reads of its cluster, written by ${commandLine("fixtures")} capture;`,
-    "# read by render and by @openshift-topology/pulumi/testing. Secrets are left out; cloud lookups are under invokes.",
+    "# read by render and by @openshift-topology/pulumi/testing. Secrets are left out; cloud lookups are under invokes",
+    "# and arm (Resource Manager requests), kept from the file this one replaced.",
     stringify(
-      { objects, ...(Object.keys(existing.invokes).length > 0 ? { invokes: existing.invokes } : {}) },
+      {
+        objects,
+        ...(Object.keys(existing.invokes).length > 0 ? { invokes: existing.invokes } : {}),
+        ...(existing.arm ? { arm: existing.arm } : {}),
+      },
       { lineWidth: 0 },
     ),
   ].join("\n");

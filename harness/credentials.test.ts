@@ -82,7 +82,11 @@ describe("deploy harness: credentials renewed between runs", function () {
     const again = await run(["edge=true"]);
     assert.deepEqual(again.errors, []);
     const names = waiters(up).map((r) => nameOf(r.urn));
-    assert.equal(names.length, 6, "per pool MachineSetRemoval and PoolRollout; 2 for the MachineConfig");
+    assert.equal(
+      names.length,
+      8,
+      "per pool MachineSetRemoval, PoolRollout and NodeLabelsAndTaints; 2 for the MachineConfig",
+    );
     assert.deepEqual(
       again.plan
         .filter((s) => isWaiter(s.type))

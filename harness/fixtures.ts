@@ -24,6 +24,11 @@ export interface Fixtures {
   file: string;
   objects: Array<Record<string, unknown>>;
   invokes: Record<string, InvokeAnswer[]>;
+  /**
+   * Resource Manager's answers to the requests no azure-native function wraps (components/platforms/azure/
+   * lookups.ts), by path and query as sent after the endpoint (decoded): each a response body.
+   */
+  arm?: Record<string, unknown>;
   /** The file does not exist: an answer asked for says to write it. */
   missing?: boolean;
 }
@@ -45,7 +50,9 @@ export function loadFixtures(file: string): Fixtures {
       throw new Error(`${file}: invokes.${token} must be a list of { match?, result } with an object result`);
     }
   }
-  return { file, objects: raw.objects ?? [], invokes };
+  if (raw.arm !== undefined && (typeof raw.arm !== "object" || raw.arm === null || Array.isArray(raw.arm)))
+    throw new Error(`${file}: arm must map a request's path and query to its response body`);
+  return { file, objects: raw.objects ?? [], invokes, ...(raw.arm ? { arm: raw.arm } : {}) };
 }
 
 /** Fixtures that answer nothing: every lookup is then an error naming the fixtures file to write. */
@@ -151,4 +158,59 @@ export function fixtureCluster(fixtures: Fixtures): ClusterSnapshot {
     objectsIn: (kind, namespace) => Promise.resolve(inNamespace(kind, namespace)),
     object: (kind, name, namespace) => Promise.resolve(named(kind, name, namespace)),
   };
+}
+
+/** What a program's process needs to answer Resource Manager requests from the fixtures. */
+export interface ArmAnswers {
+  /** Resource Manager's endpoints in the azure-native provider's clouds. */
+  origins: string[];
+  answers: Record<string, unknown>;
+  /** The token the fixtures' authorization.getClientToken gives: requests without it are refused, as ARM does. */
+  token: string | undefined;
+  remedy: string;
+}
+
+export function armAnswers(fixtures: Fixtures): ArmAnswers {
+  const token = fixtures.invokes["azure-native:authorization:getClientToken"]?.[0]?.result.token;
+  return {
+    origins: [
+      "https://management.azure.com",
+      "https://management.usgovcloudapi.net",
+      "https://management.chinacloudapi.cn",
+    ],
+    answers: fixtures.arm ?? {},
+    token: typeof token === "string" ? token : undefined,
+    remedy: remedy(fixtures, "under arm (the request's path and query: its response body)"),
+  };
+}
+
+/**
+ * Answers the program's fetches to Resource Manager from `arm` (any other request goes out) until the
+ * returned function restores fetch; a request without an answer fails saying what to add. It uses
+ * nothing from outside itself, so a program's own process loads its source (armImport).
+ */
+export function interceptArm(arm: ArmAnswers): () => void {
+  const real = globalThis.fetch;
+  globalThis.fetch = async (input: string | URL | Request, init?: RequestInit) => {
+    const url = new URL(input instanceof Request ? input.url : input);
+    if (!arm.origins.includes(url.origin)) return real(input, init);
+    const key = decodeURIComponent(url.pathname + url.search);
+    if (!(key in arm.answers))
+      throw new Error(`no answer for the Resource Manager request GET ${key}: ${arm.remedy}`);
+    const authorized = new Headers(init?.headers).get("authorization") === `Bearer ${arm.token}`;
+    return new Response(
+      JSON.stringify(authorized ? arm.answers[key] : { error: { code: "AuthenticationFailed" } }),
+      { status: authorized ? 200 : 401, headers: { "content-type": "application/json" } },
+    );
+  };
+  return () => {
+    globalThis.fetch = real;
+  };
+}
+
+/** `--import` arguments for a program's process that answer its Resource Manager requests from the fixtures. */
+export function armImport(fixtures: Fixtures): string[] {
+  if (!fixtures.arm) return [];
+  const source = `(${interceptArm.toString()})(${JSON.stringify(armAnswers(fixtures))});`;
+  return ["--import", `data:text/javascript,${encodeURIComponent(source)}`];
 }

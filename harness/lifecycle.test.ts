@@ -230,8 +230,9 @@ describe("preview, up, refresh, --replace and destroy through the engine", funct
     assert.deepEqual(changes(found), [], "the MCO's update is no drift: the image is the MCO's");
     const owned = await linesOf([]);
     assert.deepEqual(owned.changes, []);
+    // Nothing of the MachineSet changes: the note is no news, said at debug (machine-set-notes.ts).
     assert.deepEqual(owned.lines, [
-      `info: MachineSet ${MACHINE_SET}: boot image ami-0a1b2c3d4e5f60718 at creation, then the MCO's (managedBootImages (All) selects it)`,
+      `debug: MachineSet ${MACHINE_SET}: boot image ami-0a1b2c3d4e5f60718 at creation, then the MCO's (managedBootImages (All) selects it)`,
     ]);
 
     // The stack declares it: a label a Partial selection can leave out, and a warning while All selects it.

@@ -16,7 +16,7 @@ import * as path from "node:path";
 import { parseArgs } from "node:util";
 import { stringify } from "yaml";
 import type { CrdSchemas } from "../simulator/schema";
-import { answerInvoke, answerRead, Fixtures, fixturesFor } from "./fixtures";
+import { answerInvoke, answerRead, armAnswers, Fixtures, fixturesFor, interceptArm } from "./fixtures";
 import { kubeType } from "./kube-type";
 import { Renderer, Rendering } from "./rendering";
 import { loadProject, Project } from "./project";
@@ -55,7 +55,10 @@ export async function render(
   fixtures: Fixtures = fixturesFor(project),
 ): Promise<Rendering> {
   const mocks = new RenderMocks(fixtures);
-  const evaluation = await evaluate(project, mocks, { kubeconfigPath: PLACEHOLDER_KUBECONFIG });
+  const restore = interceptArm(armAnswers(fixtures));
+  const evaluation = await evaluate(project, mocks, { kubeconfigPath: PLACEHOLDER_KUBECONFIG }).finally(
+    restore,
+  );
   // A failed read also fails every registration that takes its outputs, each quoting its message.
   const messages = evaluation.errors.map((e) => e.message);
   return mocks.renderer.rendering(

@@ -161,45 +161,6 @@ export async function revise(
 }
 
 /**
- * The stack's state lost, an up of `options` (whose config says `adopt=true`) takes back every object the
- * lost state held: each imported as the cluster holds it, none created again, replaced or deleted (the
- * patches of objects the operators own apply again, which adopts them by nature; the waiters wait
- * again). Its preview plans what it does; its state holds every resource the lost one did.
- */
-export async function adoptsWhatItLost(sim: Simulator, options: DeployOptions): Promise<DeployResult> {
-  const lost = (JSON.parse(fs.readFileSync(options.statePath!, "utf8")) as DeployResult["state"]).deployment
-    .resources;
-  const objects = managedObjects(lost).filter((r) => !kubeType(r.type)!.patch);
-  const uids = () => objects.map((r) => liveObject(sim, r)?.metadata.uid);
-  const before = uids();
-  fs.rmSync(options.statePath!);
-  const planned = await preview(options);
-  assert.deepEqual(planned.errors, []);
-  const up = await deploy(options);
-  assert.deepEqual(up.errors, []);
-  assert.deepEqual(changes(up).sort(), changes(planned).sort(), "up did what the preview planned");
-  const imported = objects.map((r) => `import ${r.urn.split("::").pop()}`);
-  assert.deepEqual(
-    imported.filter((step) => !changes(up).includes(step)),
-    [],
-    "every object the lost state held is imported",
-  );
-  assert.deepEqual(
-    changes(up).filter((step) => /^(replace|delete) /.test(step)),
-    [],
-    "nothing replaced or deleted",
-  );
-  assert.deepEqual(uids(), before, "the same objects, none made again");
-  const urns = new Set(up.state.deployment.resources.map((r) => r.urn));
-  assert.deepEqual(
-    lost.filter((r) => r.custom && !urns.has(r.urn)).map((r) => r.urn),
-    [],
-    "the new state holds what the lost one did",
-  );
-  return up;
-}
-
-/**
  * After an up: a refresh finds no drift and the next preview plans nothing; then `byHand` (kubectl
  * arguments) changes the cluster, and the refresh after it finds exactly `drifted` (resource name to the
  * drifted paths), which the next preview plans to undo.

@@ -7,9 +7,11 @@ import { parse } from "yaml";
 import { machineConfigPool } from "../builders/machineconfiguration/pool";
 import { InfraNodePool, KubeletConfig } from "../index";
 import { pendingPromises } from "../test/mocks";
+import { loadFixtures } from "../harness/fixtures";
 import { type Fixtures, mockCluster, valueOf } from ".";
 
 const EXAMPLE_FIXTURES = path.join(__dirname, "..", "examples", "aws-infra-windows", "fixtures.yaml");
+const AZURE_FIXTURES = path.join(__dirname, "..", "examples", "azure-infra-windows", "fixtures.yaml");
 
 /** The example's cluster (what `fixtures capture` writes of the simulator's AWS cluster) with a 3-node infra pool. */
 function clusterWithInfraPool(file: string): Fixtures {
@@ -89,6 +91,24 @@ describe("@openshift-topology/pulumi/testing: a user's unit tests of their stack
     });
     const declared = await cluster.object("KubeletConfig", "infra-kubelet");
     assert.deepEqual((declared.manifest.spec as { kubeletConfig: unknown }).kubeletConfig, { maxPods: 200 });
+  });
+
+  it("answers an Azure pool's cloud lookups, its Resource Manager requests included, from the fixtures", async () => {
+    await mockCluster(AZURE_FIXTURES);
+    // centralus's zones and the size are checked against the fixtures' locations and VM SKUs.
+    const pool = new InfraNodePool("infra", { zones: ["1", "2"], cloudLookups: true });
+    assert.deepEqual(await valueOf(pool.machineSetNames), [
+      "cluster-zbwlg-cbgq7-infra-centralus1",
+      "cluster-zbwlg-cbgq7-infra-centralus2",
+    ]);
+
+    const { arm: _answers, ...withoutArm } = loadFixtures(AZURE_FIXTURES);
+    await mockCluster(withoutArm);
+    const unanswered = new InfraNodePool("infra", { zones: ["1", "2"], cloudLookups: true });
+    await assert.rejects(
+      valueOf(unanswered.machineSetNames),
+      /no answer for the Resource Manager request GET \/subscriptions\/[\w-]+\/locations\?api-version=2022-12-01: add it to .*azure-infra-windows\/fixtures\.yaml under arm/,
+    );
   });
 
   it("fails the output that needs a read the fixtures do not answer, naming the read and the file, instead of hanging", async () => {

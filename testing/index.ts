@@ -11,7 +11,15 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { isPoolLine } from "../builders/rollout-impact/format";
 import { answerClusterReads } from "../components/cluster/preview-run";
-import { answerInvoke, answerRead, fixtureCluster, type Fixtures, loadFixtures } from "../harness/fixtures";
+import {
+  answerInvoke,
+  answerRead,
+  armAnswers,
+  fixtureCluster,
+  type Fixtures,
+  interceptArm,
+  loadFixtures,
+} from "../harness/fixtures";
 import { kubeType } from "../harness/kube-type";
 import { Renderer } from "../harness/rendering";
 import { reveal } from "../harness/secrets";
@@ -87,6 +95,8 @@ type Log = (
 
 /** The mocks whose logs are recorded now: the last installed. */
 let recording: MockCluster | undefined;
+/** Puts back the fetch the last mocks answered Resource Manager requests in place of. */
+let restoreFetch: (() => void) | undefined;
 const original = { info: pulumi.log.info, warn: pulumi.log.warn, error: pulumi.log.error };
 
 /**
@@ -108,8 +118,9 @@ function recordLogs(): void {
 /**
  * Pulumi's mocks for one test, answering from `fixtures`: reads of cluster objects (the Infrastructure
  * `cluster`, the installer's worker MachineSets, the pools and node configuration a preview reads, the
- * catalog's PackageManifests) and cloud lookups (`invokes`). A read or lookup the fixtures do not
- * answer fails the output that needs it at once, naming the object or lookup and where to add it:
+ * catalog's PackageManifests), cloud lookups (`invokes`) and Azure Resource Manager requests (`arm`).
+ * A read or lookup the fixtures do not answer fails the output that needs it at once, naming it and
+ * where to add it:
  * `openshift-topology fixtures capture` writes them from a live cluster. Every other resource is
  * created with its inputs as outputs.
  */
@@ -217,7 +228,8 @@ export class MockCluster implements pulumi.runtime.Mocks {
 
 /**
  * Installs mocks answering from the fixtures file (YAML: `objects`, the cluster's objects the program
- * reads; `invokes`, answers to cloud lookups) and returns them, to read what the program declares.
+ * reads; `invokes`, answers to cloud lookups; `arm`, to Azure Resource Manager requests) and returns
+ * them, to read what the program declares.
  * Call it before the program runs (in `beforeEach`, then `require` the program or construct the
  * components): each call starts afresh, as Pulumi's `setMocks` does. The components' kubeconfig is a
  * placeholder naming no cluster unless `config` gives `kubernetes:kubeconfig`: a test never reaches a
@@ -236,6 +248,9 @@ export async function mockCluster(
     ...Object.fromEntries(Object.entries(options.config ?? {}).map(([k, v]) => [qualified(k), v])),
   });
   answerClusterReads(pulumi.runtime.getMonitor()!, () => fixtureCluster(mocks.fixtures));
+  // Azure's cloudLookups call Resource Manager with fetch: answered from the fixtures' `arm`.
+  restoreFetch?.();
+  restoreFetch = interceptArm(armAnswers(mocks.fixtures));
   if (recording === undefined) recordLogs();
   recording = mocks;
   return mocks;

@@ -11,6 +11,7 @@
  * stack's lock, the program, and the checkpoint written at the end.
  */
 import * as fs from "node:fs";
+import { armImport } from "../fixtures";
 import { Cluster } from "../kube";
 import {
   Checkpoint,
@@ -138,6 +139,7 @@ async function updateStack(options: EngineOptions, dryRun: boolean): Promise<Eng
       monitor: monitor.address,
       dryRun,
       env: { KUBECONFIG: options.kubeconfigPath, ...options.env },
+      imports: armImport(options.fixtures),
     });
     deployment.cancelProgram = program.cancel;
     const run = await program.done;
