@@ -141,4 +141,35 @@ describe("@openshift-topology/pulumi/testing: a user's unit tests of their stack
       /^Error: infrastructureId: not given, and the read of Infrastructure cluster \(type kubernetes:config\.openshift\.io\/v1:Infrastructure, id cluster\) was answered without status\.infrastructureName, .*@openshift-topology\/pulumi\/testing answers from a fixtures file/,
     );
   });
+  // Mocha runs many suites in one process (its parallel workers too): a suite after this one, with
+  // mocks of its own, must see the SDK as it is.
+  it("steps aside once other mocks are installed: their logs printed as the SDK prints them, Resource Manager fetched for real", async () => {
+    const fetched: string[] = [];
+    const real = globalThis.fetch;
+    globalThis.fetch = async (input) => {
+      fetched.push(String(input));
+      return new Response("{}");
+    };
+    const printed: string[] = [];
+    const print = console.log;
+    try {
+      const cluster = await mockCluster(AZURE_FIXTURES);
+      await pulumi.runtime.setMocks(
+        { newResource: (args) => ({ id: args.name, state: args.inputs }), call: (args) => args.inputs },
+        "project",
+        "stack",
+        true,
+      );
+      console.log = (line: string) => printed.push(line);
+      await pulumi.log.info("pool worker: new render");
+      const url = "https://management.azure.com/subscriptions/x/locations?api-version=2022-12-01";
+      await fetch(url);
+      assert.deepEqual(printed, ["info: [runtime] pool worker: new render"]);
+      assert.deepEqual(await cluster.diagnostics(), [], "nothing recorded by mocks no longer installed");
+      assert.deepEqual(fetched, [url]);
+    } finally {
+      console.log = print;
+      globalThis.fetch = real;
+    }
+  });
 });

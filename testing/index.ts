@@ -95,24 +95,38 @@ type Log = (
 
 /** The mocks whose logs are recorded now: the last installed. */
 let recording: MockCluster | undefined;
-/** Puts back the fetch the last mocks answered Resource Manager requests in place of. */
-let restoreFetch: (() => void) | undefined;
+/** The fetch installed to answer Resource Manager requests, and the one it found (and falls back on). */
+let arm: { wrapper: typeof fetch; real: typeof fetch } | undefined;
+/** Each mocks' answers to Resource Manager requests, as a fetch falling back on the real one. */
+const armAnswering = new WeakMap<MockCluster, typeof fetch>();
 const original = { info: pulumi.log.info, warn: pulumi.log.warn, error: pulumi.log.error };
 
 /**
- * Records what the components log. Under mocks the SDK has no engine to send it to and prints it;
- * warnings and errors are still printed, so that a failing test shows them.
+ * The mocks Pulumi's runtime answers with now (`setMocks` installs a MockMonitor holding them). Mocha
+ * runs many suites in one process: once another suite installs its own mocks, or none, what these
+ * mocks put in place must step aside.
+ */
+function installedMocks(): unknown {
+  return (pulumi.runtime.getMonitor() as { mocks?: unknown } | undefined)?.mocks;
+}
+
+/**
+ * Records what the components log while the recording mocks are installed. Under mocks the SDK has no
+ * engine to send it to and prints it; warnings and errors are still printed, so that a failing test
+ * shows them. Under other mocks, every message is printed as the SDK prints it.
  */
 function recordLogs(): void {
   const wrap =
-    (severity: Diagnostic["severity"], print?: Log): Log =>
+    (severity: Diagnostic["severity"], sdk: Log, print: boolean): Log =>
     (message, resource, streamId, ephemeral) => {
-      recording?.logged(severity, message, resource);
-      return print ? print(message, resource, streamId, ephemeral) : Promise.resolve();
+      if (recording === undefined || installedMocks() !== recording)
+        return sdk(message, resource, streamId, ephemeral);
+      recording.logged(severity, message, resource);
+      return print ? sdk(message, resource, streamId, ephemeral) : Promise.resolve();
     };
-  pulumi.log.info = wrap("info");
-  pulumi.log.warn = wrap("warning", original.warn);
-  pulumi.log.error = wrap("error", original.error);
+  pulumi.log.info = wrap("info", original.info, false);
+  pulumi.log.warn = wrap("warning", original.warn, true);
+  pulumi.log.error = wrap("error", original.error, true);
 }
 
 /**
@@ -248,12 +262,30 @@ export async function mockCluster(
     ...Object.fromEntries(Object.entries(options.config ?? {}).map(([k, v]) => [qualified(k), v])),
   });
   answerClusterReads(pulumi.runtime.getMonitor()!, () => fixtureCluster(mocks.fixtures));
-  // Azure's cloudLookups call Resource Manager with fetch: answered from the fixtures' `arm`.
-  restoreFetch?.();
-  restoreFetch = interceptArm(armAnswers(mocks.fixtures));
+  answerArm(mocks);
   if (recording === undefined) recordLogs();
   recording = mocks;
   return mocks;
+}
+
+/**
+ * Azure's cloudLookups call Resource Manager with fetch: answered from the fixtures' `arm` while `mocks`
+ * are installed, and by the fetch that was there otherwise (installed once, again if replaced since).
+ */
+function answerArm(mocks: MockCluster): void {
+  if (arm === undefined || globalThis.fetch !== arm.wrapper) {
+    const real = globalThis.fetch;
+    const wrapper: typeof fetch = (input, init) => {
+      const installed = installedMocks();
+      return ((installed instanceof MockCluster && armAnswering.get(installed)) || real)(input, init);
+    };
+    arm = { wrapper, real };
+  }
+  // interceptArm installs itself over the fetch it finds: over the real one, then kept for these mocks.
+  globalThis.fetch = arm.real;
+  interceptArm(armAnswers(mocks.fixtures));
+  armAnswering.set(mocks, globalThis.fetch);
+  globalThis.fetch = arm.wrapper;
 }
 
 /**
