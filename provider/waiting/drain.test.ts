@@ -70,6 +70,11 @@ describe("what holds a drain", () => {
       describeBlockedPod(web, pod(), [none]),
       "pod shop/web-1: PodDisruptionBudget shop/web needs 2 healthy pods and has 2",
     );
+    const single = budget("web", { disruptionsAllowed: 0, desiredHealthy: 1, currentHealthy: 0 });
+    assert.equal(
+      describeBlockedPod(web, pod(), [single]),
+      "pod shop/web-1: PodDisruptionBudget shop/web needs 1 healthy pod and has 0",
+    );
     // Behind its spec, its counts are not the refusal's reason.
     const late = budget("web", { disruptionsAllowed: 0, desiredHealthy: 1, currentHealthy: 3 });
     assert.equal(describeBlockedPod(web, pod(), [late]), "pod shop/web-1: PodDisruptionBudget shop/web");

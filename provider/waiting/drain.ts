@@ -53,17 +53,17 @@ export function refusingBudgets(pod: KubeObject, budgets: KubeObject[]): KubeObj
   );
 }
 
-/** `PodDisruptionBudget shop/web needs 2 healthy pods and has 2`, as the eviction's cause says it. */
+/** `PodDisruptionBudget shop/web needs 2 healthy pods and has 2`, as the eviction's cause counts it. */
 function describeBudget(budget: KubeObject): string {
   const name = `PodDisruptionBudget ${budget.metadata.namespace}/${budget.metadata.name}`;
   const desired = field<number>(budget, "status", "desiredHealthy");
   const current = field<number>(budget, "status", "currentHealthy");
   if (desired === undefined || current === undefined || current > desired) return name;
-  return `${name} needs ${desired} healthy pods and has ${current}`;
+  return `${name} needs ${desired} healthy pod${desired === 1 ? "" : "s"} and has ${current}`;
 }
 
 /**
- * `pod shop/web-1: PodDisruptionBudget shop/web needs 1 healthy pods and has 1`: the pod, and what
+ * `pod shop/web-1: PodDisruptionBudget shop/web needs 1 healthy pod and has 1`: the pod, and what
  * refuses its eviction once its budgets are read (`pod` and `budgets` undefined until then), else why
  * the eviction failed when the error says more than that it timed out.
  */

@@ -524,7 +524,7 @@ describe("waiting core against the simulator", function () {
       const node = (pod.spec as { nodeName: string }).nodeName;
       const clock = fakeClock();
       const seen: string[] = [];
-      const blocker = `${node} draining (cannot evict pod shop/${pod.metadata.name}: PodDisruptionBudget shop/web needs 1 healthy pods and has 1)`;
+      const blocker = `${node} draining (cannot evict pod shop/${pod.metadata.name}: PodDisruptionBudget shop/web needs 1 healthy pod and has 1)`;
       const held = waitForPoolRollout({
         kubeconfig,
         pool: "worker",
