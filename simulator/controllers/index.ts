@@ -13,6 +13,7 @@ import { DELAYS, Delays, StopFn } from "./context";
 import { managedStore } from "./field-manager";
 import { ClusterFaults } from "./faults";
 import { startBootImageController } from "./boot-images";
+import { startDisruptionController } from "./disruption";
 import { startKubeletConfigController } from "./kubelet-config-controller";
 import { startMachineApi } from "./machine-api";
 import { startMachineAutoscaler } from "./machine-autoscaler";
@@ -63,6 +64,7 @@ const CONTROLLERS = [
   startMachineHealthCheck,
   startBootImageController,
   startWorkloads,
+  startDisruptionController,
   startOperands,
   startOperatorController,
 ];
