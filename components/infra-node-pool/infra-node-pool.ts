@@ -14,7 +14,7 @@ import {
 import { infraTaints, INFRA_TAINTS } from "../../builders/machineset/node-metadata";
 import { Taint } from "../../builders/validation";
 import { PatchRelease } from "../../provider/dynamic/patch-release";
-import { manifestArgs, PATCH_FORCE, withAnnotations } from "../cluster/kube";
+import { manifestArgs, PATCH_FORCE, patchFieldManager, withAnnotations } from "../cluster/kube";
 import { clusterAccess } from "../cluster/wait";
 import { InputError, InputErrors, within } from "../../builders/errors";
 import { checked, InputChecks } from "../errors";
@@ -90,7 +90,10 @@ function placeWorkloads(
   // Each patch gives back, once destroyed, what it took from the object the cluster owns. One release
   // per patch, not one per pool: router, registry and monitoring are switched one by one, and a patch
   // switched off is deleted alone, after its release's last update, so only a release deleted with
-  // it (declared before it, so deleted after it) can give back what it took.
+  // it (declared before it, so deleted after it) can give back what it took. Each patch applies as a
+  // manager named after it, which its release keeps what it took under: both survive a lost state.
+  const owned = (patch: string, manifest: pulumi.Output<PatchManifest>) =>
+    manifest.apply((m) => withAnnotations(m, patchFieldManager(patch)));
   const released = (patch: string, manifest: pulumi.Output<PatchManifest>): pulumi.CustomResourceOptions => {
     const release =
       cluster &&
@@ -101,6 +104,7 @@ function placeWorkloads(
           kubeconfig: cluster.kubeconfig,
           target: manifest.apply(patchTarget),
           paths: manifest.apply(patchedPaths),
+          fieldManager: patchFieldManager(patch)["pulumi.com/patchFieldManager"],
         },
         cluster.options(after),
       );
@@ -118,7 +122,10 @@ function placeWorkloads(
       child(
         k8s.apiextensions.CustomResourcePatch,
         `${name}-router`,
-        manifestArgs("operator.openshift.io/v1", "IngressController", manifest, ["metadata", "spec"]),
+        manifestArgs("operator.openshift.io/v1", "IngressController", owned(`${name}-router`, manifest), [
+          "metadata",
+          "spec",
+        ]),
         released(`${name}-router`, manifest),
       ),
     );
@@ -129,7 +136,12 @@ function placeWorkloads(
       child(
         k8s.apiextensions.CustomResourcePatch,
         `${name}-registry`,
-        manifestArgs("imageregistry.operator.openshift.io/v1", "Config", manifest, ["metadata", "spec"]),
+        manifestArgs(
+          "imageregistry.operator.openshift.io/v1",
+          "Config",
+          owned(`${name}-registry`, manifest),
+          ["metadata", "spec"],
+        ),
         released(`${name}-registry`, manifest),
       ),
     );
@@ -139,7 +151,10 @@ function placeWorkloads(
     const manifest = pulumi.all([placement, extra]).apply(([p, e]) =>
       withAnnotations(
         checked(() => within("monitoring", () => monitoringConfigMapPatch(p, e))),
-        PATCH_FORCE,
+        {
+          ...PATCH_FORCE,
+          ...patchFieldManager(`${name}-monitoring`),
+        },
       ),
     );
     moved.push(
