@@ -33,7 +33,7 @@ function cpuSeconds(): number {
   return [11, 12, 13, 14].reduce((sum, i) => sum + Number(fields[i]), 0) / 100;
 }
 
-// With TEST_CPU_LOG=<file>, each suite file's CPU (children included) and wall time are appended to it,
+// With TEST_CPU_LOG=<file>, each suite file's CPU (children included), wall time and worker are appended to it,
 // from the end of the file before it in the same process (so its loading counts): what to cut when npm
 // test grows, whatever else the machine runs (mocha's parallel mode runs the root afterAll per file).
 const CPU_LOG = process.env.TEST_CPU_LOG;
@@ -51,7 +51,8 @@ export const mochaHooks = {
     const file = root?.suites.find((s) => s.file)?.file ?? root?.file ?? "?";
     const cpu = (cpuSeconds() - fileStarted.cpu).toFixed(1);
     const wall = ((Date.now() - fileStarted.wall) / 1000).toFixed(1);
-    fs.appendFileSync(CPU_LOG, `${cpu}\t${wall}\t${path.relative(path.join(__dirname, ".."), file)}\n`);
+    const relative = path.relative(path.join(__dirname, ".."), file);
+    fs.appendFileSync(CPU_LOG, `${cpu}\t${wall}\t${relative}\t${process.pid}\n`);
     fileStarted = { cpu: cpuSeconds(), wall: Date.now() };
   },
 };
