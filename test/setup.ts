@@ -45,6 +45,28 @@ export const mochaHooks = {
     const test = this.currentTest;
     if (test) test.timeout(Math.round(test.timeout() * busyFactor()));
   },
+  // A suite's hooks are hang guards too (a package build, a simulator start): stretched when its file
+  // starts (mocha's parallel mode runs the root beforeAll per file). They timed out under two npm tests.
+  beforeAll(this: Mocha.Context) {
+    const factor = busyFactor();
+    if (factor === 1) return;
+    const stretch = (suite: Mocha.Suite): void => {
+      const hooks = suite as unknown as Record<
+        "_beforeAll" | "_beforeEach" | "_afterEach" | "_afterAll",
+        Mocha.Hook[]
+      >;
+      for (const hook of [
+        ...hooks._beforeAll,
+        ...hooks._beforeEach,
+        ...hooks._afterEach,
+        ...hooks._afterAll,
+      ]) {
+        if (hook.timeout() > 0) hook.timeout(Math.round(hook.timeout() * factor));
+      }
+      suite.suites.forEach(stretch);
+    };
+    this.test?.parent?.suites.forEach(stretch);
+  },
   afterAll(this: Mocha.Context) {
     if (!CPU_LOG || !fileStarted) return;
     const root = this.test?.parent;
