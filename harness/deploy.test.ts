@@ -5,6 +5,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import type { KubeObject } from "../simulator/store/types";
 import { Simulator } from "../simulator/simulator";
+import { busyFactor } from "../test/busy";
 import { simulatorForSuite } from "../test/harness-simulator";
 import { K, keyOf } from "../test/simulator-fixture";
 import { deployCommandArgs, destroyLeavesNothing, refreshFindsDrift, revise } from "../test/stack-life";
@@ -284,7 +285,8 @@ describe("deploy harness against the simulator", function () {
         ]),
         {
           cwd: path.resolve(__dirname, ".."),
-          timeout: 45_000,
+          // A hang guard, stretched as mocha's are: a busy machine took longer than 45 s (two CI runs at once).
+          timeout: Math.round(45_000 * busyFactor()),
           env: {
             ...process.env,
             KUBECONFIG: sim.kubeconfigPath,

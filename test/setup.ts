@@ -43,7 +43,15 @@ let fileStarted = CPU_LOG ? { cpu: cpuSeconds(), wall: Date.now() } : undefined;
 export const mochaHooks = {
   beforeEach(this: Mocha.Context) {
     const test = this.currentTest;
-    if (test) test.timeout(Math.round(test.timeout() * busyFactor()));
+    if (!test) return;
+    const factor = busyFactor();
+    test.timeout(Math.round(test.timeout() * factor));
+    // A test that sets its own timeout as it starts (`this.timeout(240_000)`) gets it stretched alike.
+    const timeout = test.timeout as (this: Mocha.Test, ms?: number | string) => number | Mocha.Test;
+    test.timeout = ((ms?: number | string) =>
+      ms === undefined
+        ? timeout.call(test)
+        : timeout.call(test, typeof ms === "number" ? Math.round(ms * factor) : ms)) as never;
   },
   // A suite's hooks are hang guards too (a package build, a simulator start): stretched when its file
   // starts (mocha's parallel mode runs the root beforeAll per file). They timed out under two npm tests.

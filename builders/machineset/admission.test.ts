@@ -211,11 +211,12 @@ function providerSpecsOf(manifests: Array<Record<string, unknown>>): ProviderSpe
     );
 }
 
-describe("admission: every provider spec the examples and the simulated installer render", () => {
+describe("admission: every provider spec the examples and the simulated installer render", function () {
+  // Set on the suite, where the root hook stretches it by the machine's load (a hook's own setting is not).
+  this.timeout(60_000);
   const collected: Array<[string, ProviderSpec]> = [];
 
-  before(async function () {
-    this.timeout(60_000);
+  before(async () => {
     for (const [program, cloud] of [
       ["examples/aws-infra-windows/index.ts", undefined],
       ["examples/azure-infra-windows/index.ts", azureCloud()],
