@@ -19,6 +19,7 @@ import { startMachineAutoscaler } from "./machine-autoscaler";
 import { MachineFaults } from "./machine-faults";
 import { startMachineHealthCheck } from "./machine-health-check";
 import { startMachineConfigDaemon } from "./machine-config-daemon";
+import { startMachineConfigurationSync } from "./machine-configuration";
 import { startNodeController } from "./node-controller";
 import { startOlm } from "./olm";
 import { startRenderController } from "./render-controller";
@@ -59,6 +60,7 @@ const CONTROLLERS = [
   startMachineAutoscaler,
   startMachineHealthCheck,
   startBootImageController,
+  startMachineConfigurationSync,
 ];
 
 export function startControllers(options: StartControllersOptions): RunningControllers {
