@@ -6,18 +6,24 @@
  */
 export {
   InfraNodePool,
+  INFRA_TAINTS,
+  NodePool,
   WindowsNodePool,
   RsaPrivateKey,
   OperatorSubscription,
+  ClusterExtension,
   MachineConfigPool,
   MachineConfig,
   KubeletConfig,
   ContainerRuntimeConfig,
   ClusterAutoscaler,
   type InfraNodePoolArgs,
+  type NodePoolArgs,
+  type NodePoolSettings,
   type WindowsNodePoolArgs,
   type RsaPrivateKeyArgs,
   type OperatorSubscriptionArgs,
+  type ClusterExtensionArgs,
   type MachineConfigPoolArgs,
   type MachineConfigArgs,
   type KubeletConfigArgs,
@@ -28,6 +34,8 @@ export {
   type ClusterFacts,
   type ClusterFactsArgs,
   type MachineImage,
+  type SubscriptionConfig,
+  type SubscriptionToleration,
 } from "./components";
 export type { KubeletConfiguration } from "./builders/generated/kubelet-configuration";
 import * as builders from "./builders";

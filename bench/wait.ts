@@ -14,8 +14,18 @@
  * watch resume answered 410 Expired: re-lists back off), and what the lists of a MachineSetReady wait
  * and a pool wait cost on a cluster of 1,000 nodes of which their pool has 3 (objects and bytes per list).
  *
- * Run: npm run bench:wait [-- --rollouts 20]
+ * Then pools of 100 and 1,000 nodes in a cluster of 1,000: what one pool wait costs (requests, watches
+ * open at once, peak memory of its process, detection) reading the pool's MachineConfigNodes each by
+ * name, as it did before, and as it reads them now (all of the cluster's in one list and watch).
+ *
+ * Where the cutoff between the two ways lies: pools of 3 to 32 nodes in the same cluster, each read both
+ * ways.
+ *
+ * Run: npm run bench:wait [-- --rollouts 20] [-- --big-rollouts 5] [-- --cutoff-rollouts 3]
+ *      [-- --part rollouts|gone|large|cutoff|big]
  */
+import { fork } from "node:child_process";
+import * as path from "node:path";
 import { performance } from "node:perf_hooks";
 import { startSimulator, Simulator } from "../simulator/simulator";
 import { createApiClient, waitForMachineSetsReady, waitForPoolRollout } from "../provider/waiting";
@@ -24,6 +34,9 @@ import { recordingClient, RecordingClient } from "../test/recording-client";
 import { machineConfigPool } from "../builders/machineconfiguration";
 import { field, KINDS, KubeObject } from "../provider/waiting/kinds";
 import { evaluatePoolRollout } from "../provider/waiting/pool";
+import { MACHINE_CONFIG_NODES_BY_NAME_UP_TO } from "../provider/waiting/machineconfignode";
+import { CURRENT_CONFIG, DESIRED_CONFIG, MCD_STATE } from "../primitives/openshift";
+import type { ChildReport } from "./pool-wait-child";
 
 const POLL_INTERVAL_MS = 2000;
 const SERIES = [
@@ -136,6 +149,15 @@ async function rollout(sim: Simulator, index: number): Promise<Sample> {
   };
 }
 
+/** A Markdown table, columns padded. */
+function table(header: string[], rows: string[][]): void {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i])).join(" | ")} |`;
+  console.log(line(header));
+  console.log(`|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`);
+  for (const row of rows) console.log(line(row));
+}
+
 function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
@@ -197,11 +219,7 @@ async function main(): Promise<void> {
     "requests/wait",
     "max",
   ];
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i])).join(" | ")} |`;
-  console.log(line(header));
-  console.log(`|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`);
-  for (const row of rows) console.log(line(row));
+  table(header, rows);
   console.log(
     "\nLatency: from the simulator's store write of the converged pool status to the waiter resolving" +
       " (p99 of 20 samples is their maximum)." +
@@ -287,10 +305,183 @@ async function largeCluster(): Promise<void> {
   }
 }
 
-main()
-  .then(goneStorm)
-  .then(largeCluster)
-  .catch((e: unknown) => {
-    console.error(e);
-    process.exit(1);
+const BIG_POOLS = [100, 1000];
+/** Nodes of the benchmark's cluster: the big pool's, the simulator's own, and others of another pool. */
+const CLUSTER_NODES = 1000;
+
+/** A pool wait in a process of its own, started before the rollout (`pool-wait-child.ts`). */
+function childWait(kubeconfigPath: string, machineConfig: string, upTo: number) {
+  const child = fork(
+    path.join(__dirname, "pool-wait-child.ts"),
+    [kubeconfigPath, "big", machineConfig, String(upTo)],
+    {
+      execArgv: ["-r", "ts-node/register/transpile-only"],
+    },
+  );
+  const started = new Promise<void>((resolve) => child.once("message", () => resolve()));
+  const report = new Promise<ChildReport>((resolve, reject) => {
+    child.on("message", (m) => typeof m === "object" && resolve(m as ChildReport));
+    child.once("exit", (code) => code !== 0 && reject(new Error(`pool wait exited with ${code}`)));
   });
+  return { started, report };
+}
+
+/** Nodes of pool `pool` (labelled with its role, each Ready and Linux) or of another, with no pool of its own. */
+function addNodes(sim: Simulator, prefix: string, count: number, role: string): void {
+  for (let i = 0; i < count; i++) {
+    sim.store.create({
+      apiVersion: "v1",
+      kind: "Node",
+      metadata: {
+        name: `${prefix}-${i}`,
+        labels: { [`node-role.kubernetes.io/${role}`]: "", "kubernetes.io/os": "linux" },
+      },
+      status: { conditions: [{ type: "Ready", status: "True" }] },
+    });
+  }
+}
+
+const now = () => performance.timeOrigin + performance.now();
+
+/** A way a pool wait reads its MachineConfigNodes: by name up to `upTo` nodes, else all of the cluster's. */
+interface Way {
+  label: (size: number) => string;
+  upTo: number;
+}
+
+const BY_NAME: Way = { label: () => "each by name (before)", upTo: Infinity };
+const NOW: Way = {
+  label: (size) => (size > MACHINE_CONFIG_NODES_BY_NAME_UP_TO ? "all: 1 list + 1 watch" : "each by name"),
+  upTo: MACHINE_CONFIG_NODES_BY_NAME_UP_TO,
+};
+const ALL: Way = { label: () => "all: 1 list + 1 watch", upTo: 0 };
+
+/**
+ * Rollouts of a pool of `size` nodes in a cluster of 1,000, each awaited at once by one pool wait per
+ * way, each in a process of its own. Detection: from the last node's update (its daemon reporting Done on
+ * the new config, after which the MCO counts it in the pool's status) to the wait's return.
+ */
+async function poolWaits(size: number, rollouts: number, ways: Way[]): Promise<string[][]> {
+  const sim = await startSimulator({ speed: 1000 });
+  try {
+    const pool = machineConfigPool({ name: "big" });
+    const nodeSelector = { matchLabels: { "node-role.kubernetes.io/big": "" } };
+    sim.store.create({ ...pool, spec: { ...pool.spec, nodeSelector, maxUnavailable: "10%" } });
+    addNodes(sim, "big", size, "big");
+    addNodes(sim, "other", CLUSTER_NODES - sim.store.list("v1", "Node").length, "other");
+    const poolObject = () =>
+      sim.store.get({ ...keyOfPool, name: "big" }) as unknown as KubeObject | undefined;
+    const mcnsOfPool = () =>
+      sim.store
+        .list("machineconfiguration.openshift.io/v1", "MachineConfigNode")
+        .filter((m) => field(m as unknown as KubeObject, "spec", "pool", "name") === "big");
+    const settled = () => {
+      const status = (poolObject()?.status ?? {}) as Record<string, unknown>;
+      return (
+        status.machineCount === size && status.updatedMachineCount === size && mcnsOfPool().length === size
+      );
+    };
+    while (!settled()) await new Promise((resolve) => setTimeout(resolve, 200));
+    const samples: Array<Array<ChildReport & { latencyMs: number }>> = [];
+    for (let i = 1; i <= rollouts; i++) {
+      const name = `99-big-bench-${i}`;
+      const waits = ways.map((way) => childWait(sim.kubeconfigPath, name, way.upTo));
+      await Promise.all(waits.map((w) => w.started));
+      const before = field<string>(poolObject(), "spec", "configuration", "name");
+      const updatedAt = new Map<string, number>();
+      // A node is updated once its daemon says Done on a new config (daemon.go updateConfigAndState).
+      const unsubscribe = sim.store.subscribe(({ object }) => {
+        if (object.kind !== "Node" || !object.metadata.name.startsWith("big-")) return;
+        const a = object.metadata.annotations ?? {};
+        const current = a[CURRENT_CONFIG];
+        const done = a[MCD_STATE] === "Done" && current === a[DESIRED_CONFIG] && current !== before;
+        if (done && !updatedAt.has(object.metadata.name)) updatedAt.set(object.metadata.name, now());
+      });
+      sim.store.create(machineConfig(name, { [`/etc/bench/${i}.conf`]: String(i) }, "big"));
+      const reports = await Promise.all(waits.map((w) => w.report));
+      unsubscribe();
+      if (updatedAt.size !== size)
+        throw new Error(`rollout ${i}: ${updatedAt.size} of ${size} nodes seen updated`);
+      const last = Math.max(...updatedAt.values());
+      samples.push(reports.map((r) => ({ ...r, latencyMs: r.returnedAt - last })));
+      process.stderr.write(".");
+    }
+    process.stderr.write("\n");
+    return ways.map((way, w) => {
+      const of = samples.map((s) => s[w]);
+      const latency = of.map((s) => s.latencyMs);
+      return [
+        String(size),
+        String(CLUSTER_NODES),
+        way.label(size),
+        String(of.length),
+        mean(of.map((s) => s.requests)).toFixed(0),
+        String(Math.max(...of.map((s) => s.maxWatches))),
+        (Math.max(...of.map((s) => s.maxRssKb)) / 1024).toFixed(0),
+        (mean(of.map((s) => s.cpuMs)) / 1000).toFixed(1),
+        percentile(latency, 50).toFixed(0),
+        percentile(latency, 99).toFixed(0),
+      ];
+    });
+  } finally {
+    await sim.stop();
+  }
+}
+
+const keyOfPool = { apiVersion: "machineconfiguration.openshift.io/v1", kind: "MachineConfigPool" };
+
+/** Pools of `sizes` nodes in a cluster of 1,000: what each way of reading their MachineConfigNodes costs one wait. */
+async function poolSizes(sizes: number[], ways: Way[], rollouts: number): Promise<void> {
+  const rows: string[][] = [];
+  for (const size of sizes) {
+    process.stderr.write(`${rollouts} rollouts of a ${size}-node pool `);
+    rows.push(...(await poolWaits(size, rollouts, ways)));
+  }
+  const header = [
+    "pool nodes",
+    "cluster nodes",
+    "MachineConfigNodes read",
+    "n",
+    "requests/wait",
+    "watches open (max)",
+    "peak RSS MB",
+    "CPU s/wait",
+    "detection p50 ms",
+    "detection p99 ms",
+  ];
+  console.log("");
+  table(header, rows);
+  console.log(
+    "\nEach wait in a process of its own, started before the rollout (its peak RSS and CPU include Node" +
+      " and ts-node starting, about the same for every way); maxUnavailable 10%." +
+      "\nDetection: from the last node's daemon reporting Done on the new config (its node's annotations)" +
+      ` to the wait's return; p99 of ${rollouts} samples is their maximum.`,
+  );
+}
+
+/** Pools of 100 and 1,000 nodes, read as before (each by name) and as now. */
+const bigPools = () => poolSizes(BIG_POOLS, [BY_NAME, NOW], option("big-rollouts", 5));
+
+/** Small pools in the same cluster, read each by name and all at once: where the cutoff lies. */
+const cutoff = () => poolSizes([3, 8, 16, 32], [BY_NAME, ALL], option("cutoff-rollouts", 3));
+
+/** The parts in order; `--part <name>` runs one. */
+const PARTS: Record<string, () => Promise<void>> = {
+  rollouts: main,
+  gone: goneStorm,
+  large: largeCluster,
+  cutoff,
+  big: bigPools,
+};
+
+(async () => {
+  const i = process.argv.indexOf("--part");
+  const chosen = i >= 0 ? [process.argv[i + 1]] : Object.keys(PARTS);
+  for (const part of chosen) {
+    if (!PARTS[part]) throw new Error(`--part ${part}: one of ${Object.keys(PARTS).join(", ")}`);
+    await PARTS[part]();
+  }
+})().catch((e: unknown) => {
+  console.error(e);
+  process.exit(1);
+});

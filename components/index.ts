@@ -1,12 +1,16 @@
 // The components with their Args, and the types their Args and outputs are made of. How they are wired
 // (cluster reads, platform modules, machine pool declarations) stays inside.
-export { InfraNodePool, type InfraNodePoolArgs } from "./infra-node-pool/infra-node-pool";
+// InfraNodePool first: the schema names the types a component shares after the first that has them,
+// and other languages' SDKs know them as InfraNodePool's since before NodePool.
+export { InfraNodePool, INFRA_TAINTS, type InfraNodePoolArgs } from "./infra-node-pool/infra-node-pool";
+export { NodePool, type NodePoolArgs, type NodePoolSettings } from "./node-pool/node-pool";
 export { WindowsNodePool, type WindowsNodePoolArgs } from "./windows-node-pool/windows-node-pool";
 export { RsaPrivateKey, type RsaPrivateKeyArgs } from "./windows-node-pool/rsa-private-key";
 export {
   OperatorSubscription,
   type OperatorSubscriptionArgs,
 } from "./operator-subscription/operator-subscription";
+export { ClusterExtension, type ClusterExtensionArgs } from "./cluster-extension/cluster-extension";
 export {
   MachineConfigPool,
   MachineConfig,
@@ -21,3 +25,4 @@ export { ClusterAutoscaler, type ClusterAutoscalerArgs } from "./cluster-autosca
 export type { MachinePoolArgs } from "./machine-pool/machine-sets";
 export type { WaitArgs } from "./cluster/wait";
 export type { ClusterFacts, ClusterFactsArgs, MachineImage } from "./cluster/facts";
+export type { SubscriptionConfig, SubscriptionToleration } from "../builders/olm";

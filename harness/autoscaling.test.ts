@@ -1,9 +1,11 @@
 import * as assert from "node:assert/strict";
+import * as fs from "node:fs";
 import * as path from "node:path";
 import { Simulator } from "../simulator/simulator";
 import { simulatorForSuite } from "../test/harness-simulator";
 import { K, keyOf } from "../test/simulator-fixture";
 import {
+  checkpointOnCluster,
   destroyLeavesNothing,
   mergePatch,
   previewThenUp,
@@ -11,7 +13,7 @@ import {
   revise,
   upTakesBackHandEdits,
 } from "../test/stack-life";
-import { deploy, DeployEvent, DeployOptions } from "./deploy";
+import { deploy, DeployEvent, DeployOptions, preview } from "./deploy";
 import { installedProgram } from "./installed";
 import { loadProject } from "./project";
 
@@ -41,6 +43,35 @@ function until(sim: Simulator, what: string, check: () => boolean): Promise<void
   });
 }
 
+/**
+ * What release 0.1.0 wrote for PROGRAM with its zones from an output (`zonesFromOutput=true`): its
+ * MachineAutoscalers named by position (`infra-0-autoscaler`), as they were whenever zones were not
+ * listed in the program.
+ */
+const ZONES_BY_INDEX = path.join(__dirname, "testdata", "checkpoints", "autoscaled-pool-zones-by-index.json");
+
+/**
+ * #40 §4: a stack whose MachineAutoscalers were named by position keeps them once they are named by
+ * zone: each is the same object under its new name (an alias), neither created nor deleted.
+ */
+async function keepsAutoscalersNamedByIndex(
+  sim: Simulator,
+  dir: string,
+  options: (statePath: string) => DeployOptions,
+): Promise<void> {
+  // Beside the suite's own state, in its temporary directory.
+  const statePath = path.join(dir, "zones-by-index.json");
+  fs.writeFileSync(statePath, checkpointOnCluster(sim, ZONES_BY_INDEX));
+  const planned = await preview(options(statePath));
+  assert.deepEqual(planned.errors, []);
+  const autoscalers = planned.plan.filter((s) => s.type.endsWith(":MachineAutoscaler"));
+  assert.deepEqual(
+    autoscalers.map((s) => `${s.op} ${s.name}`).sort(),
+    ["same infra-us-east-2a-autoscaler", "same infra-us-east-2b-autoscaler"],
+    "each autoscaler is the one the checkpoint holds, renamed",
+  );
+}
+
 describe("an autoscaled pool with a health check through the deploy harness", function () {
   this.timeout(240_000);
   let sim: Simulator;
@@ -66,6 +97,7 @@ describe("an autoscaled pool with a health check through the deploy harness", fu
       "create infra-autoscalers-ready",
       "create infra-health-check",
       "create infra-machines-removal",
+      "create infra-node-labels",
       "create infra-pool",
       "create infra-pool-rollout",
       "create infra-us-east-2a",
@@ -73,6 +105,10 @@ describe("an autoscaled pool with a health check through the deploy harness", fu
       "create infra-us-east-2b",
       "create infra-us-east-2b-autoscaler",
     ]);
+    await keepsAutoscalersNamedByIndex(sim, dir, (state) => ({
+      ...options(["zonesFromOutput=true"]),
+      statePath: state,
+    }));
     for (const name of SETS) {
       const ms = set(name)!;
       assert.equal(ms.spec.replicas, 1, "the pool minimum, spread over the zones");

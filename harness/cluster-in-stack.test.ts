@@ -50,6 +50,7 @@ describe("a stack that makes its cluster: kubeconfig and cluster facts unknown a
         "create MachineSet infra-us-east-2b",
         "create MachineSetRemoval infra-machines-removal",
         "create NodeConfigRemoval 99-infra-motd-removal",
+        "create NodeLabelsAndTaints infra-node-labels",
         "create PoolRollout 99-infra-motd-rollout",
         "create PoolRollout infra-pool-rollout",
       ]);
@@ -84,6 +85,7 @@ describe("a stack that makes its cluster: kubeconfig and cluster facts unknown a
     await revise(third, [
       "create infra-us-east-2c",
       "update infra-machines-removal",
+      "update infra-node-labels",
       "update infra-pool-rollout",
     ]);
     await refreshFindsDrift(sim, third, ["label", "machineconfigpool", "infra", `${POOL_LABEL}-`], {

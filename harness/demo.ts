@@ -12,7 +12,8 @@ import type { ProgressEvent } from "../provider/waiting";
 import { findCrdDir } from "../simulator/schema";
 import { startSimulator, Simulator } from "../simulator/simulator";
 import { deploy, DeployEvent, DeployResult, preview } from "./deploy";
-import { planLines } from "./display";
+import { planLines, poolLines } from "./display";
+import type { Diagnostic } from "./engine/diagnostics";
 import { installedRootProject } from "./installed";
 import { progressFile } from "./progress";
 import { loadProject } from "./project";
@@ -86,10 +87,13 @@ async function revision(
     statePath,
     env: progress.env,
   };
-  const planned = await preview(options);
+  const said: Diagnostic[] = [];
+  const planned = await preview({ ...options, onDiagnostic: (d) => said.push(d) });
   if (!planned.ok) return planned;
   view.log("preview (pulumi preview):");
   for (const line of planLines(planned.plan)) view.log(line);
+  // The library's point: what the change does to each pool's nodes, known before up.
+  for (const line of poolLines(said)) view.log(`  ${line}`);
   const infraId = sim.cluster.infrastructureId;
   const poll = () => {
     for (const event of progress.read()) onProgress(event);

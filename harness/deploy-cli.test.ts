@@ -1,12 +1,14 @@
 import * as assert from "node:assert/strict";
 import { execFile } from "node:child_process";
+import { PassThrough } from "node:stream";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { parse } from "yaml";
 import { Simulator } from "../simulator/simulator";
 import { simulatorForSuite } from "../test/harness-simulator";
 import { deployCommandArgs } from "../test/stack-life";
-import { refresh } from "./deploy";
+import { captureConsole } from "../test/console";
+import { main, refresh } from "./deploy";
 import { emptyCheckpoint, loadCheckpoint, lockDir, lockStack, saveCheckpoint } from "./engine/checkpoint";
 import { INSPECT_GUARD } from "./engine/program";
 import { installedProgram } from "./installed";
@@ -177,8 +179,41 @@ describe("npm run deploy: the command a user runs", function () {
     );
   });
 
-  it("destroys the stack, dependents first, and counts what it deleted", async () => {
-    const result = await deployCommand(sim, home, ["destroy", installedProgram(DEPLOY_CLI)]);
+  it("destroy shows what it deletes and asks first; without a terminal to ask on it needs --yes", async () => {
+    const program = installedProgram(DEPLOY_CLI);
+    const state = path.join(home, ".openshift-topology-harness", "harness-deploy-cli.dev.json");
+    const args = ["destroy", program, "--kubeconfig", sim.kubeconfigPath, "--state", state];
+    const motd = () =>
+      sim.store
+        .list("machineconfiguration.openshift.io/v1", "MachineConfig")
+        .find((m) => m.metadata.name === "99-worker-motd");
+    await assert.rejects(
+      main(args, { input: new PassThrough(), output: new PassThrough(), interactive: false }),
+      /^Error: --yes must be passed in to proceed when running in non-interactive mode/,
+    );
+    const input = new PassThrough();
+    const output = new PassThrough();
+    let asked = "";
+    output.on("data", (chunk: Buffer) => {
+      asked += chunk.toString();
+      if (asked.endsWith("(yes/no) ")) input.end("no\n");
+    });
+    const { result, output: printed } = await captureConsole(() =>
+      main(args, { input, output, interactive: true }),
+    );
+    assert.equal(result, 1);
+    assert.equal(asked, "Do you want to perform this destroy of stack dev? (yes/no) ");
+    const lines = printed.split("\n");
+    assert.equal(lines[0], "Previewing destroy (dev)");
+    assert.ok(lines.includes(" -  pulumi-nodejs:dynamic:PoolRollout 99-worker-motd-rollout delete"), printed);
+    assert.ok(lines.includes("    - 3 to delete"), printed);
+    assert.equal(lines.at(-1), "confirmation declined, not proceeding with the destroy");
+    assert.ok(motd(), "nothing is deleted without a yes");
+    assert.equal(loadCheckpoint(state).deployment.resources.length > 0, true);
+  });
+
+  it("destroys the stack with --yes, dependents first, and counts what it deleted", async () => {
+    const result = await deployCommand(sim, home, ["destroy", installedProgram(DEPLOY_CLI), "--yes"]);
     assert.equal(result.code, 0, result.stderr);
     const out = result.stdout;
     assert.equal(out[0], "Destroying (dev)");

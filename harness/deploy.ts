@@ -6,9 +6,9 @@
  * example's fixtures. State is a Pulumi deployment checkpoint.
  */
 import { KubeConfig } from "@kubernetes/client-node";
-import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import { createInterface } from "node:readline/promises";
 import { parseArgs } from "node:util";
 import { cancelStack, Checkpoint, nameOf } from "./engine/checkpoint";
 import {
@@ -33,11 +33,11 @@ import {
   stepLine,
 } from "./display";
 import type { Diagnostic } from "./engine/diagnostics";
-import { Fixtures, loadFixtures, noFixtures } from "./fixtures";
+import { Fixtures, fixturesFor } from "./fixtures";
 import { progressFile } from "./progress";
-import { loadProject, programDir, Project, setConfig } from "./project";
+import { loadProject, Project, setConfig } from "./project";
 import { isSecret } from "./secrets";
-import { runCommand } from "./cli";
+import { clusterKubeconfig, commandLine, commandName, runCommand } from "./cli";
 
 export type Operation = StepOp;
 export type { PlanStep };
@@ -92,12 +92,6 @@ export interface DeployResult {
 
 export { UNKNOWN };
 
-/** Fixtures beside the program, or none (every lookup then fails saying where to write them). */
-export function fixturesFor(project: Project): Fixtures {
-  const file = path.join(programDir(project), "fixtures.yaml");
-  return fs.existsSync(file) ? loadFixtures(file) : noFixtures(file);
-}
-
 function engineOptions(options: DeployOptions): EngineOptions {
   return { ...options, fixtures: options.fixtures ?? fixturesFor(options.project) };
 }
@@ -141,7 +135,42 @@ export function destroy(options: DeployOptions): Promise<DeployResult> {
   return timed(() => destroyStack(engineOptions(options)));
 }
 
-const USAGE = `usage: npm run deploy -- <command> <project dir> [options]
+/** `pulumi destroy`'s preview: what it would delete, in the order it would, nothing carried out. */
+function destroyPreview(options: DeployOptions): Promise<DeployResult> {
+  return timed(() => destroyStack(engineOptions(options), true));
+}
+
+/** Where a command asks its questions: a terminal, unless `interactive` is false (a pipe, CI). */
+export interface Terminal {
+  input: NodeJS.ReadableStream;
+  output: NodeJS.WritableStream;
+  interactive: boolean;
+}
+
+/** This process's terminal, interactive as the Pulumi CLI's cmdutil.Interactive: stdin and stdout both one. */
+function processTerminal(): Terminal {
+  return {
+    input: process.stdin,
+    output: process.stdout,
+    interactive: process.stdin.isTTY === true && process.stdout.isTTY === true,
+  };
+}
+
+/**
+ * Asks on `terminal` whether to destroy, as `pulumi destroy` does after its preview: only `yes`
+ * proceeds (Pulumi's prompt offers yes, no and details; a typed answer stands for the arrows).
+ */
+async function confirmDestroy(terminal: Terminal, stack: string): Promise<boolean> {
+  const prompt = createInterface({ input: terminal.input, output: terminal.output });
+  try {
+    const answer = await prompt.question(`Do you want to perform this destroy of stack ${stack}? (yes/no) `);
+    return answer.trim().toLowerCase() === "yes";
+  } finally {
+    prompt.close();
+  }
+}
+
+const USAGE = () => `usage: ${commandLine("deploy")} <command> <project dir> [options]
 
 commands:
   preview                  what \`up\` would do, with each resource's messages (a pool's rollout impact)
@@ -154,10 +183,12 @@ commands:
 
 options:
   --stack NAME             the stack (default dev), whose config is Pulumi.<stack>.yaml
-  --kubeconfig FILE        the cluster (default $KUBECONFIG, else .sim/kubeconfig, which npm run sim writes)
+  --kubeconfig FILE        the cluster (default $KUBECONFIG, else .sim/kubeconfig, which ${commandName("sim")} writes)
   --state FILE             the stack's checkpoint (default ~/.openshift-topology-harness/<project>.<stack>.json)
   --config key=value       set a config value and remember it in Pulumi.<stack>.yaml, as pulumi up --config does
   --replace NAME           replace the resource even when nothing changed
+  --yes                    (destroy) proceed without the preview and its question, as pulumi destroy --yes
+                           does; without a terminal to ask on, destroy needs it
   --clear-pending-creates  (refresh) drop the pending creates a killed up left in the state, once you
                            checked what they made, as pulumi refresh --clear-pending-creates does
   --debug                  also print the SDK's and providers' debug messages as they come (secrets redacted)`;
@@ -171,12 +202,12 @@ function configCommand(positionals: string[], stack: string): number {
   const [action, ...rest] = positionals;
   if (action === "set") {
     const [key, value, location] = rest;
-    if (!key || value === undefined || !location || rest.length > 3) throw new Error(USAGE);
+    if (!key || value === undefined || !location || rest.length > 3) throw new Error(USAGE());
     const file = setConfig(location, stack, key, value);
     console.log(`${key} set in ${path.relative(process.cwd(), file) || file}`);
     return 0;
   }
-  if (!action || rest.length > 0) throw new Error(USAGE);
+  if (!action || rest.length > 0) throw new Error(USAGE());
   const project = loadProject(action, stack);
   const keys = Object.keys(project.config).sort();
   const width = Math.max(3, ...keys.map((k) => k.length));
@@ -190,7 +221,7 @@ function withoutCli(message: string, location: string): string {
   return message.replace(
     /`pulumi config set (\S+) <value>`/g,
     (advice, key: string) =>
-      `${advice} (without the CLI: \`npm run deploy -- config set ${key} <value> ${location}\`)`,
+      `${advice} (without the CLI: \`${commandLine("deploy")} config set ${key} <value> ${location}\`)`,
   );
 }
 
@@ -202,7 +233,25 @@ function clusterLine(kubeconfigPath: string, source: string): string {
   return `Cluster: ${server} (kubeconfig ${kubeconfigPath}, from ${source})`;
 }
 
-async function main(argv: string[]): Promise<number> {
+/** `pulumi destroy` on a terminal: the plan of what it deletes, then whether to go on. */
+async function confirmedDestroy(
+  terminal: Terminal,
+  project: Project,
+  kubeconfigPath: string,
+  source: string,
+  statePath: string,
+): Promise<boolean> {
+  console.log(`Previewing destroy (${project.stack})`);
+  console.log(`${clusterLine(kubeconfigPath, source)}\n`);
+  const planned = await destroyPreview({ project, kubeconfigPath, statePath });
+  for (const line of [...planLines(planned.plan), "", ...resourceLines("preview", planned.counts), ""])
+    console.log(line);
+  const confirmed = await confirmDestroy(terminal, project.stack);
+  console.log("");
+  return confirmed;
+}
+
+export async function main(argv: string[], terminal: Terminal = processTerminal()): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -213,20 +262,27 @@ async function main(argv: string[]): Promise<number> {
       config: { type: "string", multiple: true, default: [] },
       replace: { type: "string", multiple: true, default: [] },
       "clear-pending-creates": { type: "boolean" },
+      yes: { type: "boolean", short: "y", default: false },
       debug: { type: "boolean", default: false },
       help: { type: "boolean", short: "h" },
     },
   });
   if (values.help) {
-    console.log(USAGE);
+    console.log(USAGE());
     return 0;
   }
   const stack = values.stack;
   const first = positionals.shift();
   if (first === "config") return configCommand(positionals, stack);
-  if (!first || !(first in COMMANDS || first === "cancel")) throw new Error(USAGE);
+  if (!first || !(first in COMMANDS || first === "cancel")) throw new Error(USAGE());
   const [location, ...extra] = positionals;
-  if (!location || extra.length > 0) throw new Error(USAGE);
+  if (!location || extra.length > 0) throw new Error(USAGE());
+  // As `pulumi destroy` refuses without a terminal to ask on (pkg/cmd/pulumi/operations/destroy.go).
+  if (first === "destroy" && !values.yes && !terminal.interactive) {
+    throw new Error(
+      "--yes must be passed in to proceed when running in non-interactive mode: destroy deletes every resource of the stack (on a terminal, it shows what and asks first)",
+    );
+  }
   const statePathOf = (project: Project) =>
     values.state
       ? path.resolve(values.state)
@@ -237,16 +293,7 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   const command = first as Command;
-  const [kubeconfigPath, kubeconfigSource] = values.kubeconfig
-    ? [path.resolve(values.kubeconfig), "--kubeconfig"]
-    : process.env.KUBECONFIG
-      ? [path.resolve(process.env.KUBECONFIG), "$KUBECONFIG"]
-      : [path.resolve(__dirname, "..", ".sim", "kubeconfig"), "npm run sim"];
-  if (!fs.existsSync(kubeconfigPath)) {
-    throw new Error(
-      `no kubeconfig at ${kubeconfigPath}: log in to a cluster (oc login), pass --kubeconfig FILE, or start the simulator with npm run sim`,
-    );
-  }
+  const [kubeconfigPath, kubeconfigSource] = clusterKubeconfig(values.kubeconfig);
   for (const setting of values.config) {
     const at = setting.indexOf("=");
     if (at <= 0) throw new Error(`--config ${JSON.stringify(setting)} must be key=value`);
@@ -255,6 +302,14 @@ async function main(argv: string[]): Promise<number> {
   const project = loadProject(location, stack);
   const statePath = statePathOf(project);
 
+  if (
+    command === "destroy" &&
+    !values.yes &&
+    !(await confirmedDestroy(terminal, project, kubeconfigPath, kubeconfigSource, statePath))
+  ) {
+    console.log("confirmation declined, not proceeding with the destroy");
+    return 1;
+  }
   console.log(header(command, stack));
   // Which cluster, before anything reaches it: a $KUBECONFIG left on another cluster is seen at once.
   console.log(`${clusterLine(kubeconfigPath, kubeconfigSource)}\n`);
@@ -321,8 +376,10 @@ async function main(argv: string[]): Promise<number> {
   return result.ok ? 0 : 1;
 }
 
-if (require.main === module) {
-  // Exit handlers stop the program and the dynamic-provider host; signals skip them unless handled.
+/** Runs as a command: exit handlers stop the program and the dynamic-provider host; signals skip them unless handled. */
+export function runDeploy(argv: string[] = process.argv.slice(2)): void {
   for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => process.exit(1));
-  runCommand(main);
+  runCommand(main, argv);
 }
+
+if (require.main === module) runDeploy();

@@ -1,5 +1,13 @@
 import * as assert from "node:assert/strict";
-import { diagnosticsLines, errorLine, outputLines, planLines, resourceLines, stepLine } from "./display";
+import {
+  diagnosticsLines,
+  errorLine,
+  outputLines,
+  planLines,
+  poolLines,
+  resourceLines,
+  stepLine,
+} from "./display";
 import { UNKNOWN } from "./engine/rpc";
 import { Redactor, secret } from "./secrets";
 import { table } from "./view";
@@ -55,6 +63,26 @@ describe("deploy command display (the Pulumi CLI's non-interactive shape)", () =
       "",
     ]);
     assert.deepEqual(diagnosticsLines([], [], [], { project: "shop", stack: "dev" }), []);
+  });
+
+  it("says, of a preview's diagnostics, what each pool's nodes go through: no status, debug or error line", () => {
+    const urn = "urn:pulumi:dev::p::openshift-topology:index:KubeletConfig::k";
+    const impact = "pool infra: new render; 3 nodes drain and reboot, 1 at a time, 3 waves, about 12 min";
+    assert.deepEqual(
+      poolLines([
+        { severity: "info", message: "MachineSet c-infra-us-east-2a: subnet from worker MachineSet", urn },
+        { severity: "info", message: impact, urn },
+        {
+          severity: "warning",
+          message: "pool worker: rollout impact unknown: the cluster does not answer",
+          urn,
+        },
+        { severity: "info", message: "pool infra: 1/3 updated -> rendered-infra-1a2b", urn, ephemeral: true },
+        { severity: "debug", message: "pool infra: read 3 nodes", urn },
+        { severity: "error", message: "pool infra: degraded", urn },
+      ]),
+      [impact, "pool worker: rollout impact unknown: the cluster does not answer"],
+    );
   });
 
   it("names the component first in an error line; a resource of the stack itself has none", () => {

@@ -9,6 +9,7 @@ import type { PlanStep, StepOp } from "./engine/plan";
 import { nameOf } from "./engine/checkpoint";
 import { isSecret } from "./secrets";
 import { UNKNOWN } from "./engine/rpc";
+import { isPoolLine } from "../builders/rollout-impact/format";
 
 export type Command = "preview" | "up" | "refresh" | "destroy";
 
@@ -197,4 +198,13 @@ export function resourceLines(command: Command, counts: Partial<Record<StepOp, n
   if (counts.same) lines.push(`    ${counts.same} unchanged`);
   if (lines.length === 1) lines.push("    no changes");
   return lines;
+}
+
+/** What a preview says each pool's nodes go through: its diagnostics about a pool, in order. */
+export function poolLines(diagnostics: Diagnostic[]): string[] {
+  return diagnostics
+    .filter(
+      (d) => (d.severity === "info" || d.severity === "warning") && !d.ephemeral && isPoolLine(d.message),
+    )
+    .map((d) => d.message);
 }

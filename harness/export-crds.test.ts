@@ -4,19 +4,24 @@ import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import { fixturesFor } from "./fixtures";
 import { CustomObjectsApi, KubeConfig } from "@kubernetes/client-node";
 import { parse } from "yaml";
 import { KINDS } from "../provider/waiting/kinds";
 import { kubectl, kubectlMinorVersion } from "../simulator/apiserver/kubectl";
 import { ResourceRegistry } from "../simulator/apiserver/resources";
-import { CrdSchemas } from "../simulator/schema";
+import { crdDefinition, CrdSchemas } from "../simulator/schema";
+import { CLUSTER_CATALOG_CRD, CLUSTER_EXTENSION_CRD } from "../simulator/cluster/olmv1";
 import { startSimulator } from "../simulator/simulator";
 import { captureConsole } from "../test/console";
 import { CRDS, requireReference } from "../test/reference";
 import { exportCrds, LIBRARY_CRDS, main } from "./export-crds";
-import { fixturesFor } from "./deploy";
 import { loadProject } from "./project";
 import { checkRendering, render } from "./render";
+
+/** The CRDs the simulated cluster installs itself (OLM v1's), not loaded from the upstream directory. */
+const SEEDED = [CLUSTER_EXTENSION_CRD, CLUSTER_CATALOG_CRD];
+const SEEDED_NAMES = SEEDED.map((crd) => crd.metadata.name);
 
 const EXAMPLES = ["aws-infra-windows", "azure-infra-windows"].map((e) =>
   path.resolve(__dirname, "..", "examples", e),
@@ -32,6 +37,10 @@ describe("crds:export", function () {
 
   it("lists the CRDs of exactly the custom kinds the examples and the pool options render and read and the waiters watch", async () => {
     const registry = new ResourceRegistry();
+    registry.define(
+      SEEDED.map((crd) => crdDefinition(crd as Record<string, unknown>, "seeded")),
+      new Set(),
+    );
     const crdOf = (apiVersion: string, kind: string): string | undefined => {
       const r = registry.byKind(apiVersion, kind);
       assert.ok(r, `the simulator serves ${kind} (${apiVersion})`);
@@ -80,10 +89,13 @@ describe("crds:export", function () {
       result.written,
       LIBRARY_CRDS.map((name) => `${name}.yaml`),
     );
-    const upstream = CrdSchemas.load(CRDS.dir).definitions;
+    const upstream: { metadata?: { name?: string }; spec?: unknown }[] = [
+      ...CrdSchemas.load(CRDS.dir).definitions.map((d) => d.object),
+      ...SEEDED,
+    ];
     for (const file of result.written) {
       const exported = parse(fs.readFileSync(path.join(dir, file), "utf8"));
-      const original = upstream.find((d) => d.name === exported.metadata.name)?.object;
+      const original = upstream.find((d) => d.metadata?.name === exported.metadata.name);
       assert.deepEqual(exported.spec, original?.spec, `${file} holds the cluster's definition`);
       assert.deepEqual(exported.metadata.annotations, (original?.metadata as any).annotations);
       for (const added of ["uid", "resourceVersion", "creationTimestamp", "generation", "managedFields"]) {
@@ -125,7 +137,9 @@ describe("crds:export", function () {
         assert.equal(listed.code, 0, listed.stderr);
         assert.deepEqual(
           listed.stdout.trim().split("\n"),
-          LIBRARY_CRDS.map((name) => `customresourcedefinition.apiextensions.k8s.io/${name}`),
+          [...new Set([...LIBRARY_CRDS, ...SEEDED_NAMES])]
+            .sort()
+            .map((name) => `customresourcedefinition.apiextensions.k8s.io/${name}`),
         );
         const established = await kubectl(sim.kubeconfigPath, [
           ...["wait", "--for=condition=Established", "--timeout=5s"],
@@ -148,8 +162,12 @@ describe("crds:export", function () {
       return sim.stop();
     });
     assert.equal(result, 1);
-    for (const name of LIBRARY_CRDS)
-      assert.ok(output.includes(`✗ the cluster serves no CRD ${name}\n`), output);
-    assert.deepEqual(fs.readdirSync(dir), []);
+    const absent = LIBRARY_CRDS.filter((name) => !SEEDED_NAMES.includes(name));
+    for (const name of absent) assert.ok(output.includes(`✗ the cluster serves no CRD ${name}\n`), output);
+    // The simulated cluster installs OLM v1's CRDs itself, with or without the upstream directory.
+    assert.deepEqual(
+      fs.readdirSync(dir),
+      LIBRARY_CRDS.filter((name) => SEEDED_NAMES.includes(name)).map((name) => `${name}.yaml`),
+    );
   });
 });

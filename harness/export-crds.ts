@@ -13,7 +13,7 @@ import { createApiClient, describeApiError } from "../provider/waiting";
 import { KINDS, KubeObject, ResourceKind } from "../provider/waiting/kinds";
 import { withRetry } from "../provider/waiting/retry";
 import { ambientKubeconfig } from "../provider/dynamic/credentials";
-import { runCommand } from "./cli";
+import { commandLine, runCommand } from "./cli";
 
 /**
  * Groups an aggregated API server serves, not a CRD: OLM's package server answers PackageManifests
@@ -21,9 +21,12 @@ import { runCommand } from "./cli";
  */
 const AGGREGATED_GROUPS = ["packages.operators.coreos.com"];
 
+/** kube-apiserver's own groups without a `.k8s.io` suffix (Deployments are read by the operator wait). */
+const KUBE_GROUPS = ["", "apps", "batch", "autoscaling", "policy"];
+
 /**
  * The CRDs of the kinds the library renders or reads: those its waiters watch (`KINDS`, Kubernetes'
- * own kinds aside: the core group and the `*.k8s.io` groups kube-apiserver serves, RuntimeClass's
+ * own kinds aside: the core group, `apps` and the `*.k8s.io` groups kube-apiserver serves, RuntimeClass's
  * `node.k8s.io` among them, and the aggregated APIs above), and those only its components render or read: the OperatorGroup of an operator install, the
  * Infrastructure holding the cluster facts, the IngressController and image registry Config the
  * infra placement patches, and the autoscalers and health checks of pools. A test holds this list to
@@ -32,7 +35,12 @@ const AGGREGATED_GROUPS = ["packages.operators.coreos.com"];
 export const LIBRARY_CRDS: readonly string[] = [
   ...new Set([
     ...Object.values(KINDS)
-      .filter((k) => k.group !== "" && !k.group.endsWith(".k8s.io") && !AGGREGATED_GROUPS.includes(k.group))
+      .filter(
+        (k) =>
+          !KUBE_GROUPS.includes(k.group) &&
+          !k.group.endsWith(".k8s.io") &&
+          !AGGREGATED_GROUPS.includes(k.group),
+      )
       .map((k) => `${k.plural}.${k.group}`),
     "operatorgroups.operators.coreos.com",
     "infrastructures.config.openshift.io",
@@ -95,7 +103,7 @@ export async function exportCrds(
   return result;
 }
 
-const USAGE = `usage: npm run crds:export -- --out DIR [--kubeconfig FILE]
+const USAGE = () => `usage: ${commandLine("crds:export")} --out DIR [--kubeconfig FILE]
 Writes the CRDs of the kinds this library renders or reads from the cluster of FILE (default: the
 files of $KUBECONFIG merged as kubectl does, else ~/.kube/config) into DIR.`;
 
@@ -110,10 +118,10 @@ export async function main(argv: string[]): Promise<number> {
     },
   });
   if (values.help) {
-    console.log(USAGE);
+    console.log(USAGE());
     return 0;
   }
-  if (!values.out || positionals.length > 0) throw new Error(USAGE);
+  if (!values.out || positionals.length > 0) throw new Error(USAGE());
   // Without --kubeconfig, every $KUBECONFIG entry merged, as kubectl reads them.
   const { file, text } = values.kubeconfig
     ? { file: values.kubeconfig, text: fs.readFileSync(values.kubeconfig, "utf8") }
@@ -129,8 +137,8 @@ export async function main(argv: string[]): Promise<number> {
   for (const file of result.written) console.log(`  ${file}`);
   for (const name of result.missing) console.error(`✗ the cluster serves no CRD ${name}`);
   console.log(`${result.written.length} of ${LIBRARY_CRDS.length} CRDs written to ${outDir}; use them with
-  npm run sim -- --crds ${outDir}
-  npm run render -- <example> --validate ${outDir}
+  ${commandLine("sim")} --crds ${outDir}
+  ${commandLine("render")} <project dir> --validate ${outDir}
   OPENSHIFT_CRDS_DIR=${outDir} npm test`);
   return result.missing.length === 0 ? 0 : 1;
 }

@@ -22,10 +22,69 @@ export const PACKAGE_NAME = (
  * What the package holds besides compiled modules: the component package's manifest and schema
  * (`npm run build` copies the manifest; the schema is a JSON module the compiler emits).
  */
-const ASSETS = ["plugin/PulumiPlugin.yaml", "plugin/schema.json"];
+const ASSETS = ["plugin/PulumiPlugin.yaml", "plugin/schema.json", "harness/render-kubeconfig.yaml"];
+
+/** The library's own folders: the package's tools (harness, simulator, testing) are no program's concern. */
+const LIBRARY = ["index.ts", "primitives", "builders", "components", "provider", "plugin"];
+
+/** The package's command (package.json `bin`): it and what it loads ship beside the library. */
+const COMMAND = "harness/command.ts";
+
+/** A relative import, require or `import()` type of a module. */
+const RELATIVE_MODULE = /(?:\bfrom|\brequire\(|\bimport\()\s*"(\.{1,2}\/[^"]+)"/g;
+
+/**
+ * The command's modules outside the library (harness/, simulator/), following relative imports,
+ * requires and `import()` types from `COMMAND`: what it loads, whichever command it runs, and nothing
+ * else of those folders (their tests, the demo, the benchmarks' helpers).
+ */
+export function commandModules(): string[] {
+  const found = new Set<string>();
+  const queue = [path.join(ROOT, COMMAND)];
+  for (let file = queue.pop(); file !== undefined; file = queue.pop()) {
+    if (found.has(file)) continue;
+    found.add(file);
+    for (const [, specifier] of fs.readFileSync(file, "utf8").matchAll(RELATIVE_MODULE)) {
+      const target = path.resolve(path.dirname(file), specifier);
+      const module = [`${target}.ts`, path.join(target, "index.ts")].find((f) => fs.existsSync(f));
+      if (module) queue.push(module);
+    }
+  }
+  return [...found]
+    .map((file) => path.relative(ROOT, file))
+    .filter((file) => !LIBRARY.includes(file.split(path.sep)[0]))
+    .sort();
+}
+
+/**
+ * Compiles the command's modules into `dist` as the library's build compiles (its options, no type
+ * check and no declarations: `npm run typecheck` checks them, and no program imports them), leaving
+ * those the build compiled already (what testing/ imports of harness/) as they are.
+ */
+export function emitCommand(dist: string): void {
+  const { options } = buildConfig();
+  for (const file of commandModules()) {
+    const out = path.join(dist, file.replace(/\.ts$/, ".js"));
+    if (fs.existsSync(out)) continue;
+    fs.mkdirSync(path.dirname(out), { recursive: true });
+    fs.writeFileSync(
+      out,
+      transpiled(path.join(ROOT, file), fs.readFileSync(path.join(ROOT, file), "utf8"), options),
+    );
+  }
+}
+
+/** What `npm run build` adds to the compiler's output: the command's modules and the assets. */
+export function completeBuild(dist: string): void {
+  emitCommand(dist);
+  copyAssets(dist);
+}
 
 function copyAssets(dist: string): void {
-  for (const asset of ASSETS) fs.copyFileSync(path.join(ROOT, asset), path.join(dist, asset));
+  for (const asset of ASSETS) {
+    fs.mkdirSync(path.dirname(path.join(dist, asset)), { recursive: true });
+    fs.copyFileSync(path.join(ROOT, asset), path.join(dist, asset));
+  }
 }
 
 /** A relative import in a program; it names the library when it resolves to this repository's index. */
@@ -68,13 +127,18 @@ export function installPackage(project: string, options: { linkDependencies?: bo
   const root = path.join(modules, ...PACKAGE_NAME.split("/"));
   fs.rmSync(root, { recursive: true, force: true });
   const config = buildConfig();
-  for (const file of config.fileNames) {
+  const library = config.fileNames.filter((f) => LIBRARY.includes(path.relative(ROOT, f).split(path.sep)[0]));
+  for (const file of library) {
     const out = path.join(root, "dist", path.relative(ROOT, file).replace(/\.ts$/, ".js"));
     fs.mkdirSync(path.dirname(out), { recursive: true });
     fs.writeFileSync(out, transpiled(file, fs.readFileSync(file, "utf8"), config.options));
   }
   copyAssets(path.join(root, "dist"));
   fs.copyFileSync(path.join(ROOT, "package.json"), path.join(root, "package.json"));
+  // A project of its own, as a user's is: under this repository, a program's import of the package
+  // would otherwise resolve to this repository itself (Node's self-reference through `exports`).
+  const manifest = path.join(project, "package.json");
+  if (!fs.existsSync(manifest)) fs.writeFileSync(manifest, JSON.stringify({ private: true }) + "\n");
   if (options.linkDependencies) linkDependencies(modules);
   return root;
 }
@@ -113,8 +177,8 @@ export function packTarball(packageDir: string, into: string): { tarball: string
 
 /**
  * What `npm pack` packs after `npm run build`, built into `dir` rather than this repository's dist/:
- * the compiled library with its declarations (a full `tsc` build, some 10 s of CPU) and the files
- * npm always packs. Returns `dir`, ready for `packTarball`.
+ * the compiled library with its declarations (a full `tsc` build, some 10 s of CPU), the command's
+ * modules and the files npm always packs. Returns `dir`, ready for `packTarball`.
  */
 export function stagePackage(dir: string): string {
   const tsc = path.join(ROOT, "node_modules", "typescript", "bin", "tsc");
@@ -126,7 +190,7 @@ export function stagePackage(dir: string): string {
       stdio: ["ignore", "pipe", "pipe"],
     },
   );
-  copyAssets(path.join(dir, "dist"));
+  completeBuild(path.join(dir, "dist"));
   for (const file of ["package.json", "README.md", "CHANGELOG.md", "LICENSE"]) {
     fs.copyFileSync(path.join(ROOT, file), path.join(dir, file));
   }

@@ -12,34 +12,12 @@ import {
   VersionApi,
 } from "@kubernetes/client-node";
 import { createHash } from "node:crypto";
+import * as fs from "node:fs";
+import { currentContext } from "../provider/waiting/kubeconfig";
+import { apiError, ApiError, parseRetryAfter, sendRetried } from "../provider/waiting/retry";
 
-const K8S_TYPE = /^kubernetes:([^:]+):([^:]+)$/;
-
-export interface KubeType {
-  apiVersion: string;
-  kind: string;
-  /** `*Patch` resources patch an object someone else owns. */
-  patch: boolean;
-}
-
-/** `kubernetes:core/v1:ConfigMapPatch` -> v1 ConfigMap (patch); undefined for other resource types. */
-export function kubeType(type: string): KubeType | undefined {
-  const match = K8S_TYPE.exec(type);
-  if (!match) return undefined;
-  const [, group, kind] = match;
-  const patch = kind.endsWith("Patch");
-  return {
-    apiVersion: group.replace(/^core\//, ""),
-    kind: patch ? kind.slice(0, -"Patch".length) : kind,
-    patch,
-  };
-}
-
-/** The object a registration declares: apiVersion and kind from the type, then the inputs. */
-export function manifestOf(type: KubeType, inputs: Record<string, unknown>): KubernetesObject {
-  const { apiVersion: _a, kind: _k, ...rest } = inputs;
-  return { apiVersion: type.apiVersion, kind: type.kind, ...rest } as KubernetesObject;
-}
+export { kubeType, manifestOf, type KubeType } from "./kube-type";
+import type { KubeType } from "./kube-type";
 
 /**
  * Inputs as pulumi-kubernetes normalizes them before it diffs or reads back: a Secret's `stringData`
@@ -71,6 +49,9 @@ export function describeKubeError(error: unknown): string {
     const message = (body as { message?: string } | undefined)?.message;
     return `${error.code}${message ? `: ${message}` : ""}`;
   }
+  // A request that was tried again and gave up (`retried`): its status, then what it says of itself.
+  const status = (error as ApiError | undefined)?.status;
+  if (error instanceof Error && status !== undefined) return `${status}: ${error.message}`;
   return error instanceof Error ? error.message : String(error);
 }
 
@@ -172,45 +153,46 @@ function propagationOf(object: KubernetesObject): string {
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/** client-go's default: a request is tried at most this many more times. */
-const MAX_RETRIES = 10;
-
-function isConnectionLost(error: unknown): boolean {
-  const cause = (error as { code?: string; cause?: { code?: string } } | undefined) ?? {};
-  const code = cause.code ?? cause.cause?.code;
-  return code === "ECONNRESET" || code === "EPIPE" || /socket hang up/.test(String(cause.cause ?? error));
+/**
+ * A failure of @kubernetes/client-node as the waiting core's client reports one, for the per-request
+ * retry policy both follow: an answer's status, Retry-After and Status message, or the network code
+ * of a request that got none (client-node puts the fetch failure's under `cause`).
+ */
+function asApiError(error: unknown): ApiError {
+  if (error instanceof ApiException) {
+    const headers = (error.headers ?? {}) as Record<string, string>;
+    const header = Object.entries(headers).find(([k]) => k.toLowerCase() === "retry-after")?.[1];
+    const body = (typeof error.body === "string" ? safeJson(error.body) : error.body) as
+      { reason?: string; message?: string } | undefined;
+    return apiError(body?.message || `HTTP ${error.code}`, {
+      status: error.code as number,
+      reason: body?.reason,
+      retryAfterMs: parseRetryAfter(header),
+    });
+  }
+  const failed = (error ?? {}) as {
+    message?: string;
+    code?: string;
+    cause?: { code?: string; message?: string };
+  };
+  return apiError(failed.cause?.message ?? failed.message ?? String(error), {
+    code: failed.code ?? failed.cause?.code,
+  });
 }
 
 /**
- * How long to wait before trying again, or undefined when the failure is final, as client-go's
- * withRetry.IsNextRetry decides: a 429 or 5xx answer with `Retry-After` after that many seconds
- * (checkWait), and a GET whose connection was reset after one second (the artificial Retry-After of
- * retryAfterResponse); writes are not tried again on a lost connection, as they are not idempotent,
- * and a refused connection is no retryable error.
+ * Runs a request of `method` on `what`, sent again as client-go's rest client does for
+ * pulumi-kubernetes (provider/waiting/retry.ts, sendRetried): a 429 or 5xx with Retry-After after it,
+ * a GET whose connection was reset after a second, at most 10 times; one that still fails names
+ * itself and its tries.
  */
-function retryDelayMs(error: unknown, read: boolean): number | undefined {
-  if (error instanceof ApiException) {
-    const code = error.code as number;
-    const header = Object.entries((error.headers ?? {}) as Record<string, string>).find(
-      ([k]) => k.toLowerCase() === "retry-after",
-    )?.[1];
-    const after = header === undefined ? Number.NaN : Number.parseInt(header, 10);
-    return (code === 429 || code >= 500) && !Number.isNaN(after) ? after * 1000 : undefined;
-  }
-  return read && isConnectionLost(error) ? 1000 : undefined;
-}
-
-/** Runs `request`, trying again on throttling, unavailability and (GETs) reset connections. */
-async function retried<T>(request: () => Promise<T>, read: boolean): Promise<T> {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return await request();
-    } catch (error) {
-      const delay = attempt < MAX_RETRIES ? retryDelayMs(error, read) : undefined;
-      if (delay === undefined) throw error;
-      await sleep(delay);
-    }
-  }
+function retried<T>(
+  method: string,
+  what: string,
+  request: () => Promise<T>,
+  pause: (ms: number) => Promise<void>,
+): Promise<T> {
+  return sendRetried({ method, path: what }, request, { sleep: pause, asApiError });
 }
 
 interface ManagedFieldsEntry {
@@ -233,20 +215,75 @@ function mergeFields(a: Record<string, unknown>, b: Record<string, unknown>): Re
 }
 
 export class Cluster {
-  private readonly api: KubernetesObjectApi;
-  private readonly versionApi: VersionApi;
+  private api!: KubernetesObjectApi;
+  private versionApi!: VersionApi;
   private minor?: Promise<number>;
+  /** The token file of the kubeconfig's user, as client-go names it (`tokenFile`), and what it held. */
+  private readonly tokenFile?: string;
+  private token?: string;
 
-  constructor(kubeconfig: string) {
+  /** `pause`: how a request waits before it is sent again (the real time unless a test gives its own). */
+  constructor(
+    private readonly kubeconfig: string,
+    private readonly pause: (ms: number) => Promise<void> = sleep,
+  ) {
+    const user = currentContext(kubeconfig).user ?? {};
+    if (typeof user.tokenFile === "string" && user.tokenFile !== "" && !user.token)
+      this.tokenFile = user.tokenFile;
+    this.connect();
+  }
+
+  /**
+   * Makes the clients from the kubeconfig. client-go reads a user's `tokenFile` (the in-cluster
+   * configuration's, provider/dynamic/credentials.ts), which client-node knows only as the file of its
+   * `tokenFile` auth provider (FileAuth, read again every minute, as client-go's cached token source).
+   */
+  private connect(): void {
     const kc = new KubeConfig();
-    kc.loadFromString(kubeconfig);
+    kc.loadFromString(this.kubeconfig);
+    if (this.tokenFile) {
+      const name = kc.getCurrentUser()?.name;
+      const authProvider = { name: "tokenFile", config: { tokenFile: this.tokenFile } };
+      kc.users = kc.users.map((u) => (u.name === name ? { ...u, authProvider } : u));
+      this.token = fs.readFileSync(this.tokenFile, "utf8");
+    }
     this.api = KubernetesObjectApi.makeApiClient(kc);
     this.versionApi = kc.makeApiClient(VersionApi);
   }
 
+  /**
+   * After a 401: whether the token file now holds another token than the clients read, in which case
+   * they are made again to read it. A kubelet-rotated token stays valid until it expires, which a
+   * minute's cache outlives; a token revoked at once (the simulator's rotateToken) is met this way, as
+   * the waiting core's client meets it (api.ts, `renewed`).
+   */
+  private renewed(error: unknown): boolean {
+    if (!(error instanceof ApiException && error.code === 401) || !this.tokenFile) return false;
+    if (fs.readFileSync(this.tokenFile, "utf8") === this.token) return false;
+    this.connect();
+    return true;
+  }
+
+  /** Sends a request of `method` on `object` (or a path) as client-go's rest client does (`retried`). */
+  private async send<T>(
+    method: string,
+    object: KubernetesObject | string,
+    request: () => Promise<T>,
+  ): Promise<T> {
+    const what = typeof object === "string" ? object : describeObject(object);
+    try {
+      return await retried(method, what, request, this.pause);
+    } catch (error) {
+      if (!this.renewed(error)) throw error;
+      return retried(method, what, request, this.pause);
+    }
+  }
+
   /** The server's Kubernetes minor version (`/version`, `32+` read as 32), asked once. */
   serverMinor(): Promise<number> {
-    this.minor ??= retried(() => this.versionApi.getCode(), true).then((v) => Number.parseInt(v.minor, 10));
+    this.minor ??= this.send("GET", "/version", () => this.versionApi.getCode()).then((v) =>
+      Number.parseInt(v.minor, 10),
+    );
     return this.minor;
   }
 
@@ -257,7 +294,9 @@ export class Cluster {
   async create(object: KubernetesObject, dryRun = false): Promise<KubernetesObject> {
     const dry = dryRun ? "All" : undefined;
     try {
-      return await retried(() => this.api.create(object, undefined, dry, CSA_FIELD_MANAGER), false);
+      return await this.send("POST", object, () =>
+        this.api.create(object, undefined, dry, CSA_FIELD_MANAGER),
+      );
     } catch (error) {
       if (!isAlreadyExists(error)) throw error;
       throw new Error(`${goErrorMessage(error)}\n\n${ALREADY_EXISTS_HELP}`, { cause: error });
@@ -283,17 +322,15 @@ export class Cluster {
     };
     const managedFields = [...entries.filter((e) => !taken(e)), merged];
     const patch = { ...header(live), metadata: { ...header(live).metadata, managedFields } };
-    return retried(
-      () =>
-        this.api.patch(
-          patch as KubernetesObject,
-          undefined,
-          undefined,
-          undefined,
-          undefined,
-          PatchStrategy.MergePatch,
-        ),
-      false,
+    return this.send("PATCH", live, () =>
+      this.api.patch(
+        patch as KubernetesObject,
+        undefined,
+        undefined,
+        undefined,
+        undefined,
+        PatchStrategy.MergePatch,
+      ),
     );
   }
 
@@ -305,16 +342,15 @@ export class Cluster {
     dryRun = false,
   ): Promise<KubernetesObject> {
     const dry = dryRun ? "All" : undefined;
-    return retried(
-      () => this.api.patch(object, undefined, dry, manager, force, PatchStrategy.ServerSideApply),
-      false,
+    return this.send("PATCH", object, () =>
+      this.api.patch(object, undefined, dry, manager, force, PatchStrategy.ServerSideApply),
     );
   }
 
   async read(apiVersion: string, kind: string, id: string): Promise<KubernetesObject> {
     const [namespace, name] = id.includes("/") ? id.split("/", 2) : [undefined, id];
     const target = { apiVersion, kind, metadata: { name, ...(namespace ? { namespace } : {}) } };
-    return retried(() => this.api.read(target), true);
+    return this.send("GET", target, () => this.api.read(target));
   }
 
   /**
@@ -331,7 +367,7 @@ export class Cluster {
     for (;;) {
       let live: KubernetesObject | undefined;
       try {
-        live = await retried(() => this.api.read(target), true);
+        live = await this.send("GET", target, () => this.api.read(target));
       } catch (error) {
         if (!isNotFound(error)) throw error;
       }
@@ -348,9 +384,8 @@ export class Cluster {
   async delete(object: KubernetesObject, timeoutSeconds = DEFAULT_TIMEOUT_SECONDS): Promise<void> {
     const target = header(object);
     try {
-      await retried(
-        () => this.api.delete(target, undefined, undefined, undefined, undefined, propagationOf(object)),
-        false,
+      await this.send("DELETE", target, () =>
+        this.api.delete(target, undefined, undefined, undefined, undefined, propagationOf(object)),
       );
     } catch (error) {
       if (isNotFound(error)) return;
@@ -368,7 +403,7 @@ export class Cluster {
   /** Gives back every field `manager` applied to the object, as deleting a Patch resource does. */
   async relinquish(object: KubernetesObject, manager: string): Promise<void> {
     try {
-      await this.api.read(header(object));
+      await this.send("GET", object, () => this.api.read(header(object)));
     } catch (error) {
       // Applying to an object that is gone would create it.
       if (isNotFound(error)) return;
@@ -376,6 +411,12 @@ export class Cluster {
     }
     await this.apply(header(object), manager, false);
   }
+}
+
+/** `MachineSet openshift-machine-api/infra-a`, as failures name what they were about. */
+function describeObject(object: KubernetesObject): string {
+  const { name, namespace } = object.metadata ?? {};
+  return `${object.apiVersion} ${object.kind} ${namespace ? `${namespace}/` : ""}${name ?? ""}`;
 }
 
 function header(object: KubernetesObject): KubernetesObject & { metadata: { name: string } } {

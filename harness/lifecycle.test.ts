@@ -6,7 +6,7 @@ import { MANAGED_EXCEPT_STACK_OWNED } from "../primitives/boot-images";
 import { bootImageStream } from "../simulator/cluster/seed";
 import { startSimulator, Simulator } from "../simulator/simulator";
 import { K, keyOf, machineConfig, storeUntil } from "../test/simulator-fixture";
-import { changes, kubectl } from "../test/stack-life";
+import { changes, checkpointOnCluster, kubectl } from "../test/stack-life";
 import { deploy, DeployOptions, destroy, preview, refresh, UNKNOWN } from "./deploy";
 import { installedProgram } from "./installed";
 import { loadProject } from "./project";
@@ -53,6 +53,7 @@ describe("preview, up, refresh, --replace and destroy through the engine", funct
       "create 99-infra-motd-removal",
       "create 99-infra-motd-rollout",
       "create infra-machines-removal",
+      "create infra-node-labels",
       "create infra-pool",
       "create infra-pool-rollout",
       "create infra-us-east-2a",
@@ -65,7 +66,7 @@ describe("preview, up, refresh, --replace and destroy through the engine", funct
 
     const up = await deploy(options());
     assert.deepEqual(up.errors, []);
-    assert.equal(up.counts.create, 7);
+    assert.equal(up.counts.create, 8);
 
     const second = await preview(options(["motdText=second revision\n"]));
     assert.deepEqual(second.errors, []);
@@ -229,8 +230,9 @@ describe("preview, up, refresh, --replace and destroy through the engine", funct
     assert.deepEqual(changes(found), [], "the MCO's update is no drift: the image is the MCO's");
     const owned = await linesOf([]);
     assert.deepEqual(owned.changes, []);
+    // Nothing of the MachineSet changes: the note is no news, said at debug (machine-set-notes.ts).
     assert.deepEqual(owned.lines, [
-      `info: MachineSet ${MACHINE_SET}: boot image ami-0a1b2c3d4e5f60718 at creation, then the MCO's (managedBootImages (All) selects it)`,
+      `debug: MachineSet ${MACHINE_SET}: boot image ami-0a1b2c3d4e5f60718 at creation, then the MCO's (managedBootImages (All) selects it)`,
     ]);
 
     // The stack declares it: a label a Partial selection can leave out, and a warning while All selects it.
@@ -250,8 +252,9 @@ describe("preview, up, refresh, --replace and destroy through the engine", funct
       "-p",
       JSON.stringify(partial),
     ]);
+    // The declared image is the one the MachineSet has: no news, said at debug.
     assert.deepEqual((await linesOf(["bootImageOwner=stack"])).lines, [
-      `info: MachineSet ${MACHINE_SET}: boot image ami-0a1b2c3d4e5f60718 declared by the stack; the MCO leaves it alone (managedBootImages (Partial) does not select it)`,
+      `debug: MachineSet ${MACHINE_SET}: boot image ami-0a1b2c3d4e5f60718 declared by the stack; the MCO leaves it alone (managedBootImages (Partial) does not select it)`,
     ]);
   });
 
@@ -274,8 +277,11 @@ describe("preview, up, refresh, --replace and destroy through the engine", funct
     const planned = await preview(options([], { statePath }));
     assert.deepEqual(planned.errors, []);
     // Every object is the same; the waiters that now keep the rollout record (and name the pool's
-    // MachineSets) are updated in place; what they took over is deleted, which waits for nothing.
+    // MachineSets) are updated in place; what they took over is deleted, which waits for nothing. The
+    // MachineSet's template gains the record of its node labels and taints, which the pool's new
+    // NodeLabelsAndTaints writes on the running machines (no machine is replaced).
     assert.deepEqual(changes(planned).sort(), [
+      "create infra-node-labels",
       "delete 99-infra-motd-rollout-baseline",
       "delete infra-machines-ready",
       "delete infra-rollout-baseline",
@@ -283,6 +289,7 @@ describe("preview, up, refresh, --replace and destroy through the engine", funct
       "update 99-infra-motd-rollout",
       "update infra-machines-removal",
       "update infra-pool-rollout",
+      "update infra-us-east-2a",
     ]);
     // The removal guards are unchanged but for this suite's simulator, another API server than the one
     // the checkpoint was written against, which any waiter that reaches the cluster updates for; the
@@ -298,26 +305,13 @@ describe("preview, up, refresh, --replace and destroy through the engine", funct
     const before = JSON.parse(fs.readFileSync(CHECKPOINT_0_1_0, "utf8")) as {
       deployment: { resources: Array<{ urn: string }> };
     };
-    for (const step of planned.plan.filter((p) => p.op !== "delete" && p.op !== "read"))
+    for (const step of planned.plan.filter((p) => p.op !== "delete" && p.op !== "read" && p.op !== "create"))
       assert.ok(urns(before.deployment.resources).includes(step.urn), `${step.urn} keeps its URN`);
 
     // Up moves it as planned. The checkpoint's objects stand for this cluster's (the first test made
     // them): their UIDs are this cluster's, as in a stack that release 0.1.0 deployed here, so that
     // the guards' and waiters' UID checks find the objects they hold.
-    let text = fs.readFileSync(CHECKPOINT_0_1_0, "utf8");
-    for (const resource of JSON.parse(text).deployment.resources as Array<{
-      outputs?: Record<string, unknown>;
-    }>) {
-      const { apiVersion, kind, metadata } = (resource.outputs ?? {}) as {
-        apiVersion?: string;
-        kind?: string;
-        metadata?: { name: string; namespace?: string; uid?: string };
-      };
-      if (!apiVersion || !kind || !metadata?.uid) continue;
-      const live = sim.store.get({ apiVersion, kind, name: metadata.name, namespace: metadata.namespace });
-      assert.ok(live, `${kind} ${metadata.name} is in the cluster`);
-      text = text.split(metadata.uid).join(live.metadata.uid!);
-    }
+    const text = checkpointOnCluster(sim, CHECKPOINT_0_1_0);
     fs.writeFileSync(statePath, text);
     const uids = () =>
       [
@@ -334,6 +328,75 @@ describe("preview, up, refresh, --replace and destroy through the engine", funct
     assert.ok(!urns(after.deployment.resources).some((urn) => /baseline|machines-ready/.test(urn)));
   });
 
+  it("places an operator on the infra nodes by one line, creates its custom resource in the same up on a cluster without its CRDs, and removes both with it; installs and removes an OLM v1 extension", async () => {
+    const crd = (name: string) =>
+      sim.store.get({ apiVersion: "apiextensions.k8s.io/v1", kind: "CustomResourceDefinition", name });
+    assert.equal(crd("localvolumes.local.storage.openshift.io"), undefined, "no CRD before the up");
+    const planned = await preview(options(["replicas=3", "operator=true", "extension=true"]));
+    assert.deepEqual(planned.errors, []);
+    const up = await deploy(options(["replicas=3", "operator=true", "extension=true"]));
+    assert.deepEqual(up.errors, []);
+    assert.deepEqual(changes(up).sort(), changes(planned).sort());
+    const ns = "openshift-local-storage";
+    const deployment = sim.store.get({
+      apiVersion: "apps/v1",
+      kind: "Deployment",
+      name: "local-storage-operator",
+      namespace: ns,
+    })!;
+    const pod = (deployment.spec as { template: { spec: { nodeSelector: object; tolerations: object[] } } })
+      .template.spec;
+    assert.deepEqual(pod.nodeSelector, { "node-role.kubernetes.io/infra": "" });
+    assert.equal(pod.tolerations.length, 2);
+    const pods = sim.store.list("v1", "Pod", { namespace: ns });
+    assert.equal(pods.length, 1);
+    const node = sim.store.get({
+      apiVersion: "v1",
+      kind: "Node",
+      name: (pods[0].spec as { nodeName: string }).nodeName,
+    })!;
+    assert.ok(
+      "node-role.kubernetes.io/infra" in (node.metadata.labels ?? {}),
+      "the operator runs on an infra node",
+    );
+    const volume = sim.store.get({
+      apiVersion: "local.storage.openshift.io/v1",
+      kind: "LocalVolume",
+      name: "local-disks",
+      namespace: ns,
+    })!;
+    // The operator finalizes its LocalVolumes: deleting them after it would hang.
+    assert.deepEqual(volume.metadata.finalizers, ["storage.openshift.com/local-volume-protection"]);
+
+    // OLM v1: the extension installed the highest version of its channel within the range.
+    assert.equal(up.outputs.gitopsVersion, "1.14.2");
+    const extension = sim.store.get({
+      apiVersion: "olm.operatorframework.io/v1",
+      kind: "ClusterExtension",
+      name: "openshift-gitops-operator",
+    })!;
+    assert.deepEqual(extension.metadata.finalizers?.length, 2);
+    assert.ok(crd("argocds.argoproj.io"), "the extension's CRD is installed");
+
+    const removed = await deploy(options(["replicas=3", "operator=false", "extension=false"]));
+    assert.deepEqual(removed.errors, []);
+    assert.equal(
+      sim.store.get({
+        apiVersion: "olm.operatorframework.io/v1",
+        kind: "ClusterExtension",
+        name: "openshift-gitops-operator",
+      }),
+      undefined,
+    );
+    assert.equal(crd("argocds.argoproj.io"), undefined, "uninstalling the extension removed its CRD");
+    assert.equal(crd("localvolumes.local.storage.openshift.io"), undefined, "no CRD left behind");
+    assert.equal(crd("localvolumesets.local.storage.openshift.io"), undefined);
+    assert.deepEqual(
+      sim.store.list("operators.coreos.com/v1alpha1", "ClusterServiceVersion", { namespace: ns }),
+      [],
+    );
+  });
+
   it("destroys the stack, dependents first, and leaves nothing of it in the cluster", async () => {
     // Someone deleted the stack's MachineConfig and made their own of that name: pulumi-kubernetes deletes
     // by name (provider/pkg/await/await.go, Deletion), so destroy takes it too, and its removal guard
@@ -344,7 +407,7 @@ describe("preview, up, refresh, --replace and destroy through the engine", funct
     assert.notEqual(theirs.metadata.uid, ours.metadata.uid);
     const down = await destroy(options());
     assert.deepEqual(down.errors, []);
-    assert.equal(down.counts.delete, 7);
+    assert.equal(down.counts.delete, 8);
     const order = down.plan.map((s) => s.name);
     assert.ok(order.indexOf("infra-pool-rollout") < order.indexOf("infra-pool"));
     assert.ok(order.indexOf("infra-us-east-2a") < order.indexOf("infra-machines-removal"));

@@ -3,6 +3,7 @@
  * config, turned into the `PULUMI_CONFIG` map the language host would hand the program.
  */
 import * as fs from "node:fs";
+import { createRequire } from "node:module";
 import * as path from "node:path";
 import { parse, parseDocument } from "yaml";
 
@@ -48,7 +49,10 @@ function packageDir(projectDir: string, source: string): string {
   const inModules = /^(?:\.\/)?node_modules\/(.+)$/.exec(source);
   if (fs.existsSync(direct) || !inModules) return direct;
   try {
-    return path.dirname(require.resolve(`${inModules[1]}/PulumiPlugin.yaml`, { paths: [projectDir] }));
+    // As from a module of the project: a require of this module would resolve this package's own name
+    // to itself (Node's self-reference through `exports`), wherever the project's copy is.
+    const fromProject = createRequire(path.join(projectDir, "Pulumi.yaml"));
+    return path.dirname(fromProject.resolve(`${inModules[1]}/PulumiPlugin.yaml`));
   } catch {
     return direct;
   }

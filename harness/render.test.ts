@@ -52,7 +52,7 @@ describe("render", function () {
       }
       for (const { file, manifest } of first.manifests) {
         assert.deepEqual(parse(firstFiles[file]), manifest, `${file} holds the manifest`);
-        // README "Hand edits": what the stack declares, up takes back from any hand edit without a 409.
+        // docs/components.md "Hand edits": what the stack declares, up takes back from any hand edit without a 409.
         const annotations = (manifest.metadata as { annotations?: Record<string, string> }).annotations;
         assert.equal(annotations?.["pulumi.com/patchForce"], "true", `${file} is applied with force`);
       }
@@ -60,6 +60,7 @@ describe("render", function () {
       assert.deepEqual([...new Set(first.waiters.map((w) => w.type))].sort(), [
         "MachineSetRemoval",
         "NodeConfigRemoval",
+        "NodeLabelsAndTaints",
         "OperatorInstall",
         "OperatorRemoval",
         "PatchRelease",
@@ -128,9 +129,9 @@ describe("render", function () {
     const rendering = await render(loadProject(program));
     assert.deepEqual(rendering.errors, [
       "the program reads Infrastructure cluster (config.openshift.io/v1) from the cluster, and without a " +
-        `cluster it has no answer: there is no ${path.join(program, "fixtures.yaml")}: write one beside ` +
-        "the program and add it under objects, as examples/aws-infra-windows/fixtures.yaml does, or give the " +
-        "component the values it reads (for the cluster facts: infrastructureId, platform, region)",
+        `cluster it has no answer: there is no ${path.join(program, "fixtures.yaml")}: write it from your ` +
+        "cluster with npm run fixtures -- capture <project dir>, or by hand with this answer under objects, " +
+        "or give the component the values it reads (for the cluster facts: infrastructureId, platform, region)",
     ]);
   });
 

@@ -15,108 +15,18 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { parseArgs } from "node:util";
 import { stringify } from "yaml";
-import { CrdSchemas } from "../simulator/schema";
-import { fixturesFor } from "./deploy";
-import { DYNAMIC_TYPE_PREFIX, PROVIDER_KEY } from "./dynamic";
-import { answerInvoke, answerRead, Fixtures } from "./fixtures";
-import { kubeType, manifestOf } from "./kube";
+import type { CrdSchemas } from "../simulator/schema";
+import { answerInvoke, answerRead, armAnswers, Fixtures, fixturesFor, interceptArm } from "./fixtures";
+import { kubeType } from "./kube-type";
+import { Renderer, Rendering } from "./rendering";
 import { loadProject, Project } from "./project";
 import { evaluate, HarnessMocks, HarnessResourceArgs } from "./runtime";
 import { baselineImpact, readRendering, rolloutReport } from "./rollout-baseline";
-import { redact, reveal } from "./secrets";
-import { runCommand } from "./cli";
-
-export interface RenderedManifest {
-  /** Path under the output directory. */
-  file: string;
-  /** The Pulumi resource that declares it. */
-  resource: string;
-  patch: boolean;
-  manifest: Record<string, unknown>;
-}
-
-export interface RenderedWaiter {
-  type: string;
-  name: string;
-  /** Inputs without the kubeconfig and the serialized provider. */
-  inputs: Record<string, unknown>;
-  /** Characters of the serialized provider it carries (in state, twice: inputs and outputs). */
-  providerSize: number;
-}
-
-export interface Rendering {
-  manifests: RenderedManifest[];
-  waiters: RenderedWaiter[];
-  errors: string[];
-}
+import { reveal } from "./secrets";
+import { commandLine, requirePeers, runCommand, SCHEMA_PEERS } from "./cli";
 
 /** A kubeconfig that names no real cluster: components want one for their waiters, which render never runs. */
 const PLACEHOLDER_KUBECONFIG = path.join(__dirname, "render-kubeconfig.yaml");
-
-const KEY_ORDER = ["apiVersion", "kind", "metadata"];
-
-/** apiVersion, kind and metadata first, the rest as the program declared it. */
-function ordered(manifest: Record<string, unknown>): Record<string, unknown> {
-  const keys = [
-    ...KEY_ORDER.filter((k) => k in manifest),
-    ...Object.keys(manifest).filter((k) => !KEY_ORDER.includes(k)),
-  ];
-  return Object.fromEntries(keys.map((k) => [k, manifest[k]]));
-}
-
-export function manifestFile(manifest: Record<string, unknown>, patch: boolean): string {
-  const apiVersion = String(manifest.apiVersion);
-  const group = apiVersion.includes("/") ? apiVersion.slice(0, apiVersion.indexOf("/")) : "";
-  const kind = String(manifest.kind).toLowerCase();
-  const meta = (manifest.metadata ?? {}) as { name?: string; namespace?: string };
-  const name = meta.name ?? "unnamed";
-  const dir = group ? `${kind}.${group}` : kind;
-  return path.join(dir, ...(meta.namespace ? [meta.namespace] : []), `${name}${patch ? ".patch" : ""}.yaml`);
-}
-
-/** What registrations declare, as a rendering: each Kubernetes object's manifest, each waiter's inputs. */
-export class Renderer {
-  private readonly manifests: RenderedManifest[] = [];
-  private readonly waiters: RenderedWaiter[] = [];
-
-  /** Adds a custom resource's registration: a manifest, a waiter, or (any other type) nothing. */
-  add(type: string, name: string, inputs: Record<string, unknown>): void {
-    const k8s = kubeType(type);
-    if (k8s) {
-      const manifest = ordered(redact(manifestOf(k8s, inputs)) as Record<string, unknown>);
-      this.manifests.push({
-        file: manifestFile(manifest, k8s.patch),
-        resource: name,
-        patch: k8s.patch,
-        manifest,
-      });
-    } else if (type.startsWith(DYNAMIC_TYPE_PREFIX)) {
-      const { kubeconfig: _k, [PROVIDER_KEY]: provider, ...rest } = inputs;
-      this.waiters.push({
-        type: type.slice(DYNAMIC_TYPE_PREFIX.length),
-        name,
-        inputs: redact(rest) as Record<string, unknown>,
-        providerSize: String(provider ?? "").length,
-      });
-    }
-  }
-
-  /** The rendering in a stable order (by file, by name), with `errors` and any file two resources declare. */
-  rendering(errors: string[]): Rendering {
-    const problems = [...errors];
-    const seen = new Map<string, string>();
-    for (const m of this.manifests) {
-      const other = seen.get(m.file);
-      if (other) problems.push(`resources ${other} and ${m.resource} both declare ${m.file}`);
-      seen.set(m.file, m.resource);
-    }
-    return {
-      manifests: [...this.manifests].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0)),
-      waiters: [...this.waiters].sort((a, b) => (a.type + a.name < b.type + b.name ? -1 : 1)),
-      errors: problems,
-    };
-  }
-}
 
 class RenderMocks implements HarnessMocks {
   readonly renderer = new Renderer();
@@ -145,7 +55,10 @@ export async function render(
   fixtures: Fixtures = fixturesFor(project),
 ): Promise<Rendering> {
   const mocks = new RenderMocks(fixtures);
-  const evaluation = await evaluate(project, mocks, { kubeconfigPath: PLACEHOLDER_KUBECONFIG });
+  const restore = interceptArm(armAnswers(fixtures));
+  const evaluation = await evaluate(project, mocks, { kubeconfigPath: PLACEHOLDER_KUBECONFIG }).finally(
+    restore,
+  );
   // A failed read also fails every registration that takes its outputs, each quoting its message.
   const messages = evaluation.errors.map((e) => e.message);
   return mocks.renderer.rendering(
@@ -204,8 +117,14 @@ export function writeRendering(rendering: Rendering, outDir: string): string[] {
   return files;
 }
 
-const USAGE =
-  "usage: npm run render -- <example dir> [--out DIR] [--stack dev] [--config key=value]... [--validate CRD_DIR] [--baseline DIR [--machines pool=N]...]";
+/** The CRDs of `dir`, checked by the simulator's validation, which only --validate loads. */
+function loadSchemas(dir: string): CrdSchemas {
+  requirePeers(SCHEMA_PEERS, "render --validate");
+  return (require("../simulator/schema") as typeof import("../simulator/schema")).CrdSchemas.load(dir);
+}
+
+const USAGE = () =>
+  `usage: ${commandLine("render")} <project dir> [--out DIR] [--stack dev] [--config key=value]... [--validate CRD_DIR] [--baseline DIR [--machines pool=N]...]`;
 
 export async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -222,18 +141,18 @@ export async function main(argv: string[]): Promise<number> {
     },
   });
   if (values.help) {
-    console.log(USAGE);
+    console.log(USAGE());
     return 0;
   }
   const [location, ...extra] = positionals;
-  if (!location || extra.length > 0) throw new Error(USAGE);
+  if (!location || extra.length > 0) throw new Error(USAGE());
   const { out, stack, config: overrides } = values;
   // Read first, so that a wrong directory fails before the program runs.
   if (values.validate !== undefined && !fs.existsSync(values.validate))
     throw new Error(
-      `--validate: no directory ${values.validate} (npm run crds:export -- --out DIR writes one)`,
+      `--validate: no directory ${values.validate} (${commandLine("crds:export")} --out DIR writes one)`,
     );
-  const schemas = values.validate === undefined ? undefined : CrdSchemas.load(values.validate);
+  const schemas = values.validate === undefined ? undefined : loadSchemas(values.validate);
   if (schemas?.definitions.length === 0)
     throw new Error(`--validate: no CustomResourceDefinition in ${values.validate}`);
   const project = loadProject(location, stack, overrides);
@@ -260,6 +179,7 @@ export async function main(argv: string[]): Promise<number> {
         base,
         rendering.manifests.map((m) => m.manifest),
         machines,
+        rendering.waiters,
       ),
     );
     fs.writeFileSync(path.join(outDir, "ROLLOUT.md"), report);

@@ -2,14 +2,16 @@ import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import { parse } from "yaml";
 import { loadProject } from "./project";
 import { render, writeRendering } from "./render";
+import { summaryLine } from "../builders/rollout-impact";
 import { baselineImpact, readRendering, rolloutReport } from "./rollout-baseline";
 
 const EXAMPLE = path.resolve(__dirname, "..", "examples", "aws-infra-windows");
 
 describe("render --baseline: ROLLOUT.md for a pull request", function () {
-  this.timeout(30_000);
+  this.timeout(60_000);
   let dir: string;
   before(() => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), "rollout-baseline-"));
@@ -35,9 +37,9 @@ describe("render --baseline: ROLLOUT.md for a pull request", function () {
       [
         "## Node rollout of aws-infra-windows",
         "",
-        "| Pool | New render | Nodes | Each node | At a time | Waves | Estimate | Paused | Cause |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
-        "| infra | yes | 4 | drain and reboot | 1 | 4 | about 16 min | no | file /etc/chrony.conf of 99-infra-chrony |",
+        "| Pool | Nodes | New render | Each node | At a time | Waves | Estimate | Machines | Labels and taints | Paused | Cause |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+        "| infra | 4 | yes | drain and reboot | 1 | 4 | about 16 min | none | none | no | file /etc/chrony.conf of 99-infra-chrony |",
         "",
         "Changes and the MCO rule that decides:",
         "",
@@ -47,11 +49,53 @@ describe("render --baseline: ROLLOUT.md for a pull request", function () {
     );
   });
 
+  it("a new instance type replaced with machineReplacement, a new time server and a node label: one row with all", async () => {
+    const head = await renderTo("replaced", [
+      "timeServer=10.0.0.1",
+      "infraInstanceType=m6i.4xlarge",
+      "replaceMachines=true",
+      'infraNodeLabels={"example.com/team":"logging"}',
+    ]);
+    const waiters = parse(fs.readFileSync(path.join(dir, "replaced", "_waiters.yaml"), "utf8"));
+    const impact = baselineImpact(readRendering(path.join(dir, "base")), head, {}, waiters);
+    const machines =
+      "3 machines on m6i.2xlarge replaced by m6i.4xlarge (1 new first, an old one deleted (drained) as each " +
+      "new one is Ready, none unavailable in each of 3 MachineSets), 1 wave, about 6 min";
+    // The running machines get the label from the pool's NodeLabelsAndTaints waiter, the new ones at birth.
+    const labels = "3 nodes get label example.com/team=logging (no drain, no reboot)";
+    // The pool is done when its machines are: the new ones boot with the new render.
+    assert.equal(
+      rolloutReport("aws-infra-windows", impact).split("\n")[4],
+      `| infra | 3 | yes | drain and reboot until replaced; new ones boot with it | 1 | 3 | about 6 min | ${machines} | ${labels} | no | file /etc/chrony.conf of 99-infra-chrony |`,
+    );
+    // What the preview says of the pool, in one line.
+    assert.equal(
+      summaryLine(impact.summaries[0]),
+      `pool infra: ${machines}; new render at the same time (file /etc/chrony.conf of 99-infra-chrony): ` +
+        "old nodes drain and reboot 1 at a time until they are replaced (up to 3), new ones boot with it; " +
+        labels,
+    );
+    // Without machineReplacement the running machines keep their instance type, and the row says so.
+    const kept = baselineImpact(readRendering(path.join(dir, "base")), head, {}, []);
+    assert.equal(
+      kept.summaries[0].machineSets
+        .map((c) => [c.machineSet.slice(-10), c.machines, c.replacement])
+        .join(" "),
+      "us-east-2a,1, us-east-2b,1, us-east-2c,1,",
+    );
+    // Nor, without the waiter that writes them (wait: false), do the running nodes get the label.
+    assert.deepEqual(kept.summaries[0].nodeMetadata, []);
+    assert.match(
+      summaryLine(kept.summaries[0]),
+      /^pool infra: 3 machines keep m6i\.2xlarge; only new machines get m6i\.4xlarge \(machineReplacement replaces them\); new render; 3 nodes drain and reboot/,
+    );
+  });
+
   it("the same program: no new render, and a pool without MachineSets says what it assumed", async () => {
     const base = readRendering(path.join(dir, "base"));
     const same = baselineImpact(base, base);
     assert.deepEqual(
-      same.impacts.map((i) => [i.pool, i.newRender, i.waves]),
+      same.summaries.map(({ render: i }) => [i!.pool, i!.newRender, i!.waves]),
       [["infra", false, 0]],
     );
     const worker = baselineImpact(
@@ -73,7 +117,7 @@ describe("render --baseline: ROLLOUT.md for a pull request", function () {
       { infra: 3 },
     );
     assert.deepEqual(
-      worker.impacts.map((i) => [i.pool, i.newRender, i.action, i.machineCount]),
+      worker.summaries.map(({ render: i }) => [i!.pool, i!.newRender, i!.action, i!.machineCount]),
       [
         ["infra", true, "none", 3],
         ["worker", true, "none", 3],

@@ -4,7 +4,10 @@
  * (a failed registration, an input error thrown inside an apply) collected instead of crashing.
  */
 import * as pulumi from "@pulumi/pulumi";
+import type { ClusterSnapshot } from "../components/cluster/cluster-snapshot";
+import { answerClusterReads } from "../components/cluster/preview-run";
 import { Project } from "./project";
+import { registerTypeScript } from "./typescript";
 
 /** What the resource monitor knows about a registration that the mock API does not pass on. */
 export interface Registration {
@@ -66,6 +69,7 @@ async function installMocks(
   project: Project,
   mocks: HarnessMocks,
   record: (error: unknown) => void,
+  preview: boolean,
 ): Promise<void> {
   let current: Registration | undefined;
   const adapter: pulumi.runtime.Mocks = {
@@ -88,7 +92,7 @@ async function installMocks(
       }
     },
   };
-  await pulumi.runtime.setMocks(adapter, project.name, project.stack, false);
+  await pulumi.runtime.setMocks(adapter, project.name, project.stack, preview);
   const monitor = settings.getMonitor() as MockMonitorLike;
   for (const method of ["registerResource", "readResource"] as const) {
     const original = monitor[method].bind(monitor);
@@ -130,6 +134,10 @@ async function resolveOutputs(exports: Record<string, unknown>): Promise<Record<
 export interface EvaluateOptions {
   /** $KUBECONFIG while the program runs (components read it for their waiters). */
   kubeconfigPath: string;
+  /** Evaluate as `pulumi preview` does (unknowns stay unknown, the components read the cluster). */
+  preview?: boolean;
+  /** Who answers the reads the components make themselves at a preview, instead of the cluster. */
+  clusterReads?: (kubeconfig: string) => ClusterSnapshot;
 }
 
 /** Evaluates the project's program once, afresh, under `mocks`. */
@@ -157,7 +165,8 @@ export async function evaluate(
     }
   };
   const settled = () => Promise.race([settle(), untilErrorsSettle()]);
-  await installMocks(project, mocks, record);
+  await installMocks(project, mocks, record, options.preview === true);
+  if (options.clusterReads) answerClusterReads(settings.getMonitor() as object, options.clusterReads);
   pulumi.runtime.setAllConfig(project.config);
 
   const previousKubeconfig = process.env.KUBECONFIG;
@@ -167,6 +176,7 @@ export async function evaluate(
   process.on("unhandledRejection", record);
   let outputs: Record<string, unknown> = {};
   try {
+    if (project.main.endsWith(".ts")) registerTypeScript(project.dir);
     delete require.cache[require.resolve(project.main)];
     let exports: Record<string, unknown> = {};
     try {

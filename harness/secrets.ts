@@ -81,6 +81,16 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 const CREDENTIAL_FIELD =
   /((?:^|[\s{,"]|\\n)"?(?:token|client-key-data|password|id-token|refresh-token|access-token)"?\s*[:=]\s*"?)([^\s"',}\\]+)/g;
 const PRIVATE_KEY = /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----/g;
+/** A registry credential as a pull secret holds it (`{"auths": {"<registry>": {"auth": "..."}}}`). */
+const REGISTRY_AUTH = /"auths?"\s*:/;
+
+/** Whether `text` holds a credential: a private key, a kubeconfig's token or key, a pull secret's auths. */
+export function holdsCredentials(text: string): boolean {
+  return [PRIVATE_KEY, CREDENTIAL_FIELD, REGISTRY_AUTH].some((pattern) =>
+    new RegExp(pattern.source).test(text),
+  );
+}
+
 /** Shorter secret values are left to the patterns: replacing them everywhere would garble messages. */
 const SHORTEST = 8;
 

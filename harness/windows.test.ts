@@ -125,6 +125,7 @@ describe("a Windows pool end to end on the simulator", function () {
       changes(planned).sort(),
       [
         "create windows-machines-removal",
+        "create windows-node-labels",
         "create windows-nodes-ready",
         // The key's generator and the Secret that carries it: a dynamic resource and a Kubernetes object.
         "create windows-private-key",

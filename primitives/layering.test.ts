@@ -37,3 +37,40 @@ describe("code the dynamic providers carry", () => {
     assert.deepEqual(found, []);
   });
 });
+
+// The package ships its tools beside the library (the command's harness and simulator, the testing
+// mocks), compiled into dist/: the library must work without them, and the simulator without the rest.
+describe("the package's tools stay apart from the library", () => {
+  const root = path.resolve(__dirname, "..");
+  /** Non-test files under `dirs`, with the folders (of the repository) their relative imports reach. */
+  const reaches = (dirs: string[]) =>
+    dirs.flatMap((dir) => {
+      const at = path.join(root, dir);
+      const files = fs.statSync(at).isFile()
+        ? [at]
+        : (fs.readdirSync(at, { recursive: true }) as string[]).map((f) => path.join(at, f));
+      return files
+        .filter((f) => f.endsWith(".ts") && !f.endsWith(".test.ts") && !/[\\/]testing\.ts$/.test(f))
+        .flatMap((file) =>
+          [...fs.readFileSync(file, "utf8").matchAll(/(?:from|require\()\s*"(\.[^"]+)"/g)].map((m) => ({
+            file: path.relative(root, file),
+            folder: path.relative(root, path.resolve(path.dirname(file), m[1])).split(path.sep)[0],
+          })),
+        );
+    });
+
+  it("the library imports none of harness/, simulator/, testing/ or the repository's test code", () => {
+    const library = ["index.ts", "primitives", "builders", "components", "provider", "plugin"];
+    const wrong = reaches(library).filter((r) => !library.includes(r.folder) && r.folder !== "index");
+    assert.deepEqual(wrong, []);
+  });
+
+  it("the simulator imports neither the harness nor the testing mocks; none of them imports test/", () => {
+    const found = reaches(["simulator", "harness", "testing"]).filter(
+      (r) =>
+        ["test", "bench", "scripts"].includes(r.folder) ||
+        (r.file.startsWith("simulator") && ["harness", "testing"].includes(r.folder)),
+    );
+    assert.deepEqual(found, []);
+  });
+});

@@ -18,6 +18,13 @@ export const CURRENT_CONFIG = "machineconfiguration.openshift.io/currentConfig";
 export const DESIRED_CONFIG = "machineconfiguration.openshift.io/desiredConfig";
 export const MCD_STATE = "machineconfiguration.openshift.io/state";
 export const MCD_REASON = "machineconfiguration.openshift.io/reason";
+/**
+ * The pool a rendered config belongs to: the render controller names it `rendered-<pool>-<hash>`
+ * (pkg/controller/render getMachineConfigHashedName, the hash an md5 in hex); undefined for another name.
+ */
+export function poolOfRenderedConfig(name: string | undefined): string | undefined {
+  return /^rendered-(.+)-[0-9a-f]{32}$/.exec(name ?? "")?.[1];
+}
 /** The drain the daemon asks of the drain controller, and the last one that controller completed. */
 export const DESIRED_DRAIN = "machineconfiguration.openshift.io/desiredDrain";
 export const LAST_APPLIED_DRAIN = "machineconfiguration.openshift.io/lastAppliedDrain";
@@ -52,3 +59,29 @@ export const AUTOSCALER_ANNOTATIONS = {
 export function operatorComponentLabel(pkg: string, namespace: string): string {
   return `operators.coreos.com/${`${pkg}.${namespace}`.slice(0, 63).replace(/[-._]+$/, "")}`;
 }
+
+/**
+ * The node labels and taints a stack declared for a Machine's node, recorded on the Machine in the
+ * patch that writes them, and on its MachineSet's template, so that a Machine the MachineSet creates
+ * later is born with the record of what it is born with: label keys, and taints as `key:Effect`, each
+ * list sorted and comma-separated (neither a label key nor a taint key holds a comma or a colon). A
+ * label or taint is removed from a Machine and its Node only when recorded here, so that those others
+ * set are never touched (as managed-node-metadata-operator, ROSA's, records the labels it sets on a Node
+ * in `managed.openshift.com/customlabels`).
+ */
+export const NODE_LABELS_RECORD = "openshift-topology.io/node-labels";
+export const NODE_TAINTS_RECORD = "openshift-topology.io/node-taints";
+
+/** A record's value: the entries sorted, without repeats; undefined for none (no annotation). */
+export function formatRecord(entries: readonly string[]): string | undefined {
+  const sorted = [...new Set(entries)].sort();
+  return sorted.length > 0 ? sorted.join(",") : undefined;
+}
+
+/** A record's entries; none for an absent or empty annotation. */
+export function parseRecord(value: string | undefined): string[] {
+  return (value ?? "").split(",").filter((entry) => entry !== "");
+}
+
+/** A taint as a record names it: key and effect, which identify a taint on a node. */
+export const taintId = (taint: { key: string; effect: string }): string => `${taint.key}:${taint.effect}`;

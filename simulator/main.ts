@@ -1,16 +1,16 @@
 /**
- * `npm run sim [-- --platform aws|azure --speed N --port N --crds DIR|none --protocol https|http]`: runs
+ * `npm run sim [-- --platform aws|azure --speed N --port N --crds DIR|none --protocol https|http]`
+ * (`openshift-topology sim` from the package): runs
  * the simulator until Ctrl-C and explains how to point kubectl and Pulumi at it. Without CRDs (`--crds`, `OPENSHIFT_CRDS_DIR`
  * or `../shared/crds`) custom resources are served unvalidated, as a plain clone has none.
  */
 import * as path from "node:path";
-import { CRD_HINT, findCrdDir } from "./schema";
+import { crdHint, findCrdDir } from "./schema";
 import { startSimulator, SimulatorOptions } from "./simulator";
 
-const USAGE =
-  "usage: npm run sim -- [--platform aws|azure] [--speed N] [--port N] [--crds DIR|none] [--protocol https|http]";
+const OPTIONS = "[--platform aws|azure] [--speed N] [--port N] [--crds DIR|none] [--protocol https|http]";
 
-function parseArgs(argv: string[]): SimulatorOptions {
+function parseArgs(argv: string[], usage: string): SimulatorOptions | undefined {
   const options: SimulatorOptions = {};
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i];
@@ -18,11 +18,11 @@ function parseArgs(argv: string[]): SimulatorOptions {
       ? [flag.slice(0, flag.indexOf("=")), flag.slice(flag.indexOf("=") + 1)]
       : [flag, undefined];
     if (name === "--help" || name === "-h") {
-      console.log(USAGE);
-      process.exit(0);
+      console.log(usage);
+      return undefined;
     }
     const value = inline ?? argv[++i];
-    if (value === undefined) throw new Error(`${name} needs a value\n${USAGE}`);
+    if (value === undefined) throw new Error(`${name} needs a value\n${usage}`);
     switch (name) {
       case "--platform":
         if (value !== "aws" && value !== "azure")
@@ -48,15 +48,30 @@ function parseArgs(argv: string[]): SimulatorOptions {
         options.protocol = value;
         break;
       default:
-        throw new Error(`unknown option ${name}\n${USAGE}`);
+        throw new Error(`unknown option ${name}\n${usage}`);
     }
   }
   return options;
 }
 
-async function main(): Promise<void> {
-  const options = parseArgs(process.argv.slice(2));
-  options.kubeconfigPath = path.resolve(__dirname, "..", ".sim", "kubeconfig");
+/** How the user runs the commands the simulator's messages name: this repository's npm scripts, or the package's. */
+export interface Commands {
+  /** The simulator's own, before its options. */
+  sim: string;
+  /** The one that writes a cluster's CRDs, before `--out DIR`. */
+  crdsExport: string;
+}
+
+const NPM_SCRIPTS: Commands = { sim: "npm run sim --", crdsExport: "npm run crds:export --" };
+
+/**
+ * Serves the simulator until SIGINT or SIGTERM, its kubeconfig in `.sim/kubeconfig` of the working
+ * directory (this repository's, under npm run); resolves with the exit code once stopped.
+ */
+export async function main(argv: string[], commands: Commands = NPM_SCRIPTS): Promise<number> {
+  const options = parseArgs(argv, `usage: ${commands.sim} ${OPTIONS}`);
+  if (!options) return 0;
+  options.kubeconfigPath = path.resolve(".sim", "kubeconfig");
   options.crdDir ??= findCrdDir() ?? false;
   const sim = await startSimulator(options);
   const c = sim.cluster;
@@ -67,7 +82,7 @@ async function main(): Promise<void> {
   console.log(
     options.crdDir
       ? `CRDs: ${options.crdDir} (custom resources validated and pruned as a cluster with them would)`
-      : `CRDs: none, custom resources served unvalidated; ${CRD_HINT}`,
+      : `CRDs: none, custom resources served unvalidated; ${crdHint(commands.crdsExport)}`,
   );
   console.log("");
   console.log("With kubectl:");
@@ -88,34 +103,47 @@ async function main(): Promise<void> {
   );
   console.log(`  available: ${sim.faults.names().join(", ")}`);
   console.log(
+    `  errors with "seconds" instead of "count" is a storm: every request for that long, e.g. {"fault":"errors","seconds":15,"code":429}`,
+  );
+  console.log(
     `  rotateToken renews the token as an expired oc login does: the old one gets 401, ${sim.kubeconfigPath} holds the new one`,
   );
   console.log("");
   console.log("Ctrl-C stops it.");
 
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    console.log(`\n${signal}: stopping`);
-    sim.stop().then(
-      () => process.exit(0),
-      (error) => {
-        console.error(error);
-        process.exit(1);
-      },
-    );
-  };
-  process.on("SIGINT", () => stop("SIGINT"));
-  process.on("SIGTERM", () => stop("SIGTERM"));
+  return new Promise<number>((resolve) => {
+    let stopping = false;
+    const stop = (signal: string) => {
+      if (stopping) return;
+      stopping = true;
+      console.log(`\n${signal}: stopping`);
+      sim.stop().then(
+        () => resolve(0),
+        (error) => {
+          console.error(error);
+          resolve(1);
+        },
+      );
+    };
+    process.on("SIGINT", () => stop("SIGINT"));
+    process.on("SIGTERM", () => stop("SIGTERM"));
+  });
 }
 
-main().catch((error) => {
-  console.error(error instanceof Error ? error.message : error);
-  if ((error as NodeJS.ErrnoException)?.code === "ENOENT") {
-    console.error(
-      "The CRD directory is missing: point --crds (or OPENSHIFT_CRDS_DIR) at an existing one, or run with --crds none.",
-    );
-  }
-  process.exit(1);
-});
+/** As a command: exits with main's code, or 1 with the error's message (and the way out of a missing CRD directory). */
+export function runSimulator(argv: string[], commands?: Commands): void {
+  main(argv, commands).then(
+    (code) => process.exit(code),
+    (error) => {
+      console.error(error instanceof Error ? error.message : error);
+      if ((error as NodeJS.ErrnoException)?.code === "ENOENT") {
+        console.error(
+          "The CRD directory is missing: point --crds (or OPENSHIFT_CRDS_DIR) at an existing one, or run with --crds none.",
+        );
+      }
+      process.exit(1);
+    },
+  );
+}
+
+if (require.main === module) runSimulator(process.argv.slice(2));

@@ -27,6 +27,11 @@ export interface SimulatorOptions {
   /** Bearer token clients use (default: random). */
   token?: string;
   /**
+   * Where to write a service account's `token`, `ca.crt` and `namespace`, as the kubelet mounts them
+   * in a pod, for in-cluster clients; the token file follows `faults.rotateToken()`.
+   */
+  serviceAccountDir?: string;
+  /**
    * Plurals of resources the cluster does not serve, as an OpenShift from before them (e.g.
    * `machineconfignodes`): no CRD, 404 on their paths. Controllers may still keep such objects in the
    * store, where no client can see them.
@@ -42,6 +47,8 @@ export interface Simulator {
   /** The kubeconfig's content (cluster CA, server URL, current token). */
   readonly kubeconfig: string;
   server: string;
+  /** PEM of the CA that signed the server's certificate; empty over plain HTTP. */
+  caCert: string;
   /** The bearer token clients must present now. */
   readonly token: string;
   store: MemoryStore;
@@ -65,7 +72,18 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     if (unserved.includes(crd.plural)) continue;
     const object = structuredClone(crd.object) as KubeObject;
     establishCrd(object, clock.now());
-    store.create(object);
+    // A directory exported from a cluster (crds:export) also holds the CRDs the seed installs (OLM v1's): its definition wins.
+    const seeded = store.get({
+      apiVersion: object.apiVersion,
+      kind: object.kind,
+      name: object.metadata.name,
+    });
+    if (seeded)
+      store.update({
+        ...object,
+        metadata: { ...object.metadata, resourceVersion: seeded.metadata.resourceVersion },
+      });
+    else store.create(object);
   }
   const controllers = startControllers({ store, clock, platform, schemas });
   let api: ApiServer;
@@ -76,6 +94,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       port: options.port,
       token: options.token,
       kubeconfigPath: options.kubeconfigPath,
+      serviceAccountDir: options.serviceAccountDir,
       now: () => clock.now(),
       unserved,
       protocol: options.protocol,
@@ -123,6 +142,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       return api.kubeconfig;
     },
     server: api.url,
+    caCert: api.caCert,
     get token() {
       return api.token;
     },

@@ -9,6 +9,7 @@ import {
 import { generateKeyPairSync } from "node:crypto";
 import { inspect } from "node:util";
 import { ClusterAutoscaler } from "../components/cluster-autoscaler/cluster-autoscaler";
+import { ClusterExtension } from "../components/cluster-extension/cluster-extension";
 import { InfraNodePool } from "../components/infra-node-pool/infra-node-pool";
 import {
   OperatorSubscription,
@@ -16,7 +17,7 @@ import {
 } from "../components/operator-subscription/operator-subscription";
 import { WindowsNodePool, WindowsNodePoolArgs } from "../components/windows-node-pool/windows-node-pool";
 import { parse } from "yaml";
-import { azureCloud, created, mocks, resetMocks, settle, valueOf } from "./mocks";
+import { azureCloud, created, mocks, pendingPromises, resetMocks, settle, valueOf } from "./mocks";
 
 /**
  * Mistakes a new user makes through the public components, each stopped at preview as OpenShift itself
@@ -88,7 +89,12 @@ const ENCRYPTED_KEY = generateKeyPairSync("rsa", { modulusLength: 2048 }).privat
 }) as string;
 
 describe("bad input, stopped at preview", () => {
-  beforeEach(() => resetMocks());
+  beforeEach(async () => {
+    await resetMocks();
+    await pendingPromises();
+  });
+  // A component that fails leaves none of the SDK's promises pending: a user's test of bad input exits 0.
+  afterEach(async () => assert.deepEqual(await pendingPromises(), []));
 
   describe("KubeletConfig, checked as the MCO and the kubelet check it", () => {
     const cases: Array<[string, Record<string, unknown>, string, RegExp]> = [
@@ -589,22 +595,134 @@ describe("bad input, stopped at preview", () => {
   });
 
   describe("inputs checked before any cluster read", () => {
-    it("a zone outside the cluster's region, before the worker MachineSet of that zone is read", async () => {
+    it("a zone outside the cluster's region, whose worker MachineSet is never read", async () => {
       const pool = new InfraNodePool("infra", { zones: ["eu-west-1a", "us-east-2b"] });
       await rejects(pool.machineSetNames, "zones[0]", /not in region "us-east-2"/);
-      assert.ok(
-        !mocks.resources.some((r) => r.type.endsWith(":MachineSet") && r.id),
-        "no MachineSet was read",
+      // The pool reads the worker MachineSet of its first zone in the region, for its other checks.
+      assert.deepEqual(
+        mocks.resources.filter((r) => r.type.endsWith(":MachineSet") && r.id).map((r) => r.id),
+        ["openshift-machine-api/cluster-zbwlg-cbgq7-worker-us-east-2b"],
       );
     });
 
     it("an Azure zone that is not a number, before the worker MachineSet is read", async () => {
       await resetMocks(azureCloud());
       const pool = new InfraNodePool("infra", { zones: ["centralus-1"] });
-      await rejects(pool.machineSetNames, "zones[0]", /availability zone number such as "1"/);
+      await rejects(pool.machineSetNames, "zones[0]", /"centralus-1" does not exist: use "1", "2" or "3"/);
       assert.ok(
         !mocks.resources.some((r) => r.type.endsWith(":MachineSet") && r.id),
         "no MachineSet was read",
+      );
+    });
+  });
+
+  // Zones and sizes the cloud lacks and combinations machine-api's webhook refuses (#36): each at the
+  // property the user wrote, with the pool's other problems, from the tables or (cloudLookups) the cloud.
+  describe("zones, sizes and combinations the cloud or the webhook refuses", () => {
+    it("an Azure pool in centralus: zone 4, a misspelt size, a confidential disk without secure boot", async () => {
+      await resetMocks(azureCloud());
+      const pool = new InfraNodePool("infra", {
+        zones: ["1", "2", "4"],
+        azure: {
+          vmSize: "Standard_E16sv5",
+          security: {
+            type: "ConfidentialVM",
+            confidentialDiskEncryption: "DiskWithVMGuestState",
+            secureBoot: "Disabled",
+          },
+        },
+      });
+      const problems = await problemsOf(pool.machineSetNames);
+      assert.deepEqual(
+        problems.map((p) => p.propertyPath),
+        ["zones[2]", "azure.vmSize", "azure.security.secureBoot"],
+      );
+      assert.match(problems[1].reason, /did you mean "Standard_E16s_v5"\?/);
+    });
+
+    it("an AWS pool in us-east-2: a zone the region lacks and a type without its dot", async () => {
+      const pool = new InfraNodePool("infra", {
+        zones: ["us-east-2a", "us-east-2d"],
+        aws: { instanceType: "m6i2xlarge" },
+      });
+      const problems = await problemsOf(pool.machineSetNames);
+      assert.deepEqual(
+        problems.map((p) => p.propertyPath),
+        ["zones[1]", "aws.instanceType"],
+      );
+      assert.match(problems[0].reason, /use "us-east-2a", "us-east-2b", "us-east-2c"/);
+      assert.match(problems[1].reason, /did you mean "m6i.2xlarge"\?/);
+    });
+
+    it("with cloudLookups, what EC2 lists: a zone it lacks, a type a zone does not offer", async () => {
+      const lacking = new InfraNodePool("infra", { cloudLookups: true, zones: ["us-east-2a", "us-east-2d"] });
+      await rejects(
+        lacking.machineSetNames,
+        "zones[1]",
+        /not a zone of AWS region us-east-2: its zones are us-east-2a, us-east-2b, us-east-2c/,
+      );
+      await resetMocks();
+      const gpu = new InfraNodePool("infra", {
+        cloudLookups: true,
+        zones: ["us-east-2a", "us-east-2c"],
+        aws: { instanceType: "g5.xlarge" },
+      });
+      await rejects(
+        gpu.machineSetNames,
+        "zones[1]",
+        /g5.xlarge is not offered in us-east-2c: choose among us-east-2a, us-east-2b/,
+      );
+      await resetMocks();
+      const absent = new InfraNodePool("infra", {
+        cloudLookups: true,
+        zones: ["us-east-2a"],
+        aws: { instanceType: "m6i.3xlarge" },
+      });
+      await rejects(
+        absent.machineSetNames,
+        "aws.instanceType",
+        /"m6i.3xlarge" is not offered in AWS region us-east-2/,
+      );
+    });
+
+    it("with cloudLookups, what Azure's VM SKUs say: a size a zone lacks, capabilities a size lacks, zones where there are none", async () => {
+      await resetMocks(azureCloud());
+      const pool = new InfraNodePool("infra", {
+        cloudLookups: true,
+        zones: ["1", "3"],
+        azure: { vmSize: "Standard_NC4as_T4_v3", security: { type: "ConfidentialVM" } },
+      });
+      const problems = await problemsOf(pool.machineSetNames);
+      assert.deepEqual(
+        problems.map((p) => [p.propertyPath, p.reason]),
+        [
+          [
+            "zones[1]",
+            'VM size Standard_NC4as_T4_v3 is not offered in zone 3 of centralus: choose among zones 1, 2, or another size ("az vm list-skus --location centralus --size Standard_NC4as_T4_v3")',
+          ],
+          [
+            "azure.security.type",
+            "Standard_NC4as_T4_v3 is not a confidential VM size (it has no ConfidentialComputingType capability: use a DCasv5, ECasv5 or other confidential size)",
+          ],
+        ],
+      );
+      await resetMocks(azureCloud());
+      const slow = new InfraNodePool("infra", {
+        cloudLookups: true,
+        zones: ["1"],
+        azure: { vmSize: "Standard_B2s", acceleratedNetworking: true },
+      });
+      await rejects(
+        slow.machineSetNames,
+        "azure.acceleratedNetworking",
+        /Standard_B2s does not support accelerated networking/,
+      );
+      await resetMocks(azureCloud("westcentralus"));
+      const zoned = new InfraNodePool("infra", { cloudLookups: true, zones: ["1"] });
+      await rejects(
+        zoned.machineSetNames,
+        "zones[0]",
+        /westcentralus has no availability zones: use zones: \[\]/,
       );
     });
   });
@@ -659,6 +777,22 @@ describe("bad input, stopped at preview", () => {
         assert.deepEqual(created(/^kubernetes:|dynamic/), [], "nothing is declared from bad input");
       });
     }
+
+    it("a ClusterExtension's package name, service account and version range", async () => {
+      const extension = new ClusterExtension("ext", {
+        packageName: "Cert Manager",
+        serviceAccount: "installer account",
+        version: ">= one",
+      });
+      assert.deepEqual(await pathsOf(extension.installedBundle), [
+        "packageName",
+        "namespace",
+        "serviceAccount",
+        "name",
+        "version",
+      ]);
+      assert.deepEqual(created(/^kubernetes:|dynamic/), [], "nothing is declared from bad input");
+    });
 
     it("a ClusterAutoscaler's limits, scale-down, expanders and priority, at spec.*", async () => {
       const autoscaler = new ClusterAutoscaler("autoscaler", {

@@ -78,7 +78,7 @@ describe("the component package's schema", function () {
       const expected = configuration.includes(component.name)
         ? ["rollout"]
         : component.name === "OperatorSubscription"
-          ? ["ready"]
+          ? ["ready", "crdsReady"]
           : [];
       assert.deepEqual(handles, expected, component.name);
     }

@@ -26,14 +26,16 @@ const SECRET_SIG = "4dabf18193072939515e22adb298388d";
 const DYNAMIC = "pulumi-nodejs:dynamic:";
 const WAITERS = [
   "MachineSetReady",
+  "NodeLabelsAndTaints",
   "PoolRollout",
   "OperatorInstall",
+  "ExtensionInstall",
   "WindowsNodesReady",
   "MachineAutoscalerReady",
 ];
 /** Components that declare one object and nothing to wait for: they only pass on the provider. */
 const WITHOUT_WAITERS = ["ClusterAutoscaler"];
-const GUARDS = ["MachineSetRemoval", "NodeConfigRemoval", "OperatorRemoval"];
+const GUARDS = ["MachineSetRemoval", "NodeConfigRemoval", "OperatorRemoval", "ExtensionRemoval"];
 const RSA_PEM = generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey.export({
   type: "pkcs1",
   format: "pem",
@@ -48,6 +50,13 @@ const DECLARE: Record<string, (shared: SharedArgs) => void> = {
       healthCheck: true,
       ...shared,
     }),
+  NodePool: (shared) =>
+    new components.NodePool("highmem", {
+      role: "highmem",
+      zones: ["us-east-2a"],
+      taints: [{ key: "example.com/memory", value: "high", effect: "NoSchedule" }],
+      ...shared,
+    }),
   WindowsNodePool: (shared) =>
     new components.WindowsNodePool("win", {
       zones: ["us-east-2a"],
@@ -60,6 +69,8 @@ const DECLARE: Record<string, (shared: SharedArgs) => void> = {
       channel: "stable",
       ...shared,
     }),
+  ClusterExtension: (shared) =>
+    new components.ClusterExtension("gitops", { packageName: "openshift-gitops-operator", ...shared }),
   MachineConfigPool: (shared) => new components.MachineConfigPool("gpu", { ...shared }),
   ClusterAutoscaler: (shared) =>
     new components.ClusterAutoscaler("autoscaler", { provider: shared.provider }),

@@ -24,7 +24,16 @@ export interface FakeCloud {
   objects: Record<string, Record<string, unknown>>;
   /** Invoke tokens to handlers; an invoke without one fails the test loudly. */
   calls: Record<string, CallHandler>;
+  /**
+   * Azure Resource Manager's answers by path (`/subscriptions/<id>/providers/Microsoft.Compute/skus`), for
+   * the lookups no azure-native function wraps; a request without one fails the test loudly.
+   */
+  arm?: Record<string, (url: URL) => unknown>;
 }
+
+/** The fake subscription and the token the fake azure-native provider hands out. */
+export const AZURE_SUBSCRIPTION = "00000000-0000-0000-0000-00000000000a";
+export const AZURE_TOKEN = "fake-arm-token";
 
 export const AWS_INFRA_ID = "cluster-zbwlg-cbgq7";
 export const AWS_AMI = "ami-01af87a6ecc18023d";
@@ -98,6 +107,20 @@ export function awsCloud(): FakeCloud {
         }
         return { id: name.startsWith("Windows_Server-2022") ? WINDOWS_2022_AMI : "ami-0w2019", name };
       },
+      "aws:ec2/getInstanceTypeOfferings:getInstanceTypeOfferings": (inputs) => {
+        // The installer's types everywhere; the g5 GPU type in two zones only, as EC2 offers such types.
+        const type = filter(inputs, "instance-type")[0];
+        const where = type?.startsWith("g5.")
+          ? zones.slice(0, 2)
+          : ["m6i.xlarge", "m6i.2xlarge", "m5.xlarge", "m5a.xlarge"].includes(type)
+            ? zones
+            : [];
+        return {
+          instanceTypes: where.map(() => type),
+          locations: where,
+          locationTypes: where.map(() => "availability-zone"),
+        };
+      },
       "aws:ec2/getSecurityGroups:getSecurityGroups": (inputs) => {
         const ids = filter(inputs, "group-id");
         if (ids.length > 0) return { ids: ids.filter((id) => id.startsWith("sg-worker")) };
@@ -152,9 +175,81 @@ export function azureCloud(location = "centralus"): FakeCloud {
           throw new Error("ResourceNotFound: identity");
         return { name: inputs.resourceName };
       },
+      "azure-native:authorization:getClientConfig": () => ({
+        clientId: "client",
+        objectId: "object",
+        subscriptionId: AZURE_SUBSCRIPTION,
+        tenantId: "tenant",
+      }),
+      "azure-native:authorization:getClientToken": () => ({ token: AZURE_TOKEN }),
+    },
+    arm: {
+      // Subscriptions - List Locations: the logical zones of each location.
+      [`/subscriptions/${AZURE_SUBSCRIPTION}/locations`]: () => ({
+        value: [location, "eastus"].map((name) => ({
+          name,
+          availabilityZoneMappings: (AZURE_ZONAL_REGIONS.has(name) ? ["1", "2", "3"] : []).map((z) => ({
+            logicalZone: z,
+            physicalZone: `${name}-az${z}`,
+          })),
+        })),
+      }),
+      [`/subscriptions/${AZURE_SUBSCRIPTION}/providers/Microsoft.Compute/skus`]: (url) => ({
+        value: url.searchParams.get("$filter") === `location eq '${location}'` ? azureSkus(location) : [],
+      }),
     },
   };
 }
+
+/**
+ * The VM sizes of a location as the Resource SKUs API lists them: the installer's, one without
+ * accelerated networking, a GPU size that lacks zone 3, a confidential size; zones where the region has them.
+ */
+function azureSkus(location: string): Array<Record<string, unknown>> {
+  const zones = AZURE_ZONAL_REGIONS.has(location) ? ["1", "2", "3"] : [];
+  const sku = (name: string, capabilities: Record<string, string>, only = zones) => ({
+    resourceType: "virtualMachines",
+    name,
+    locations: [location],
+    locationInfo: [
+      {
+        location,
+        zones: only,
+        zoneDetails: only.length
+          ? [{ name: only, capabilities: [{ name: "UltraSSDAvailable", value: "True" }] }]
+          : [],
+      },
+    ],
+    capabilities: Object.entries(capabilities).map(([n, value]) => ({ name: n, value })),
+    restrictions: [],
+  });
+  const standard = { AcceleratedNetworkingEnabled: "True", EncryptionAtHostSupported: "True" };
+  return [
+    sku("Standard_D4s_v3", standard),
+    sku("Standard_D8s_v3", standard),
+    sku("Standard_B2s", { AcceleratedNetworkingEnabled: "False" }),
+    sku("Standard_NC4as_T4_v3", standard, zones.slice(0, 2)),
+    sku("Standard_DC4as_v5", { ...standard, ConfidentialComputingType: "SNP" }),
+  ];
+}
+
+// The lookups no azure-native function wraps go to Resource Manager with fetch: the fake cloud answers
+// them, checking the provider's token; any other request goes out as before.
+const realFetch = globalThis.fetch;
+globalThis.fetch = async (input: string | URL | Request, init?: RequestInit) => {
+  const url = new URL(input instanceof Request ? input.url : input);
+  if (url.origin !== "https://management.azure.com") return realFetch(input, init);
+  const answer = mocks.cloud.arm?.[url.pathname];
+  if (!answer) throw new Error(`no fake answer for ${url.pathname}`);
+  const authorized = new Headers(init?.headers).get("authorization") === `Bearer ${AZURE_TOKEN}`;
+  return new Response(
+    JSON.stringify(authorized ? answer(url) : { error: { code: "AuthenticationFailed" } }),
+    {
+      status: authorized ? 200 : 401,
+      headers: { "content-type": "application/json" },
+    },
+  );
+};
 
 const requireFromString = require("require-from-string") as (code: string) => {
   handler: () => { check(olds: object, news: object): Promise<{ inputs: Record<string, unknown> }> };
@@ -224,6 +319,23 @@ export async function settle(): Promise<void> {
     await waitForRPCs();
     await new Promise((resolve) => setImmediate(resolve));
   }
+}
+
+// The SDK's leak detector, internal too: what it would report at the process's exit (and clear).
+const { leakedPromises } = require("@pulumi/pulumi/runtime/debuggable") as {
+  leakedPromises: () => [Set<{ _debugCtx?: string }>, string];
+};
+
+/**
+ * Once every registration has settled, the SDK's promises still pending: what Pulumi's runtime reports
+ * at exit ("promises were still active") and fails a user's test process with. Clears them, so the
+ * next test starts from none.
+ */
+export async function pendingPromises(): Promise<string[]> {
+  // Not settle(): the SDK's wait for its RPCs never ends while one is stuck.
+  for (let turn = 0; turn < 100; turn++) await new Promise((resolve) => setImmediate(resolve));
+  const [leaked] = leakedPromises();
+  return [...leaked].map((p) => String(p._debugCtx));
 }
 
 /** Resolves an Output's value in a test. */

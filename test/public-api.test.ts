@@ -23,11 +23,14 @@ const NAMESPACES = ["builders", "waiters", "waiting"] as const;
 const EXPORTS: Record<"(root)" | (typeof NAMESPACES)[number], string[]> = {
   "(root)": [
     "ClusterAutoscaler",
+    "ClusterExtension",
     "ContainerRuntimeConfig",
+    "INFRA_TAINTS",
     "InfraNodePool",
     "KubeletConfig",
     "MachineConfig",
     "MachineConfigPool",
+    "NodePool",
     "OperatorSubscription",
     "RsaPrivateKey",
     "WindowsNodePool",
@@ -47,6 +50,7 @@ const EXPORTS: Record<"(root)" | (typeof NAMESPACES)[number], string[]> = {
     "imageRegistryPlacementPatch",
     "impactLine",
     "impactMarkdown",
+    "infraTaints",
     "ingressControllerPlacementPatch",
     "kubeletConfig",
     "machineAutoscalersForPool",
@@ -57,6 +61,8 @@ const EXPORTS: Record<"(root)" | (typeof NAMESPACES)[number], string[]> = {
     "machineSetsForPool",
     "machineSetsOf",
     "monitoringConfigMapPatch",
+    "nodeMetadataImpact",
+    "nodeMetadataPhrase",
     "operatorGroup",
     "operatorNamespace",
     "placementFor",
@@ -69,10 +75,13 @@ const EXPORTS: Record<"(root)" | (typeof NAMESPACES)[number], string[]> = {
     "windowsRuntimeClass",
   ],
   waiters: [
+    "ExtensionInstall",
+    "ExtensionRemoval",
     "MachineAutoscalerReady",
     "MachineSetReady",
     "MachineSetRemoval",
     "NodeConfigRemoval",
+    "NodeLabelsAndTaints",
     "OperatorInstall",
     "OperatorRemoval",
     "PoolRollout",
@@ -85,22 +94,28 @@ const EXPORTS: Record<"(root)" | (typeof NAMESPACES)[number], string[]> = {
     "objectNames",
     "oneOf",
     "output",
+    "taintList",
   ],
   waiting: [
     "createApiClient",
     "describeApiError",
     "isWaitError",
     "observeAutoscalers",
+    "observeExtensionInstall",
     "observeMachineSets",
+    "observeNodeMetadata",
     "observeOperatorInstall",
     "observePoolRollout",
     "observeWindowsNodes",
     "subscribeProgress",
+    "uninstallExtension",
     "uninstallOperator",
     "waitForAutoscalersReady",
+    "waitForExtensionInstall",
     "waitForMachineSetsDeleted",
     "waitForMachineSetsReady",
     "waitForNodeConfigRemoval",
+    "waitForNodeMetadata",
     "waitForOperatorInstall",
     "waitForPoolRollout",
     "waitForWindowsNodes",
@@ -123,14 +138,19 @@ const SERIALIZED_REQUIRES: Record<string, string[]> = {
   ],
   "dist/provider/waiting/waiters.js": [
     "MACHINE_API_NAMESPACE",
+    "observeExtensionInstall",
     "observeMachineSets",
+    "observeNodeMetadata",
     "observeOperatorInstall",
     "observePoolRollout",
     "observeWindowsNodes",
+    "uninstallExtension",
     "uninstallOperator",
+    "waitForExtensionInstall",
     "waitForMachineSetsDeleted",
     "waitForMachineSetsReady",
     "waitForNodeConfigRemoval",
+    "waitForNodeMetadata",
     "waitForOperatorInstall",
     "waitForPoolRollout",
     "waitForWindowsNodes",
@@ -144,7 +164,9 @@ const SERIALIZED_REQUIRES: Record<string, string[]> = {
   "dist/provider/dynamic/pool-rollout.js": ["poolRolloutProvider", "nodeConfigRemovalProvider"],
   "dist/provider/dynamic/machineset.js": ["machineSetReadyProvider", "machineSetRemovalProvider"],
   "dist/provider/dynamic/operator.js": ["operatorInstallProvider", "operatorRemovalProvider"],
+  "dist/provider/dynamic/extension.js": ["extensionInstallProvider", "extensionRemovalProvider"],
   "dist/provider/dynamic/windows-nodes-ready.js": ["windowsNodesReadyProvider"],
+  "dist/provider/dynamic/node-metadata.js": ["nodeLabelsAndTaintsProvider"],
   "dist/provider/dynamic/machine-autoscaler.js": ["machineAutoscalerReadyProvider"],
   "dist/provider/dynamic/rollout-baseline.js": ["rolloutBaselineProvider"],
   // RsaPrivateKey lives with the Windows pool now; its providers deployed before read this module.
@@ -161,17 +183,17 @@ function namesOf(namespace: object): string[] {
   return Object.keys(namespace).sort();
 }
 
-/** The backquoted identifiers of a piece of the README. */
+/** The backquoted identifiers of a piece of the docs. */
 function identifiers(text: string): string[] {
   return [...text.matchAll(/`([A-Za-z_]\w*)`/g)].map((m) => m[1]);
 }
 
-/** The README's paragraph that starts with `start`, up to the next blank line. */
-function paragraph(readme: string, start: string): string {
-  const at = readme.indexOf(start);
-  assert.ok(at >= 0, `README has a paragraph starting ${start}`);
-  const end = readme.indexOf("\n\n", at);
-  return readme.slice(at, end < 0 ? undefined : end);
+/** The paragraph of `doc` that starts with `start`, up to the next blank line. */
+function paragraph(doc: string, start: string): string {
+  const at = doc.indexOf(start);
+  assert.ok(at >= 0, `the doc has a paragraph starting ${start}`);
+  const end = doc.indexOf("\n\n", at);
+  return doc.slice(at, end < 0 ? undefined : end);
 }
 
 /** The library as an installed package in a temporary project, this repository's packages linked beside it. */
@@ -187,7 +209,9 @@ function installLibrary(): { project: string; root: string; dist: string; remove
 }
 
 describe("public API", () => {
-  const readme = fs.readFileSync(path.join(ROOT, "README.md"), "utf8");
+  // The reference a user reads (README links it under "Components at a glance").
+  const components = fs.readFileSync(path.join(ROOT, "docs", "components.md"), "utf8");
+  const waiting = fs.readFileSync(path.join(ROOT, "docs", "waiting.md"), "utf8");
 
   it("exports exactly the pinned names at the root and in each namespace", () => {
     assert.deepEqual(namesOf(api), EXPORTS["(root)"]);
@@ -202,23 +226,32 @@ describe("public API", () => {
     );
   });
 
-  it("exports every component the README documents", () => {
-    const components = readme.slice(readme.indexOf("\n## Components"), readme.indexOf("\n### Builders"));
-    const documented = [...components.matchAll(/^### (.+)$/gm)].flatMap((m) => identifiers(m[1]));
+  it("exports every component docs/components.md documents", () => {
+    const sections = components.slice(0, components.indexOf("\n## Builders"));
+    const documented = [...sections.matchAll(/^## (.+)$/gm)].flatMap((m) => identifiers(m[1]));
     assert.ok(documented.length >= 8, documented.join(", "));
     for (const name of documented)
       assert.equal(typeof (api as Record<string, unknown>)[name], "function", name);
   });
 
-  it("exports every builder, waiter and waiting function the README lists, and lists each one", () => {
+  it("lists every component of docs/components.md in the README's table at a glance, and only those", () => {
+    const readme = fs.readFileSync(path.join(ROOT, "README.md"), "utf8");
+    const table = paragraph(readme, "| Component | What it declares |");
+    const glance = [...table.matchAll(/^\| (.+?) \|/gm)].flatMap((m) => identifiers(m[1]));
+    const sections = components.slice(0, components.indexOf("\n## Builders"));
+    const documented = [...sections.matchAll(/^## (.+)$/gm)].flatMap((m) => identifiers(m[1]));
+    assert.deepEqual([...glance].sort(), [...documented].sort());
+  });
+
+  it("exports every builder, waiter and waiting function docs/components.md lists, and lists each one", () => {
     for (const ns of NAMESPACES) {
-      const documented = identifiers(paragraph(readme, `**\`${ns}\`**`)).filter((name) => name !== ns);
+      const documented = identifiers(paragraph(components, `**\`${ns}\`**`)).filter((name) => name !== ns);
       assert.deepEqual([...new Set(documented)].sort(), EXPORTS[ns], ns);
     }
   });
 
-  it("exports every waiter of the README's table under waiters", () => {
-    const table = paragraph(readme, "| Waiter | Done when |");
+  it("exports every waiter of docs/waiting.md's table under waiters", () => {
+    const table = paragraph(waiting, "| Waiter | Done when |");
     const waiters = [...table.matchAll(/^\| `(\w+)`/gm)].map((m) => m[1]);
     assert.ok(waiters.length >= 7, waiters.join(", "));
     for (const name of waiters) assert.ok(EXPORTS.waiters.includes(name), name);

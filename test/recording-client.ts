@@ -3,6 +3,7 @@
  * list answer, so that tests and benchmarks can show which objects a wait reads.
  */
 import { ApiClient, createApiClient, ListResult } from "../provider/waiting/api";
+import type { Clock } from "../provider/waiting/clock";
 
 export interface ListAnswer {
   /** The resource's plural, e.g. `nodes`. */
@@ -15,10 +16,11 @@ export interface ListAnswer {
 
 export type RecordingClient = ApiClient & { sent: string[]; lists: ListAnswer[] };
 
-export function recordingClient(kubeconfig: string): RecordingClient {
+/** `clock`: the one a request pauses on before it is sent again (a test's fake clock). */
+export function recordingClient(kubeconfig: string, clock?: Clock): RecordingClient {
   const sent: string[] = [];
   const lists: ListAnswer[] = [];
-  const inner = createApiClient(kubeconfig, { onRequest: (_m, path) => sent.push(path) });
+  const inner = createApiClient(kubeconfig, { onRequest: (_m, path) => sent.push(path), clock });
   return {
     sent,
     lists,

@@ -1,4 +1,5 @@
 import * as fs from "node:fs";
+import { nodeMetadataRecord } from "../builders/machineset/node-metadata";
 import * as path from "node:path";
 import { parseAllDocuments } from "yaml";
 import { SEEDS } from "./reference";
@@ -84,4 +85,17 @@ export function wmcoKeySecretCommand(keyFile: string): string[] {
     "-n",
     "openshift-windows-machine-config-operator",
   ];
+}
+
+/**
+ * A seed's MachineSet with the library's one addition: the record of its node labels and taints on the
+ * template (node-metadata.ts), which the machine-api copies into each Machine it creates.
+ */
+export function withNodeMetadataRecord<T>(machineSet: T): T {
+  const template = (
+    machineSet as { spec: { template: { metadata: Record<string, unknown>; spec: Record<string, any> } } }
+  ).spec.template;
+  const record = nodeMetadataRecord(template.spec.metadata?.labels ?? {}, template.spec.taints ?? []);
+  template.metadata = { ...record, ...template.metadata };
+  return machineSet;
 }

@@ -1,4 +1,5 @@
 import * as path from "node:path";
+import { busyFactor } from "./busy";
 import { CRDS, isCI, missing, PULUMI_METASCHEMA, SEEDS } from "./reference";
 
 // Tests never reach a real cluster: components that read the ambient kubeconfig get a fake one.
@@ -21,3 +22,11 @@ if (isCI()) {
     process.exit(1);
   }
 }
+
+// Every test's timeout is a hang guard: stretched by how busy the machine is when the test starts.
+export const mochaHooks = {
+  beforeEach(this: Mocha.Context) {
+    const test = this.currentTest;
+    if (test) test.timeout(Math.round(test.timeout() * busyFactor()));
+  },
+};

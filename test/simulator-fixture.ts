@@ -5,12 +5,16 @@
 import { startSimulator, Simulator, SimulatorOptions } from "../simulator/simulator";
 import { K, machineSetFrom, Sim, subscribeWmco } from "../simulator/controllers/testing";
 import { keyOf } from "../simulator/controllers/util";
+import { busyFactor } from "./busy";
 import { KubeObject as StoreObject } from "../simulator/store/types";
 
 /** Fast enough for a 3-node rollout in about 0.1 s. */
 export const SPEED = 1000;
-/** Deadline of every wait in tests: generous, it only turns a hang into a failure. */
-export const DEADLINE_MS = 10_000;
+/**
+ * Deadline of every wait in tests: generous, it only turns a hang into a failure; stretched on a busy
+ * machine (a 3-node rollout took over 10 s at a load of 20 on 2 cores).
+ */
+export const DEADLINE_MS = Math.round(10_000 * busyFactor());
 
 export { K, keyOf };
 export type { Simulator };

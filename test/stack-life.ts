@@ -9,6 +9,7 @@ import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import type { CheckpointResource } from "../harness/engine/checkpoint";
+import type { Diagnostic } from "../harness/engine/diagnostics";
 import { deploy, DeployOptions, DeployResult, destroy, preview, refresh } from "../harness/deploy";
 import { fieldManagerName } from "../harness/engine/kube-check";
 import { kubeType } from "../harness/kube";
@@ -63,14 +64,22 @@ export function managedObjects(resources: CheckpointResource[]): CheckpointResou
   return resources.filter((r) => kubeType(r.type) && !(r as { external?: boolean }).external);
 }
 
-/** What of `resource` the cluster has: the object, or for a patch the fields its manager applied. */
-export function inCluster(sim: Simulator, resource: CheckpointResource): string | undefined {
+/** The object a resource of the stack declares, as the cluster has it. */
+function liveObject(sim: Simulator, resource: CheckpointResource) {
   const type = kubeType(resource.type)!;
   const { name, namespace } = (reveal(resource.inputs) as { metadata: { name: string; namespace?: string } })
     .metadata;
-  const live = sim.store.get({ apiVersion: type.apiVersion, kind: type.kind, name, namespace });
-  if (!type.patch) return live ? `${type.kind} ${name}` : undefined;
-  const managers = (live?.metadata.managedFields ?? []) as Array<{ manager?: string }>;
+  return sim.store.get({ apiVersion: type.apiVersion, kind: type.kind, name, namespace });
+}
+
+/** What of `resource` the cluster has: the object, or for a patch the fields its manager applied. */
+export function inCluster(sim: Simulator, resource: CheckpointResource): string | undefined {
+  const type = kubeType(resource.type)!;
+  const live = liveObject(sim, resource);
+  if (!live) return undefined;
+  const name = live.metadata.name;
+  if (!type.patch) return `${type.kind} ${name}`;
+  const managers = (live.metadata.managedFields ?? []) as Array<{ manager?: string }>;
   const manager = fieldManagerName(resource.urn, resource.inputs ?? {}, resource.outputs ?? {});
   return managers.some((m) => m.manager === manager) ? `fields of ${type.kind} ${name}` : undefined;
 }
@@ -131,14 +140,24 @@ export async function previewThenUp(
  * A revision (`options` carries its config): its preview plans exactly `expected` (`<op> <name>`; a
  * waiter whose awaited objects did not change must not be among them), and its up does that plan.
  */
-export async function revise(options: DeployOptions, expected: string[]): Promise<DeployResult> {
-  const planned = await preview(options);
+export async function revise(
+  options: DeployOptions,
+  expected: string[],
+): Promise<DeployResult & { previewed: Diagnostic[] }> {
+  const previewed: Diagnostic[] = [];
+  const planned = await preview({
+    ...options,
+    onDiagnostic: (d) => {
+      previewed.push(d);
+      options.onDiagnostic?.(d);
+    },
+  });
   assert.deepEqual(planned.errors, []);
   assert.deepEqual(changes(planned).sort(), [...expected].sort(), "the revision's preview");
   const up = await deploy(options);
   assert.deepEqual(up.errors, []);
   assert.deepEqual(changes(up).sort(), changes(planned).sort(), "up did what the preview planned");
-  return up;
+  return { ...up, previewed };
 }
 
 /**
@@ -300,4 +319,25 @@ function notAsDeclared(sim: Simulator, resource: CheckpointResource): string[] {
   const { apiVersion: _a, kind: _k, ...fields } = inputs;
   walk(fields, live, []);
   return differ;
+}
+
+/**
+ * A checkpoint an earlier release wrote, as if that release had deployed the stack on this cluster: the
+ * objects it names stand for this cluster's (a first up of the same program made them), so each of
+ * their UIDs is replaced by the live object's, which the guards' and waiters' UID checks then find.
+ */
+export function checkpointOnCluster(sim: Simulator, checkpoint: string): string {
+  let text = fs.readFileSync(checkpoint, "utf8");
+  for (const resource of JSON.parse(text).deployment.resources as Array<{ outputs?: object }>) {
+    const { apiVersion, kind, metadata } = (resource.outputs ?? {}) as {
+      apiVersion?: string;
+      kind?: string;
+      metadata?: { name: string; namespace?: string; uid?: string };
+    };
+    if (!apiVersion || !kind || !metadata?.uid) continue;
+    const live = sim.store.get({ apiVersion, kind, name: metadata.name, namespace: metadata.namespace });
+    assert.ok(live, `${kind} ${metadata.name} is in the cluster`);
+    text = text.split(metadata.uid).join(live.metadata.uid!);
+  }
+  return text;
 }

@@ -237,7 +237,8 @@ export const AZURE_ADMISSION: ReadonlyArray<AdmissionRule<AzureMachineProviderSp
     "must be Enabled with security.confidentialDiskEncryption DiskWithVMGuestState",
   ),
   rule(
-    `${WEBHOOK} validateAzureSecurityProfile`,
+    // The webhook's default case (no security type); with TrustedLaunch it is Azure that refuses it.
+    `${WEBHOOK} validateAzureSecurityProfile; Azure's VM API`,
     ["security.type", "security.confidentialDiskEncryption"],
     (s) =>
       !!s.osDisk.managedDisk.securityProfile?.securityEncryptionType &&

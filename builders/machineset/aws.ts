@@ -13,6 +13,8 @@ import {
   SecretReference,
 } from "./provider-spec";
 import { AwsPlacementOptions, checkAwsPlacementOptions, withAwsPlacementOptions } from "./aws-options";
+import { requireAwsInstanceType } from "./aws-instance-types";
+import { checkAwsZone } from "./aws-zones";
 import { admitted } from "./admission";
 import { describeSources, MachineSetPlatformModule, WorkerMachineSet } from "./platform";
 
@@ -295,59 +297,56 @@ export function awsProviderSpec(
   const infraId = placement.infrastructureId;
   const network = awsNetwork(infraId, placement.zone, placement.worker);
   const tags = machineTags(infraId, network.tags.value, options.tags ?? {});
-  const [ami, devices, instanceType, metadata, securityGroups, subnet] = collectErrors([
-    () => requireNonEmptyString("ami", options.ami),
-    () => blockDevices("blockDevices", options.blockDevices ?? AWS_DEFAULTS.blockDevices),
-    () => requireNonEmptyString("instanceType", options.instanceType ?? AWS_DEFAULTS.instanceType),
-    () =>
-      options.metadataServiceOptions &&
-      metadataServiceOptions("metadataServiceOptions", options.metadataServiceOptions),
-    () =>
-      options.securityGroups
-        ? collectErrors(
-            options.securityGroups.map((sg, i) => () => reference(`securityGroups[${i}]`, sg, "sg-")),
-          )
-        : network.securityGroups.value,
-    () => (placement.subnet ? reference("subnet", placement.subnet, "subnet-") : network.subnet.value),
-    () => checkAwsPlacementOptions(options),
-  ]);
-  const spec = withAwsPlacementOptions(
-    {
-      ami: { id: ami },
-      apiVersion: options.providerApiVersion ?? AWS_DEFAULTS.providerApiVersion,
-      blockDevices: devices,
-      credentialsSecret: options.credentialsSecret ?? { ...AWS_DEFAULTS.credentialsSecret },
-      deviceIndex: 0,
-      iamInstanceProfile: options.iamInstanceProfile
-        ? { id: options.iamInstanceProfile }
-        : network.iamInstanceProfile.value,
-      instanceType,
-      kind: "AWSMachineProviderConfig",
-      ...(metadata ? { metadataServiceOptions: metadata } : {}),
-      placement: { availabilityZone: placement.zone, region: placement.region },
-      ...(options.publicIp !== undefined ? { publicIp: options.publicIp } : {}),
-      securityGroups,
-      subnet,
-      tags,
-      userDataSecret: options.userDataSecret ?? { ...AWS_DEFAULTS.userDataSecret },
-    },
-    options,
-  );
-  return admitted(spec);
+  // The type's spelling is reported with every other problem, admission's included, and stops none.
+  const instanceType = options.instanceType ?? AWS_DEFAULTS.instanceType;
+  const built = (): AWSMachineProviderConfig => {
+    const [ami, devices, metadata, securityGroups, subnet] = collectErrors([
+      () => requireNonEmptyString("ami", options.ami),
+      () => blockDevices("blockDevices", options.blockDevices ?? AWS_DEFAULTS.blockDevices),
+      () =>
+        options.metadataServiceOptions &&
+        metadataServiceOptions("metadataServiceOptions", options.metadataServiceOptions),
+      () =>
+        options.securityGroups
+          ? collectErrors(
+              options.securityGroups.map((sg, i) => () => reference(`securityGroups[${i}]`, sg, "sg-")),
+            )
+          : network.securityGroups.value,
+      () => (placement.subnet ? reference("subnet", placement.subnet, "subnet-") : network.subnet.value),
+      () => checkAwsPlacementOptions(options),
+    ]);
+    const spec = withAwsPlacementOptions(
+      {
+        ami: { id: ami },
+        apiVersion: options.providerApiVersion ?? AWS_DEFAULTS.providerApiVersion,
+        blockDevices: devices,
+        credentialsSecret: options.credentialsSecret ?? { ...AWS_DEFAULTS.credentialsSecret },
+        deviceIndex: 0,
+        iamInstanceProfile: options.iamInstanceProfile
+          ? { id: options.iamInstanceProfile }
+          : network.iamInstanceProfile.value,
+        instanceType,
+        kind: "AWSMachineProviderConfig",
+        ...(metadata ? { metadataServiceOptions: metadata } : {}),
+        placement: { availabilityZone: placement.zone, region: placement.region },
+        ...(options.publicIp !== undefined ? { publicIp: options.publicIp } : {}),
+        securityGroups,
+        subnet,
+        tags,
+        userDataSecret: options.userDataSecret ?? { ...AWS_DEFAULTS.userDataSecret },
+      },
+      options,
+    );
+    return admitted(spec);
+  };
+  return collectErrors([() => requireAwsInstanceType("instanceType", instanceType), built])[1];
 }
 
 /** AWS as the installer's aws MachineSet generator makes it: zones named after the region. */
 export const AWS_PLATFORM: MachineSetPlatformModule<AwsMachineOptions> = {
   infrastructureType: "AWS",
   machineSetName: (infraId, role, _region, zone) => `${infraId}-${role}-${zone}`,
-  checkZone(path, zone, region) {
-    if (!zone.startsWith(region) || zone.length === region.length) {
-      throw new InputError(
-        path,
-        `AWS zone ${JSON.stringify(zone)} is not in region ${JSON.stringify(region)} (expected e.g. "${region}a")`,
-      );
-    }
-  },
+  checkZone: checkAwsZone,
   zonesWhenNoneListed(path) {
     throw new InputError(path, "at least one zone is required (production pools want three)");
   },
@@ -362,6 +361,7 @@ export const AWS_PLATFORM: MachineSetPlatformModule<AwsMachineOptions> = {
   zoneOf: (spec) =>
     String((spec.placement as { availabilityZone?: string } | undefined)?.availabilityZone ?? ""),
   providerSpec: (options, placement) => awsProviderSpec(options, placement),
+  networkFields: ["subnet", "securityGroups", "iamInstanceProfile", "tags"],
   networkSource(options, placement) {
     const network = awsNetwork(placement.infrastructureId, placement.zone, placement.worker);
     return describeSources([

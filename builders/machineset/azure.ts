@@ -3,7 +3,8 @@ import { AZURE_IMAGE_TYPES, AZURE_OS_TYPES } from "../generated/enums";
 import { requireInteger, requireNonEmptyString, requireOneOf } from "../validation";
 import { AzureImage, AzureMachineProviderSpec, AzureOSDisk, SecretReference } from "./provider-spec";
 import { AzureVmOptions, checkAzureVmOptions, withAzureVmOptions } from "./azure-options";
-import { AZURE_ZONAL_REGIONS } from "./azure-regions";
+import { AZURE_ZONAL_REGIONS, checkAzureZone } from "./azure-regions";
+import { requireAzureVmSize } from "./azure-vm-sizes";
 import { admitted } from "./admission";
 import { describeSources, MachineSetPlatformModule, WorkerMachineSet } from "./platform";
 
@@ -36,8 +37,15 @@ export interface AzureZonePlacement {
   worker?: WorkerMachineSet;
 }
 
-type AzureNetworkField =
-  "resourceGroup" | "networkResourceGroup" | "vnet" | "subnet" | "managedIdentity" | "publicLoadBalancer";
+const AZURE_NETWORK_FIELDS = [
+  "resourceGroup",
+  "networkResourceGroup",
+  "vnet",
+  "subnet",
+  "managedIdentity",
+  "publicLoadBalancer",
+] as const;
+type AzureNetworkField = (typeof AZURE_NETWORK_FIELDS)[number];
 
 /**
  * The network references the machines take when the user gives none: the worker MachineSet's when
@@ -164,36 +172,40 @@ export function azureProviderSpec(
   const infraId = placement.infrastructureId;
   const network = azureNetwork(infraId, placement.worker);
   const resourceGroup = options.resourceGroup ?? network.resourceGroup.value!;
-  const [image, location, disk, vmSize] = collectErrors([
-    () => requireAzureImage("image", options.image),
-    () => requireNonEmptyString("location", placement.location),
-    () => osDisk("osDisk", options.osDisk),
-    () => requireNonEmptyString("vmSize", options.vmSize ?? AZURE_DEFAULTS.vmSize),
-    () => checkAzureVmOptions(options),
-  ]);
-  const spec = withAzureVmOptions(
-    {
-      apiVersion: options.providerApiVersion ?? AZURE_DEFAULTS.providerApiVersion,
-      credentialsSecret: options.credentialsSecret ?? { ...AZURE_DEFAULTS.credentialsSecret },
-      image,
-      kind: "AzureMachineProviderSpec",
-      location,
-      managedIdentity: options.managedIdentity ?? network.managedIdentity.value ?? "",
-      networkResourceGroup:
-        options.networkResourceGroup ?? network.networkResourceGroup.value ?? resourceGroup,
-      osDisk: disk,
-      publicIP: options.publicIP ?? false,
-      ...(network.publicLoadBalancer.value ? { publicLoadBalancer: network.publicLoadBalancer.value } : {}),
-      resourceGroup,
-      subnet: placement.subnet ?? options.subnet ?? network.subnet.value!,
-      userDataSecret: options.userDataSecret ?? { ...AZURE_DEFAULTS.userDataSecret },
-      vmSize,
-      vnet: options.vnet ?? network.vnet.value!,
-      ...(placement.zone !== undefined ? { zone: placement.zone } : {}),
-    },
-    options,
-  );
-  return admitted(spec);
+  // The size's spelling is reported with every other problem, admission's included, and stops none.
+  const vmSize = options.vmSize ?? AZURE_DEFAULTS.vmSize;
+  const built = (): AzureMachineProviderSpec => {
+    const [image, location, disk] = collectErrors([
+      () => requireAzureImage("image", options.image),
+      () => requireNonEmptyString("location", placement.location),
+      () => osDisk("osDisk", options.osDisk),
+      () => checkAzureVmOptions(options),
+    ]);
+    const spec = withAzureVmOptions(
+      {
+        apiVersion: options.providerApiVersion ?? AZURE_DEFAULTS.providerApiVersion,
+        credentialsSecret: options.credentialsSecret ?? { ...AZURE_DEFAULTS.credentialsSecret },
+        image,
+        kind: "AzureMachineProviderSpec",
+        location,
+        managedIdentity: options.managedIdentity ?? network.managedIdentity.value ?? "",
+        networkResourceGroup:
+          options.networkResourceGroup ?? network.networkResourceGroup.value ?? resourceGroup,
+        osDisk: disk,
+        publicIP: options.publicIP ?? false,
+        ...(network.publicLoadBalancer.value ? { publicLoadBalancer: network.publicLoadBalancer.value } : {}),
+        resourceGroup,
+        subnet: placement.subnet ?? options.subnet ?? network.subnet.value!,
+        userDataSecret: options.userDataSecret ?? { ...AZURE_DEFAULTS.userDataSecret },
+        vmSize,
+        vnet: options.vnet ?? network.vnet.value!,
+        ...(placement.zone !== undefined ? { zone: placement.zone } : {}),
+      },
+      options,
+    );
+    return admitted(spec);
+  };
+  return collectErrors([() => requireAzureVmSize("vmSize", vmSize), built])[1];
 }
 
 /** On Azure the Windows VM name (MachineSet name plus a 5-character suffix and dash) is limited to 15. */
@@ -203,14 +215,7 @@ export const AZURE_WINDOWS_MACHINESET_NAME_MAX = 9;
 export const AZURE_PLATFORM: MachineSetPlatformModule<AzureMachineOptions> = {
   infrastructureType: "Azure",
   machineSetName: (infraId, role, region, zone) => `${infraId}-${role}-${region}${zone}`,
-  checkZone(path, zone) {
-    if (!/^[1-9]$/.test(zone)) {
-      throw new InputError(
-        path,
-        `Azure zone ${JSON.stringify(zone)} is not an availability zone number such as "1", "2" or "3"`,
-      );
-    }
-  },
+  checkZone: checkAzureZone,
   zonesWhenNoneListed(path, region) {
     if (AZURE_ZONAL_REGIONS.has(region)) {
       throw new InputError(
@@ -244,6 +249,7 @@ export const AZURE_PLATFORM: MachineSetPlatformModule<AzureMachineOptions> = {
       worker: placement.worker,
     });
   },
+  networkFields: AZURE_NETWORK_FIELDS,
   networkSource(options, placement) {
     const network = azureNetwork(placement.infrastructureId, placement.worker);
     const given: Record<AzureNetworkField, unknown> = {

@@ -7,8 +7,11 @@ export {
   machineSetNameOf,
   checkPoolInputs,
   zoneSpecs,
-  zonesInRegion,
+  placeInRegion,
+  firstPlacedZone,
+  refusalErrors,
   type MachineSetPoolSpec,
+  type PlacedZones,
   type PlacedPoolSpec,
   type PoolInputs,
 } from "./pool";
@@ -20,12 +23,29 @@ export {
 } from "./machineset";
 export { defaultReplicas, spreadReplicas } from "./naming";
 export {
+  describeTaint,
+  infraTaints,
+  INFRA_TAINTS,
+  nodeMetadataImpact,
+  nodeMetadataPhrase,
+  nodeMetadataRecord,
+  type NodeMetadataChange,
+  type NodeMetadataImpact,
+  type NodeMetadataItem,
+} from "./node-metadata";
+export {
+  describeMachineSetChange,
   differsFromDeclared,
-  machineSpecChange,
+  machineSetChange,
+  replacementPace,
   requireMachineReplacement,
+  specsOf,
+  type MachineSetChange,
+  type MachineTemplate,
   type MachineReplacementArgs,
   type MachineReplacementPolicy,
 } from "./replacement";
+export type { Refusal } from "./admission";
 export type { MachineSetPlatformModule, WorkerMachineSet, ZonePlacement, ZoneSpec } from "./platform";
 export {
   isMachineSetPlatform,

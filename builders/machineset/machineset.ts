@@ -7,6 +7,7 @@ import {
   Taint,
 } from "../validation";
 import { MACHINE_API_NAMESPACE, MACHINE_LABELS, requireMachineSetName } from "./naming";
+import { nodeMetadataRecord } from "./node-metadata";
 import { ProviderSpec } from "./provider-spec";
 
 export interface MachineSetArgs {
@@ -47,7 +48,7 @@ export interface MachineSetManifest {
     replicas: number;
     selector: { matchLabels: Record<string, string> };
     template: {
-      metadata: { labels: Record<string, string> };
+      metadata: { annotations?: Record<string, string>; labels: Record<string, string> };
       spec: {
         metadata: { labels?: Record<string, string> };
         taints?: Taint[];
@@ -111,7 +112,10 @@ export function machineSet(args: MachineSetArgs): MachineSetManifest {
       replicas,
       selector: { matchLabels: sorted(selector) },
       template: {
-        metadata: { labels: sorted({ ...machineLabels, ...setLabels, ...selector }) },
+        metadata: {
+          ...nodeMetadataRecord(nodeLabels, taints),
+          labels: sorted({ ...machineLabels, ...setLabels, ...selector }),
+        },
         spec: {
           metadata: Object.keys(nodeLabels).length > 0 ? { labels: sorted(nodeLabels) } : {},
           ...(taints.length > 0 ? { taints } : {}),

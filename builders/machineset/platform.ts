@@ -43,8 +43,11 @@ export interface MachineSetPlatformModule<Options extends object> {
   infrastructureType: string;
   /** The installer's MachineSet name for `role` in `zone` (`""`: a MachineSet without a zone). */
   machineSetName(infrastructureId: string, role: string, region: string, zone: string): string;
-  /** Throws at `path` when `zone` cannot belong to `region`. */
-  checkZone(path: string, zone: string, region: string): void;
+  /**
+   * Throws at `path` when `zone` cannot belong to `region`: by its name, and with `byTable` by the
+   * cloud's table of regions and zones (with cloudLookups the cloud itself is asked instead).
+   */
+  checkZone(path: string, zone: string, region: string, byTable: boolean): void;
   /** The zones of a pool that lists none; throws at `path` where the region needs them listed. */
   zonesWhenNoneListed(path: string, region: string): ZoneSpec[];
   /** `options` with `image` (given, or copied from a worker MachineSet); throws at `path` when it is not this cloud's. */
@@ -62,6 +65,8 @@ export interface MachineSetPlatformModule<Options extends object> {
    * worker MachineSet, or the installer's naming): what the preview says.
    */
   networkSource(options: Options, placement: ZonePlacement): string;
+  /** The provider spec fields networkSource speaks of. */
+  networkFields: readonly string[];
   /** How Windows machines differ on this cloud (WMCO's documented MachineSets). */
   windows: {
     /** The pool's name segment when the user gives none. */

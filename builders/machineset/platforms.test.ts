@@ -43,6 +43,7 @@ const EXAMPLE: MachineSetPlatformModule<ExampleOptions> = {
     } as unknown as ProviderSpec;
   },
   networkSource: () => "the cloud's default network",
+  networkFields: [],
   windows: { defaultRole: "win", options: (options) => options },
 };
 
@@ -116,12 +117,12 @@ describe("MachineSet builders report every error at once", () => {
         "role",
         "replicas",
         'nodeLabels["bad key!"]',
+        "aws.instanceType",
         "aws.ami",
         "aws.blockDevices[0].ebs.volumeType",
         "aws.blockDevices[1].size",
         "aws.blockDevices[1].ebs.volumeSize",
         "aws.blockDevices[1].ebs.iops",
-        "aws.instanceType",
         "aws.kmsKeyArn",
       ],
     );
@@ -148,12 +149,12 @@ describe("MachineSet builders report every error at once", () => {
     assert.deepEqual(
       errors.map((e) => e.propertyPath),
       [
+        "azure.vmSize",
         "azure.image.offer",
         "azure.image.version",
         "azure.image.type",
         "azure.osDisk.diskSizeGB",
         "azure.osDisk.osType",
-        "azure.vmSize",
         "azure.spotVMOptions.maxPrice",
       ],
     );

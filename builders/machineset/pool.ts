@@ -13,6 +13,7 @@ import { machineSet, MachineSetManifest } from "./machineset";
 import { spreadReplicas } from "./naming";
 import { MachineSetPlatformModule, WorkerMachineSet, ZoneSpec } from "./platform";
 import { MachineSetPlatform, PlatformOptions, platformModule } from "./platforms";
+import { Refusal } from "./admission";
 import { AzureImage, ProviderSpec } from "./provider-spec";
 import { MachineReplacementArgs, requireMachineReplacement } from "./replacement";
 
@@ -66,15 +67,42 @@ export function zoneSpecs(given: unknown): ZoneSpec[] {
   return zones;
 }
 
-/** `zones` checked against the cluster's region, or the platform's zones for a pool that lists none. */
-export function zonesInRegion<O extends object>(
+/**
+ * A pool's zones in its region, and the problems of those that are not the region's (at `zones[i]`),
+ * as plain data: they travel through Pulumi Outputs, which copy an Error into a plain object.
+ */
+export interface PlacedZones {
+  zones: ZoneSpec[];
+  problems: Refusal[];
+}
+
+/** The InputErrors of refusals, to throw. */
+export function refusalErrors(refusals: readonly Refusal[]): InputError[] {
+  return refusals.map((r) => new InputError(r.path, r.reason));
+}
+
+/**
+ * `zones` checked against the cluster's region (`byTable`: also by the platform's table of the region's
+ * zones, when the cloud is not asked), or the platform's zones for a pool that lists none. The problems
+ * are returned, so that they are reported with the pool's other ones.
+ */
+export function placeInRegion<O extends object>(
   platform: MachineSetPlatformModule<O>,
   region: string,
   zones: readonly ZoneSpec[],
-): ZoneSpec[] {
-  if (zones.length === 0) return platform.zonesWhenNoneListed("zones", region);
-  collectErrors(zones.map((z, i) => () => platform.checkZone(`zones[${i}]`, z.zone, region)));
-  return [...zones];
+  byTable = true,
+): PlacedZones {
+  if (zones.length === 0) return { zones: platform.zonesWhenNoneListed("zones", region), problems: [] };
+  const errors: InputError[] = [];
+  zones.forEach((z, i) => attempt(errors, () => platform.checkZone(`zones[${i}]`, z.zone, region, byTable)));
+  return { zones: [...zones], problems: errors.map((e) => ({ path: e.propertyPath, reason: e.reason })) };
+}
+
+/** The first zone without a problem (the one whose worker MachineSet a pool reads); with none, their problems. */
+export function firstPlacedZone(placed: PlacedZones): ZoneSpec {
+  const zone = placed.zones.find((_, i) => !placed.problems.some((r) => r.path === `zones[${i}]`));
+  if (zone === undefined) InputErrors.throwIfAny(refusalErrors(placed.problems));
+  return zone!;
 }
 
 /** What a pool's args must satisfy whatever the cluster: checked before any cluster fact is read. */
@@ -126,11 +154,13 @@ export function machineSetsForPool(spec: MachineSetPoolSpec): MachineSetManifest
   const given = attempt(errors, () => zoneSpecs(spec.zones));
   const placed =
     platform && given && typeof spec.region === "string" && spec.region !== ""
-      ? attempt(errors, () => zonesInRegion(platform, spec.region, given))
+      ? attempt(errors, () => placeInRegion(platform, spec.region, given))
       : undefined;
+  errors.push(...refusalErrors(placed?.problems ?? []));
   // The pool's other properties are checked on the zones found valid, so every mistake shows at once.
-  const zones =
-    placed ?? (given ?? []).filter((_, i) => !errors.some((e) => e.propertyPath === `zones[${i}]`));
+  const zones = (placed?.zones ?? given ?? []).filter(
+    (_, i) => !errors.some((e) => e.propertyPath === `zones[${i}]`),
+  );
   const sets =
     platform && attempt(errors, () => machineSetsInZones({ ...spec, zones } as MachineSetPoolSpec));
   throwFirstPerPath(errors);

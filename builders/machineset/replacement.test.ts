@@ -1,6 +1,23 @@
 import { strict as assert } from "node:assert";
 import { InputError } from "../errors";
-import { machineSpecChange, requireMachineReplacement } from "./replacement";
+import {
+  describeMachineSetChange,
+  machineSetChange,
+  MachineReplacementPolicy,
+  MachineTemplate,
+  requireMachineReplacement,
+} from "./replacement";
+
+/** What a preview says of the MachineSet, per machineSetChange. */
+const machineSpecChange = (
+  name: string,
+  template: MachineTemplate,
+  machines: MachineTemplate[],
+  policy: MachineReplacementPolicy | undefined,
+) => {
+  const change = machineSetChange(name, template, machines, policy);
+  return change && describeMachineSetChange(change);
+};
 
 describe("machineReplacement: defaults and what the autoscaler allows", () => {
   it("surges one machine and keeps every replica available by default", () => {
@@ -64,8 +81,14 @@ describe("machineReplacement: defaults and what the autoscaler allows", () => {
 });
 
 describe("machineSpecChange: what a preview says of machines on another spec", () => {
-  const template = { kind: "AWSMachineProviderConfig", instanceType: "m6i.2xlarge", ami: { id: "ami-1" } };
-  const old = { ...template, instanceType: "m6i.xlarge" };
+  const labels = { "machine.openshift.io/cluster-api-machine-role": "infra" };
+  const spec = { kind: "AWSMachineProviderConfig", instanceType: "m6i.2xlarge", ami: { id: "ami-1" } };
+  const template = { providerSpec: spec, labels };
+  const machine = (providerSpec: Record<string, unknown>, extra: Record<string, string> = {}) => ({
+    providerSpec,
+    labels: { ...labels, "machine.openshift.io/zone": "us-east-2a", ...extra },
+  });
+  const old = machine({ ...spec, instanceType: "m6i.xlarge" });
 
   it("says which machines keep which type when nothing replaces them", () => {
     assert.equal(
@@ -76,12 +99,12 @@ describe("machineSpecChange: what a preview says of machines on another spec", (
 
   it("says how a policy replaces them, surging or deleting first", () => {
     assert.equal(
-      machineSpecChange("infra-a", template, [old, template], { maxSurge: 1, maxUnavailable: 0 }),
+      machineSpecChange("infra-a", template, [old, machine(spec)], { maxSurge: 1, maxUnavailable: 0 }),
       "MachineSet infra-a: 1 machine on m6i.xlarge replaced by machines with m6i.2xlarge, 1 new first, an old one deleted (drained) as each new one is Ready, none unavailable",
     );
     assert.equal(
-      machineSpecChange("infra-a", template, [old], { maxSurge: 0, maxUnavailable: 1 }),
-      "MachineSet infra-a: 1 machine on m6i.xlarge replaced by machines with m6i.2xlarge, 1 at a time deleted (drained) first, each replaced from the template",
+      machineSpecChange("infra-a", template, [old, old, old], { maxSurge: 0, maxUnavailable: 1 }),
+      "MachineSet infra-a: 3 machines on m6i.xlarge replaced by machines with m6i.2xlarge, 1 at a time deleted (drained) first, each replaced from the template",
     );
     // Percentages of the declared replicas: the surge rounds up, the unavailable down.
     assert.match(
@@ -95,20 +118,54 @@ describe("machineSpecChange: what a preview says of machines on another spec", (
   });
 
   it("names the other fields that changed, and the image alone when the size stays", () => {
-    const oldImage = { ...old, ami: { id: "ami-0" } };
+    const oldImage = machine({ ...spec, instanceType: "m6i.xlarge", ami: { id: "ami-0" } });
     assert.equal(
       machineSpecChange("infra-a", template, [oldImage], undefined),
       "MachineSet infra-a: 1 machine keeps m6i.xlarge; only new machines get m6i.2xlarge (also ami) (machineReplacement replaces them)",
     );
     assert.equal(
-      machineSpecChange("infra-a", template, [{ ...template, ami: { id: "ami-0" } }], undefined),
+      machineSpecChange("infra-a", template, [machine({ ...spec, ami: { id: "ami-0" } })], undefined),
       "MachineSet infra-a: 1 machine keeps the previous ami; only new machines get the new ami (machineReplacement replaces them)",
     );
   });
 
-  it("says nothing when the machines differ only by what the program does not declare (API defaults)", () => {
+  it("says which machines keep their machine labels, which no replacement changes", () => {
+    const relabelled = { ...template, labels: { ...labels, "machine.openshift.io/tier": "gold" } };
+    const policy = { maxSurge: 1, maxUnavailable: 0 };
     assert.equal(
-      machineSpecChange("infra-a", template, [{ ...template, credentialsSecret: { name: "x" } }], undefined),
+      machineSpecChange(
+        "infra-a",
+        relabelled,
+        [machine(spec), machine(spec, { "machine.openshift.io/tier": "gold" })],
+        policy,
+      ),
+      "MachineSet infra-a: 1 machine keeps its machine labels; only new machines get machine.openshift.io/tier=gold",
+    );
+    // A machine replaced for its provider spec is made anew with the template's labels.
+    assert.equal(
+      machineSpecChange("infra-a", relabelled, [old, machine(spec)], undefined),
+      "MachineSet infra-a: 1 machine keeps m6i.xlarge; only new machines get m6i.2xlarge (machineReplacement replaces them); 2 machines keep their machine labels; only new machines get machine.openshift.io/tier=gold",
+    );
+    assert.deepEqual(machineSetChange("infra-a", relabelled, [old, machine(spec)], policy), {
+      machineSet: "infra-a",
+      machines: 1,
+      size: { from: ["m6i.xlarge"], to: "m6i.2xlarge" },
+      fields: [],
+      replacement: { surge: 1, unavailable: 0 },
+      machineLabels: { machines: 1, labels: ["machine.openshift.io/tier=gold"] },
+    });
+    // Only labels differ: nothing to replace, whatever the policy.
+    assert.equal(machineSetChange("infra-a", relabelled, [machine(spec)], policy)?.replacement, undefined);
+  });
+
+  it("says nothing when the machines differ only by what the program does not declare (API defaults, labels the machine-api adds)", () => {
+    assert.equal(
+      machineSpecChange(
+        "infra-a",
+        template,
+        [machine({ ...spec, credentialsSecret: { name: "x" } })],
+        undefined,
+      ),
       undefined,
     );
   });

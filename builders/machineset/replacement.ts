@@ -114,36 +114,116 @@ export function differsFromDeclared(
 /** The provider spec fields that name a machine's size, which users recognise machines by. */
 const SIZE_FIELDS = ["instanceType", "vmSize"];
 
+/** What the machine-api copies from a MachineSet's template into each Machine it creates, and no later. */
+export interface MachineTemplate {
+  providerSpec: Record<string, unknown>;
+  /** The Machine's own labels (`spec.template.metadata.labels`). */
+  labels: Record<string, string>;
+}
+
 /**
- * What a preview says of a MachineSet whose template no longer matches some of its machines: which
- * machines keep what, and what replacing them does. `template` is the provider spec the program
- * declares, `machines` those of its live machines; undefined when every machine has the declared one.
+ * A MachineSet whose machines run another provider spec than its template, or lack the machine labels
+ * it now gives, as a preview tells it.
  */
-export function machineSpecChange(
+export interface MachineSetChange {
+  machineSet: string;
+  /** Live machines on another spec than the template's; 0 when only machine labels differ. */
+  machines: number;
+  /** The size (instance type, VM size) they run, and the template's, when that is what differs. */
+  size?: { from: string[]; to: string };
+  /** The other declared provider spec fields that differ, sorted. */
+  fields: string[];
+  /** How machineReplacement replaces those machines, per MachineSet; undefined: they keep their spec. */
+  replacement?: { surge: number; unavailable: number };
+  /**
+   * Machines that keep their machine labels, and the template's (`key=value`, sorted) only new machines
+   * get: a replacement renews only the machines on another spec, and nothing else writes a Machine's
+   * own labels (its node labels and taints reach it: NodeLabelsAndTaints).
+   */
+  machineLabels?: { machines: number; labels: string[] };
+}
+
+const lacksLabels = (template: MachineTemplate, machine: MachineTemplate) =>
+  Object.entries(template.labels).some(([k, v]) => machine.labels[k] !== v);
+
+/**
+ * The machines of a MachineSet whose spec or machine labels its template no longer has. `template` is
+ * what the program declares, `machines` what its live machines have; undefined when every machine has
+ * the declared provider spec and labels.
+ */
+export function machineSetChange(
   machineSet: string,
-  template: Record<string, unknown>,
-  machines: ReadonlyArray<Record<string, unknown>>,
+  template: MachineTemplate,
+  machines: ReadonlyArray<MachineTemplate>,
   policy: MachineReplacementPolicy | undefined,
-): string | undefined {
-  const differs = (m: Record<string, unknown>, k: string) => !jsonEqual(m[k], template[k]);
-  const declared = Object.keys(template);
-  const old = machines.filter((m) => differsFromDeclared(template, m));
-  if (old.length === 0) return undefined;
-  const changed = declared.filter((k) => old.some((m) => differs(m, k))).sort();
+): MachineSetChange | undefined {
+  const spec = template.providerSpec;
+  const outdated = machines.filter((m) => differsFromDeclared(spec, m.providerSpec));
+  // A machine replaced for its spec is made anew from the template, with its labels.
+  const unlabelled = machines.filter((m) => lacksLabels(template, m) && !(policy && outdated.includes(m)));
+  if (outdated.length === 0 && unlabelled.length === 0) return undefined;
+  const old = outdated.map((m) => m.providerSpec);
+  const changed = Object.keys(spec)
+    .filter((k) => old.some((m) => !jsonEqual(m[k], spec[k])))
+    .sort();
   const size = SIZE_FIELDS.find((k) => changed.includes(k));
-  const others = changed.filter((k) => k !== size);
-  const sizes = size ? [...new Set(old.map((m) => String(m[size])))].sort().join(", ") : undefined;
-  const also = others.length > 0 ? ` (also ${others.join(", ")})` : "";
-  const oldSpec = sizes ?? `the previous ${others.join(", ")}`;
-  const newSpec = size ? `${String(template[size])}${also}` : `the new ${others.join(", ")}`;
-  const count = old.length === 1 ? "1 machine" : `${old.length} machines`;
-  if (!policy)
-    return `MachineSet ${machineSet}: ${count} ${old.length === 1 ? "keeps" : "keep"} ${oldSpec}; only new machines get ${newSpec} (machineReplacement replaces them)`;
-  const replicas = policy.replicas?.[machineSet] ?? machines.length;
-  const { surge, unavailable } = resolveFenceposts(policy.maxSurge, policy.maxUnavailable, replicas);
-  const pace =
-    surge > 0
-      ? `${surge} new first, an old one deleted (drained) as each new one is Ready, ${unavailable === 0 ? "none" : `at most ${unavailable}`} unavailable`
-      : `${unavailable} at a time deleted (drained) first, each replaced from the template`;
-  return `MachineSet ${machineSet}: ${count} on ${oldSpec} replaced by machines with ${newSpec}, ${pace}`;
+  const replicas = policy?.replicas?.[machineSet] ?? machines.length;
+  const labels = Object.entries(template.labels)
+    .filter(([k, v]) => unlabelled.some((m) => m.labels[k] !== v))
+    .map(([k, v]) => `${k}=${v}`)
+    .sort();
+  return {
+    machineSet,
+    machines: old.length,
+    ...(size
+      ? { size: { from: [...new Set(old.map((m) => String(m[size])))].sort(), to: String(spec[size]) } }
+      : {}),
+    fields: changed.filter((k) => k !== size),
+    ...(policy && old.length > 0
+      ? { replacement: resolveFenceposts(policy.maxSurge, policy.maxUnavailable, replicas) }
+      : {}),
+    ...(unlabelled.length > 0 ? { machineLabels: { machines: unlabelled.length, labels } } : {}),
+  };
+}
+
+/** `m6i.xlarge` and `m6i.2xlarge (also rootVolume)`, or `the previous rootVolume` and `the new rootVolume`. */
+export function specsOf(change: Pick<MachineSetChange, "size" | "fields">): { from: string; to: string } {
+  const also = change.fields.length > 0 ? ` (also ${change.fields.join(", ")})` : "";
+  return change.size
+    ? { from: change.size.from.join(", "), to: `${change.size.to}${also}` }
+    : { from: `the previous ${change.fields.join(", ")}`, to: `the new ${change.fields.join(", ")}` };
+}
+
+/** How a replacement proceeds: `1 new first, an old one deleted (drained) as each new one is Ready, none unavailable`. */
+export function replacementPace(replacement: { surge: number; unavailable: number }): string {
+  const { surge, unavailable } = replacement;
+  return surge > 0
+    ? `${surge} new first, an old one deleted (drained) as each new one is Ready, ${unavailable === 0 ? "none" : `at most ${unavailable}`} unavailable`
+    : `${unavailable} at a time deleted (drained) first, each replaced from the template`;
+}
+
+const machineCount = (n: number) => (n === 1 ? "1 machine" : `${n} machines`);
+
+/** `2 machines keep their machine labels; only new machines get tier=gold`. */
+export function machineLabelsPhrase(kept: { machines: number; labels: string[] }): string {
+  return `${machineCount(kept.machines)} ${kept.machines === 1 ? "keeps its" : "keep their"} machine labels; only new machines get ${kept.labels.join(", ")}`;
+}
+
+/**
+ * `MachineSet infra-a: 3 machines keep m6i.xlarge; only new machines get m6i.2xlarge (...)`, or how they
+ * are replaced, then the machines that keep their machine labels.
+ */
+export function describeMachineSetChange(change: MachineSetChange): string {
+  const parts: string[] = [];
+  if (change.machines > 0) {
+    const { from, to } = specsOf(change);
+    const count = machineCount(change.machines);
+    parts.push(
+      change.replacement
+        ? `${count} on ${from} replaced by machines with ${to}, ${replacementPace(change.replacement)}`
+        : `${count} ${change.machines === 1 ? "keeps" : "keep"} ${from}; only new machines get ${to} (machineReplacement replaces them)`,
+    );
+  }
+  if (change.machineLabels) parts.push(machineLabelsPhrase(change.machineLabels));
+  return `MachineSet ${change.machineSet}: ${parts.join("; ")}`;
 }

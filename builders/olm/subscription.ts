@@ -6,6 +6,7 @@ import {
   requireNonEmptyString,
   requireOneOf,
 } from "../validation";
+import { requireSubscriptionConfig, SubscriptionConfig } from "./config";
 
 /**
  * OLM objects for installing an operator from a catalog: Namespace, OperatorGroup, Subscription. Field
@@ -32,6 +33,8 @@ export interface OperatorSubscriptionArgs {
   targetNamespaces?: (typeof TARGET_NAMESPACES)[number];
   /** Extra namespace labels, e.g. `openshift.io/cluster-monitoring: "true"` for Red Hat operators. */
   namespaceLabels?: Record<string, string>;
+  /** How OLM deploys the operator (`spec.config`): node selector, tolerations, resources, env, ... */
+  config?: SubscriptionConfig;
 }
 
 export const TARGET_NAMESPACES = ["OwnNamespace", "AllNamespaces"] as const;
@@ -100,7 +103,7 @@ function requireStartingCSV(path: string, value: unknown, packageName: string): 
 
 export function subscription(args: OperatorSubscriptionArgs) {
   // Every field is checked, and every problem reported at once.
-  const [packageName, namespace, channel, installPlanApproval, source, sourceNamespace, startingCSV] =
+  const [packageName, namespace, channel, installPlanApproval, source, sourceNamespace, startingCSV, config] =
     collectErrors([
       () => requireDnsSubdomain("packageName", args.packageName),
       () => requireDnsLabel("namespace", args.namespace),
@@ -117,6 +120,7 @@ export function subscription(args: OperatorSubscriptionArgs) {
         args.startingCSV === undefined
           ? undefined
           : requireStartingCSV("startingCSV", args.startingCSV, args.packageName),
+      () => (args.config === undefined ? undefined : requireSubscriptionConfig("config", args.config)),
     ]);
   return {
     apiVersion: "operators.coreos.com/v1alpha1",
@@ -129,6 +133,7 @@ export function subscription(args: OperatorSubscriptionArgs) {
       source,
       sourceNamespace,
       ...(startingCSV !== undefined ? { startingCSV } : {}),
+      ...(config !== undefined && Object.keys(config).length > 0 ? { config } : {}),
     },
   };
 }

@@ -4,8 +4,11 @@
  * per-node timings its pool's waiter saw then. A cluster's answer, when there is one, wins; the
  * learned timings then only refine its estimate.
  */
+import { resolveFenceposts } from "../../primitives/int-or-percent";
+import type { MachineReplacementPolicy } from "../machineset/replacement";
 import { DEFAULT_TIMINGS, PoolImpact, RolloutTimings, rolloutImpact, withTimings } from "./impact";
 import { ObjectLike, poolConfigsFrom } from "./pool-configs";
+import { deadlineFor, replacementEstimate } from "./summary";
 
 /** What a component records at each deployment (and declares at the next). */
 export interface DeploymentRecord {
@@ -61,4 +64,41 @@ export function impactSincePrevious(
     against: "previous deployment",
     ...(timings && impact.newRender ? { timingsLearned: true } : {}),
   };
+}
+
+/** What else a pool waiter is given that its change's duration depends on. */
+export interface WaiterPlan {
+  /** The pool's MachineSets, whose machines it replaces with `machineReplacement`. */
+  machineSets?: string[];
+  machineReplacement?: MachineReplacementPolicy;
+}
+
+/**
+ * The deadline of a pool waiter that is given none (deadlineFor): twice the change's estimate by the
+ * previous deployment's record, which is known when the waiter updates, before it looks at the cluster:
+ * the render's rollout, or with `machineReplacement` every machine of its MachineSets replaced if that
+ * takes longer (both run at once; it cannot tell yet which machines are old, so it counts them all).
+ */
+export function deadlineSincePrevious(
+  previous: DeploymentRecord | undefined,
+  declared: DeploymentRecord & WaiterPlan,
+  unknown: string,
+): number {
+  const render = impactSincePrevious(previous, { ...declared, clusterImpact: undefined }, unknown);
+  const rollout = render?.newRender ? render.durationSeconds : 0;
+  const policy = declared.machineReplacement;
+  const sets = declared.machineSets ?? [];
+  if (!policy || sets.length === 0) return deadlineFor(rollout);
+  const machines = (set: string) =>
+    policy.replicas?.[set] ?? Math.ceil((previous?.machineCount ?? 0) / sets.length);
+  const replaced = replacementEstimate(
+    sets.map((machineSet) => ({
+      machineSet,
+      machines: machines(machineSet),
+      fields: [],
+      replacement: resolveFenceposts(policy.maxSurge, policy.maxUnavailable, machines(machineSet)),
+    })),
+    previous?.learnedTimings ?? {},
+  );
+  return deadlineFor(Math.max(rollout, replaced?.durationSeconds ?? 0));
 }

@@ -1,7 +1,7 @@
-/** A pool's rollout impact as one line (for logs) and as a Markdown table (for pull requests). */
+/** A pool's rollout impact in words: what its render does to its nodes. */
 import { ImpactCause, PoolImpact } from "./impact";
 
-const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+export const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
 /** `about 12 min`, `about 40 s`. */
 export function formatDuration(seconds: number): string {
@@ -22,10 +22,36 @@ export function describeCause(c: ImpactCause): string {
 }
 
 /** The first cause (the deciding one when nodes reboot), and how many more. */
-function causeSummary(impact: PoolImpact): string {
+export function causeSummary(impact: PoolImpact): string {
   const [first, ...rest] = impact.causes;
   if (!first) return "";
   return `${describeCause(first)}${rest.length ? ` and ${rest.length} more` : ""}`;
+}
+
+/**
+ * `new render; 3 nodes drain and reboot, 1 at a time, 3 waves, about 12 min (file /etc/chrony.conf of
+ * 99-infra-chrony)`: what the render does, without the pool's name.
+ */
+export function renderPhrase(impact: PoolImpact): string {
+  if (!impact.newRender) {
+    const since = impact.against === "previous deployment" ? " since the previous deployment" : "";
+    const held = impact.unpauses
+      ? "; unpausing starts any rollout the pool held (unknown without the cluster)"
+      : "";
+    return `no new render; nodes unchanged${since}${held}`;
+  }
+  const render = impact.pending ? "pending render" : "new render";
+  if (impact.machineCount === 0) {
+    // The machine config server gives a joining node the pool's current render: nothing drains.
+    return `${render}; no nodes in the pool: nodes that join boot with it (${causeSummary(impact)})`;
+  }
+  const nodes = plural(impact.machineCount, "node");
+  const phrase =
+    `${render}; ${nodes} ${describeAction(impact)}, ${impact.atATime} at a time, ` +
+    `${plural(impact.waves, "wave")}, ${formatDuration(impact.durationSeconds)}` +
+    `${impact.timingsLearned ? " learned from the last rollout" : ""} (${causeSummary(impact)})` +
+    `${impact.against === "previous deployment" ? "; against the previous deployment's inputs" : ""}`;
+  return impact.paused ? `${phrase}; the pool is paused: the rollout waits for unpausing` : phrase;
 }
 
 /**
@@ -33,57 +59,11 @@ function causeSummary(impact: PoolImpact): string {
  * /etc/chrony.conf of 99-infra-chrony)`.
  */
 export function impactLine(impact: PoolImpact): string {
-  if (!impact.newRender) {
-    const since = impact.against === "previous deployment" ? " since the previous deployment" : "";
-    const held = impact.unpauses
-      ? "; unpausing starts any rollout the pool held (unknown without the cluster)"
-      : "";
-    return `pool ${impact.pool}: no new render; nodes unchanged${since}${held}`;
-  }
-  const render = impact.pending ? "pending render" : "new render";
-  if (impact.machineCount === 0) {
-    // The machine config server gives a joining node the pool's current render: nothing drains.
-    return `pool ${impact.pool}: ${render}; no nodes in the pool: nodes that join boot with it (${causeSummary(impact)})`;
-  }
-  const nodes = plural(impact.machineCount, "node");
-  const line =
-    `pool ${impact.pool}: ${render}; ${nodes} ${describeAction(impact)}, ${impact.atATime} at a time, ` +
-    `${plural(impact.waves, "wave")}, ${formatDuration(impact.durationSeconds)}` +
-    `${impact.timingsLearned ? " learned from the last rollout" : ""} (${causeSummary(impact)})` +
-    `${impact.against === "previous deployment" ? "; against the previous deployment's inputs" : ""}`;
-  return impact.paused ? `${line}; the pool is paused: the rollout waits for unpausing` : line;
+  return `pool ${impact.pool}: ${renderPhrase(impact)}`;
 }
 
-const cell = (s: string) => s.replace(/\|/g, "\\|").replace(/\n/g, " ");
-
-/** One Markdown table of all pools, then the rule per changed item. */
-export function impactMarkdown(impacts: PoolImpact[]): string {
-  const rows = impacts.map((i) =>
-    [
-      i.pool,
-      i.newRender ? "yes" : "no",
-      String(i.machineCount),
-      i.newRender ? describeAction(i) : "none",
-      String(i.atATime),
-      String(i.waves),
-      i.newRender ? formatDuration(i.durationSeconds) : "-",
-      i.paused ? "yes (waits for unpausing)" : "no",
-      causeSummary(i) || "-",
-    ]
-      .map(cell)
-      .join(" | "),
-  );
-  const lines = [
-    "| Pool | New render | Nodes | Each node | At a time | Waves | Estimate | Paused | Cause |",
-    "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
-    ...rows.map((r) => `| ${r} |`),
-  ];
-  const detail = impacts.flatMap((i) =>
-    i.causes.map((c) => `- ${i.pool}: ${cell(describeCause(c))}: ${cell(c.rule)}`),
-  );
-  return (
-    [...lines, ...(detail.length ? ["", "Changes and the MCO rule that decides:", "", ...detail] : [])].join(
-      "\n",
-    ) + "\n"
-  );
+/** Whether `message` is a preview's line about a pool's nodes (`pool infra: ...`), of `pool` when given. */
+export function isPoolLine(message: string, pool?: string): boolean {
+  const named = /^pool ([^\s:]+): /.exec(message);
+  return named !== null && (pool === undefined || named[1] === pool);
 }

@@ -26,6 +26,8 @@ export interface RolloutTimings {
   reloadSeconds: number;
   /** One service restart: 15. */
   restartSeconds: number;
+  /** A new machine until its node is Ready (provisioning, first boot, joining), when machines are replaced: 300. */
+  machineSeconds: number;
 }
 
 export const DEFAULT_TIMINGS: RolloutTimings = {
@@ -34,6 +36,7 @@ export const DEFAULT_TIMINGS: RolloutTimings = {
   rebootSeconds: 150,
   reloadSeconds: 5,
   restartSeconds: 15,
+  machineSeconds: 300,
 };
 
 export interface RolloutImpactInput {

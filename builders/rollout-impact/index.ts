@@ -34,6 +34,25 @@ export {
   type ImpactCause,
   type PoolImpact,
 } from "./impact";
-export { poolConfigsFrom, rolesOfPool, poolLabel, type ObjectLike } from "./pool-configs";
-export { impactLine, impactMarkdown, describeAction, formatDuration } from "./format";
-export { impactSincePrevious, type DeploymentRecord } from "./baseline";
+export { poolConfigsFrom, poolLabel, type ObjectLike } from "./pool-configs";
+export { impactLine, isPoolLine, renderPhrase, describeAction, formatDuration } from "./format";
+export {
+  deadlineFor,
+  deadlineProblem,
+  DEFAULT_DEADLINE_SECONDS,
+  MCO_DRAIN_TIMEOUT_SECONDS,
+  impactMarkdown,
+  machinesPhrase,
+  poolEstimate,
+  replacementEstimate,
+  summaryLine,
+  summaryMarkdown,
+  type PoolSummary,
+  type ReplacementEstimate,
+} from "./summary";
+export {
+  deadlineSincePrevious,
+  impactSincePrevious,
+  type DeploymentRecord,
+  type WaiterPlan,
+} from "./baseline";

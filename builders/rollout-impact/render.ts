@@ -1,10 +1,13 @@
 /**
  * A pool's MachineConfigs merged as the MCO's render controller does (pkg/controller/common/helpers.go
- * `MergeMachineConfigs`: configs in lexical name order, later ones win per file path and unit name), kept
- * per item with the config that set it so that a change can name its source. The configs the MCO
- * generates for KubeletConfigs and ContainerRuntimeConfigs are added as it names and writes them.
+ * `MergeMachineConfigs`, in the order of primitives/render-order.ts: later ones win per file path and
+ * unit name), kept per item with the config that set it so that a change can name its source. The
+ * configs the MCO generates for KubeletConfigs and ContainerRuntimeConfigs are added as it names,
+ * labels and writes them.
  */
 import { byName } from "../../primitives/objects";
+import { ROLE_LABEL } from "../../primitives/openshift";
+import { mergeOrder } from "../../primitives/render-order";
 import { stableJson } from "../../primitives/stable-json";
 import { ConfigDiff, AlwaysRebootField } from "./rules";
 
@@ -13,7 +16,7 @@ export { stableJson };
 
 /** The parts of a MachineConfig that reach a node. */
 export interface MachineConfigLike {
-  metadata: { name: string };
+  metadata: { name: string; labels?: Record<string, string> };
   spec?: {
     config?: {
       passwd?: { users?: Array<{ name: string; sshAuthorizedKeys?: string[] }> };
@@ -45,11 +48,20 @@ export interface ContainerRuntimeConfigLike {
   spec?: { containerRuntimeConfig?: object };
 }
 
-/** What a pool renders from: its MachineConfigs and the KubeletConfigs/ContainerRuntimeConfigs selecting it. */
-export interface PoolConfigs {
-  machineConfigs: MachineConfigLike[];
+/** The KubeletConfigs and ContainerRuntimeConfigs selecting a pool, whose generated configs carry its role. */
+export interface GeneratorConfigs {
   kubeletConfigs?: KubeletConfigLike[];
   containerRuntimeConfigs?: ContainerRuntimeConfigLike[];
+}
+
+/**
+ * What a pool renders from: the MachineConfigs its selector picks, the KubeletConfigs and
+ * ContainerRuntimeConfigs selecting it, and those selecting another pool whose role its selector picks
+ * (`inherited`: the worker pool's, for a custom pool), whose generated configs it renders too.
+ */
+export interface PoolConfigs extends GeneratorConfigs {
+  machineConfigs: MachineConfigLike[];
+  inherited?: Array<GeneratorConfigs & { role: string }>;
 }
 
 interface Item {
@@ -71,9 +83,10 @@ const file = (path: string, content: unknown) => ({ path, contents: stableJson(c
  * helpers.go: /etc/kubernetes/kubelet.conf, /etc/node-sizing-enabled.env,
  * /etc/systemd/system/kubelet.service.d/20-logging.conf) and `99-<pool>-generated-containerruntime`
  * (pkg/controller/container-runtime-config helpers.go: a crio drop-in per field, storage.conf for
- * overlaySize), each further one of a pool suffixed `-1`, `-2`, ...
+ * overlaySize), each further one of a pool suffixed `-1`, `-2`, ..., labelled with the pool's role.
  */
-export function generatedConfigs(pool: string, configs: PoolConfigs): MachineConfigLike[] {
+export function generatedConfigs(pool: string, configs: GeneratorConfigs): MachineConfigLike[] {
+  const metadata = (name: string) => ({ name, labels: { [ROLE_LABEL]: pool } });
   const named = (base: string, i: number) => (i === 0 ? base : `${base}-${i}`);
   const sorted = <T extends { metadata: { name: string } }>(xs: T[] | undefined) =>
     [...(xs ?? [])].sort(byName);
@@ -87,7 +100,7 @@ export function generatedConfigs(pool: string, configs: PoolConfigs): MachineCon
     if (s.logLevel !== undefined)
       files.push(file("/etc/systemd/system/kubelet.service.d/20-logging.conf", s.logLevel));
     return {
-      metadata: { name: named(`99-${pool}-generated-kubelet`, i) },
+      metadata: metadata(named(`99-${pool}-generated-kubelet`, i)),
       spec: { config: { storage: { files } } },
     };
   });
@@ -101,7 +114,7 @@ export function generatedConfigs(pool: string, configs: PoolConfigs): MachineCon
         ),
       );
     return {
-      metadata: { name: named(`99-${pool}-generated-containerruntime`, i) },
+      metadata: metadata(named(`99-${pool}-generated-containerruntime`, i)),
       spec: { config: { storage: { files } } },
     };
   });
@@ -109,7 +122,11 @@ export function generatedConfigs(pool: string, configs: PoolConfigs): MachineCon
 }
 
 export function renderedView(pool: string, configs: PoolConfigs): RenderedView {
-  const all = [...configs.machineConfigs, ...generatedConfigs(pool, configs)].sort(byName);
+  const all = mergeOrder([
+    ...configs.machineConfigs,
+    ...generatedConfigs(pool, configs),
+    ...(configs.inherited ?? []).flatMap((other) => generatedConfigs(other.role, other)),
+  ]);
   const view: RenderedView = {
     files: new Map(),
     units: new Map(),

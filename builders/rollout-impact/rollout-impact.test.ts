@@ -6,15 +6,28 @@ import {
   MachineConfigArgs,
 } from "../machineconfiguration";
 import {
+  DEFAULT_DEADLINE_SECONDS,
   PoolConfigs,
+  PoolSummary,
+  deadlineFor,
+  deadlineProblem,
+  deadlineSincePrevious,
   RolloutImpactInput,
   impactLine,
   impactMarkdown,
+  isPoolLine,
+  machinesPhrase,
   mergeClusterPolicies,
   poolConfigsFrom,
+  poolEstimate,
+  replacementEstimate,
   resolveMaxUnavailable,
   rolloutImpact,
+  summaryLine,
+  summaryMarkdown,
 } from ".";
+import { mergeMachineConfigs } from "../../simulator/controllers/machineconfig";
+import { missingFromRender } from "../../provider/waiting/pool";
 
 const ED25519_KEY =
   "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIEA+tJeMH79euQY0M9qNe7AHHTb+bh9E8m/O+GK2Qg3B a@example.com";
@@ -46,6 +59,19 @@ const summary = (i: ReturnType<typeof rolloutImpact>) => [
   i.drain,
   i.causes[0] && `${i.causes[0].kind} ${i.causes[0].name}: ${i.causes[0].rule}`,
 ];
+
+describe("a preview's lines about a pool", () => {
+  it("are those impactLine and the components write, `pool <name>: `, of one pool when named", () => {
+    const line = "pool infra: new render; 3 nodes drain and reboot, 1 at a time, 3 waves, about 12 min";
+    assert.equal(isPoolLine(line), true);
+    assert.equal(isPoolLine(line, "infra"), true);
+    assert.equal(isPoolLine(line, "infr"), false);
+    assert.equal(isPoolLine(line, "worker"), false);
+    assert.equal(isPoolLine("MachineSet c-infra-us-east-2a: boot image ami-1 at creation"), false);
+    assert.equal(isPoolLine("pool: infra"), false);
+    assert.equal(isPoolLine("the pool infra: paused"), false);
+  });
+});
 
 describe("rollout impact: the MCO's post-config-change rules", () => {
   it("SSH keys of core: no drain, no reboot (default sshkey policy None)", () => {
@@ -272,9 +298,9 @@ describe("rollout impact: waves and duration", () => {
     assert.equal(
       impactMarkdown([i]),
       [
-        "| Pool | New render | Nodes | Each node | At a time | Waves | Estimate | Paused | Cause |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
-        "| infra | yes | 3 | drain and reboot | 1 | 3 | about 12 min | yes (waits for unpausing) | file /etc/chrony.conf of 99-infra-chrony |",
+        "| Pool | Nodes | New render | Each node | At a time | Waves | Estimate | Machines | Labels and taints | Paused | Cause |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+        "| infra | 3 | yes | drain and reboot | 1 | 3 | about 12 min | none | none | yes (waits for unpausing) | file /etc/chrony.conf of 99-infra-chrony |",
         "",
         "Changes and the MCO rule that decides:",
         "",
@@ -303,5 +329,314 @@ describe("rollout impact: the configs a pool renders", () => {
     ];
     const selected = poolConfigsFrom("infra", objects, infraPool).kubeletConfigs?.map((k) => k.metadata.name);
     assert.deepEqual(selected, ["by-role", "by-expression"]);
+  });
+});
+
+// One model of a render (primitives/render-order.ts), which the preview, the pool waiter and the
+// simulator's render controller share: machine-config-operator pkg/controller/common/helpers.go
+// MergeMachineConfigs (worker-role configs first, then the pool's own, each by name) over the configs
+// pkg/controller/render/render_controller.go getMachineConfigsForPool selects.
+describe("rollout impact: the MCO's merge order, shared with the waiter and the simulator", () => {
+  const chrony = (name: string, role: string, server: string) =>
+    machineConfig({
+      name,
+      role,
+      files: [{ path: "/etc/chrony.conf", contents: { text: `pool ${server}\n` } }],
+    });
+  const objects = (worker: string, infra: string) =>
+    [chrony("99-worker-chrony", "worker", worker), chrony("50-infra-chrony", "infra", infra)].map((m) => ({
+      ...m,
+      kind: "MachineConfig",
+    }));
+  const infraImpact = (before: ReturnType<typeof objects>, after: ReturnType<typeof objects>) =>
+    rolloutImpact({
+      pool: "infra",
+      before: poolConfigsFrom("infra", before, undefined),
+      after: poolConfigsFrom("infra", after, undefined),
+      machineCount: 3,
+    });
+
+  it("a custom pool's own config wins over the worker config it inherits, in the preview, the waiter and the simulator", () => {
+    const now = objects("a", "b");
+    // The worker's file is overridden on infra nodes: changing it renders nothing new there.
+    assert.equal(infraImpact(now, objects("c", "b")).newRender, false);
+    const own = infraImpact(now, objects("a", "c"));
+    assert.deepEqual([own.newRender, own.causes[0].source], [true, "50-infra-chrony"]);
+    // The simulator's render holds the infra config's file, which is what the waiter expects of it.
+    const merged = mergeMachineConfigs(now as never);
+    const file = merged.config?.storage?.files?.find((f) => f.path === "/etc/chrony.conf");
+    assert.equal(file?.contents?.source, now[1].spec.config.storage!.files![0].contents.source);
+    const rendered = { metadata: { name: "rendered-infra-1" }, spec: merged } as never;
+    assert.equal(missingFromRender(rendered, now as never), undefined);
+  });
+
+  it("a custom pool renders the worker pool's generated kubelet config under its own", () => {
+    const workerKubelet = (maxPods: number) => ({
+      kind: "KubeletConfig",
+      metadata: { name: "worker-kubelet" },
+      spec: {
+        machineConfigPoolSelector: {
+          matchLabels: { "pools.operator.machineconfiguration.openshift.io/worker": "" },
+        },
+        kubeletConfig: { maxPods },
+      },
+    });
+    const infraKubelet = kubeletConfig({
+      name: "infra-kubelet",
+      pool: "infra",
+      kubeletConfig: { maxPods: 100 },
+    });
+    const infra = (...more: object[]) => poolConfigsFrom("infra", more as never, undefined);
+    const change = (before: PoolConfigs, after: PoolConfigs) =>
+      rolloutImpact({ pool: "infra", before, after, machineCount: 3 });
+    // 99-worker-generated-kubelet (role worker) is selected by the infra pool, so its change reaches it ...
+    const inherited = change(infra(workerKubelet(250)), infra(workerKubelet(500)));
+    assert.deepEqual(
+      [inherited.newRender, inherited.causes[0].source],
+      [true, "99-worker-generated-kubelet"],
+    );
+    // ... unless the pool's own 99-infra-generated-kubelet, merged after it, writes the same file.
+    const own = { ...infraKubelet, kind: "KubeletConfig" };
+    assert.equal(change(infra(workerKubelet(250), own), infra(workerKubelet(500), own)).newRender, false);
+  });
+});
+
+describe("pool summary: one line per pool of what up does to its nodes", () => {
+  const chronyChange = (machineCount: number, more: Partial<RolloutImpactInput> = {}) =>
+    rolloutImpact({
+      pool: "infra",
+      before: pool(),
+      after: pool(file("/etc/chrony.conf")),
+      machineCount,
+      ...more,
+    });
+  const unchanged = rolloutImpact({ pool: "infra", before: pool(), after: pool(), machineCount: 3 });
+  const set = (name: string, machines: number, replacement?: { surge: number; unavailable: number }) => ({
+    machineSet: name,
+    machines,
+    size: { from: ["m6i.xlarge"], to: "m6i.2xlarge" },
+    fields: [],
+    ...(replacement ? { replacement } : {}),
+  });
+  const summary = (more: Partial<PoolSummary>): PoolSummary => ({
+    pool: "infra",
+    machineSets: [],
+    nodeMetadata: [],
+    ...more,
+  });
+
+  it("nothing changes: no new render, nodes unchanged; a new pool boots with its first render", () => {
+    assert.equal(summaryLine(summary({ render: unchanged })), "pool infra: no new render; nodes unchanged");
+    assert.equal(
+      summaryLine(summary({ newPool: true })),
+      "pool infra: not in the cluster yet: its nodes boot with its first render",
+    );
+    assert.equal(poolEstimate(summary({ render: unchanged })), undefined);
+  });
+
+  it("labels and taints alone: no new render, and never 'nodes unchanged' beside them", () => {
+    const line = summaryLine(
+      summary({
+        render: unchanged,
+        nodeMetadata: ["3 nodes get taint a=b:NoSchedule (no drain, no reboot)"],
+      }),
+    );
+    assert.equal(line, "pool infra: no new render; 3 nodes get taint a=b:NoSchedule (no drain, no reboot)");
+  });
+
+  it("machines kept on their old spec are said with the new render, which reboots the nodes they run", () => {
+    assert.equal(
+      summaryLine(summary({ render: chronyChange(3), machineSets: [set("infra-a", 2), set("infra-b", 1)] })),
+      "pool infra: 3 machines keep m6i.xlarge; only new machines get m6i.2xlarge (machineReplacement replaces them); " +
+        "new render; 3 nodes drain and reboot, 1 at a time, 3 waves, about 12 min (file /etc/chrony.conf of 99-infra-x)",
+    );
+  });
+
+  it("machines replaced: the waves of the slowest MachineSet, each a new machine's boot and an old one's drain", () => {
+    const surge = { surge: 1, unavailable: 0 };
+    assert.deepEqual(replacementEstimate([set("infra-a", 3, surge), set("infra-b", 1, surge)]), {
+      machines: 4,
+      waves: 3,
+      durationSeconds: 3 * (300 + 60),
+    });
+    // Two at a time (a surge and an unavailable), and learned or given timings.
+    assert.deepEqual(
+      replacementEstimate([set("infra-a", 3, { surge: 1, unavailable: 1 })], {
+        machineSeconds: 200,
+        drainSeconds: 40,
+      }),
+      { machines: 3, waves: 2, durationSeconds: 480 },
+    );
+    // Kept machines are no replacement.
+    assert.equal(replacementEstimate([set("infra-a", 3)]), undefined);
+    // An autoscaled pool deletes first.
+    assert.equal(
+      machinesPhrase([set("infra-a", 2, { surge: 0, unavailable: 1 })]),
+      "2 machines on m6i.xlarge replaced by m6i.2xlarge (1 at a time deleted (drained) first, each replaced " +
+        "from the template), 2 waves, about 12 min",
+    );
+  });
+
+  it("machines that keep their machine labels: said once for the pool, beside what replaces the others", () => {
+    const labels = (machines: number, ...pairs: string[]) => ({ machines, labels: pairs });
+    const relabelled = (name: string, machines: number, kept: ReturnType<typeof labels>) => ({
+      machineSet: name,
+      machines,
+      fields: [],
+      machineLabels: kept,
+    });
+    // Labels alone: no machine is replaced for them, whatever the policy; nothing to estimate.
+    const alone = [
+      relabelled("infra-a", 0, labels(2, "tier=gold")),
+      relabelled("infra-b", 0, labels(1, "tier=gold")),
+    ];
+    assert.equal(
+      machinesPhrase(alone),
+      "3 machines keep their machine labels; only new machines get tier=gold",
+    );
+    assert.equal(replacementEstimate(alone), undefined);
+    assert.equal(
+      summaryLine(summary({ render: unchanged, machineSets: alone })),
+      "pool infra: 3 machines keep their machine labels; only new machines get tier=gold; no new render",
+    );
+    // Beside a replacement of the machines on the old spec, which come back with the labels.
+    const replaced = {
+      ...set("infra-a", 2, { surge: 1, unavailable: 0 }),
+      machineLabels: labels(1, "tier=gold"),
+    };
+    assert.equal(
+      machinesPhrase([replaced]),
+      "2 machines on m6i.xlarge replaced by m6i.2xlarge (1 new first, an old one deleted (drained) as each new " +
+        "one is Ready, none unavailable), 2 waves, about 12 min; 1 machine keeps its machine labels; only new " +
+        "machines get tier=gold",
+    );
+  });
+
+  it("machines replaced with a new render: the pool is done with the replacement, old nodes reboot until replaced", () => {
+    const s = summary({
+      render: chronyChange(3),
+      machineSets: [set("infra-a", 3, { surge: 1, unavailable: 0 })],
+    });
+    assert.equal(
+      summaryLine(s),
+      "pool infra: 3 machines on m6i.xlarge replaced by m6i.2xlarge (1 new first, an old one deleted (drained) " +
+        "as each new one is Ready, none unavailable), 3 waves, about 18 min; new render at the same time (file " +
+        "/etc/chrony.conf of 99-infra-x): old nodes drain and reboot 1 at a time until they are replaced " +
+        "(up to 3), new ones boot with it",
+    );
+    assert.equal(poolEstimate(s), 3 * 360);
+    // A paused pool holds the render whatever the machines do; an empty pool has no old nodes.
+    const paused = summaryLine({ ...s, render: chronyChange(3, { paused: true }) });
+    assert.match(
+      paused,
+      /; new render; 3 nodes drain and reboot, .*; the pool is paused: the rollout waits for unpausing$/,
+    );
+    assert.match(summaryLine({ ...s, render: chronyChange(0) }), /; new render; no nodes in the pool/);
+  });
+
+  it("one Markdown row per pool: machines, labels and taints, and the pool's estimate", () => {
+    const rows = summaryMarkdown([
+      summary({ render: chronyChange(3), machineSets: [set("infra-a", 3, { surge: 1, unavailable: 0 })] }),
+      summary({
+        pool: "gpu",
+        render: { ...unchanged, pool: "gpu" },
+        nodeMetadata: ["2 nodes get label a=b"],
+      }),
+    ]).split("\n");
+    assert.equal(
+      rows[2],
+      "| infra | 3 | yes | drain and reboot until replaced; new ones boot with it | 1 | 3 | about 18 min | " +
+        "3 machines on m6i.xlarge replaced by m6i.2xlarge (1 new first, an old one deleted (drained) as each new " +
+        "one is Ready, none unavailable), 3 waves, about 18 min | none | no | file /etc/chrony.conf of 99-infra-x |",
+    );
+    assert.equal(rows[3], "| gpu | 3 | no | none | 1 | 0 | - | none | 2 nodes get label a=b | no | - |");
+    // The render alone, as before.
+    assert.match(
+      impactMarkdown([chronyChange(3)]).split("\n")[2],
+      /^\| infra \| 3 \| yes \| drain and reboot \| 1 \| 3 \| about 12 min \| none \| none \|/,
+    );
+  });
+});
+
+describe("pool deadlines: derived from the estimate, and a configured one checked against it", () => {
+  const render = rolloutImpact({
+    pool: "infra",
+    before: pool(),
+    after: pool(file("/etc/chrony.conf")),
+    machineCount: 30,
+  });
+  const summary = (more: Partial<PoolSummary> = {}): PoolSummary => ({
+    pool: "infra",
+    render,
+    machineSets: [],
+    nodeMetadata: [],
+    ...more,
+  });
+
+  it("twice the estimate, never less than the waiters' 30 minutes", () => {
+    assert.equal(deadlineFor(undefined), DEFAULT_DEADLINE_SECONDS);
+    assert.equal(deadlineFor(600), 1800);
+    // 30 nodes, one at a time, 240 s each: 2 h; twice that.
+    assert.equal(deadlineFor(render.durationSeconds), 4 * 3600);
+  });
+
+  it("warns of a waitTimeouts shorter than the estimate or, for a render that drains, than the MCO's drain timeout", () => {
+    assert.equal(deadlineProblem(summary(), undefined), undefined);
+    assert.equal(
+      deadlineProblem(summary(), 5400),
+      "waitTimeouts (1h30m) is shorter than this change's estimate (about 120 min): up can fail while the " +
+        "rollout goes on; give more, or leave it out (the default is twice the estimate, 30m at least)",
+    );
+    const small = rolloutImpact({
+      pool: "infra",
+      before: pool(),
+      after: pool(file("/etc/chrony.conf")),
+      machineCount: 1,
+    });
+    assert.match(
+      deadlineProblem(summary({ render: small }), 1800)!,
+      /^waitTimeouts \(30m\) is shorter than the MCO's drain timeout \(1h, after which it reports a drain a PodDisruptionBudget holds\): /,
+    );
+    assert.equal(deadlineProblem(summary({ render: small }), 3600), undefined);
+    // A paused pool drains nothing yet; a pull secret change drains nothing; no render, nothing to wait for.
+    assert.equal(deadlineProblem(summary({ render: { ...small, paused: true } }), 60), undefined);
+    const pullSecret = rolloutImpact({
+      pool: "infra",
+      before: pool(),
+      after: pool(file("/var/lib/kubelet/config.json")),
+      machineCount: 1,
+    });
+    assert.equal(deadlineProblem(summary({ render: pullSecret }), 60), undefined);
+    assert.match(
+      deadlineProblem(summary({ render: pullSecret }), 20)!,
+      /^waitTimeouts \(20s\) is shorter than this change's estimate \(about 30 s\): /,
+    );
+  });
+
+  it("a waiter without one waits twice what its change takes by the previous deployment's record", () => {
+    const mc = (text: string) => ({
+      kind: "MachineConfig",
+      metadata: { name: "99-infra-chrony", labels: { "machineconfiguration.openshift.io/role": "infra" } },
+      spec: { config: { storage: { files: [{ path: "/etc/chrony.conf", contents: { source: text } }] } } },
+    });
+    const previous = { pool: "infra", objects: [mc("data:,a")], machineCount: 30 };
+    // The render: 30 nodes x 240 s.
+    assert.equal(deadlineSincePrevious(previous, { pool: "infra", objects: [mc("data:,b")] }, "?"), 4 * 3600);
+    // Nothing renders anew: the waiters' default.
+    assert.equal(deadlineSincePrevious(previous, { pool: "infra", objects: [mc("data:,a")] }, "?"), 1800);
+    // A pool's own waiter, which replaces its machines: every machine of its MachineSets counted, 10
+    // waves of 6 min.
+    const pooled = { pool: "infra", settings: {}, machineCount: 30 };
+    const plan = {
+      machineSets: ["infra-a", "infra-b"],
+      machineReplacement: { maxSurge: 1, maxUnavailable: 0, replicas: { "infra-a": 10, "infra-b": 5 } },
+    };
+    assert.equal(deadlineSincePrevious(pooled, { pool: "infra", settings: {}, ...plan }, "?"), 2 * 10 * 360);
+    // Autoscaled sets have no declared replicas: the pool's machines spread over them.
+    const autoscaled = { ...plan, machineReplacement: { maxSurge: 0, maxUnavailable: 1 } };
+    assert.equal(
+      deadlineSincePrevious(pooled, { pool: "infra", settings: {}, ...autoscaled }, "?"),
+      2 * 15 * 360,
+    );
   });
 });

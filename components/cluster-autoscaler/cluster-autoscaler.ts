@@ -1,5 +1,6 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
+import { child } from "../declared";
 import {
   CLUSTER_AUTOSCALER_API_VERSION,
   CLUSTER_AUTOSCALER_NAME,
@@ -35,8 +36,8 @@ const manifestOf = (spec: ClusterAutoscalerSpec | undefined) =>
  * cluster; the pools' `autoscaling` bounds say which MachineSets it may scale.
  */
 export class ClusterAutoscaler extends pulumi.ComponentResource {
-  /** The ClusterAutoscaler object. */
-  declare public readonly resource: k8s.apiextensions.CustomResource;
+  /** The ClusterAutoscaler object, declared once its spec is checked. */
+  declare public readonly resource: pulumi.Output<k8s.apiextensions.CustomResource>;
   /** `default`, the one name the machine-api acts on; fails with every mistake of `spec` when any. */
   declare public readonly clusterAutoscalerName: pulumi.Output<string>;
 
@@ -47,16 +48,14 @@ export class ClusterAutoscaler extends pulumi.ComponentResource {
     checks.asKnown((a: { spec?: ClusterAutoscalerSpec }) => manifestOf(a.spec), { spec: args.spec });
     const valid = checks.valid();
     const manifest = pulumi.all([valid, args.spec]).apply(([, spec]) => manifestOf(spec));
-    this.resource = new k8s.apiextensions.CustomResource(
+    this.resource = child(
+      k8s.apiextensions.CustomResource,
       `${name}-cluster-autoscaler`,
       manifestArgs(CLUSTER_AUTOSCALER_API_VERSION, "ClusterAutoscaler", manifest, ["metadata", "spec"]),
-      // Nothing reaches the cluster from bad input.
-      {
-        ...kubeOptions(this, args.provider, adoptOption(args.adopt, CLUSTER_AUTOSCALER_NAME)),
-        dependsOn: valid.apply(() => []),
-      },
+      // Declared from a checked manifest only: nothing reaches the cluster from bad input.
+      kubeOptions(this, args.provider, adoptOption(args.adopt, CLUSTER_AUTOSCALER_NAME)),
     );
-    this.clusterAutoscalerName = valid.apply(() => this.resource.metadata.name);
+    this.clusterAutoscalerName = this.resource.apply((r) => r.metadata.name);
     this.registerOutputs({ clusterAutoscalerName: this.clusterAutoscalerName });
   }
 }

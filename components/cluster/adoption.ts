@@ -3,7 +3,7 @@ import type { KubeObject, ResourceKind } from "../../provider/waiting/kinds";
 import { KINDS } from "../../provider/waiting/kinds";
 import { inputPropertyError } from "../errors";
 import { adoptOption } from "./kube";
-import { clusterOfThisRun } from "./rollout-impact";
+import { clusterOfThisRun } from "./preview-run";
 import { clusterAccess, SharedArgs, Waiting } from "./wait";
 
 /** An object a component declares under a name that may exist already. */
@@ -29,6 +29,8 @@ export interface Adoption {
     kubeconfig: string | undefined,
     objects: AdoptableObject[],
   ): Promise<pulumi.CustomResourceOptions[]>;
+  /** An object as the cluster holds it; undefined when it holds none or does not answer. */
+  read(kubeconfig: string | undefined, object: AdoptableObject): Promise<KubeObject | undefined>;
   /** The objects of a kind in a namespace; none when the cluster does not answer. */
   objectsIn(kubeconfig: string | undefined, kind: ResourceKind, namespace: string): Promise<KubeObject[]>;
   /**
@@ -66,6 +68,12 @@ export function adoption(
         }
         return {};
       });
+    },
+    read: async (kubeconfig, object) => {
+      if (kubeconfig === undefined) return undefined;
+      const cluster = clusterOfThisRun(kubeconfig);
+      if ((await cluster.unreachableBecause()) !== undefined) return undefined;
+      return cluster.object(object.kind, object.name, object.namespace).catch(() => undefined);
     },
     objectsIn: async (kubeconfig, kind, namespace) => {
       if (kubeconfig === undefined) return [];

@@ -18,15 +18,14 @@ import { MACHINE_API_NAMESPACE, ROLE_LABEL } from "../../primitives/openshift";
 import { machinesSelector } from "../../provider/waiting/machineset";
 import { createApiClient } from "../../provider/waiting/api";
 import { KINDS, KubeObject, ResourceKind } from "../../provider/waiting/kinds";
-import { apiError, ApiError, describeApiError, withRetry } from "../../provider/waiting/retry";
+import { apiError, ApiError, describeApiError } from "../../provider/waiting/retry";
 
-/** How long a preview waits to learn whether the cluster answers at all. */
-const REACHABILITY_TIMEOUT_MS = 10_000;
 /**
- * How long a read that failed for a passing reason (429, 5xx, a dropped connection) is retried: one
- * failed read now costs every component its answer, not just the one that sent it.
+ * How long a preview waits to learn whether the cluster answers at all. Every read, this one
+ * included, is tried again as pulumi-kubernetes' reads are (the client's per-request policy, retry.ts):
+ * one failed read costs every component its answer, not just the one that sent it.
  */
-const RETRY_MS = 5_000;
+const REACHABILITY_TIMEOUT_MS = 10_000;
 
 /** The node configuration objects a pool renders, in the order a render merges them. */
 export const CONFIG_KINDS = [KINDS.machineConfig, KINDS.kubeletConfig, KINDS.containerRuntimeConfig];
@@ -51,6 +50,26 @@ export interface ClusterSnapshot {
   object(kind: ResourceKind, name: string, namespace?: string): Promise<KubeObject | undefined>;
 }
 
+/**
+ * Aborts after `ms` of time in which the process could have heard an answer: counted in ticks of a
+ * second, a tick that comes late counting once. A preview's program loads and compiles modules while
+ * its components first ask the cluster, which can hold the event loop for longer than the whole
+ * deadline on a busy machine; a wall-clock timeout would then call a cluster that answered at once
+ * unreachable.
+ */
+function listeningDeadline(ms: number): { signal: AbortSignal; clear: () => void } {
+  const controller = new AbortController();
+  let ticks = Math.ceil(ms / 1000);
+  const timer = setInterval(() => {
+    if (--ticks <= 0) {
+      clearInterval(timer);
+      controller.abort();
+    }
+  }, 1000);
+  timer.unref();
+  return { signal: controller.signal, clear: () => clearInterval(timer) };
+}
+
 export function readCluster(kubeconfig: string): ClusterSnapshot {
   const client = createApiClient(kubeconfig);
   const reads = new Map<string, Promise<unknown>>();
@@ -58,22 +77,29 @@ export function readCluster(kubeconfig: string): ClusterSnapshot {
     if (!reads.has(key)) reads.set(key, read());
     return reads.get(key) as Promise<T>;
   };
-  const retried = <T>(request: () => Promise<T>) => withRetry(request, { timeoutMs: RETRY_MS });
-  const configuration = () => client.get(KINDS.machineConfiguration, "cluster");
-  // The first read of the MachineConfiguration is the reachability probe, bounded on its own.
+  // The first read of the MachineConfiguration is the reachability probe: its tries are bounded on
+  // their own, and one that gets no answer in time is not tried again. It is sent at the next turn of
+  // the event loop: components ask while the program's first task may have run for longer than any
+  // deadline (ts-node type-checks the program as it loads it), and Node counts a timer from the loop's
+  // time, taken when that task began, so the request's own timeout would fire at once.
+  const prober = createApiClient(kubeconfig, { requestTimeoutMs: REACHABILITY_TIMEOUT_MS });
   const probe = () =>
-    once("probe", () => {
-      const signal = AbortSignal.timeout(REACHABILITY_TIMEOUT_MS);
-      return client.get(KINDS.machineConfiguration, "cluster", undefined, signal).catch((e: ApiError) => {
-        throw signal.aborted
-          ? apiError(`no answer within ${REACHABILITY_TIMEOUT_MS} ms`, { code: "ETIMEDOUT" })
-          : e;
-      });
+    once("probe", async () => {
+      await new Promise((resolve) => setImmediate(resolve));
+      const deadline = listeningDeadline(REACHABILITY_TIMEOUT_MS);
+      return prober
+        .get(KINDS.machineConfiguration, "cluster", undefined, deadline.signal)
+        .catch((e: ApiError) => {
+          throw deadline.signal.aborted
+            ? apiError(`no answer within ${REACHABILITY_TIMEOUT_MS} ms`, { code: "ETIMEDOUT" })
+            : e;
+        })
+        .finally(deadline.clear);
     });
   const list = (kind: ResourceKind) =>
     once(kind.plural, async () => {
       const selectors = kind === KINDS.machineConfig ? { labelSelector: ROLE_LABEL } : {};
-      const { items } = await retried(() => client.list(kind, selectors));
+      const { items } = await client.list(kind, selectors);
       return items.map((o) => ({ ...o, kind: kind.kind }));
     });
   return {
@@ -84,41 +110,33 @@ export function readCluster(kubeconfig: string): ClusterSnapshot {
           (e: ApiError) => (e.status === undefined ? describeApiError(e) : undefined),
         ),
       ),
-    machineConfiguration: () =>
-      once("machineConfiguration", () => {
-        let attempt: () => Promise<KubeObject | undefined> = probe;
-        return retried(() => {
-          const sent = attempt();
-          attempt = configuration;
-          return sent;
-        });
-      }),
+    machineConfiguration: probe,
     pool: async (name) => (await list(KINDS.pool)).find((p) => p.metadata.name === name),
     objects: list,
     machineConfig: (name) =>
       once(`machineConfig/${name}`, async () => {
-        const mc = await retried(() => client.get(KINDS.machineConfig, name));
+        const mc = await client.get(KINDS.machineConfig, name);
         return mc && { ...mc, kind: KINDS.machineConfig.kind };
       }),
     machineSets: () =>
       once("machineSets", async () => {
         const selectors = { namespace: MACHINE_API_NAMESPACE };
-        return (await retried(() => client.list(KINDS.machineSet, selectors))).items;
+        return (await client.list(KINDS.machineSet, selectors)).items;
       }),
     machines: (machineSets) => {
       const labelSelector = machinesSelector(machineSets);
       return once(`machines/${labelSelector}`, async () => {
         const selectors = { namespace: MACHINE_API_NAMESPACE, labelSelector };
-        return (await retried(() => client.list(KINDS.machine, selectors))).items;
+        return (await client.list(KINDS.machine, selectors)).items;
       });
     },
     objectsIn: (kind, namespace) =>
       once(`${kind.plural}.${kind.group}/${namespace}`, async () => {
-        return (await retried(() => client.list(kind, { namespace }))).items;
+        return (await client.list(kind, { namespace })).items;
       }),
     object: (kind, name, namespace) =>
       once(`${kind.plural}.${kind.group}/${namespace ?? ""}/${name}`, () =>
-        retried(() => client.get(kind, name, namespace)),
+        client.get(kind, name, namespace),
       ),
   };
 }

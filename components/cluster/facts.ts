@@ -34,6 +34,20 @@ export interface ClusterFactsArgs {
   region?: pulumi.Input<string>;
 }
 
+/** The read of the cluster facts, as Pulumi's mocks see it. */
+const INFRASTRUCTURE_READ =
+  "Infrastructure cluster (type kubernetes:config.openshift.io/v1:Infrastructure, id cluster)";
+
+/**
+ * Why a read's answer lacks `field`, which every OpenShift cluster sets: what answered was a unit
+ * test's mocks, which must answer with the object as the cluster holds it.
+ */
+function unanswered(read: string, field: string, skip: string): string {
+  return `not given, and the read of ${read} was answered without ${field}, which an OpenShift cluster always sets: mocks must answer it with the object as the cluster holds it (@openshift-topology/pulumi/testing answers from a fixtures file, which openshift-topology fixtures capture writes), or ${skip}`;
+}
+
+const SKIP_FACTS = "give infrastructureId, platform and region to skip it";
+
 /** The platform whose Infrastructure type (`status.platformStatus.type`) is `type`. */
 function platformOfType(type: string | undefined): MachineSetPlatform | undefined {
   return MACHINESET_PLATFORMS.find((p) => platformModule("platform", p).infrastructureType === type);
@@ -71,16 +85,18 @@ export function resolveClusterFacts(
   return pulumi.all([given, infrastructure.status]).apply(([[infrastructureId, platform, region], raw]) => {
     const status = (raw ?? {}) as InfrastructureStatus;
     const id = infrastructureId ?? status.infrastructureName;
-    if (!id) {
+    if (!id)
       throw inputPropertyError(
         "infrastructureId",
-        "not given and the Infrastructure object has no status.infrastructureName",
+        unanswered(INFRASTRUCTURE_READ, "status.infrastructureName", SKIP_FACTS),
       );
-    }
-    const resolvedPlatform = checkPlatform(
-      platform ?? platformOfType(status.platformStatus?.type) ?? status.platformStatus?.type,
-      "platform",
-    );
+    const type = status.platformStatus?.type;
+    if (platform === undefined && type === undefined)
+      throw inputPropertyError(
+        "platform",
+        unanswered(INFRASTRUCTURE_READ, "status.platformStatus.type", SKIP_FACTS),
+      );
+    const resolvedPlatform = checkPlatform(platform ?? platformOfType(type) ?? type, "platform");
     const resolvedRegion = region
       ? pulumi.output(region)
       : platformModules(resolvedPlatform).cloud.region(status, opts);
@@ -128,9 +144,20 @@ export function workerMachineSet(
     opts,
   );
   return pulumi.all([facts, source, machineSet.spec]).apply(([f, from, raw]) => {
-    const value =
-      (raw as { template?: { spec?: { providerSpec?: { value?: Record<string, unknown> } } } })?.template
-        ?.spec?.providerSpec?.value ?? {};
+    const value = (raw as { template?: { spec?: { providerSpec?: { value?: Record<string, unknown> } } } })
+      ?.template?.spec?.providerSpec?.value;
+    if (value === undefined) {
+      const id = `${MACHINE_API_NAMESPACE}/${from}`;
+      const read = `MachineSet ${id} (type kubernetes:machine.openshift.io/v1beta1:MachineSet, id ${id})`;
+      throw inputPropertyError(
+        "image",
+        unanswered(
+          read,
+          "spec.template.spec.providerSpec.value",
+          "give an InfraNodePool its image to skip it",
+        ),
+      );
+    }
     return { name: from, zone: platformModules(f.platform).machineSets.zoneOf(value), providerSpec: value };
   });
 }

@@ -2,6 +2,7 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import * as path from "node:path";
 import { parse } from "yaml";
+import { declared } from "../declared";
 
 /** Options every component passes to its Kubernetes children. */
 export function kubeOptions(
@@ -21,20 +22,23 @@ export function readObject(
   ref: { apiVersion: string; kind: string; id: pulumi.Input<string> },
   opts: pulumi.CustomResourceOptions,
 ): { spec: pulumi.Output<unknown>; status: pulumi.Output<unknown> } {
-  const resource = new k8s.apiextensions.CustomResource(
-    name,
-    { apiVersion: ref.apiVersion, kind: ref.kind, spec: undefined, status: undefined },
-    { ...opts, id: ref.id },
-  );
-  const outputs = resource as unknown as Record<"spec" | "status", pulumi.Output<unknown>>;
-  return { spec: outputs.spec, status: outputs.status };
+  const options = { ...opts, id: ref.id };
+  const read = declared(options, () => {
+    const resource = new k8s.apiextensions.CustomResource(
+      name,
+      { apiVersion: ref.apiVersion, kind: ref.kind, spec: undefined, status: undefined },
+      options,
+    );
+    return resource as unknown as Record<"spec" | "status", pulumi.Output<unknown>>;
+  });
+  return { spec: read.apply((r) => r.spec), status: read.apply((r) => r.status) };
 }
 
 /**
  * Resource args for a manifest computed inside an Output. The SDK builds the resource type token from
  * apiVersion and kind, so those must be plain strings; every other top-level field stays an Output.
  * Every object is applied with PATCH_FORCE: what the stack declares, `up` takes back after a hand edit
- * (README, "Hand edits"); what it leaves to others, it does not declare.
+ * (docs/components.md, "Hand edits"); what it leaves to others, it does not declare.
  */
 export function manifestArgs(
   apiVersion: string,

@@ -2,6 +2,7 @@ import * as assert from "node:assert/strict";
 import { impactLine, impactSincePrevious, PoolImpact } from "../../builders/rollout-impact";
 import { mocks, resetMocks, settle } from "../../test/mocks";
 import { UNKNOWN } from "../../provider/dynamic/common";
+import { keepingRolloutRecord } from "../../provider/dynamic/rollout-baseline";
 import { MachineConfig, MachineConfigPool } from "../machine-configuration/machine-configuration";
 
 // The serialized provider runs as Pulumi's dynamic-provider host runs it.
@@ -176,5 +177,37 @@ describe("rollout impact without a cluster: against the previous deployment's in
       "pool infra: no new render; nodes unchanged since the previous deployment; " +
         "unpausing starts any rollout the pool held (unknown without the cluster)",
     );
+  });
+});
+
+describe("a pool waiter's deadline when the program gives none", () => {
+  // The waiter's update gets the deadline its change needs by the previous deployment's record
+  // (deadlineSincePrevious); kept in its state, it would read as the program's at the next diff.
+  it("is twice the change's estimate, passed to the wait and not kept; a given one is the program's", async () => {
+    const seen: Array<Record<string, unknown>> = [];
+    const inner = {
+      create: async (inputs: Record<string, unknown>) => ({ id: "pool/infra", outs: { ...inputs } }),
+      update: async (_id: string, _olds: unknown, news: Record<string, unknown>) => {
+        seen.push(news);
+        return { outs: { ...news } };
+      },
+    };
+    const provider = keepingRolloutRecord(inner);
+    const mc = (text: string) => ({
+      kind: "MachineConfig",
+      metadata: { name: "99-infra-chrony", labels: { "machineconfiguration.openshift.io/role": "infra" } },
+      spec: { config: { storage: { files: [{ path: "/etc/chrony.conf", contents: { source: text } }] } } },
+    });
+    const olds = { pool: "infra", objects: [mc("data:,a")], machineCount: 30 };
+    const updated = await provider.update!("pool/infra", olds, { pool: "infra", objects: [mc("data:,b")] });
+    // 30 nodes that drain and reboot one at a time, 240 s each: 2 h, twice that.
+    assert.equal(seen[0].timeoutSeconds, 4 * 3600);
+    assert.equal(updated.outs!.timeoutSeconds, undefined);
+    await provider.update!("pool/infra", olds, {
+      pool: "infra",
+      objects: [mc("data:,b")],
+      timeoutSeconds: 600,
+    });
+    assert.equal(seen[1].timeoutSeconds, 600);
   });
 });

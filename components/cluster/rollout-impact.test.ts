@@ -1,5 +1,8 @@
 import * as assert from "node:assert/strict";
+import * as fs from "node:fs";
 import * as net from "node:net";
+import * as os from "node:os";
+import * as path from "node:path";
 import * as pulumi from "@pulumi/pulumi";
 import {
   createMachineSet,
@@ -10,7 +13,9 @@ import {
   Simulator,
   startTestSimulator,
   storeUntil,
+  workerNodes,
 } from "../../test/simulator-fixture";
+import { SERVICE_ACCOUNT_DIR_ENV } from "../../provider/dynamic/credentials";
 import { AWS_INFRA_ID, mocks, resetMocks, settle, valueOf, withObjects } from "../../test/mocks";
 import {
   KubeletConfig,
@@ -22,7 +27,8 @@ import {
   machineConfig as machineConfigManifest,
   machineConfigPool,
 } from "../../builders/machineconfiguration";
-import { clusterPoolImpact, clusterRolloutImpact } from "./rollout-impact";
+import { clusterPoolImpact, renderImpactIn } from "./rollout-impact";
+import { readCluster } from "./cluster-snapshot";
 import { InfraNodePool } from "../infra-node-pool/infra-node-pool";
 import {
   OperatorSubscription,
@@ -73,9 +79,11 @@ describe("rollout impact at preview, against the cluster", function () {
 
   it("asks a cluster that does not answer once per preview, not once per pool and object", async () => {
     let connections = 0;
+    // It answers no TLS handshake: a failure no request is tried again after (a reset would be, as
+    // client-go tries a GET again, retry.ts).
     const server = net.createServer((socket) => {
       connections++;
-      socket.destroy();
+      socket.write("not an API server\r\n");
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     const { port } = server.address() as net.AddressInfo;
@@ -98,11 +106,13 @@ describe("rollout impact at preview, against the cluster", function () {
       );
       assert.deepEqual(impacts, [undefined, undefined, undefined]);
       // The impact is unknown at preview without a cluster's answer (its waiter's output), so it may
-      // resolve before the read has ended: the three warnings say that each component has asked.
+      // resolve before the read has ended: the warning says that the pool's summary has asked, once
+      // for its three components.
       const asked = () =>
         warnings.filter((w) => /rollout impact unknown: the cluster does not answer/.test(w));
-      for (let i = 0; i < 200 && asked().length < 3; i++) await new Promise((r) => setTimeout(r, 50));
-      assert.equal(asked().length, 3, warnings.join("\n"));
+      for (let i = 0; i < 200 && asked().length < 1; i++) await new Promise((r) => setTimeout(r, 50));
+      assert.deepEqual(asked(), [warnings[0]], warnings.join("\n"));
+      assert.match(warnings[0], /^pool worker: /);
       assert.equal(connections, 1);
     } finally {
       Object.assign(pulumi.log, { warn: original });
@@ -120,6 +130,106 @@ describe("rollout impact at preview, against the cluster", function () {
       impact?.causes.map((c) => `${c.kind} ${c.name} of ${c.source}`),
       ["file /etc/chrony.conf of 99-worker-chrony"],
     );
+  });
+
+  it("says when the change drains the node the program runs on, in a pod of the cluster, once per pool and run", async () => {
+    const serviceAccount = fs.mkdtempSync(path.join(os.tmpdir(), "runner-sa-"));
+    fs.writeFileSync(path.join(serviceAccount, "token"), sim.token);
+    fs.writeFileSync(path.join(serviceAccount, "namespace"), "pulumi\n");
+    const [worker] = workerNodes(sim);
+    const master = sim.store
+      .list("v1", "Node")
+      .find((n) => n.metadata.labels?.["node-role.kubernetes.io/master"] !== undefined)!;
+    // The operator's workspace pod, as its StatefulSet names it; the pod's hostname is its name.
+    sim.store.create({
+      apiVersion: "v1",
+      kind: "Pod",
+      metadata: { name: "infra-stack-workspace-0", namespace: "pulumi" },
+      spec: { nodeName: worker.metadata.name, containers: [{ name: "pulumi", image: "pulumi/pulumi" }] },
+    });
+    const saved = { ...process.env };
+    const warnings: string[] = [];
+    const said: string[] = [];
+    const original = { warn: pulumi.log.warn, info: pulumi.log.info };
+    Object.assign(pulumi.log, {
+      warn: (message: string) => warnings.push(message),
+      info: (message: string) => said.push(message),
+    });
+    const run = async (env: NodeJS.ProcessEnv) => {
+      Object.assign(process.env, env);
+      warnings.length = 0;
+      said.length = 0;
+      await resetMocks(undefined, { preview: true });
+      const files = (n: string) => [{ path: `/etc/${n}.conf`, contents: { text: n } }];
+      await Promise.all(
+        ["a", "b"].map((n) =>
+          valueOf(
+            new MachineConfig(`99-worker-runner-${n}`, {
+              role: "worker",
+              files: files(n),
+              kubeconfig: sim.kubeconfig,
+            }).rolloutImpact,
+          ),
+        ),
+      );
+      // The impacts may resolve before their lines are said (see "asks a cluster that does not answer").
+      const lines = () => said.filter((line) => line.startsWith("pool worker: new render")).length;
+      for (let i = 0; i < 200 && lines() < 1; i++) await new Promise((r) => setTimeout(r, 50));
+      await new Promise((r) => setTimeout(r, 100));
+      return warnings.filter((w) => w.includes("this program runs"));
+    };
+    try {
+      const inPod = {
+        KUBERNETES_SERVICE_HOST: "127.0.0.1",
+        KUBERNETES_SERVICE_PORT: new URL(sim.server).port,
+        [SERVICE_ACCOUNT_DIR_ENV]: serviceAccount,
+        HOSTNAME: "infra-stack-workspace-0",
+      };
+      assert.deepEqual(await run(inPod), [
+        `pool worker: this program runs in pod pulumi/infra-stack-workspace-0 on node ${worker.metadata.name}, ` +
+          "which this change drains: the runner can be evicted during up, which then stops with the stack " +
+          "locked and the rollout unwatched; run it on nodes of a pool the change does not drain (docs/in-cluster.md)",
+      ]);
+      // The downward API's node name comes first; a runner on a control-plane node is not drained.
+      assert.deepEqual(await run({ ...inPod, NODE_NAME: master.metadata.name }), []);
+      // Outside a pod, nothing is said (components/cluster/runner.test.ts: nor in one of another cluster).
+      assert.deepEqual(await run({ NODE_NAME: worker.metadata.name, KUBERNETES_SERVICE_HOST: "" }), []);
+    } finally {
+      Object.assign(pulumi.log, original);
+      for (const key of Object.keys(process.env)) if (!(key in saved)) delete process.env[key];
+      Object.assign(process.env, saved);
+      fs.rmSync(serviceAccount, { recursive: true, force: true });
+      sim.store.delete(keyOf({ apiVersion: "v1", kind: "Pod" }, "infra-stack-workspace-0", "pulumi"));
+    }
+  });
+
+  it("one line per pool: a MachineConfig and a KubeletConfig on it are one render, said once, and both components get it", async () => {
+    const infos: string[] = [];
+    const original = pulumi.log.info;
+    Object.assign(pulumi.log, { info: (message: string) => infos.push(message) });
+    try {
+      await resetMocks(undefined, { preview: true });
+      const mc = chrony(sim.kubeconfig);
+      const kubelet = new KubeletConfig("worker-pods", {
+        pool: "worker",
+        kubeletConfig: { maxPods: 300 },
+        kubeconfig: sim.kubeconfig,
+      });
+      const [a, b] = await Promise.all([valueOf(mc.rolloutImpact), valueOf(kubelet.rolloutImpact)]);
+      assert.deepEqual(a, b);
+      assert.deepEqual(
+        a?.causes.map((c) => `${c.kind} ${c.name} of ${c.source}`),
+        [
+          "file /etc/chrony.conf of 99-worker-chrony",
+          "file /etc/kubernetes/kubelet.conf of 99-worker-generated-kubelet",
+        ],
+      );
+      assert.deepEqual(infos, [
+        "pool worker: new render; 3 nodes drain and reboot, 1 at a time, 3 waves, about 12 min (file /etc/chrony.conf of 99-worker-chrony and 1 more)",
+      ]);
+    } finally {
+      Object.assign(pulumi.log, { info: original });
+    }
   });
 
   it("follows the cluster's node disruption policy and pool settings; a KubeletConfig reboots", async () => {
@@ -492,14 +602,21 @@ describe("rollout impact at preview: the cluster read once per run, whatever the
     }
   }
 
-  /** Each component's impact as it reads the cluster on its own, one reading per call. */
-  const readAlone = (pools: string[]): Promise<Array<PoolImpact | undefined>> =>
-    Promise.all(
-      pools.flatMap((pool) => [
-        clusterPoolImpact(sim.kubeconfig, pool, { maxUnavailable: 1, paused: false }),
-        clusterRolloutImpact(sim.kubeconfig, pool, machineConfigManifest(chrony(pool))),
-      ]),
-    );
+  /**
+   * Each pool's render as it reads the cluster on its own, one reading per pool, which both of its
+   * components (the pool and its MachineConfig) get.
+   */
+  const readAlone = async (pools: string[]): Promise<Array<PoolImpact | undefined>> =>
+    (
+      await Promise.all(
+        pools.map((pool) =>
+          renderImpactIn(readCluster(sim.kubeconfig), pool, {
+            objects: [{ ...machineConfigManifest(chrony(pool)), kind: "MachineConfig" }],
+            settings: { maxUnavailable: 1, paused: false },
+          }),
+        ),
+      )
+    ).flatMap((impact) => [impact, impact]);
 
   it("1 and 4 pools with a MachineConfig each send the same few requests, and get what each reads alone", async () => {
     const one = await preview(1);
@@ -511,7 +628,7 @@ describe("rollout impact at preview: the cluster read once per run, whatever the
     assert.deepEqual(
       four.impacts.map((i) => [i?.pool, i?.newRender]),
       POOLS.flatMap((pool) => [
-        [pool, false],
+        [pool, true],
         [pool, true],
       ]),
     );
@@ -575,12 +692,18 @@ describe("rollout impact at preview: the cluster read once per run, whatever the
     assert.deepEqual(impacts, [undefined, undefined, undefined, undefined]);
     assert.deepEqual(
       warnings.filter((w) => w.includes("rollout impact")).sort(),
-      ["edge", "edge", "gpu", "gpu"].map(
-        (pool) => `warning: [runtime] pool ${pool}: rollout impact unknown: injected fault: InternalError`,
+      ["edge", "gpu"].map(
+        (pool) =>
+          `warning: [runtime] pool ${pool}: rollout impact unknown: injected fault: InternalError ` +
+          "(GET /apis/operator.openshift.io/v1/machineconfigurations/cluster: gave up after 11 tries)",
       ),
     );
-    // The pools' other reads (boot images, machine specs), logged as they answer, only warn too.
+    // The pools' other reads (boot images, machine specs), logged as they answer, only warn too,
+    // each naming the read that gave up.
     for (const warning of warnings)
-      assert.match(warning, /^warning: \[runtime\] .* unknown: injected fault: InternalError$/);
+      assert.match(
+        warning,
+        /^warning: \[runtime\] .* unknown: injected fault: InternalError \(GET \/\S+: gave up after 11 tries\)$/,
+      );
   });
 });

@@ -1,6 +1,6 @@
 import type * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { durationSeconds } from "../../provider/dynamic/common";
+import { durationSeconds, timeoutsFrom } from "../../provider/dynamic/common";
 import {
   ambientKubeconfig,
   clusterServer,
@@ -21,7 +21,8 @@ export interface WaitArgs {
   /**
    * Kubeconfig the waiters use; kept secret in state. Default: the one the component's Kubernetes
    * provider connects with (its `kubeconfig`, `context` and `cluster`; for the default provider the
-   * stack's `kubernetes:` config, else $KUBECONFIG's files merged, else ~/.kube/config), so that the
+   * stack's `kubernetes:` config, else $KUBECONFIG's files merged, else ~/.kube/config, else in a pod
+   * its service account, as pulumi-kubernetes falls back to it), so that the
    * waiters and the preview's reads reach the cluster the objects go to. When given, it must reach the
    * same API server as the provider, else the preview fails naming both.
    * @secret
@@ -72,6 +73,18 @@ export interface Waiting {
   check: pulumi.Output<void>;
   /** Options for a waiter: its parent, what it waits after, and the deadlines. */
   options(dependsOn: pulumi.Input<pulumi.Input<pulumi.Resource>[]>): pulumi.CustomResourceOptions;
+  /** The deadline of its waiters' create and update that `waitTimeouts` sets, in seconds; none when it sets none. */
+  deadlineSeconds?: number;
+}
+
+/** The longer of `waitTimeouts.create` and `.update`, as the waiters take it (timeoutsFrom); undefined when unset or not a duration. */
+function configuredDeadline(timeouts: pulumi.CustomTimeouts | undefined): number | undefined {
+  try {
+    return timeoutsFrom(undefined, { customTimeouts: timeouts }).timeoutSeconds as number | undefined;
+  } catch {
+    // A bad duration is checkWaitTimeouts' to report.
+    return undefined;
+  }
 }
 
 function access(
@@ -89,6 +102,7 @@ function access(
     kubeconfig: secretKubeconfig,
     watching: (objects) => ({ kubeconfig: secretKubeconfig, created: createdObjects(objects) }),
     check: pulumi.unsecret(check),
+    deadlineSeconds: configuredDeadline(args.waitTimeouts),
     options: (dependsOn) => ({
       parent,
       dependsOn,
@@ -192,8 +206,9 @@ function connection(args: SharedArgs, parent: pulumi.Resource, required: boolean
   const provider = args.provider ?? optionsProvider(parent);
   const settings = providerSettings(provider);
   if (settings === undefined) {
-    const { file, text } = ambientKubeconfig();
-    const where = `the file ${file} ${AMBIENT}, which the default Kubernetes provider connects with,`;
+    const { file, text, inCluster } = ambientKubeconfig();
+    const source = inCluster ? file : `the file ${file} ${AMBIENT}`;
+    const where = `${source}, which the default Kubernetes provider connects with,`;
     if (args.kubeconfig !== undefined) {
       return access(
         text === undefined ? args.kubeconfig : sameCluster(args.kubeconfig, text, where),
@@ -201,11 +216,11 @@ function connection(args: SharedArgs, parent: pulumi.Resource, required: boolean
         parent,
       );
     }
-    if (text !== undefined) return access(text, args, parent, `the file ${file} ${AMBIENT} `);
+    if (text !== undefined) return access(text, args, parent, `${source} `);
     if (!required) return undefined;
     throw inputPropertyError(
       "kubeconfig",
-      `waiting for the cluster needs its kubeconfig: pass kubeconfig, point $KUBECONFIG at it (${file} could not be read), or set wait: false`,
+      `waiting for the cluster needs its kubeconfig: pass kubeconfig, point $KUBECONFIG at it (${file} could not be read), run the program in a pod (its service account's), or set wait: false`,
     );
   }
   const property = args.provider ? "provider" : "kubeconfig";

@@ -15,7 +15,7 @@ import {
   valueOf,
 } from "../../test/mocks";
 import { captureConsole } from "../../test/console";
-import { InfraNodePool, InfraNodePoolArgs } from "./infra-node-pool";
+import { InfraNodePool, InfraNodePoolArgs, INFRA_TAINTS } from "./infra-node-pool";
 
 const MACHINESET = "kubernetes:machine.openshift.io/v1beta1:MachineSet";
 
@@ -123,10 +123,11 @@ describe("InfraNodePool", () => {
     const waiters = mocks.resources.filter((r) => r.type.startsWith("pulumi-nodejs:dynamic:"));
     assert.deepEqual(waiters.map((w) => `${w.type.split(":")[2]} ${w.name}`).sort(), [
       "MachineSetRemoval infra-machines-removal",
+      "NodeLabelsAndTaints infra-node-labels",
       "PoolRollout infra-pool-rollout",
     ]);
     const names = [`${AWS_INFRA_ID}-infra-us-east-2a`, `${AWS_INFRA_ID}-infra-us-east-2b`];
-    for (const waiter of ["infra-pool-rollout", "infra-machines-removal"]) {
+    for (const waiter of ["infra-pool-rollout", "infra-machines-removal", "infra-node-labels"]) {
       assert.deepEqual(waiters.find((w) => w.name === waiter)!.inputs.machineSets, names);
     }
     // Its machines before its pool: the MCO counts only nodes its nodeSelector finds
@@ -139,6 +140,12 @@ describe("InfraNodePool", () => {
         { "node-role.kubernetes.io/infra": "", "node-role.kubernetes.io/worker": "" },
         { maxUnavailable: 2 },
       ],
+    );
+    // The running nodes get the template's labels and taints, the infra ones by default.
+    const labels = waiters.find((w) => w.name === "infra-node-labels")!;
+    assert.deepEqual(
+      [labels.inputs.labels, labels.inputs.taints],
+      [{ "node-role.kubernetes.io/infra": "", "node-role.kubernetes.io/worker": "" }, [...INFRA_TAINTS]],
     );
   });
 

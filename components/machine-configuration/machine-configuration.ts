@@ -17,10 +17,11 @@ import type { NodeConfigKind } from "../../provider/waiting/waiters";
 import { kubeOptions, manifestArgs } from "../cluster/kube";
 import { adoption } from "../cluster/adoption";
 import { KINDS, ResourceKind } from "../../provider/waiting/kinds";
-import { rolloutRecord } from "../cluster/rollout-impact";
+import { rolloutRecord } from "../cluster/pool-summary";
 import { WaitArgs, waiting } from "../cluster/wait";
 import { InputError } from "../../builders/errors";
 import { checked, InputChecks } from "../errors";
+import { child } from "../declared";
 
 /** Every field of a builder's args as a Pulumi input, the object name optional (default: resource name). */
 type Inputs<T> = { [K in keyof T]: pulumi.Input<T[K]> };
@@ -62,8 +63,11 @@ abstract class MachineConfigurationObject<T extends { name: string }> extends pu
   declare public readonly objectName: pulumi.Output<string>;
   /** The Kubernetes object; with `adopt`, declared once the cluster has said whether it holds it. */
   declare public readonly resource: pulumi.Output<k8s.apiextensions.CustomResource>;
-  /** The wait for the pool's rollout of this object (absent with `wait: false`). */
-  declare public readonly rollout: PoolRollout | undefined;
+  /**
+   * The wait for the pool's rollout of this object (absent with `wait: false`); declared once the
+   * object's inputs are checked.
+   */
+  declare public readonly rollout: pulumi.Output<PoolRollout> | undefined;
   /** The rendered config the pool's nodes run once this object has rolled out. */
   declare public readonly renderedConfig: pulumi.Output<string | undefined>;
   /** At preview, what applying this object does to the pool's nodes (also logged on the component). */
@@ -107,16 +111,21 @@ abstract class MachineConfigurationObject<T extends { name: string }> extends pu
     const removal =
       waits &&
       target.listedIn &&
-      new NodeConfigRemoval(
+      child(
+        NodeConfigRemoval,
         `${name}-removal`,
         { kubeconfig: waits.kubeconfig, pool, kind: kind as NodeConfigKind, name: this.objectName },
         waits.options([]),
       );
     const declare = (adopted: pulumi.CustomResourceOptions = {}) =>
-      new k8s.apiextensions.CustomResource(
+      child(
+        k8s.apiextensions.CustomResource,
         name,
         manifestArgs(MACHINECONFIGURATION_API_VERSION, kind, manifest, ["metadata", "spec"]),
-        { ...kubeOptions(this, provider, adopted), ...(removal ? { dependsOn: [removal] } : {}) },
+        {
+          ...kubeOptions(this, provider, adopted),
+          ...(removal ? { dependsOn: removal.apply((r) => [r]) } : {}),
+        },
       );
     // Adopting imports the object when the cluster holds it and creates it otherwise, as a pool does.
     const adopting =
@@ -124,16 +133,21 @@ abstract class MachineConfigurationObject<T extends { name: string }> extends pu
         ? undefined
         : adoption({ provider, wait, kubeconfig, waitTimeouts, adopt }, waits, this);
     this.resource = adopting
-      ? adopting.kubeconfig.apply(async (config) => {
-          const object = { kind: kindOf(kind), name: adoptedName! };
-          const [adopted] = await adopting.options(config, [object]);
-          return declare(adopted);
-        })
-      : pulumi.output(declare());
-    const record = rolloutRecord(this, name, { kubeconfig: waits?.kubeconfig, pool, kind, manifest });
+      ? adopting.kubeconfig
+          .apply((config) => adopting.options(config, [{ kind: kindOf(kind), name: adoptedName! }]))
+          .apply(([adopted]) => declare(adopted))
+      : declare();
+    const record = rolloutRecord(this, name, {
+      kubeconfig: waits?.kubeconfig,
+      deadlineSeconds: waits?.deadlineSeconds,
+      pool,
+      kind,
+      manifest,
+    });
     this.rollout =
       waits &&
-      new PoolRollout(
+      child(
+        PoolRollout,
         `${name}-rollout`,
         {
           ...waits.watching(this.resource.apply((r) => [r])),
@@ -144,7 +158,9 @@ abstract class MachineConfigurationObject<T extends { name: string }> extends pu
         },
         waits.options([this.resource]),
       );
-    this.renderedConfig = this.rollout ? this.rollout.renderedConfig : pulumi.output(undefined);
+    this.renderedConfig = this.rollout
+      ? this.rollout.apply((r) => r.renderedConfig)
+      : pulumi.output(undefined);
     this.rolloutImpact = record.impact(this.rollout);
     this.registerOutputs({
       objectName: this.objectName,

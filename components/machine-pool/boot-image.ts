@@ -15,15 +15,16 @@ import {
 } from "../../primitives/boot-images";
 import { InputError } from "../../builders/errors";
 import type { KubeObject } from "../../provider/waiting/kinds";
-import { clusterOfThisRun } from "../cluster/rollout-impact";
+import { clusterOfThisRun } from "../cluster/preview-run";
+import { noteMachineSets } from "./machine-set-notes";
 
 export type BootImageOwner = "mco" | "stack";
 
 /** The image fields of a MachineSet's provider spec: AWS `ami`, Azure `image`. */
-export const BOOT_IMAGE_PATHS = [
-  "spec.template.spec.providerSpec.value.ami",
-  "spec.template.spec.providerSpec.value.image",
-];
+const BOOT_IMAGE_FIELDS = ["ami", "image"];
+
+/** Their paths in a MachineSet, as `ignoreChanges` takes them. */
+export const BOOT_IMAGE_PATHS = BOOT_IMAGE_FIELDS.map((f) => `spec.template.spec.providerSpec.value.${f}`);
 
 /** `bootImageOwner` as given, or by default the MCO unless the pool gives its own image. */
 export function bootImageOwnerOf(given: unknown, imageGiven: boolean): BootImageOwner {
@@ -116,7 +117,10 @@ export function bootImageLine(
   };
 }
 
-/** At preview, logs on `parent` who owns each MachineSet's boot image, asking the cluster whether the MCO agrees. */
+/**
+ * At preview, logs on `parent` who owns each MachineSet's boot image, asking the cluster whether the MCO
+ * agrees: said for a new or changed MachineSet, and whenever it is a warning (machine-set-notes.ts).
+ */
 export async function previewBootImages(
   parent: pulumi.Resource,
   kubeconfig: string | undefined,
@@ -147,9 +151,12 @@ export async function previewBootImages(
       }
     }
   }
-  for (const manifest of manifests) {
-    const { text, warn } = bootImageLine(manifest, owner, managers);
-    if (warn) pulumi.log.warn(text, parent);
-    else pulumi.log.info(text, parent);
-  }
+  // News for a new MachineSet, or one whose image the stack changes (the MCO's updates are its own).
+  const fields = owner === "stack" ? BOOT_IMAGE_FIELDS : [];
+  const notes = manifests.map((machineSet) => ({
+    machineSet,
+    fields,
+    ...bootImageLine(machineSet, owner, managers),
+  }));
+  await noteMachineSets(parent, kubeconfig, notes);
 }

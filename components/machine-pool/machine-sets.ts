@@ -13,11 +13,14 @@ import {
   machineSetsInZones,
   zoneSpecs,
   WorkerMachineSet,
-  zonesInRegion,
+  firstPlacedZone,
+  placeInRegion,
+  PlacedZones,
+  refusalErrors,
   ZoneSpec,
 } from "../../builders/machineset";
 import { PoolAutoscaling, requirePoolAutoscaling } from "../../builders/autoscaling";
-import { InputError, InputErrors } from "../../builders/errors";
+import { collectErrors, InputError, InputErrors } from "../../builders/errors";
 import { HealthCheckOptions } from "../../builders/health-check";
 import {
   BOOT_IMAGE_PATHS,
@@ -27,6 +30,7 @@ import {
   withoutBootImage,
 } from "./boot-image";
 import { healthCheckManifest } from "./health-check";
+import { noteMachineSets } from "./machine-set-notes";
 import { Taint } from "../../builders/validation";
 import { contentHash, MachineSetRemoval } from "../../provider/dynamic";
 import type { MachineReplacement } from "../../provider/waiting";
@@ -34,18 +38,20 @@ import { ClusterFacts, ClusterFactsArgs, MachineImage } from "../cluster/facts";
 import { manifestArgs, PATCH_FORCE, withAnnotations } from "../cluster/kube";
 import { Adoption } from "../cluster/adoption";
 import { KINDS } from "../../provider/waiting/kinds";
-import { previewMachineSpecChanges } from "../cluster/rollout-impact";
+import { PoolOfPart, previewMachineSpecChanges } from "../cluster/pool-summary";
 import { MACHINE_API_NAMESPACE } from "../../primitives/openshift";
 import { WaitArgs, Waiting } from "../cluster/wait";
 import { within } from "../../builders/errors";
 import { checked, checkedAsKnown, inputPropertyError, naming } from "../errors";
+import { child } from "../declared";
 import { platformModules } from "../platforms";
 
 /** What every machine pool component takes to place MachineSets in zones of a cloud. */
 export interface MachinePoolArgs extends ClusterFactsArgs, WaitArgs {
   /**
-   * Zones, one MachineSet each: AWS zone names (`us-east-2a`) or Azure zone numbers (`"1"`), or objects
-   * that also give the zone's subnet. On AWS with `cloudLookups`, omitted zones are the region's first three.
+   * Zones, one MachineSet each: AWS zone names (`us-east-2a`) or Azure zone numbers (`"1"` to `"3"`), or
+   * objects that also give the zone's subnet; each must be one the region has. On AWS with
+   * `cloudLookups`, omitted zones are the region's first three.
    */
   zones?: pulumi.Input<Array<string | ZoneSpec>>;
   /**
@@ -91,7 +97,9 @@ export interface MachinePoolArgs extends ClusterFactsArgs, WaitArgs {
   azure?: pulumi.Input<Omit<AzureMachineOptions, "image">>;
   /**
    * Look up (AWS) or check (Azure) zones, subnets, security groups and the managed identity with the
-   * cloud's Pulumi provider. Explicit values always win; a lookup that finds nothing is an input error.
+   * cloud's Pulumi provider, and check the zones and the machine size with the cloud rather than the
+   * library's tables (the size offered in the region and each zone; on Azure also what the options need
+   * of it). Explicit values always win; a lookup that finds nothing is an input error.
    */
   cloudLookups?: boolean;
   /**
@@ -106,6 +114,8 @@ export interface MachineSetsOptions {
   of: string;
   /** The name segment of the MachineSets (`infra`, `windows-worker`). */
   role: pulumi.Input<string>;
+  /** The pool whose one preview line says what changes of its machines (pool-summary.ts). */
+  pool: PoolOfPart;
   /** Labels every node gets on top of `MachinePoolArgs.nodeLabels`. */
   nodeLabels: Record<string, string>;
   taints: pulumi.Output<Taint[]>;
@@ -115,7 +125,7 @@ export interface MachineSetsOptions {
   /** Final touches to the pool spec (Windows machines). */
   adjust?: (spec: MachineSetPoolSpec) => MachineSetPoolSpec;
   /** What the MachineSets must wait for (the pool they join, the operator that configures them). */
-  dependsOn?: pulumi.Input<pulumi.Resource>[];
+  dependsOn?: pulumi.Input<pulumi.Input<pulumi.Resource>[]>;
   kubeOptions: pulumi.CustomResourceOptions;
   /** With waiting on, the MachineSets are guarded so that what they depend on is deleted only after their machines. */
   waiting?: Waiting;
@@ -129,15 +139,22 @@ export interface DeclaredMachineSets {
   /** The pool's zones as its entry normalised them. */
   zones: PoolZones;
   names: pulumi.Output<string[]>;
+  /**
+   * What names each MachineSet's resource, in the order of `names`: its zone, or the region for one
+   * without a zone. Every other object of a zone is named by it too, so that reordering zones renames nothing.
+   */
+  keys: pulumi.Output<string[]>;
   resources: pulumi.Output<k8s.apiextensions.CustomResource[]>;
   /** Hash of the rendered MachineSets: what their readiness waiter depends on. */
   contentHash: pulumi.Output<string>;
   /** What the readiness waiter replaces machines by (`machineReplacement`), with the replicas it keeps. */
   replacement?: pulumi.Output<MachineReplacement>;
-  /** At preview, a line per MachineSet whose machines run another spec than its template (logged too). */
+  /** At preview, a line per MachineSet whose machines run another spec than its template (in the pool's line). */
   specChanges: pulumi.Output<string[] | undefined>;
   /** The labels each MachineSet gives its machines (its template's). */
   machineLabels: pulumi.Output<Array<Record<string, string>>>;
+  /** The node labels and taints of the pool's MachineSets' templates, which its running nodes get too. */
+  nodeMetadata: pulumi.Output<{ labels: Record<string, string>; taints: Taint[] }>;
 }
 
 /**
@@ -195,6 +212,7 @@ function plainZones(zones: MachinePoolArgs["zones"]): ZoneSpec[] | undefined {
 /**
  * The pool's zones placed in the cluster's region: the given ones checked against it (before anything
  * is read for them, such as the worker MachineSet of the first), or the platform's when none are given.
+ * The problems of zones the region lacks are reported with the pool's other ones (declareMachineSets).
  */
 export function placeZones(
   zones: PoolZones,
@@ -202,14 +220,25 @@ export function placeZones(
   lookups: boolean,
   invoke: { parent: pulumi.Resource },
   of: string,
-): pulumi.Output<ZoneSpec[]> {
+): pulumi.Output<PlacedZones> {
   return pulumi.all([zones.given, facts]).apply(([given, f]) =>
-    naming(of, () => {
+    naming(of, async () => {
       const platform = platformModules(f.platform);
-      if (given === undefined) return platform.cloud.zonesWhenNotGiven(f.region, lookups, invoke);
-      return checked(() => zonesInRegion(platform.machineSets, f.region, given));
+      if (given === undefined)
+        return { zones: await platform.cloud.zonesWhenNotGiven(f.region, lookups, invoke), problems: [] };
+      // With lookups the cloud says which zones the region has, not the table; it is asked of zones
+      // named well.
+      const placed = checked(() => placeInRegion(platform.machineSets, f.region, given, !lookups));
+      if (lookups && placed.problems.length === 0)
+        placed.problems.push(...(await platform.cloud.zoneProblems(f.region, placed.zones, invoke)));
+      return placed;
     }),
   );
+}
+
+/** The first of the placed zones the region has: whose worker MachineSet the pool reads. */
+export function firstZone(placed: pulumi.Output<PlacedZones>, of: string): pulumi.Output<string> {
+  return placed.apply((p) => naming(of, () => checked(() => firstPlacedZone(p).zone)));
 }
 
 /**
@@ -222,7 +251,7 @@ export function declareMachineSets(
   args: MachinePoolArgs,
   facts: pulumi.Output<ClusterFacts>,
   zones: PoolZones,
-  placed: pulumi.Output<ZoneSpec[]>,
+  placed: pulumi.Output<PlacedZones>,
   options: MachineSetsOptions,
 ): DeclaredMachineSets {
   const invoke = { parent: options.kubeOptions.parent! };
@@ -247,15 +276,30 @@ export function declareMachineSets(
       pulumi.all([args.replicas, args.nodeLabels, platformOptions, args.autoscaling, healthCheck]),
       options.worker,
     ])
-    .apply(([f, z, role, image, taints, [replicas, labels, given, scaling, hc], worker]) =>
+    .apply(([f, placement, role, image, taints, [replicas, labels, given, scaling, hc], worker]) =>
       naming(options.of, async () => {
         // The health check's settings fail the MachineSets too, so its mistakes show with the pool's.
         if (hc) healthCheckManifest(hc, hc.name ?? "check", f.infrastructureId, "worker", ["check"]);
         const platform = platformModules(f.platform);
         const machineOptions = checked(() => platform.machineSets.withImage("image", image, given ?? {}));
-        const cloud = args.cloudLookups
-          ? await platform.cloud.lookUp(f.infrastructureId, z, machineOptions, invoke)
-          : { zones: z, options: machineOptions };
+        // What the cloud lacks of the size is asked in zones it has, and reported with every other
+        // problem, which are checked on the zones found valid; the subnets and security groups are
+        // looked up only when nothing is wrong.
+        const problems = [...placement.problems];
+        if (args.cloudLookups && problems.length === 0) {
+          const lacking = await platform.cloud.sizeProblems(
+            f.region,
+            placement.zones,
+            machineOptions,
+            invoke,
+          );
+          problems.push(...lacking);
+        }
+        const z = placement.zones.filter((_, i) => !problems.some((r) => r.path === `zones[${i}]`));
+        const cloud =
+          args.cloudLookups && problems.length === 0
+            ? await platform.cloud.lookUp(f.infrastructureId, z, machineOptions, invoke)
+            : { zones: z, options: machineOptions };
         const spec = {
           platform: f.platform,
           infrastructureId: f.infrastructureId,
@@ -269,52 +313,61 @@ export function declareMachineSets(
           [f.platform]: cloud.options,
         } as unknown as MachineSetPoolSpec;
         const owner = options.bootImageOwner;
-        const manifests = checked(() => machineSetsInZones(options.adjust ? options.adjust(spec) : spec)).map(
-          (m) => (owner ? withBootImageOwner(m, owner) : m),
+        const [, built] = checked(() =>
+          collectErrors([
+            () => InputErrors.throwIfAny(refusalErrors(problems)),
+            () => machineSetsInZones(options.adjust ? options.adjust(spec) : spec),
+          ]),
         );
+        const manifests = built.map((m) => (owner ? withBootImageOwner(m, owner) : m));
         // Where each MachineSet's network references come from, so that the preview says it.
-        if (pulumi.runtime.isDryRun())
-          manifests.forEach((manifest, i) => {
-            const zone = cloud.zones[i];
-            const source = platform.machineSets.networkSource(cloud.options, {
-              infrastructureId: f.infrastructureId,
-              region: f.region,
-              zone: zone.zone,
-              subnet: zone.subnet,
-              worker,
-            });
-            pulumi.log.info(`MachineSet ${manifest.metadata.name}: ${source}`, invoke.parent);
+        const networkSource = (i: number) =>
+          platform.machineSets.networkSource(cloud.options, {
+            infrastructureId: f.infrastructureId,
+            region: f.region,
+            zone: cloud.zones[i].zone,
+            subnet: cloud.zones[i].subnet,
+            worker,
           });
         // Named by zone, or by the region for a MachineSet without one. Applied forced (manifestArgs):
         // without autoscaling the stack takes the replicas back from a cluster autoscaler that scaled the
         // set while it was autoscaled; with it, `ignoreChanges` applies the autoscaler's own count.
-        return manifests.map((manifest, i) => ({ key: cloud.zones[i].zone || f.region, manifest }));
+        return manifests.map((manifest, i) => ({
+          key: cloud.zones[i].zone || f.region,
+          manifest,
+          network: `MachineSet ${manifest.metadata.name}: ${networkSource(i)}`,
+        }));
       }),
     );
-  if (pulumi.runtime.isDryRun() && options.bootImageOwner) {
+  if (pulumi.runtime.isDryRun()) {
     const owner = options.bootImageOwner;
     const kubeconfig = options.waiting ? pulumi.unsecret(options.waiting.kubeconfig) : undefined;
-    pulumi.all([resolved, facts, kubeconfig]).apply(([sets, f, config]) =>
-      previewBootImages(
-        invoke.parent,
-        config,
-        f.platform,
-        sets.map((s) => s.manifest),
-        owner,
-      ),
-    );
+    pulumi.all([resolved, facts, kubeconfig]).apply(async ([sets, f, config]) => {
+      const fields = platformModules(f.platform).machineSets.networkFields;
+      const notes = sets.map((s) => ({ machineSet: s.manifest, text: s.network, fields }));
+      await noteMachineSets(invoke.parent, config, notes);
+      if (owner)
+        await previewBootImages(
+          invoke.parent,
+          config,
+          f.platform,
+          sets.map((s) => s.manifest),
+          owner,
+        );
+    });
   }
   const guardFor = (names: pulumi.Input<string[]>) =>
     // Pulumi deletes in reverse dependency order: the MachineSets, then this guard (which waits until
     // their machines and nodes are gone), then the pool or operator they depended on.
     options.waiting &&
-    new MachineSetRemoval(
+    child(
+      MachineSetRemoval,
       `${name}-machines-removal`,
       {
         // The Kubernetes objects it holds the deletion of (the pool), found by UID before anything waits.
         ...options.waiting.watching(
           pulumi
-            .all(options.dependsOn ?? [])
+            .output(options.dependsOn ?? [])
             .apply((list) =>
               list.filter((r): r is k8s.apiextensions.CustomResource =>
                 k8s.apiextensions.CustomResource.isInstance(r),
@@ -328,13 +381,13 @@ export function declareMachineSets(
   const declare = (
     key: string,
     resourceArgs: k8s.apiextensions.CustomResourceArgs,
-    guard?: pulumi.Resource,
+    guard?: pulumi.Output<pulumi.Resource>,
     adopted: pulumi.CustomResourceOptions = {},
   ) =>
-    new k8s.apiextensions.CustomResource(`${name}-${key}`, resourceArgs, {
+    child(k8s.apiextensions.CustomResource, `${name}-${key}`, resourceArgs, {
       ...options.kubeOptions,
       ...adopted,
-      dependsOn: guard ? [guard] : options.dependsOn,
+      dependsOn: guard ? guard.apply((g) => [g]) : options.dependsOn,
       // The autoscaler owns replicas once the set exists, the MCO the boot image it manages: never
       // diffed, never applied again.
       ignoreChanges: [
@@ -350,7 +403,7 @@ export function declareMachineSets(
     // Zones spelled out in the program: the MachineSets are declared now, so that a preview shows them
     // even while the facts or lookups their manifests need are still unknown.
     const guard = guardFor(resolved.apply((sets) => sets.map((s) => s.manifest.metadata.name)));
-    resources = pulumi.output(
+    resources = pulumi.all(
       zones.listed.map((key) =>
         declare(
           key,
@@ -365,7 +418,7 @@ export function declareMachineSets(
       ),
     );
   } else {
-    resources = pulumi.all([resolved, adoption?.kubeconfig]).apply(async ([sets, kubeconfig]) => {
+    const adopted = pulumi.all([resolved, adoption?.kubeconfig]).apply(async ([sets, kubeconfig]) => {
       const guard = guardFor(sets.map((s) => s.manifest.metadata.name));
       const adopted = adoption
         ? await adoption.options(
@@ -377,11 +430,14 @@ export function declareMachineSets(
             })),
           )
         : [];
-      return sets.map(({ key, manifest }, i) =>
-        // Forced as manifestArgs forces the listed ones (README "Hand edits").
-        declare(key, withAnnotations(manifest, PATCH_FORCE), guard, adopted[i]),
+      return pulumi.all(
+        sets.map(({ key, manifest }, i) =>
+          // Forced as manifestArgs forces the listed ones (docs/components.md, "Hand edits").
+          declare(key, withAnnotations(manifest, PATCH_FORCE), guard, adopted[i]),
+        ),
       );
     });
+    resources = pulumi.output(adopted);
   }
   const replacement =
     args.machineReplacement === undefined
@@ -395,15 +451,19 @@ export function declareMachineSets(
           const replicas = sets.map((s) => [s.manifest.metadata.name, s.manifest.spec.replicas]);
           return { ...policy, replicas: Object.fromEntries(replicas) as Record<string, number> };
         });
+  // The image the MCO keeps current is no spec of the stack's: machines it made from a newer one are not old.
   const declared = resolved.apply((sets) =>
     sets.map((s) => ({
       name: s.manifest.metadata.name,
-      providerSpec: s.manifest.spec.template.spec.providerSpec.value as unknown as Record<string, unknown>,
+      providerSpec: withoutBootImage(s.manifest, options.bootImageOwner).spec.template.spec.providerSpec
+        .value as unknown as Record<string, unknown>,
+      labels: s.manifest.spec.template.metadata.labels,
     })),
   );
   return {
     zones,
     names: resolved.apply((sets) => sets.map((s) => s.manifest.metadata.name)),
+    keys: resolved.apply((sets) => sets.map((s) => s.key)),
     resources,
     // The MCO's updates of an image it owns are no change of the pool's: its waiter stays the same.
     contentHash: resolved.apply((sets) =>
@@ -413,7 +473,18 @@ export function declareMachineSets(
     machineLabels: resolved.apply((sets) =>
       sets.map((s) => (s.manifest.spec.template.metadata?.labels ?? {}) as Record<string, string>),
     ),
-    specChanges: previewMachineSpecChanges(invoke.parent, options.waiting?.kubeconfig, declared, replacement),
+    specChanges: previewMachineSpecChanges(
+      invoke.parent,
+      options.waiting?.kubeconfig,
+      options.pool,
+      declared,
+      replacement,
+    ),
+    // Every MachineSet of a pool is built with the same node labels and taints (machineSetsOf).
+    nodeMetadata: resolved.apply(([first]) => ({
+      labels: first.manifest.spec.template.spec.metadata.labels ?? {},
+      taints: first.manifest.spec.template.spec.taints ?? [],
+    })),
   };
 }
 

@@ -77,6 +77,27 @@ describe("pool autoscaling and health checks", () => {
     );
   });
 
+  it("names each MachineAutoscaler by its zone, as its MachineSet, whatever the zones' order and when they are known only from an output", async () => {
+    const autoscalers = async (zones: pulumi.Input<string[]>) => {
+      resetMocks();
+      const pool = new InfraNodePool("infra", { zones, autoscaling: { minReplicas: 3, maxReplicas: 6 } });
+      await valueOf(pool.machineSetNames);
+      await settle();
+      return Object.fromEntries(
+        created(AUTOSCALER).map((r) => [
+          r.name,
+          (r.inputs.spec as { scaleTargetRef: { name: string } }).scaleTargetRef.name,
+        ]),
+      );
+    };
+    const byZone = Object.fromEntries(
+      ZONES.map((z) => [`infra-${z}-autoscaler`, `${AWS_INFRA_ID}-infra-${z}`]),
+    );
+    assert.deepEqual(await autoscalers(ZONES), byZone);
+    assert.deepEqual(await autoscalers([...ZONES].reverse()), byZone);
+    assert.deepEqual(await autoscalers(pulumi.output([ZONES[2], ZONES[0], ZONES[1]])), byZone);
+  });
+
   it("gives a Windows pool on Azure a health check over its own sets, not the workers sharing its role", async () => {
     await resetMocks(azureCloud());
     const pool = new WindowsNodePool("win", {

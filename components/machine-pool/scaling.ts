@@ -21,6 +21,7 @@ import { within } from "../../builders/errors";
 import { checked, inputPropertyError, naming } from "../errors";
 import { healthCheckManifest } from "./health-check";
 import { DeclaredMachineSets, MachinePoolArgs } from "./machine-sets";
+import { child } from "../declared";
 
 export interface PoolScaling {
   /** The pool's MachineAutoscalers, one per MachineSet (empty without `autoscaling`). */
@@ -28,7 +29,7 @@ export interface PoolScaling {
   /** An Output: adopted, it is declared once the cluster facts name it. */
   healthCheck?: pulumi.Output<k8s.apiextensions.CustomResource>;
   /** Waits until the autoscalers are accepted and every MachineSet has its minimum Ready. */
-  ready?: MachineAutoscalerReady;
+  ready?: pulumi.Output<MachineAutoscalerReady>;
 }
 
 export interface PoolScalingOptions {
@@ -61,7 +62,7 @@ export function declarePoolScaling(
 ): PoolScaling {
   const after = { ...options.kubeOptions, dependsOn: machineSets.resources };
   let autoscalers: pulumi.Output<k8s.apiextensions.CustomResource[]> = pulumi.output([]);
-  let ready: MachineAutoscalerReady | undefined;
+  let ready: pulumi.Output<MachineAutoscalerReady> | undefined;
   if (args.autoscaling !== undefined) {
     // Checked as soon as the bounds are known, before the cluster facts: a preview shows the mistake.
     const bounds = pulumi.all([args.autoscaling, machineSets.zones.given]).apply(([scaling, zones]) =>
@@ -81,17 +82,28 @@ export function declarePoolScaling(
           checked(() => within("autoscaling", () => machineAutoscalersForPool(names, scaling))),
         ),
       );
-    const declare = (zone: string, manifest: pulumi.Output<object>) =>
-      new k8s.apiextensions.CustomResource(
-        `${name}-${zone}-autoscaler`,
-        manifestArgs(MACHINE_AUTOSCALER_API_VERSION, "MachineAutoscaler", manifest, ["metadata", "spec"]),
-        after,
-      );
+    const known = machineSets.zones.listed;
+    // Named by the zone of its MachineSet, as the MachineSet is. Zones looked up or adopted without a
+    // list were named by their position before: the alias keeps what a stack made then, unrenamed.
+    const declare = (
+      key: string,
+      index: number,
+      resourceArgs: k8s.apiextensions.CustomResourceArgs,
+      adopted: pulumi.CustomResourceOptions = {},
+    ) =>
+      child(k8s.apiextensions.CustomResource, `${name}-${key}-autoscaler`, resourceArgs, {
+        ...after,
+        ...adopted,
+        ...(known ? {} : { aliases: [{ name: `${name}-${index}-autoscaler` }] }),
+      });
+    const resourceArgs = (manifest: pulumi.Output<object>) =>
+      manifestArgs(MACHINE_AUTOSCALER_API_VERSION, "MachineAutoscaler", manifest, ["metadata", "spec"]);
     // Each autoscaler is named after its MachineSet: adopting imports it by that name, known only then.
     const adopt = async (
       adoption: Adoption,
       kubeconfig: string | undefined,
       list: MachineAutoscalerManifest[],
+      keys: string[],
     ) => {
       const objects = list.map((m) => ({
         kind: KINDS.machineAutoscaler,
@@ -117,34 +129,28 @@ export function declarePoolScaling(
         );
       }
       const adopted = await adoption.options(kubeconfig, objects);
-      return list.map(
-        (manifest, i) =>
-          new k8s.apiextensions.CustomResource(
-            `${name}-${known?.[i] ?? String(i)}-autoscaler`,
-            withAnnotations(manifest, PATCH_FORCE),
-            { ...after, ...adopted[i] },
-          ),
+      return pulumi.all(
+        list.map((manifest, i) => declare(keys[i], i, withAnnotations(manifest, PATCH_FORCE), adopted[i])),
       );
     };
-    const known = machineSets.zones.listed;
     const adoption = options.adoption;
     autoscalers = adoption
-      ? pulumi.all([manifests, adoption.kubeconfig]).apply(([list, config]) => adopt(adoption, config, list))
+      ? pulumi.output(
+          pulumi
+            .all([manifests, adoption.kubeconfig, machineSets.keys])
+            .apply(([list, config, keys]) => adopt(adoption, config, list, keys)),
+        )
       : known
-        ? pulumi.output(
-            known.map((zone, i) =>
-              declare(
-                zone,
-                manifests.apply((m) => m[i]),
-              ),
-            ),
-          )
+        ? pulumi.all(known.map((zone, i) => declare(zone, i, resourceArgs(manifests.apply((m) => m[i])))))
         : pulumi
-            .all([manifests, machineSets.names])
-            .apply(([list]) => list.map((m, i) => declare(String(i), pulumi.output(m))));
+            .all([manifests, machineSets.keys])
+            .apply(([list, keys]) =>
+              pulumi.all(list.map((m, i) => declare(keys[i], i, resourceArgs(pulumi.output(m))))),
+            );
     ready =
       options.waiting &&
-      new MachineAutoscalerReady(
+      child(
+        MachineAutoscalerReady,
         `${name}-autoscalers-ready`,
         {
           ...options.waiting.watching(autoscalers),
@@ -177,13 +183,13 @@ export function declarePoolScaling(
           ),
         ),
       );
-    const declared = (
+    const declare = (
       args: k8s.apiextensions.CustomResourceArgs,
       adopted: pulumi.CustomResourceOptions = {},
-    ) => new k8s.apiextensions.CustomResource(`${name}-health-check`, args, { ...after, ...adopted });
+    ) => child(k8s.apiextensions.CustomResource, `${name}-health-check`, args, { ...after, ...adopted });
     // Named after the infrastructure ID: adopting imports it by that name, known with the cluster facts.
     const adoption = options.adoption;
-    healthCheck = adoption
+    const check = adoption
       ? pulumi
           .all([manifest, adoption.kubeconfig, machineSets.machineLabels])
           .apply(async ([m, config, labels]) => {
@@ -213,13 +219,11 @@ export function declarePoolScaling(
               namespace: MACHINE_API_NAMESPACE,
             };
             const [adopted] = await adoption.options(config, [object]);
-            return declared(withAnnotations(m, PATCH_FORCE), adopted);
+            return { manifest: withAnnotations(m, PATCH_FORCE), adopted };
           })
-      : pulumi.output(
-          declared(
-            manifestArgs(MACHINE_SET_API_VERSION, "MachineHealthCheck", manifest, ["metadata", "spec"]),
-          ),
-        );
+          .apply(({ manifest: m, adopted }) => declare(m, adopted))
+      : declare(manifestArgs(MACHINE_SET_API_VERSION, "MachineHealthCheck", manifest, ["metadata", "spec"]));
+    healthCheck = check;
   }
   return { autoscalers, healthCheck, ready };
 }

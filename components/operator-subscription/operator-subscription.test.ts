@@ -1,6 +1,11 @@
 import * as assert from "node:assert/strict";
-import { created, resetMocks, settle } from "../../test/mocks";
+import * as pulumi from "@pulumi/pulumi";
+import { created, resetMocks, settle, valueOf } from "../../test/mocks";
 import { OperatorSubscription, OperatorSubscriptionArgs } from "./operator-subscription";
+
+/** The names of the resources, as their URNs end. */
+const names = async (resources: pulumi.Output<pulumi.Resource[]>) =>
+  Promise.all((await valueOf(resources)).map(async (r) => (await valueOf(r.urn)).split("::").pop()));
 
 const INSTALL = "pulumi-nodejs:dynamic:OperatorInstall";
 const REMOVAL = "pulumi-nodejs:dynamic:OperatorRemoval";
@@ -25,7 +30,11 @@ describe("OperatorSubscription", () => {
     const [removal] = created(REMOVAL);
     assert.equal(removal.name, "logging-removal");
     assert.equal(removal.inputs.namespace, "cluster-logging");
-    assert.equal(operator.ready.length, 2, "users depend on the install and on the removal");
+    assert.deepEqual(
+      await names(operator.ready),
+      ["logging-install", "logging-removal"],
+      "users depend on the install and on the removal",
+    );
   });
 
   it("keeps the removal with wait: false, so that turning waiting off does not uninstall the operator", async () => {
@@ -42,7 +51,7 @@ describe("OperatorSubscription", () => {
       const operator = new OperatorSubscription("logging", { ...ARGS, wait: false });
       await settle();
       assert.deepEqual(created(REMOVAL), []);
-      assert.equal(operator.ready.length, 1);
+      assert.deepEqual(await names(operator.ready), ["logging-subscription"]);
     } finally {
       process.env.KUBECONFIG = kubeconfig;
     }

@@ -9,16 +9,19 @@ import {
   operatorNamespace,
   subscription,
   SUBSCRIPTION_DEFAULTS,
+  SubscriptionConfig,
   TARGET_NAMESPACES,
 } from "../../builders/olm";
 import { requireDnsLabel, requireDnsSubdomain, requireOneOf } from "../../builders/validation";
 import { contentHash, OperatorInstall, OperatorRemoval } from "../../provider/dynamic";
 import { adoptOption, kubeOptions, manifestArgs, PATCH_FORCE, withAnnotations } from "../cluster/kube";
 import { clusterAccess, Waiting, WaitArgs } from "../cluster/wait";
-import { clusterOfThisRun } from "../cluster/rollout-impact";
+import { clusterOfThisRun } from "../cluster/preview-run";
 import { adoption } from "../cluster/adoption";
-import { field, KINDS } from "../../provider/waiting/kinds";
-import { checked, InputChecks } from "../errors";
+import { field, KINDS, kindOfCrd } from "../../provider/waiting/kinds";
+import { crdsToRemove } from "../../provider/waiting/waiters";
+import { checked, InputChecks, inputPropertyError } from "../errors";
+import { child } from "../declared";
 
 export interface OperatorSubscriptionArgs extends WaitArgs {
   /** The operator's package in the catalog; also the Subscription and OperatorGroup name. */
@@ -57,6 +60,22 @@ export interface OperatorSubscriptionArgs extends WaitArgs {
   /** Pin the first version to install. */
   startingCSV?: pulumi.Input<string>;
   /**
+   * How OLM deploys the operator (the Subscription's `spec.config`, applied to every Deployment of its
+   * CSV): `nodeSelector`, `tolerations`, `resources`, `env`, `envFrom`, `volumes`, `volumeMounts`,
+   * `selector`, `affinity`, `annotations`. `config: infra.placement` puts the operator on an
+   * `InfraNodePool`'s nodes (its node selector and tolerations; the Subscription is then created once
+   * the pool's nodes are ready). The install waits until the operator's Deployments run with it.
+   */
+  config?: pulumi.Input<SubscriptionConfig>;
+  /**
+   * On destroy, also delete the CRDs the operator owns and every instance of them (OLM leaves both
+   * behind): the instances first, waited for while the operator still runs to honour their finalizers,
+   * then the operator, then the CRDs. The preview names the CRDs and counts their instances; refused
+   * (at preview when the cluster shows it, else at destroy, before anything is deleted) while a CSV of
+   * another Subscription owns one of them. Default false.
+   */
+  removeCustomResources?: boolean;
+  /**
    * Kubernetes provider for the cluster, of the objects and the waiters; default the `provider` or
    * `providers` option's (the component's or a parent's), else the stack's default provider.
    */
@@ -85,11 +104,13 @@ interface ResolvedArgs {
   source?: string;
   sourceNamespace?: string;
   startingCSV?: string;
+  config?: SubscriptionConfig;
 }
 
 function resolvedArgs(args: OperatorSubscriptionArgs): pulumi.Inputs {
-  const { namespaceLabels, channel, installPlanApproval, source, sourceNamespace, startingCSV } = args;
-  return { namespaceLabels, channel, installPlanApproval, source, sourceNamespace, startingCSV };
+  const { namespaceLabels, channel, installPlanApproval, source, sourceNamespace, startingCSV, config } =
+    args;
+  return { namespaceLabels, channel, installPlanApproval, source, sourceNamespace, startingCSV, config };
 }
 
 /** The Namespace and the Subscription of resolved args, every problem of both reported at once. */
@@ -134,6 +155,7 @@ export function nestedSubscriptionArgs(
     source: optional(args.source),
     sourceNamespace: optional(args.sourceNamespace),
     startingCSV: optional(args.startingCSV),
+    config: optional(args.config),
   };
 }
 
@@ -187,6 +209,57 @@ function catalogCheck(
 }
 
 /**
+ * At preview, with `removeCustomResources`: what destroy will delete (each CRD the installed CSV owns,
+ * with the count of its instances), logged on the component, or an input error when a CSV of another
+ * Subscription owns one of them. Nothing is said of a cluster that does not answer.
+ */
+function crdRemovalPreview(
+  packageName: string,
+  namespace: string,
+  cluster: Waiting,
+  parent: pulumi.Resource,
+): pulumi.Output<void> {
+  return pulumi.unsecret(cluster.kubeconfig).apply(async (kubeconfig) => {
+    const snapshot = clusterOfThisRun(kubeconfig);
+    if ((await snapshot.unreachableBecause()) !== undefined) return;
+    const read = async () => {
+      const sub = await snapshot.object(KINDS.subscription, packageName, namespace);
+      const installed = field<string>(sub, "status", "installedCSV");
+      const csv = installed ? await snapshot.object(KINDS.csv, installed, namespace) : undefined;
+      if (!csv) return undefined;
+      const { crds, refused } = crdsToRemove([csv], await snapshot.objects(KINDS.csv));
+      const counts = await Promise.all(
+        crds.map(async (name) => {
+          const crd = await snapshot.object(KINDS.crd, name);
+          const instances = crd ? (await snapshot.objects(kindOfCrd(crd))).length : 0;
+          return `CRD ${name} (${instances} instance${instances === 1 ? "" : "s"})`;
+        }),
+      );
+      return { csv: csv.metadata.name, counts, refused };
+    };
+    // A read refused (RBAC) says nothing; only what the cluster shows is promised.
+    const found = await read().catch(() => null);
+    if (found === null) return;
+    if (found === undefined) {
+      pulumi.log.info(
+        `removeCustomResources: destroy deletes the CRDs the installed CSV owns and their instances (none installed yet)`,
+        parent,
+      );
+      return;
+    }
+    if (found.refused.length > 0)
+      throw inputPropertyError(
+        "removeCustomResources",
+        `${found.refused.join("; ")}: deleting it would break that operator; uninstall it first or leave removeCustomResources off`,
+      );
+    pulumi.log.info(
+      `removeCustomResources: destroy deletes ${found.counts.join(", ") || "no CRD"} of ${found.csv}, instances first`,
+      parent,
+    );
+  });
+}
+
+/**
  * Any OLM operator: its Namespace, an OperatorGroup and the Subscription, in the order OLM needs them
  * (nothing installs without an OperatorGroup in the namespace).
  */
@@ -195,17 +268,26 @@ export class OperatorSubscription extends pulumi.ComponentResource {
   declare public readonly namespace: string;
   /** The operator's package in the catalog. */
   declare public readonly packageName: string;
-  /** The OLM Subscription. */
-  declare public readonly subscription: k8s.apiextensions.CustomResource;
+  /** The OLM Subscription, declared once its inputs are checked. */
+  declare public readonly subscription: pulumi.Output<k8s.apiextensions.CustomResource>;
   /** The Subscription's name, once its inputs are resolved and checked. */
   declare public readonly subscriptionName: pulumi.Output<string>;
   /**
    * What users of the operator depend on: the install waiter (the Subscription with `wait: false`) and
    * the removal, so that on destroy they are gone before the operator is uninstalled.
    */
-  declare public readonly ready: pulumi.Resource[];
+  declare public readonly ready: pulumi.Output<pulumi.Resource[]>;
   /** The CSV the Subscription installed and that reached Succeeded, once waited for. */
   declare public readonly installedCSV: pulumi.Output<string | undefined>;
+  /**
+   * What the operator's custom resources depend on: created once the installed CSV owns its CRDs and
+   * the API server serves them (Established, the kind listed), so that
+   * `new k8s.apiextensions.CustomResource(..., { dependsOn: [sub.crdsReady] })` works in the same `up`
+   * on a fresh cluster. With `wait: false` it is the Subscription, which guarantees nothing.
+   */
+  declare public readonly crdsReady: pulumi.Output<pulumi.Resource>;
+  /** The CRDs the installed CSV owns, each served, once waited for (empty without waiting). */
+  declare public readonly crds: pulumi.Output<string[]>;
 
   constructor(name: string, args: OperatorSubscriptionArgs, opts: pulumi.ComponentResourceOptions = {}) {
     super("openshift-topology:index:OperatorSubscription", name, {}, opts);
@@ -255,6 +337,8 @@ export class OperatorSubscription extends pulumi.ComponentResource {
       checks.add(adopting.kubeconfig.apply((config) => adopting.requireHeld(config, held)));
     }
     if (cluster && pulumi.runtime.isDryRun()) checks.add(catalogCheck(args, packageName, cluster, this));
+    if (cluster && pulumi.runtime.isDryRun() && args.removeCustomResources === true)
+      checks.add(crdRemovalPreview(packageName, namespace, cluster, this));
     const valid = checks.valid();
     const objects = pulumi
       .all([valid, resolvedArgs(args)])
@@ -262,11 +346,12 @@ export class OperatorSubscription extends pulumi.ComponentResource {
         checked(() => namespaceAndSubscription(packageName, namespace, values as ResolvedArgs)),
       );
     const manifest = objects.subscription;
-    const before: pulumi.Resource[] = [];
+    const before: pulumi.Output<pulumi.Resource>[] = [];
 
     if (args.createNamespace !== false) {
       before.push(
-        new k8s.core.v1.Namespace(
+        child(
+          k8s.core.v1.Namespace,
           `${name}-namespace`,
           { metadata: objects.namespace.apply((n) => withAnnotations(n, PATCH_FORCE).metadata) },
           { ...kopts, ...adoptOption(args.adopt, namespace) },
@@ -278,7 +363,8 @@ export class OperatorSubscription extends pulumi.ComponentResource {
         checked(() => operatorGroup({ packageName, namespace, targetNamespaces: args.targetNamespaces })),
       );
       before.push(
-        new k8s.apiextensions.CustomResource(
+        child(
+          k8s.apiextensions.CustomResource,
           `${name}-operator-group`,
           manifestArgs("operators.coreos.com/v1", "OperatorGroup", group, ["metadata", "spec"]),
           {
@@ -289,16 +375,34 @@ export class OperatorSubscription extends pulumi.ComponentResource {
         ),
       );
     }
-    this.subscription = new k8s.apiextensions.CustomResource(
+    this.subscription = child(
+      k8s.apiextensions.CustomResource,
       `${name}-subscription`,
       manifestArgs("operators.coreos.com/v1alpha1", "Subscription", manifest, ["metadata", "spec"]),
       { ...kopts, ...adoptOption(args.adopt, packageName, namespace), dependsOn: before },
     );
+    // Destroy uninstalls (OLM would leave the CSV running). Pulumi deletes this before the Subscription,
+    // and after whatever depends on `ready` (the machines an operator configures).
+    const removal =
+      cluster &&
+      child(
+        OperatorRemoval,
+        `${name}-removal`,
+        {
+          ...cluster.watching([this.subscription]),
+          namespace: valid.apply(() => namespace),
+          subscription: packageName,
+          customResources: args.removeCustomResources === true ? true : undefined,
+        },
+        cluster.options([this.subscription]),
+      );
+
     const waits = args.wait === false ? undefined : cluster;
     // Under Manual approval the waiter approves the pinned CSV's InstallPlan, and only that one.
     const install =
       waits &&
-      new OperatorInstall(
+      child(
+        OperatorInstall,
         `${name}-install`,
         {
           ...waits.watching([this.subscription]),
@@ -308,33 +412,27 @@ export class OperatorSubscription extends pulumi.ComponentResource {
             args.startingCSV === undefined ? undefined : manifest.apply((m) => m.spec.startingCSV ?? ""),
           contentHash: manifest.apply(contentHash),
         },
-        waits.options([this.subscription]),
-      );
-
-    // Destroy uninstalls (OLM would leave the CSV running). Pulumi deletes this before the Subscription,
-    // and after whatever depends on `ready` (the machines an operator configures).
-    const removal =
-      cluster &&
-      new OperatorRemoval(
-        `${name}-removal`,
-        {
-          ...cluster.watching([this.subscription]),
-          namespace: valid.apply(() => namespace),
-          subscription: packageName,
-        },
-        cluster.options([this.subscription]),
+        // After the removal, so that destroy deletes it (and the custom resources depending on it) first.
+        waits.options([this.subscription, ...(removal ? [removal] : [])]),
       );
 
     this.namespace = namespace;
     this.packageName = packageName;
     this.subscriptionName = manifest.apply((m) => m.metadata.name);
-    this.ready = [install ?? this.subscription, ...(removal ? [removal] : [])];
-    this.installedCSV = install ? install.installedCSV : pulumi.output(undefined);
+    const ready: pulumi.Output<pulumi.Resource>[] = [
+      install ?? this.subscription,
+      ...(removal ? [removal] : []),
+    ];
+    this.ready = pulumi.all(ready);
+    this.installedCSV = install ? install.apply((i) => i.installedCSV) : pulumi.output(undefined);
+    this.crdsReady = install ?? this.subscription;
+    this.crds = install ? install.apply((i) => i.crds) : pulumi.output([]);
     this.registerOutputs({
       namespace,
       packageName,
       subscriptionName: this.subscriptionName,
       installedCSV: this.installedCSV,
+      crds: this.crds,
     });
   }
 }

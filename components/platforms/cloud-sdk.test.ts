@@ -72,4 +72,12 @@ describe("Cloud SDKs, optional peer dependencies", () => {
       await assert.rejects(valueOf(pool.machineSetNames), asksToInstall("@pulumi/azure-native", "region"));
     });
   });
+
+  it("are not needed for an Azure Windows pool without image: WMCO's Marketplace image is a table, not a lookup", async () => {
+    await resetMocks(azureCloud());
+    await without("@pulumi/azure-native", async () => {
+      const pool = new WindowsNodePool("win", { zones: ["1"], region: "centralus" });
+      assert.equal((await valueOf(pool.machineSetNames)).length, 1);
+    });
+  });
 });

@@ -1,5 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
-import { ZoneSpec } from "../../builders/machineset";
+import { Refusal, ZoneSpec } from "../../builders/machineset";
 import { WindowsServerVersion } from "../../builders/windows";
 
 /** `status` of `infrastructures.config.openshift.io/cluster`, as far as the platforms read it. */
@@ -25,6 +25,18 @@ export interface CloudPlatform<Options extends object> {
   region(status: InfrastructureStatus, opts: pulumi.CustomResourceOptions): pulumi.Output<string>;
   /** The zones of a pool that gives none (looked up when `lookups`); an input error where they are needed. */
   zonesWhenNotGiven(region: string, lookups: boolean, invoke: InvokeParent): Promise<ZoneSpec[]>;
+  /** The given zones the region does not have, asked of the cloud (`cloudLookups`), each at `zones[i]`. */
+  zoneProblems(region: string, zones: readonly ZoneSpec[], invoke: InvokeParent): Promise<Refusal[]>;
+  /**
+   * What the cloud lacks of the machines' size in the region's zones (`cloudLookups`): the size in the
+   * region or a zone, and what the options need of it; each problem at its property.
+   */
+  sizeProblems(
+    region: string,
+    zones: readonly ZoneSpec[],
+    options: Options,
+    invoke: InvokeParent,
+  ): Promise<Refusal[]>;
   /** Zones and options completed or checked against the cloud (`cloudLookups`); given values win. */
   lookUp(
     infrastructureId: string,

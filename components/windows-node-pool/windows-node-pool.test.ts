@@ -67,7 +67,7 @@ describe("WindowsNodePool", () => {
       unknown
     >;
     assert.deepEqual(subscription.inputs.spec, seedSubscription.spec);
-    // Forced, as everything the stack declares: `up` takes back a hand edit (README, "Hand edits").
+    // Forced, as everything the stack declares: `up` takes back a hand edit (docs/components.md, "Hand edits").
     assert.deepEqual(subscription.inputs.metadata, {
       ...(seedSubscription.metadata as object),
       annotations: { "pulumi.com/patchForce": "true" },

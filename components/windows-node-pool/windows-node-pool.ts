@@ -16,17 +16,21 @@ import { publicKeyFingerprint, RsaPrivateKey } from "./rsa-private-key";
 import { MachineSetReady, WindowsNodesReady } from "../../provider/dynamic";
 import { ClusterFacts, MachineImage, resolveClusterFacts, workerMachineSet } from "../cluster/facts";
 import { kubeOptions, PATCH_FORCE, withAnnotations } from "../cluster/kube";
-import { KINDS } from "../../provider/waiting/kinds";
+import { KINDS, KubeObject } from "../../provider/waiting/kinds";
 import { adoption } from "../cluster/adoption";
 import { sharedArgs, SharedArgs, waiting } from "../cluster/wait";
 import { within } from "../../builders/errors";
+import { child } from "../declared";
 import { checked, InputChecks } from "../errors";
 import { platformModules } from "../platforms";
+import { declareNodeLabels } from "../machine-pool/node-labels";
 import { declarePoolScaling } from "../machine-pool/scaling";
+import type { NodeMetadataImpact } from "../../builders/machineset/node-metadata";
 import {
   checkPoolArgs,
   declareMachineSets,
   MachinePoolArgs,
+  firstZone,
   placeZones,
   poolZones,
 } from "../machine-pool/machine-sets";
@@ -49,7 +53,8 @@ export interface WindowsNodePoolArgs extends MachinePoolArgs {
   image?: pulumi.Input<string | Partial<AzureImage>>;
   /**
    * RSA private key (PEM) WMCO uses to reach its VMs; kept secret end to end. Generated (and kept in
-   * state) when omitted. Prefer a key other than the cluster's install key.
+   * state) when omitted, unless `adopt` finds the `cloud-private-key` Secret, whose key is kept then.
+   * Prefer a key other than the cluster's install key.
    * @secret
    */
   privateKey?: pulumi.Input<string>;
@@ -62,8 +67,9 @@ export interface WindowsNodePoolArgs extends MachinePoolArgs {
   operator?: false | Partial<Omit<OperatorSubscriptionArgs, "packageName" | keyof SharedArgs>>;
   /**
    * Adopt what OpenShift's Windows docs make by hand, under the same names: WMCO's namespace, OperatorGroup and
-   * Subscription (unless `operator: false`), the `cloud-private-key` Secret (give its key as `privateKey`:
-   * another key replaces the Secret), the Windows MachineSets, the RuntimeClass and, when declared, the
+   * Subscription (unless `operator: false`), the `cloud-private-key` Secret (its key kept unless
+   * `privateKey` gives one: another key would replace the Secret, which Pulumi refuses while it imports
+   * it), the Windows MachineSets, the RuntimeClass and, when declared, the
    * MachineAutoscalers (named as their MachineSets) and the MachineHealthCheck `<infraID>-<role>`. The
    * Secret, the RuntimeClass or a machine object the cluster lacks is created, and the preview says so;
    * WMCO's namespace, OperatorGroup and Subscription must exist (the preview names each one missing).
@@ -71,6 +77,13 @@ export interface WindowsNodePoolArgs extends MachinePoolArgs {
   adopt?: boolean;
   /** The RuntimeClass for this pool's build: `runhcs-wcow-process` (containerd) by default, `docker` for 4.6. `false` for none. */
   runtimeClass?: false | { name?: string; handler?: WindowsRuntimeHandler };
+}
+
+/** The PEM a `cloud-private-key` Secret holds, as WMCO reads it; undefined without one. */
+function heldKey(secret: KubeObject | undefined): string | undefined {
+  const data = secret?.data as Record<string, string> | undefined;
+  const encoded = data?.[WMCO.privateKeyField];
+  return encoded === undefined ? undefined : Buffer.from(encoded, "base64").toString("utf8");
 }
 
 /** Year of a Windows Server version or build. */
@@ -114,6 +127,11 @@ export class WindowsNodePool extends pulumi.ComponentResource {
   declare public readonly keySecret: pulumi.Output<k8s.core.v1.Secret>;
   /** SHA-256 fingerprint of the key's public half: tells which key WMCO uses without revealing it. */
   declare public readonly privateKeyFingerprint: pulumi.Output<string>;
+  /**
+   * At preview, the labels the pool's running nodes get and lose (`2 nodes get label team=a (no drain,
+   * no reboot)`, in the pool's one line); undefined when none changes.
+   */
+  declare public readonly labelsAndTaintsImpact: pulumi.Output<NodeMetadataImpact | undefined>;
 
   constructor(name: string, args: WindowsNodePoolArgs = {}, opts: pulumi.ComponentResourceOptions = {}) {
     super("openshift-topology:index:WindowsNodePool", name, {}, opts);
@@ -168,17 +186,33 @@ export class WindowsNodePool extends pulumi.ComponentResource {
     const operator =
       subscriptionArgs && new OperatorSubscription(`${name}-wmco`, subscriptionArgs, { parent: this });
 
-    const generated =
-      args.privateKey === undefined
-        ? new RsaPrivateKey(`${name}-private-key`, {}, { parent: this, dependsOn: valid.apply(() => []) })
-        : undefined;
+    const adopting = adoption(args, waits, this);
+    const keyObject = { kind: KINDS.secret, name: WMCO.privateKeySecret, namespace };
+    const generate = () =>
+      child(RsaPrivateKey, `${name}-private-key`, {}, { parent: this, dependsOn: valid.apply(() => []) });
+    // Adopting without a key given, the pool keeps the key WMCO has (made by hand, or by a stack whose
+    // state is lost) rather than generating one: another key would replace the Secret, which Pulumi
+    // refuses while it imports it, and WMCO would have to reach every Windows VM with the new key.
+    const keeping = adopting !== undefined && args.privateKey === undefined;
+    const clusterKey = keeping
+      ? pulumi.secret(
+          adopting.kubeconfig.apply(async (config) => heldKey(await adopting.read(config, keyObject))),
+        )
+      : pulumi.output(undefined);
+    const none = pulumi.output<RsaPrivateKey | undefined>(undefined);
+    const generated: pulumi.Output<RsaPrivateKey | undefined> = keeping
+      ? clusterKey.apply<RsaPrivateKey | undefined>((held) => (held === undefined ? generate() : none))
+      : args.privateKey === undefined
+        ? generate()
+        : none;
     const privateKey = pulumi.secret(
-      generated
-        ? generated.privateKeyPem
-        : pulumi.all([valid, args.privateKey]).apply(([, pem]) => pem as string),
+      pulumi
+        .all([valid, args.privateKey, clusterKey, generated])
+        .apply(([, given, held, key]) => (key ? key.privateKeyPem : ((given ?? held) as string))),
     );
     const declareKeySecret = (adopted: pulumi.CustomResourceOptions = {}) =>
-      new k8s.core.v1.Secret(
+      child(
+        k8s.core.v1.Secret,
         `${name}-private-key`,
         {
           metadata: { name: WMCO.privateKeySecret, namespace, annotations: PATCH_FORCE },
@@ -189,14 +223,11 @@ export class WindowsNodePool extends pulumi.ComponentResource {
       );
     // Adopting, the Secret, the RuntimeClass and the machine objects are imported when the cluster holds
     // them and created otherwise (WMCO installed from OperatorHub, its key not given yet).
-    const adopting = adoption(args, waits, this);
     const keySecret = adopting
-      ? adopting.kubeconfig.apply(async (config) => {
-          const key = { kind: KINDS.secret, name: WMCO.privateKeySecret, namespace };
-          const [adopted] = await adopting.options(config, [key]);
-          return declareKeySecret(adopted);
-        })
-      : pulumi.output(declareKeySecret());
+      ? adopting.kubeconfig
+          .apply((config) => adopting.options(config, [keyObject]))
+          .apply(([adopted]) => declareKeySecret(adopted))
+      : declareKeySecret();
 
     const facts = resolveClusterFacts(name, args, kopts, valid);
     const zones = poolZones(args.zones, valid);
@@ -217,6 +248,8 @@ export class WindowsNodePool extends pulumi.ComponentResource {
     const machineSets = declareMachineSets(name, args, facts, zones, placed, {
       of,
       role,
+      // Windows nodes belong to no MachineConfigPool: their line says only what changes of their machines.
+      pool: { name, renders: false },
       nodeLabels: {},
       taints: pulumi.output([]),
       image: image as pulumi.Output<MachineImage>,
@@ -224,7 +257,7 @@ export class WindowsNodePool extends pulumi.ComponentResource {
       worker: workerMachineSet(
         name,
         facts,
-        placed.apply((z) => z[0].zone),
+        firstZone(placed, of),
         undefined,
         kopts,
         `${name}-network-source`,
@@ -232,7 +265,9 @@ export class WindowsNodePool extends pulumi.ComponentResource {
       adjust: windowsPoolSpec,
       // WMCO must be running and hold its key before Windows machines boot, and on destroy the machines
       // must be gone before the operator is removed, as the docs require.
-      dependsOn: [keySecret, ...(operator ? operator.ready : [])],
+      dependsOn: operator
+        ? pulumi.all([keySecret, operator.ready]).apply(([k, r]) => [k, ...r])
+        : [keySecret],
       kubeOptions: kopts,
       waiting: waits,
       adoption: adopting,
@@ -252,7 +287,8 @@ export class WindowsNodePool extends pulumi.ComponentResource {
     const replaced =
       waits &&
       machineSets.replacement &&
-      new MachineSetReady(
+      child(
+        MachineSetReady,
         `${name}-machines-replaced`,
         {
           ...waits.watching(machineSets.resources),
@@ -264,7 +300,8 @@ export class WindowsNodePool extends pulumi.ComponentResource {
       );
     const configured =
       waits &&
-      new WindowsNodesReady(
+      child(
+        WindowsNodesReady,
         `${name}-nodes-ready`,
         {
           ...waits.watching(machineSets.resources),
@@ -273,15 +310,28 @@ export class WindowsNodePool extends pulumi.ComponentResource {
           contentHash: machineSets.contentHash,
         },
         waits.options(
-          replaced ? machineSets.resources.apply((r) => [...r, replaced]) : machineSets.resources,
+          replaced
+            ? pulumi.all([machineSets.resources, replaced]).apply(([r, m]) => [...r, m])
+            : machineSets.resources,
         ),
       );
+
+    // WMCO labels a node with its own labels only (pkg/nodeconfig `applyLabelsAndAnnotations`); the
+    // machine-api's nodelink copies a Windows Machine's labels as any other's.
+    const labels = declareNodeLabels(
+      name,
+      { name, renders: false },
+      machineSets,
+      waits,
+      configured ? [configured] : machineSets.resources,
+      this,
+    );
 
     const declareRuntimeClass = (
       manifest: NonNullable<typeof runtimeClassManifest>,
       adopted: pulumi.CustomResourceOptions = {},
     ) =>
-      new k8s.node.v1.RuntimeClass(`${name}-runtime-class`, withAnnotations(manifest, PATCH_FORCE), {
+      child(k8s.node.v1.RuntimeClass, `${name}-runtime-class`, withAnnotations(manifest, PATCH_FORCE), {
         ...kopts,
         ...adopted,
         dependsOn: valid.apply(() => []),
@@ -289,12 +339,14 @@ export class WindowsNodePool extends pulumi.ComponentResource {
     const runtimeClass =
       runtimeClassManifest &&
       (adopting
-        ? adopting.kubeconfig.apply(async (config) => {
-            const object = { kind: KINDS.runtimeClass, name: runtimeClassManifest.metadata.name };
-            const [adopted] = await adopting.options(config, [object]);
-            return declareRuntimeClass(runtimeClassManifest, adopted);
-          })
-        : pulumi.output(declareRuntimeClass(runtimeClassManifest)));
+        ? adopting.kubeconfig
+            .apply((config) =>
+              adopting.options(config, [
+                { kind: KINDS.runtimeClass, name: runtimeClassManifest.metadata.name },
+              ]),
+            )
+            .apply(([adopted]) => declareRuntimeClass(runtimeClassManifest, adopted))
+        : declareRuntimeClass(runtimeClassManifest));
 
     this.facts = facts;
     this.machineSetNames = machineSets.names;
@@ -309,11 +361,14 @@ export class WindowsNodePool extends pulumi.ComponentResource {
     this.operator = operator;
     this.operatorNamespace = namespace;
     this.keySecret = keySecret;
-    this.configuredNodes = configured ? configured.nodes : pulumi.output(undefined);
-    this.privateKeyFingerprint = generated
-      ? generated.publicKeyFingerprint
-      : pulumi.unsecret(privateKey.apply(publicKeyFingerprint));
+    this.configuredNodes = configured ? configured.apply((c) => c.nodes) : pulumi.output(undefined);
+    // A generated key's fingerprint is its provider's output: its PEM is known only once it is created.
+    this.privateKeyFingerprint = generated.apply((key) =>
+      key ? key.publicKeyFingerprint : pulumi.unsecret(privateKey.apply(publicKeyFingerprint)),
+    );
+    this.labelsAndTaintsImpact = labels.impact;
     this.registerOutputs({
+      labelsAndTaintsImpact: this.labelsAndTaintsImpact,
       facts,
       machineSetNames: this.machineSetNames,
       machineSpecChanges: this.machineSpecChanges,

@@ -1,12 +1,20 @@
 import * as pulumi from "@pulumi/pulumi";
-// In your own project: import { InfraNodePool, KubeletConfig, MachineConfig, WindowsNodePool } from "@openshift-topology/pulumi";
-import { InfraNodePool, KubeletConfig, MachineConfig, WindowsNodePool } from "../../index";
+// In your own project: import { builders, INFRA_TAINTS, InfraNodePool, ... } from "@openshift-topology/pulumi";
+import {
+  builders,
+  INFRA_TAINTS,
+  InfraNodePool,
+  KubeletConfig,
+  MachineConfig,
+  WindowsNodePool,
+} from "../../index";
 
 const config = new pulumi.Config();
 const zones = config.getObject<string[]>("zones") ?? ["us-east-2a", "us-east-2b", "us-east-2c"];
-// A cluster whose infra pool, MachineSets and node configuration were made by hand, in whole or in part
-// (`pulumi config set adopt true`): the first up imports those that exist instead of failing on them,
-// and creates the others.
+// A cluster where what this program declares exists already, in whole or in part (`pulumi config set
+// adopt true`): made by hand, or by this stack before its state was lost. The first up imports those
+// objects that exist instead of failing on them, and creates the others; the Windows pool keeps the key
+// WMCO has.
 const adopt = config.getBoolean("adopt");
 
 // Infrastructure ID, region and the RHCOS AMI are read from the cluster (Infrastructure `cluster` and the
@@ -15,6 +23,14 @@ const infra = new InfraNodePool("infra", {
   zones,
   replicas: config.getNumber("infraReplicas") ?? 3,
   aws: { instanceType: config.get("infraInstanceType") ?? "m6i.2xlarge" },
+  // `pulumi config set replaceMachines true`: a changed instance type replaces the running machines, one
+  // new machine first per zone, instead of reaching only machines made later.
+  machineReplacement: config.getBoolean("replaceMachines") ? { strategy: "rolling" } : undefined,
+  // More node labels and taints (`pulumi config set --path 'infraNodeLabels.team' logging`) reach the
+  // running nodes without replacing, draining or rebooting them. `taints` replaces the infra taints, so
+  // they are spread in with the config's.
+  nodeLabels: config.getObject<Record<string, string>>("infraNodeLabels"),
+  taints: [...INFRA_TAINTS, ...(config.getObject<builders.Taint[]>("infraTaints") ?? [])],
   router: { replicas: 3 },
   registry: true,
   monitoring: { config: { prometheusK8s: { retention: "15d" } } },
@@ -54,6 +70,7 @@ const windows = new WindowsNodePool("windows", {
   // Given, it skips the AMI lookup (and the AWS credentials it needs), e.g. against the simulator.
   image: config.get("windowsAmi"),
   aws: { instanceType: config.get("windowsInstanceType") ?? "m5a.large" },
+  adopt,
 });
 
 export const infraMachineSets = infra.machineSetNames;

@@ -4,12 +4,15 @@
  * and the component's state is the outputs Construct returns. Bad input fails it with each property.
  */
 import { InputPropertiesFailure } from "./component-host";
-import type { Deployment } from "./deployment";
+import type { StepContext } from "./step-context";
 import { short, SKIPPED } from "./diagnostics";
 import type { Registration } from "./monitor";
 import { grpcMessage, Props } from "./rpc";
 
-export async function constructStep(d: Deployment, r: Registration): Promise<{ id: string; outputs: Props }> {
+export async function constructStep(
+  d: StepContext,
+  r: Registration,
+): Promise<{ id: string; outputs: Props }> {
   if (d.failures.length > 0) throw new Error(`${r.name} ${SKIPPED}`);
   try {
     const host = await d.componentHost(r.type.split(":")[0]);

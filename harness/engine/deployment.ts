@@ -20,11 +20,12 @@ import { ComponentHost } from "./component-host";
 import { constructStep } from "./component-steps";
 import { deleteDynamic, dynamicStep } from "./dynamic-steps";
 import { DynamicHost } from "./dynamic-host";
-import type { EngineOptions } from "./engine";
+import type { EngineOptions } from "./options";
 import { deleteKube, kubeStep } from "./kube-steps";
 import { Host, qualifiedType, Registration, STACK_TYPE } from "./monitor";
 import { PlanStep, StepOp } from "./plan";
 import { containsUnknown, Props, UNKNOWN } from "./rpc";
+import type { StepContext } from "./step-context";
 
 export const PROVIDER_PREFIX = "pulumi:providers:";
 /** The engine's builtin invoke that gives an SDK a registered resource's state by URN. */
@@ -34,7 +35,7 @@ function packageOf(type: string): string {
   return type.startsWith(DYNAMIC_TYPE_PREFIX) ? "pulumi-nodejs" : type.split(":")[0];
 }
 
-export class Deployment implements Host {
+export class Deployment implements Host, StepContext {
   readonly resources = new Map<string, CheckpointResource>();
   readonly plan: PlanStep[] = [];
   readonly diagnostics: Diagnostics;
@@ -114,7 +115,7 @@ export class Deployment implements Host {
     this.diagnostics.secrets.add(text, true);
     if (settings.kubeconfig && fs.existsSync(settings.kubeconfig))
       this.diagnostics.secrets.add(fs.readFileSync(settings.kubeconfig, "utf8"), true);
-    const cluster = new Cluster(text);
+    const cluster = new Cluster(text, this.options.sleep);
     this.clusters.set(urn, cluster);
     return cluster;
   }

@@ -57,7 +57,7 @@ export function forceNewPaths(type: KubeType, inputs: Props, settings: KubeSetti
   return paths;
 }
 
-/** Whether `path` is `prefix` or lies under it; `*` covers every path (replaceOnChanges). */
+/** Whether `path` is `prefix` or lies under it; `*` covers every path (an `ignoreChanges` of everything). */
 export const under = (path: string, prefix: string) =>
   prefix === "*" || path === prefix || path.startsWith(`${prefix}.`);
 

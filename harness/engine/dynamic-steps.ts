@@ -5,12 +5,12 @@
  */
 import { markSecret, secretKeys } from "../secrets";
 import type { CheckpointResource } from "./checkpoint";
-import type { Deployment } from "./deployment";
+import type { StepContext } from "./step-context";
 import type { Registration } from "./monitor";
 import { dynamicPlan, replaceRequested, StepOp } from "./plan";
 import { grpcMessage, initFailure, Props } from "./rpc";
 
-export async function dynamicStep(d: Deployment, r: Registration): Promise<{ id: string; outputs: Props }> {
+export async function dynamicStep(d: StepContext, r: Registration): Promise<{ id: string; outputs: Props }> {
   const old = d.priorOf(r);
   const host = await d.dynamicHost();
   const checked = await host.check(r.urn, old?.inputs ?? {}, r.inputs).catch((e) => {
@@ -26,13 +26,17 @@ export async function dynamicStep(d: Deployment, r: Registration): Promise<{ id:
   const inputs = markSecret(checked.inputs, secretKeys(r.inputs));
   let op: StepOp = "create";
   let diffs: string[] = [];
-  let deleteBeforeReplace = r.deleteBeforeReplace;
+  let deleteBeforeReplace = false;
   if (old) {
     const diff = await host.diff(r.urn, old.id!, old.outputs ?? {}, inputs).catch((e) => {
       throw d.fail(r, "update", new Error(grpcMessage(e)));
     });
-    deleteBeforeReplace ||= diff.deleteBeforeReplace;
-    ({ op, diffs } = dynamicPlan(old, inputs, diff, replaceRequested(r.urn, d.options.replace)));
+    try {
+      const requested = replaceRequested(r.urn, d.options.replace);
+      ({ op, diffs, deleteBeforeReplace } = dynamicPlan(old, { ...r, inputs }, diff, requested));
+    } catch (error) {
+      throw d.fail(r, "update", error);
+    }
   }
   d.step(op, r, op === "same" ? [] : diffs);
   if (d.dryRun || op === "same") {
@@ -63,12 +67,12 @@ export async function dynamicStep(d: Deployment, r: Registration): Promise<{ id:
 }
 
 /** A resource the provider made but could not initialize (an error carrying its id) stays in the state. */
-function keepInitFailure(d: Deployment, r: Registration, inputs: Props, error: unknown): void {
+function keepInitFailure(d: StepContext, r: Registration, inputs: Props, error: unknown): void {
   const failure = initFailure(error);
   if (failure) d.recordInitFailure(r, failure.id, inputs, failure.properties, failure.reasons);
 }
 
-export async function deleteDynamic(d: Deployment, resource: CheckpointResource): Promise<void> {
+export async function deleteDynamic(d: StepContext, resource: CheckpointResource): Promise<void> {
   const host = await d.dynamicHost();
   await host.delete(resource.urn, resource.id!, resource.outputs ?? {}).catch((e) => {
     throw new Error(grpcMessage(e));

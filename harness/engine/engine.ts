@@ -11,9 +11,8 @@
  * stack's lock, the program, and the checkpoint written at the end.
  */
 import * as fs from "node:fs";
-import { Fixtures } from "../fixtures";
+import { armImport } from "../fixtures";
 import { Cluster } from "../kube";
-import type { Project } from "../project";
 import {
   Checkpoint,
   CheckpointResource,
@@ -23,39 +22,15 @@ import {
   saveCheckpoint,
 } from "./checkpoint";
 import { Deployment } from "./deployment";
-import type { Diagnostic, EngineEvent } from "./diagnostics";
-import { Registration, startMonitor } from "./monitor";
+import { startMonitor } from "./monitor";
+import type { EngineOptions } from "./options";
 import type { PlanStep } from "./plan";
 import { runProgram } from "./program";
 import { runYamlProgram } from "./yaml-program";
 import { refreshResources } from "./refresh";
 import type { Props } from "./rpc";
 
-export interface EngineOptions {
-  project: Project;
-  kubeconfigPath: string;
-  statePath?: string;
-  fixtures: Fixtures;
-  /** URNs or names of resources to replace even when nothing changed (`--replace`). */
-  replace?: string[];
-  onEvent?: (event: EngineEvent) => void;
-  /** Every diagnostic, as the CLI receives them to print under each resource. */
-  onDiagnostic?: (diagnostic: Diagnostic) => void;
-  /** Extra environment for the program and the dynamic-provider host. */
-  env?: NodeJS.ProcessEnv;
-  /** Every registration the program (or a component package's provider) made, as the engine received it. */
-  onRegistration?: (registration: Registration) => void;
-  /**
-   * How the engine waits between Creation's tries (default: the real time); tests pass their own, as
-   * await.go's tests give Creation a clock.
-   */
-  sleep?: (ms: number) => Promise<void>;
-  /**
-   * A refresh drops the pending creates a killed operation left, which every other operation keeps
-   * (`pulumi refresh --clear-pending-creates`, refresh.go): the user has checked what they made.
-   */
-  clearPendingCreates?: boolean;
-}
+export type { EngineOptions } from "./options";
 
 export interface EngineResult {
   ok: boolean;
@@ -143,7 +118,7 @@ export function update(options: EngineOptions, dryRun: boolean): Promise<EngineR
 async function updateStack(options: EngineOptions, dryRun: boolean): Promise<EngineResult> {
   const checkpoint = loadCheckpoint(options.statePath);
   const prior = priorMap(checkpoint);
-  const cluster = new Cluster(fs.readFileSync(options.kubeconfigPath, "utf8"));
+  const cluster = new Cluster(fs.readFileSync(options.kubeconfigPath, "utf8"), options.sleep);
   let address = "";
   const deployment = new Deployment(options, dryRun, prior, cluster, () => address);
   // What this deployment did, then what it did not touch yet (or kept when it failed before deleting them).
@@ -164,6 +139,7 @@ async function updateStack(options: EngineOptions, dryRun: boolean): Promise<Eng
       monitor: monitor.address,
       dryRun,
       env: { KUBECONFIG: options.kubeconfigPath, ...options.env },
+      imports: armImport(options.fixtures),
     });
     deployment.cancelProgram = program.cancel;
     const run = await program.done;
@@ -211,7 +187,7 @@ export function destroy(options: EngineOptions, dryRun = false): Promise<EngineR
 
 async function destroyStack(options: EngineOptions, dryRun: boolean): Promise<EngineResult> {
   const checkpoint = loadCheckpoint(options.statePath);
-  const cluster = new Cluster(fs.readFileSync(options.kubeconfigPath, "utf8"));
+  const cluster = new Cluster(fs.readFileSync(options.kubeconfigPath, "utf8"), options.sleep);
   const deployment = new Deployment(options, dryRun, priorMap(checkpoint), cluster, () => "127.0.0.1:0");
   const remaining = () => checkpoint.deployment.resources.filter((r) => !deployment.deleted.has(r.urn));
   if (!dryRun) deployment.persist = () => save(options, checkpoint, remaining(), deployment.pending.values());
@@ -235,7 +211,7 @@ export function refresh(options: EngineOptions): Promise<EngineResult> {
 
 async function refreshStack(options: EngineOptions): Promise<EngineResult> {
   const checkpoint = loadCheckpoint(options.statePath);
-  const cluster = new Cluster(fs.readFileSync(options.kubeconfigPath, "utf8"));
+  const cluster = new Cluster(fs.readFileSync(options.kubeconfigPath, "utf8"), options.sleep);
   const deployment = new Deployment(options, false, priorMap(checkpoint), cluster, () => "127.0.0.1:0");
   try {
     const { plan, resources } = await refreshResources(deployment, checkpoint.deployment.resources);

@@ -22,13 +22,14 @@ import {
 } from "../kube";
 import { reveal } from "../secrets";
 import type { CheckpointResource } from "./checkpoint";
-import type { Deployment } from "./deployment";
+import type { StepContext } from "./step-context";
 import { idOf, liveInputs, withPaths } from "./diff";
 import { checkKubeInputs, checkpointObject, fieldManagerName, isAutonamed } from "./kube-check";
 import type { Registration } from "./monitor";
-import { kubePlan, replaceRequested } from "./plan";
+import { KubePlan, kubePlan, replaceRequested } from "./plan";
 import { Readiness, readinessOf } from "./readiness";
 import { removedApiError } from "./removed-apis";
+import { deletesBeforeReplace, importedReplacement } from "./replace-on-changes";
 import { containsUnknown, Props } from "./rpc";
 
 /** A create or update whose object did not become ready in time: kept in the state as InitErrors. */
@@ -43,7 +44,7 @@ class NotReady extends Error {
 }
 
 export async function kubeStep(
-  d: Deployment,
+  d: StepContext,
   registration: Registration,
 ): Promise<{ id: string; outputs: Props }> {
   const type = kubeType(registration.type)!;
@@ -67,13 +68,13 @@ export async function kubeStep(
     cluster &&
     (await removedApiError(type.apiVersion, type.kind, () => cluster.serverMinor()).catch(() => undefined));
   if (removed) d.log("warning", removed, r.urn);
-  const { op, diffs, renamed } = kubePlan(
-    type,
-    old,
-    r,
-    d.kubeSettings(r.provider),
-    replaceRequested(r.urn, d.options.replace),
-  );
+  let plan: KubePlan;
+  try {
+    plan = kubePlan(type, old, r, d.kubeSettings(r.provider), replaceRequested(r.urn, d.options.replace));
+  } catch (error) {
+    throw d.fail(r, old ? "update" : "create", error);
+  }
+  const { op, diffs, renamed, replacing } = plan;
   if (op === "replace" && old!.protect && r.protect) {
     throw d.fail(
       r,
@@ -82,6 +83,11 @@ export async function kubeStep(
         `unable to replace resource "${r.urn}"\nas it is currently marked for protection. To unprotect the resource, remove the \`protect\` flag from the resource in your Pulumi program and run \`pulumi up\``,
       ),
     );
+  }
+  if (op === "replace" && r.importId) {
+    const message = importedReplacement(replacing, old!.inputs ?? {}, r.inputs);
+    if (!d.dryRun) throw d.fail(r, op, new Error(message));
+    d.log("warning", message, r.urn);
   }
   // A replacement is checked again without old inputs (step_generator.go): an autonamed object gets a
   // new name, so its replacement is created before the old one is deleted.
@@ -99,9 +105,9 @@ export async function kubeStep(
       outputs: d.record(r, id, op === "same" && imported ? old!.inputs! : r.inputs, outputs),
     };
   }
-  // The old object goes first when the new one has its name (pulumi-kubernetes' Diff asks for it) or
-  // the program says deleteBeforeReplace; else it is deleted after the deployment.
-  const deleteFirst = r.deleteBeforeReplace || (!renamed && !autonamed);
+  // The old object goes first as the program's deleteBeforeReplace says, else when the new one has its
+  // name (pulumi-kubernetes' Diff asks for it); else it is deleted after the deployment.
+  const deleteFirst = deletesBeforeReplace(r.deleteBeforeReplace, !renamed && !autonamed);
   const state = op === "update" ? old!.outputs : undefined;
   const manager = fieldManagerName(r.urn, r.inputs, state);
   return d.carryOut(
@@ -138,7 +144,7 @@ export async function kubeStep(
  * initialize, with the provider's message (provider.go, Create and Update).
  */
 async function awaitReady(
-  d: Deployment,
+  d: StepContext,
   r: Registration,
   readiness: Readiness,
   live: Props,
@@ -167,7 +173,7 @@ async function awaitReady(
  * replaces it as any change would.
  */
 async function importKube(
-  d: Deployment,
+  d: StepContext,
   r: Registration,
   type: KubeType,
 ): Promise<CheckpointResource | undefined> {
@@ -238,7 +244,7 @@ const CREATE_FIRST_WAIT_MS = 1000;
  * server-side as the resource's manager. A namespace not created yet (NotFound) or a kind not served
  * yet (NoMatch, a CRD on its way) is tried again with backoff, then fails with the provider's message.
  */
-async function createKube(d: Deployment, r: Registration, manager: string): Promise<Props> {
+async function createKube(d: StepContext, r: Registration, manager: string): Promise<Props> {
   const type = kubeType(r.type)!;
   const object = manifestOf(type, reveal(r.inputs) as Props);
   const attempt = async (): Promise<Props> => {
@@ -288,7 +294,7 @@ async function createKube(d: Deployment, r: Registration, manager: string): Prom
  * the field back nor drops it.
  */
 async function applyKube(
-  d: Deployment,
+  d: StepContext,
   r: Registration,
   manager: string,
   ignored: string[],
@@ -342,7 +348,7 @@ const notUpdated = (id: string, reason: string) =>
  * again), or the step fails when it cannot be read, or when the kind is no longer served.
  */
 async function updateKube(
-  d: Deployment,
+  d: StepContext,
   r: Registration,
   manager: string,
   old: CheckpointResource,
@@ -373,7 +379,7 @@ async function updateKube(
  * create (no live object) and an object whose client-side fields a real update would first take over.
  */
 function patchForce(
-  d: Deployment,
+  d: StepContext,
   r: Registration,
   object: KubernetesObject,
   live: KubernetesObject | undefined,
@@ -400,7 +406,7 @@ function patchForce(
  * (Create's skipPreview).
  */
 async function previewKube(
-  d: Deployment,
+  d: StepContext,
   r: Registration,
   op: "create" | "update",
   state: Props | undefined,
@@ -443,7 +449,7 @@ async function previewKube(
 }
 
 /** Deletes the object and waits until it is gone, within customTimeouts.delete (await.go, Deletion). */
-export async function deleteKube(d: Deployment, resource: CheckpointResource): Promise<void> {
+export async function deleteKube(d: StepContext, resource: CheckpointResource): Promise<void> {
   const type = kubeType(resource.type)!;
   const object = manifestOf(type, reveal(resource.inputs ?? {}) as Props);
   const cluster = d.clusterOf(resource.provider)!;

@@ -38,7 +38,8 @@ export interface Registration {
   /** A component's providers by package, `urn::id` each, which its children of that package use. */
   providers: Record<string, string>;
   additionalSecretOutputs: string[];
-  deleteBeforeReplace: boolean;
+  /** The program's `deleteBeforeReplace`, undefined when it gives none (the provider decides then). */
+  deleteBeforeReplace?: boolean;
   /** Property paths kept at their current values on update (`ignoreChanges`). */
   ignoreChanges: string[];
   /** Property paths whose change replaces the resource (`replaceOnChanges`). */
@@ -159,7 +160,11 @@ export async function startMonitor(project: string, stack: string, host: Host): 
       (req.getProvidersMap?.() as { toArray(): Array<[string, string]> } | undefined)?.toArray() ?? [],
     ),
     additionalSecretOutputs: req.getAdditionalsecretoutputsList() as string[],
-    deleteBeforeReplace: Boolean(req.getDeletebeforereplace?.()),
+    // As the engine reads it (source_eval.go): given when defined, or true from an SDK that sets no `defined`.
+    deleteBeforeReplace:
+      req.getDeletebeforereplacedefined?.() || req.getDeletebeforereplace?.()
+        ? Boolean(req.getDeletebeforereplace())
+        : undefined,
     ignoreChanges: (req.getIgnorechangesList?.() as string[] | undefined) ?? [],
     replaceOnChanges: (req.getReplaceonchangesList?.() as string[] | undefined) ?? [],
     importId: (req.getImportid?.() as string | undefined) ?? "",

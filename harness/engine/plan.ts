@@ -10,6 +10,17 @@ import { nameOf } from "./checkpoint";
 import { diffPaths, forceNewPaths, KubeSettings, pruned, under, withoutProvider, withPaths } from "./diff";
 import type { DiffResult } from "./dynamic-host";
 import { parseCheckpointObject } from "./kube-check";
+import {
+  applyReplaceOnChanges,
+  changedPaths,
+  deletesBeforeReplace,
+  engineDiff,
+  formatPropertyPath,
+  isReplacement,
+  pathContains,
+  ProviderDiff,
+  replacingPaths,
+} from "./replace-on-changes";
 import type { Props } from "./rpc";
 
 export type StepOp = "create" | "update" | "replace" | "same" | "delete" | "read" | "import";
@@ -33,14 +44,16 @@ export interface KubePlan {
   diffs: string[];
   /** The object's name or namespace changes: the old one is another object, deleted after the deployment. */
   renamed: boolean;
+  /** What replaces it: the replacing paths, or `id` for `--replace`. */
+  replacing: string[];
 }
 
 /**
  * A Kubernetes resource's step: ignored paths take their old inputs before the diff (as the engine
  * does); the diff is pulumi-kubernetes' (provider.go, Diff): the old live object pruned to the shape of
  * the inputs its state kept (`__inputs`) against the new inputs, less the ignored paths; a change under
- * the provider's replacing paths or `replaceOnChanges` replaces, and a resource that failed to
- * initialize is updated even without changes (step_generator.go).
+ * the provider's replacing paths replaces, as does one `replaceOnChanges` covers (replace-on-changes.ts),
+ * and a resource that failed to initialize is updated even without changes (step_generator.go).
  */
 export function kubePlan(
   type: KubeType,
@@ -50,48 +63,76 @@ export function kubePlan(
   replace: boolean,
 ): KubePlan {
   const oldInputs = old ? (old.inputs ?? {}) : undefined;
+  if (!oldInputs) return { op: "create", diffs: [], renamed: false, replacing: [] };
   const normal = (props: Props) => normalizeInputs(type, reveal(props) as Props);
-  let diffs: string[] = [];
-  if (oldInputs) {
-    const state = parseCheckpointObject(reveal(old!.outputs ?? {}) as Props, oldInputs);
-    const kept = normal(state.inputs);
-    diffs = diffPaths(
-      pruned(state.live, kept),
-      normal(withPaths(r.inputs, oldInputs, r.ignoreChanges)),
-    ).filter((d) => !r.ignoreChanges.some((p) => under(d, p)));
-  }
+  const state = parseCheckpointObject(reveal(old!.outputs ?? {}) as Props, oldInputs);
+  const olds = pruned(state.live, normal(state.inputs));
+  const news = normal(withPaths(r.inputs, oldInputs, r.ignoreChanges));
+  const diffs = diffPaths(olds, news).filter((d) => !r.ignoreChanges.some((p) => under(d, p)));
   const renamed = diffs.some((d) => d === "metadata.name" || d === "metadata.namespace");
-  const forceNew = [...forceNewPaths(type, reveal(r.inputs) as Props, settings), ...r.replaceOnChanges];
-  const replaces = diffs.filter((d) => forceNew.some((p) => under(d, p)));
-  const op: StepOp = !oldInputs
-    ? "create"
-    : replaces.length > 0 || replace
-      ? "replace"
-      : diffs.length > 0 || (old?.initErrors?.length ?? 0) > 0
-        ? "update"
-        : "same";
-  return { op, diffs, renamed };
+  const forceNew = forceNewPaths(type, reveal(r.inputs) as Props, settings);
+  const ignored = r.ignoreChanges.map((p) => p.split("."));
+  const detailed = changedPaths(olds, news, []).filter((p) => !ignored.some((i) => pathContains(i, p)));
+  const provider: ProviderDiff = {
+    changes: diffs.length > 0 ? "some" : "none",
+    replaceKeys: diffs.filter((d) => forceNew.some((p) => under(d, p))),
+    changedKeys: [...new Set(diffs.map((d) => d.split(".")[0]))],
+    detailedDiff: Object.fromEntries(detailed.map((p) => [formatPropertyPath(p), false])),
+    deleteBeforeReplace: false,
+  };
+  const { op, diff } = stepOf(provider, r.replaceOnChanges, old!.initErrors, replace);
+  const replacing = op !== "replace" ? [] : replace ? ["id"] : replacingPaths(diff);
+  return { op, diffs, renamed, replacing };
 }
 
 /**
- * A dynamic resource's step from its provider's Diff: the changed top-level inputs are shown, or the
- * replacing ones on a replace; a resource that failed to initialize is updated even without changes
- * (step_generator.go).
+ * The step of a resource with old state from its provider's diff (step_generator.go): a replacement
+ * when `--replace` names it or a change replaces it, its `replaceOnChanges` applied; an update when
+ * anything changed or the old state has initialization errors; same otherwise.
+ */
+function stepOf(
+  provider: ProviderDiff,
+  replaceOnChanges: string[],
+  initErrors: string[] | undefined,
+  replace: boolean,
+): { op: StepOp; diff: ProviderDiff } {
+  const failed = (initErrors?.length ?? 0) > 0;
+  const diff = applyReplaceOnChanges(provider, replaceOnChanges, failed);
+  if (replace) return { op: "replace", diff };
+  if (diff.changes === "some") return { op: isReplacement(diff) ? "replace" : "update", diff };
+  return { op: failed ? "update" : "same", diff };
+}
+
+/**
+ * A dynamic resource's step from its provider's Diff (step_generator.go): the engine diffs the inputs
+ * itself when the provider cannot tell (DIFF_UNKNOWN, a provider without `diff`), and only then can
+ * `replaceOnChanges` name what changed, since the dynamic-provider host sends no changed keys; the
+ * changed top-level inputs are shown, or the replacing ones on a replace; the old resource goes first
+ * as the program says, else as the provider asks.
  */
 export function dynamicPlan(
   old: { inputs?: Props; initErrors?: string[] },
-  inputs: Props,
-  diff: DiffResult,
+  r: { inputs: Props; replaceOnChanges: string[]; deleteBeforeReplace?: boolean },
+  answer: DiffResult,
   replace: boolean,
-): { op: StepOp; diffs: string[] } {
+): { op: StepOp; diffs: string[]; deleteBeforeReplace: boolean } {
   const diffs = [
     ...new Set(
-      diffPaths(withoutProvider(old.inputs ?? {}), withoutProvider(inputs)).map((d) => d.split(".")[0]),
+      diffPaths(withoutProvider(old.inputs ?? {}), withoutProvider(r.inputs)).map((d) => d.split(".")[0]),
     ),
   ];
-  const changed =
-    (diff.changes === "unknown" ? diffs.length > 0 : diff.changes === "some") ||
-    (old.initErrors?.length ?? 0) > 0;
-  const op: StepOp = diff.replaces.length > 0 || replace ? "replace" : changed ? "update" : "same";
-  return { op, diffs: op === "replace" && diff.replaces.length > 0 ? diff.replaces : diffs };
+  const provider: ProviderDiff = {
+    ...(answer.changes === "unknown"
+      ? engineDiff(old.inputs ?? {}, r.inputs)
+      : { changes: answer.changes, changedKeys: [] }),
+    replaceKeys: answer.replaces,
+    deleteBeforeReplace: answer.deleteBeforeReplace,
+  };
+  const { op, diff } = stepOf(provider, r.replaceOnChanges, old.initErrors, replace);
+  const replacing = op === "replace" ? replacingPaths(diff) : [];
+  return {
+    op,
+    diffs: replacing.length > 0 ? replacing : diffs,
+    deleteBeforeReplace: deletesBeforeReplace(r.deleteBeforeReplace, diff.deleteBeforeReplace),
+  };
 }

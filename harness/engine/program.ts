@@ -20,6 +20,8 @@ export interface RunOptions {
   dryRun: boolean;
   /** Extra environment (the waiters' $KUBECONFIG). */
   env: NodeJS.ProcessEnv;
+  /** Node options loaded before the program (the fixtures' answers to its Resource Manager requests). */
+  imports?: string[];
 }
 
 /**
@@ -53,6 +55,7 @@ export function runProgram(project: Project, options: RunOptions): RunningProgra
   const args = [
     "--import",
     INSPECT_GUARD,
+    ...(options.imports ?? []),
     entry,
     "--monitor",
     options.monitor,

@@ -7,7 +7,7 @@ import { DYNAMIC_TYPE_PREFIX } from "../dynamic";
 import { describeKubeError, isNotFound, kubeType, KubeType, manifestOf, normalizeInputs } from "../kube";
 import { annotateSecrets, markSecret, reveal, secretKeys } from "../secrets";
 import { CheckpointResource, nameOf } from "./checkpoint";
-import type { Deployment } from "./deployment";
+import type { StepContext } from "./step-context";
 import { diffPaths, liveInputs, withoutProvider, withPaths } from "./diff";
 import { checkpointObject, fieldManagerName } from "./kube-check";
 import type { PlanStep, StepOp } from "./plan";
@@ -23,7 +23,7 @@ interface Refreshed {
 
 /** A Kubernetes object read back: its inputs are the live fields the program declared. */
 async function readKube(
-  d: Deployment,
+  d: StepContext,
   resource: CheckpointResource,
   k8s: KubeType,
 ): Promise<Refreshed | undefined> {
@@ -46,7 +46,7 @@ async function readKube(
 }
 
 /** A dynamic resource read back by its provider; the provider's diff against the last inputs decides drift. */
-async function readDynamic(d: Deployment, resource: CheckpointResource): Promise<Refreshed | undefined> {
+async function readDynamic(d: StepContext, resource: CheckpointResource): Promise<Refreshed | undefined> {
   const host = await d.dynamicHost();
   const declared = resource.inputs ?? {};
   const read = await host.read(resource.urn, resource.id!, declared, resource.outputs ?? {});
@@ -64,7 +64,7 @@ async function readDynamic(d: Deployment, resource: CheckpointResource): Promise
  * as they were, their failures in the deployment's diagnostics) and the steps shown.
  */
 export async function refreshResources(
-  d: Deployment,
+  d: StepContext,
   checkpoint: CheckpointResource[],
 ): Promise<{ plan: PlanStep[]; resources: CheckpointResource[] }> {
   const plan: PlanStep[] = [];

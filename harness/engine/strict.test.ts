@@ -12,7 +12,7 @@ import { Simulator } from "../../simulator/simulator";
 import { simulatorForSuite } from "../../test/harness-simulator";
 import { changes, kubectl } from "../../test/stack-life";
 import { deploy, DeployOptions, destroy, preview } from "../deploy";
-import { Cluster, CSA_FIELD_MANAGER, fieldManager } from "../kube";
+import { Cluster, CSA_FIELD_MANAGER, describeKubeError, fieldManager } from "../kube";
 import { cancelStack, Checkpoint, loadCheckpoint, lockDir, lockStack, saveCheckpoint } from "./checkpoint";
 import { loadProject } from "../project";
 import { isSecret, reveal } from "../secrets";
@@ -153,7 +153,7 @@ describe("the engine holds programs to pulumi-kubernetes' rules", function () {
     assert.deepEqual((await destroy(secret([]))).errors, []);
   });
 
-  it("imports an existing object as an import step, then applies what the program declares differently, and fails on a missing one (step.go, ImportStep.Apply)", async () => {
+  it("imports an existing object as an import step, then applies what the program declares differently, and fails on a missing one (step.go, ImportStep.Apply); refuses to replace it while the program still imports it (step_generator.go)", async () => {
     await kubectl(sim.kubeconfigPath, [
       "create",
       "configmap",
@@ -175,6 +175,24 @@ describe("the engine holds programs to pulumi-kubernetes' rules", function () {
     const state = up.state.deployment.resources.find((r) => r.urn === urnOf("adopted"));
     assert.equal(state?.importID, "default/adopted");
     assert.deepEqual(changes(await preview(adopt)), [], "imported once: the next preview plans nothing");
+    // A replacement would change the ID the program still gives (step_generator.go): a warning at
+    // preview, a failure at up.
+    const warnings: string[] = [];
+    const rewritten = stackOf("adopted", ["import=default/adopted", "value=two"]);
+    const replacing = await preview({
+      ...rewritten,
+      onDiagnostic: (d) => void (d.severity === "warning" && warnings.push(d.message)),
+    });
+    assert.deepEqual(changes(replacing), ["replace adopted"]);
+    assert.deepEqual(warnings, [
+      'previously-imported resources that still specify an ID may not be replaced; please remove the `import` declaration from your program;\ndata: {"value":"one"} => {"value":"two"}',
+    ]);
+    const refused = await deploy(rewritten);
+    assert.match(
+      refused.errors.join("\n"),
+      /^ConfigMap adopted: previously-imported resources that still specify an ID/,
+    );
+    assert.equal(live("ConfigMap", "adopted")?.metadata.uid, uid, "not replaced");
 
     const missing = await deploy(stackOf("missing", ["import=default/missing"]));
     assert.equal(missing.ok, false);
@@ -316,6 +334,52 @@ describe("the engine holds programs to pulumi-kubernetes' rules", function () {
     assert.equal(applied.metadata?.name, "retried");
     await cluster.delete(applied);
   });
+  it("gives a request up after 10 tries again, naming it, its status and its tries (rest/client.go, maxRetries 10)", async () => {
+    const slept: number[] = [];
+    const cluster = new Cluster(
+      fs.readFileSync(sim.kubeconfigPath, "utf8"),
+      async (ms) => void slept.push(ms),
+    );
+    sim.faults.failNextRequests(11, 429, 1);
+    const error = await cluster.read("v1", "Namespace", "default").catch((e: unknown) => e);
+    assert.equal(
+      describeKubeError(error),
+      "429: injected fault: TooManyRequests (GET v1 Namespace default: gave up after 11 tries)",
+    );
+    assert.deepEqual(slept, Array<number>(10).fill(1000));
+    assert.equal(sim.faults.status().pendingErrors, 0);
+  });
+  it("applies through a storm of 429 that outlasts no request's tries, and fails a create one outlasts naming it, keeping the state as it was; the next up creates it (rest/with_retry.go)", async () => {
+    const options = stackOf("storm", []);
+    // A storm longer than a request's 11 tries, whose pauses the engine takes at once.
+    const failed = await deploy({
+      ...options,
+      sleep: async () => undefined,
+      onEvent: (e) => {
+        if (e.phase === "start" && e.operation === "create") sim.faults.failRequestsFor(3600, 429, 1);
+      },
+    });
+    sim.faults.reset();
+    assert.equal(failed.ok, false);
+    assert.match(
+      failed.errors.join("\n"),
+      /^ConfigMap storm: .*injected fault: TooManyRequests \(POST v1 ConfigMap default\/storm: gave up after 11 tries\)/,
+    );
+    assert.equal(stateOf(failed, "storm"), undefined);
+    assert.equal(live("ConfigMap", "storm"), undefined);
+    // A 2-second storm with Retry-After 1 as the create starts: its tries outlast it, in real time.
+    const through = await deploy({
+      ...options,
+      onEvent: (e) => {
+        if (e.phase === "start" && e.operation === "create") sim.faults.failRequestsFor(2, 429, 1);
+      },
+    });
+    assert.deepEqual(through.errors, []);
+    assert.deepEqual(changes(through), ["create storm"]);
+    assert.ok(stateOf(through, "storm"));
+    assert.ok(live("ConfigMap", "storm"));
+    assert.deepEqual((await destroy(options)).errors, []);
+  });
   it("tries a read again one second after its connection was reset, but not a write, whose retry could apply it twice (client-go rest/request.go, isErrRetryableFunc; with_retry.go, IsNextRetry)", async () => {
     const cluster = new Cluster(fs.readFileSync(sim.kubeconfigPath, "utf8"));
     sim.faults.resetNextRequests(1);
@@ -376,9 +440,9 @@ describe("the engine holds programs to pulumi-kubernetes' rules", function () {
     assert.equal(live("ConfigMap", "before")?.metadata.uid, uid, "the same object");
     assert.deepEqual((await destroy(stack([]))).errors, []);
   });
-  it("keeps a dynamic resource its provider made but could not initialize in the state with its id, and updates it on the next up (step.go, InitErrors)", async () => {
-    const stack = (env: NodeJS.ProcessEnv): DeployOptions => ({
-      project: loadProject(INIT_FAILURE, "dev"),
+  it("keeps a dynamic resource its provider made but could not initialize in the state with its id, and updates it on the next up (step.go, InitErrors); replaces it when a path replaceOnChanges covers changes, its old half deleted after or, with deleteBeforeReplace, before (step_generator.go, diffResource, applyReplaceOnChanges)", async () => {
+    const stack = (env: NodeJS.ProcessEnv, config: string[] = []): DeployOptions => ({
+      project: loadProject(INIT_FAILURE, "dev", config),
       kubeconfigPath: sim.kubeconfigPath,
       statePath: path.join(dir, "init-failure.json"),
       env,
@@ -395,6 +459,38 @@ describe("the engine holds programs to pulumi-kubernetes' rules", function () {
     assert.deepEqual(changes(retried), ["update made"], "updated though its inputs did not change");
     const ready = retried.state.deployment.resources.find((r) => r.urn.endsWith("::made"));
     assert.equal(ready?.initErrors, undefined);
+
+    // Its provider has no diff: the engine diffs the inputs and replaceOnChanges covers what changed.
+    const log = path.join(dir, "made.log");
+    const calls = () => fs.readFileSync(log, "utf8").trim().split("\n");
+    const grown = await deploy(stack({ MADE_LOG: log }, ["size=2", 'replaceOnChanges=["size"]']));
+    assert.deepEqual(grown.errors, []);
+    assert.deepEqual(
+      grown.plan.filter((s) => s.op !== "same").map((s) => [s.op, s.diffs]),
+      [["replace", ["size"]]],
+    );
+    assert.deepEqual(
+      calls(),
+      ["create made-2 in a", "delete made-1"],
+      "created before the old one is deleted",
+    );
+    const moved = await deploy(
+      stack({ MADE_LOG: log }, [
+        "size=2",
+        "zone=b",
+        'replaceOnChanges=["spec.zone"]',
+        "deleteBeforeReplace=true",
+      ]),
+    );
+    assert.deepEqual(moved.errors, []);
+    assert.deepEqual(
+      moved.plan.filter((s) => s.op !== "same").map((s) => [s.op, s.diffs]),
+      [["replace", ["spec.zone"]]],
+    );
+    assert.deepEqual(calls().slice(2), ["delete made-2", "create made-2 in b"], "deleted first");
+    const malformed = await preview(stack({}, ["size=3", "zone=b", 'replaceOnChanges=["spec["]']));
+    assert.equal(malformed.ok, false);
+    assert.match(malformed.errors.join("\n"), /made: missing closing bracket in array index/);
   });
   it("keeps a secret nested in an input secret in the outputs at the same path, never plaintext in the checkpoint (provider_plugin.go, annotateSecrets)", async () => {
     const options = stackOf("nested", ["secretValue=true", "value=n3sted-s3cret"]);

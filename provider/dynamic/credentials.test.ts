@@ -1,5 +1,5 @@
 import { strict as assert } from "node:assert";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
@@ -16,10 +16,15 @@ import {
   clusterServer,
   currentCredentials,
   currentServer,
+  inClusterKubeconfig,
+  isEmptyKubeconfig,
   providerKubeconfig,
+  SERVICE_ACCOUNT_DIR,
+  SERVICE_ACCOUNT_DIR_ENV,
   STORED_SOURCE,
 } from "./credentials";
 import { MachineSetReady, MachineSetRemoval, PoolRollout } from "./index";
+import { waitForMachineSetsReady } from "../waiting";
 import { createApiClient } from "../waiting/api";
 import { KINDS } from "../waiting/kinds";
 import { staticConnection } from "../waiting/kubeconfig";
@@ -195,15 +200,51 @@ describe("waiter credentials", () => {
   describe("against the simulator", function () {
     this.timeout(30_000);
     let sim: Simulator;
+    let serviceAccount: string;
     const quiet = process.env.OPENSHIFT_TOPOLOGY_PROGRESS_LOG;
     before(async () => {
       process.env.OPENSHIFT_TOPOLOGY_PROGRESS_LOG = "0";
-      sim = await startTestSimulator();
+      serviceAccount = mkdtempSync(join(tmpdir(), "credentials-sa-"));
+      sim = await startTestSimulator({ serviceAccountDir: serviceAccount });
     });
     after(async () => {
       if (quiet === undefined) delete process.env.OPENSHIFT_TOPOLOGY_PROGRESS_LOG;
       else process.env.OPENSHIFT_TOPOLOGY_PROGRESS_LOG = quiet;
       await sim.stop();
+      rmSync(serviceAccount, { recursive: true, force: true });
+    });
+
+    it("in a pod, waits with the service account the provider connects with, reading its token again when it rotates mid-wait", async () => {
+      const pod = {
+        KUBERNETES_SERVICE_HOST: "127.0.0.1",
+        KUBERNETES_SERVICE_PORT: new URL(sim.server).port,
+        [SERVICE_ACCOUNT_DIR_ENV]: serviceAccount,
+        KUBECONFIG: join(dir, "none"),
+      };
+      // What the default Kubernetes provider, and so the waiters, connect with in that pod.
+      const { text, inCluster } = providerKubeconfig({}, pod);
+      assert.equal(inCluster, true);
+      assert.equal(clusterServer(text!), clusterServer(sim.kubeconfig), "the cluster the simulator serves");
+      createMachineSet(sim, "creds-in-pod", { replicas: 1 });
+      const urls: string[] = [];
+      let rotated: string | undefined;
+      const stop = sim.observeRequests((_method, url) => {
+        urls.push(url);
+        // The kubelet rotates the token (and the old one is refused) as the wait's second request comes.
+        if (urls.length === 2) rotated = sim.faults.rotateToken().token;
+      });
+      try {
+        const outcome = await waitForMachineSetsReady({
+          kubeconfig: text,
+          machineSets: ["creds-in-pod"],
+          timeoutMs: DEADLINE_MS,
+        });
+        assert.equal(outcome.result.readyMachineCount, 1);
+      } finally {
+        stop();
+      }
+      assert.ok(rotated);
+      assert.ok(urls.slice(2).includes(urls[1]), "the refused request sent again with the rotated token");
     });
 
     it("reaches the cluster with the credentials a kubeconfig holds, and through the Kubernetes client with an exec plugin", async () => {
@@ -318,5 +359,172 @@ describe("waiter credentials", () => {
       sim.store.delete(keyOf(K.machineSet, "creds-a", "openshift-machine-api"));
       await MachineSetRemoval.provider.delete!("creds", props);
     });
+  });
+});
+
+/**
+ * A pod's own configuration, as client-go builds it when no kubeconfig gives one (rest.InClusterConfig;
+ * clientcmd inClusterClientConfig.Possible and Namespace, DeferredLoadingClientConfig.ClientConfig,
+ * DirectClientConfig.ConfirmUsable) and as pulumi-kubernetes' Configure reaches it (provider.go: a
+ * kubeconfig given is used alone; else client-go's deferred loading, which falls back to it).
+ */
+describe("waiter credentials in a pod: its service account, as client-go's in-cluster configuration", () => {
+  let dir: string;
+  let sa: string;
+  const CA = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n";
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), "in-cluster-"));
+    sa = join(dir, "serviceaccount");
+    mkdirSync(sa);
+    writeFileSync(join(sa, "token"), "sa-token\n");
+    writeFileSync(join(sa, "ca.crt"), CA);
+    writeFileSync(join(sa, "namespace"), "ci\n");
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+  /** A pod's environment: the service's variables, the service account's files, no kubeconfig file. */
+  const pod = (extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv => ({
+    KUBERNETES_SERVICE_HOST: "10.0.0.1",
+    KUBERNETES_SERVICE_PORT: "443",
+    [SERVICE_ACCOUNT_DIR_ENV]: sa,
+    KUBECONFIG: join(dir, "none"),
+    ...extra,
+  });
+  const read = (text: string | undefined) =>
+    parseYaml(text!) as {
+      clusters: Array<{ cluster: Record<string, string> }>;
+      users: Array<{ user: Record<string, string> }>;
+      contexts: Array<{ context: Record<string, string> }>;
+    };
+
+  it("is there only with both service variables set and the token a file (inClusterClientConfig.Possible)", () => {
+    assert.equal(SERVICE_ACCOUNT_DIR, "/var/run/secrets/kubernetes.io/serviceaccount");
+    assert.ok(inClusterKubeconfig(pod()));
+    assert.equal(inClusterKubeconfig(pod({ KUBERNETES_SERVICE_HOST: "" })), undefined);
+    assert.equal(inClusterKubeconfig(pod({ KUBERNETES_SERVICE_PORT: undefined })), undefined);
+    assert.equal(inClusterKubeconfig(pod({ [SERVICE_ACCOUNT_DIR_ENV]: join(dir, "none") })), undefined);
+    rmSync(join(sa, "token"));
+    mkdirSync(join(sa, "token"));
+    assert.equal(inClusterKubeconfig(pod()), undefined, "a directory is no token");
+  });
+
+  it("reaches https://host:port with the token's file, the CA's when it holds certificates, and the pod's namespace (rest.InClusterConfig)", () => {
+    const found = inClusterKubeconfig(pod())!;
+    assert.equal(found.file, `the pod's service account (${sa})`);
+    assert.equal(found.inCluster, true);
+    const config = read(found.text);
+    assert.deepEqual(config.clusters[0].cluster, {
+      server: "https://10.0.0.1:443",
+      "certificate-authority": join(sa, "ca.crt"),
+    });
+    assert.deepEqual(config.users[0].user, { tokenFile: join(sa, "token") }, "named, read as it rotates");
+    assert.equal(config.contexts[0].context.namespace, "ci");
+    assert.equal(
+      read(inClusterKubeconfig(pod({ POD_NAMESPACE: "ops" }))!.text).contexts[0].context.namespace,
+      "ops",
+    );
+    assert.equal(
+      currentServer(inClusterKubeconfig(pod({ KUBERNETES_SERVICE_HOST: "fd00::1" }))!.text!),
+      "https://[fd00::1]:443",
+      "net.JoinHostPort brackets an IPv6 address",
+    );
+    // certutil.NewPool failing leaves CAFile unset: the system's roots verify the server.
+    writeFileSync(join(sa, "ca.crt"), "not a certificate");
+    rmSync(join(sa, "namespace"));
+    const bare = read(inClusterKubeconfig(pod())!.text);
+    assert.deepEqual(bare.clusters[0].cluster, { server: "https://10.0.0.1:443" });
+    assert.equal(bare.contexts[0].context.namespace, undefined);
+  });
+
+  it("agrees with @kubernetes/client-node's in-cluster configuration on server, token file and CA (KubeConfig.loadFromCluster)", () => {
+    const prefix = join(dir, "root");
+    const mounted = join(prefix, SERVICE_ACCOUNT_DIR);
+    mkdirSync(mounted, { recursive: true });
+    for (const name of ["token", "ca.crt", "namespace"])
+      writeFileSync(join(mounted, name), name === "ca.crt" ? CA : "x");
+    const env = pod({ [SERVICE_ACCOUNT_DIR_ENV]: mounted, KUBERNETES_SERVICE_HOST: "172.30.0.1" });
+    const saved = { host: process.env.KUBERNETES_SERVICE_HOST, port: process.env.KUBERNETES_SERVICE_PORT };
+    const { KubeConfig } = require("@kubernetes/client-node") as typeof import("@kubernetes/client-node");
+    const kc = new KubeConfig();
+    try {
+      Object.assign(process.env, { KUBERNETES_SERVICE_HOST: "172.30.0.1", KUBERNETES_SERVICE_PORT: "443" });
+      kc.loadFromCluster(prefix);
+    } finally {
+      for (const [key, value] of [
+        ["KUBERNETES_SERVICE_HOST", saved.host],
+        ["KUBERNETES_SERVICE_PORT", saved.port],
+      ] as const) {
+        if (value === undefined) delete process.env[key];
+        else process.env[key] = value;
+      }
+    }
+    const ours = read(inClusterKubeconfig(env)!.text);
+    assert.equal(ours.clusters[0].cluster.server, kc.getCurrentCluster()!.server);
+    assert.equal(ours.clusters[0].cluster["certificate-authority"], kc.getCurrentCluster()!.caFile);
+    const provider = kc.getCurrentUser()!.authProvider as { config: { tokenFile: string } };
+    assert.equal(ours.users[0].user.tokenFile, provider.config.tokenFile);
+  });
+
+  it("comes after any kubeconfig, as pulumi-kubernetes' Configure and client-go's deferred loading order them", () => {
+    const IN_POD = "https://10.0.0.1:443";
+    const file = join(dir, "kubeconfig");
+    const server = (settings: Parameters<typeof providerKubeconfig>[0], env = pod()) =>
+      currentServer(providerKubeconfig(settings, env).text ?? "clusters: []");
+    // A kubeconfig the provider is given is used alone, in a pod too.
+    assert.equal(server({ kubeconfig: kubeconfig(CLUSTER, "t") }), CLUSTER);
+    // Ambient files that name a cluster come before the pod's service account.
+    writeFileSync(file, kubeconfig(CLUSTER, "t"));
+    assert.equal(server({}, pod({ KUBECONFIG: file })), CLUSTER);
+    // No file at all, or one that loads as an empty configuration: the service account.
+    assert.equal(server({}), IN_POD);
+    assert.equal(providerKubeconfig({}, pod()).inCluster, true);
+    writeFileSync(file, "apiVersion: v1\nkind: Config\n");
+    assert.equal(server({}, pod({ KUBECONFIG: file })), IN_POD);
+    // A cluster override alone names nothing of the service account's configuration, which ignores it.
+    assert.equal(server({ cluster: "elsewhere" }), IN_POD);
+    // A context named but missing is an error client-go returns, not a reason to use the pod's.
+    assert.equal(providerKubeconfig({ context: "missing" }, pod()).text, undefined);
+    writeFileSync(file, kubeconfig(CLUSTER, "t").replace("current-context: x", "current-context: gone"));
+    assert.equal(providerKubeconfig({}, pod({ KUBECONFIG: file })).inCluster, undefined);
+    // Outside a pod, nothing to connect with stays nothing.
+    assert.equal(providerKubeconfig({}, pod({ KUBERNETES_SERVICE_HOST: undefined })).text, undefined);
+    assert.equal(ambientKubeconfig(pod()).inCluster, true);
+  });
+
+  it("takes a kubeconfig for empty as client-go's ConfirmUsable does: no cluster, or one with no field at all", () => {
+    assert.equal(isEmptyKubeconfig(""), true);
+    assert.equal(isEmptyKubeconfig("apiVersion: v1\nkind: Config\nclusters: []\n"), true);
+    assert.equal(isEmptyKubeconfig(kubeconfig(CLUSTER, "t")), false);
+    assert.equal(isEmptyKubeconfig(kubeconfig(CLUSTER, "t").replace("cluster: c,", "cluster: gone,")), true);
+    assert.equal(isEmptyKubeconfig(kubeconfig(CLUSTER, "t"), { cluster: "gone" }), true);
+    assert.equal(isEmptyKubeconfig(kubeconfig(CLUSTER, "t"), { context: "gone" }), false);
+    const noServer = "clusters: [{ name: c, cluster: { insecure-skip-tls-verify: true } }]\n";
+    assert.equal(
+      isEmptyKubeconfig(`${noServer}contexts: [{ name: x, context: { cluster: c } }]\ncurrent-context: x\n`),
+      false,
+    );
+    assert.equal(
+      isEmptyKubeconfig(
+        "clusters: [{ name: c, cluster: {} }]\ncontexts: [{ name: x, context: { cluster: c } }]\ncurrent-context: x\n",
+      ),
+      true,
+    );
+    assert.equal(isEmptyKubeconfig("clusters: ["), false, "not YAML: an error");
+    assert.equal(isEmptyKubeconfig("just text"), false);
+    assert.equal(isEmptyKubeconfig("- a list"), false);
+  });
+
+  it("reads and deletes with the service account when the stored copy reaches its server", () => {
+    const saved = { ...process.env };
+    try {
+      Object.assign(process.env, pod());
+      const stored = inClusterKubeconfig(pod())!.text!;
+      assert.deepEqual(currentCredentials(stored), {
+        kubeconfig: stored,
+        source: `the pod's service account (${sa})`,
+      });
+    } finally {
+      for (const key of Object.keys(process.env)) if (!(key in saved)) delete process.env[key];
+      Object.assign(process.env, saved);
+    }
   });
 });

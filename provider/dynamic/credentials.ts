@@ -1,19 +1,137 @@
 /**
  * Which kubeconfig an operation reaches the cluster with. Tokens expire (an `oc login` token lives a
  * day), so the copy stored with a waiter is a last resort: create and update use the one the program
- * gives now, read and delete the one of the process running them ($KUBECONFIG, else ~/.kube/config),
- * and only when that is missing or names another cluster, the stored copy. Serialized with the
- * providers (see common.ts): plain functions, packages required inside them.
+ * gives now, read and delete the one of the process running them ($KUBECONFIG, else ~/.kube/config,
+ * else in a pod its service account's), and only when that is missing or names another cluster, the
+ * stored copy. Serialized with the providers (see common.ts): plain functions, packages required
+ * inside them.
  */
 import { currentContext } from "../waiting/kubeconfig";
 
 /**
+ * Where a pod's service account is mounted (client-go rest.InClusterConfig, its tokenFile and
+ * rootCAFile; clientcmd inClusterClientConfig.Possible and Namespace).
+ */
+export const SERVICE_ACCOUNT_DIR = "/var/run/secrets/kubernetes.io/serviceaccount";
+
+/**
+ * Names another directory than SERVICE_ACCOUNT_DIR to read the service account from: for tests, which
+ * cannot write there. pulumi-kubernetes always reads SERVICE_ACCOUNT_DIR.
+ */
+export const SERVICE_ACCOUNT_DIR_ENV = "OPENSHIFT_TOPOLOGY_SERVICE_ACCOUNT_DIR";
+
+/** What an ambient kubeconfig is: read from files, or made of the pod's service account. */
+export interface AmbientKubeconfig {
+  /** What was read, for messages: files, or `the pod's service account (<dir>)`. */
+  file: string;
+  /** Absent when nothing could be read. */
+  text?: string;
+  /** Made of the pod's service account (inClusterKubeconfig). */
+  inCluster?: boolean;
+}
+
+/**
+ * The kubeconfig of the pod's service account when the process runs in a pod, as client-go's in-cluster
+ * configuration: possible when $KUBERNETES_SERVICE_HOST and $KUBERNETES_SERVICE_PORT are set and the
+ * token is a file (clientcmd inClusterClientConfig.Possible); the server
+ * `https://<host>:<port>` (rest.InClusterConfig, net.JoinHostPort), the token named by its file so that
+ * each connection reads it as the kubelet rotates it (BearerTokenFile), the CA file when it holds
+ * certificates (else the system's, as certutil.NewPool failing leaves CAFile unset), and the namespace
+ * of $POD_NAMESPACE, else the namespace file (inClusterClientConfig.Namespace). Undefined outside a pod.
+ */
+export function inClusterKubeconfig(env: NodeJS.ProcessEnv = process.env): AmbientKubeconfig | undefined {
+  const path = require("node:path") as typeof import("node:path");
+  const fs = require("node:fs") as typeof import("node:fs");
+  const dir = env[SERVICE_ACCOUNT_DIR_ENV] || SERVICE_ACCOUNT_DIR;
+  const [host, port] = [env.KUBERNETES_SERVICE_HOST ?? "", env.KUBERNETES_SERVICE_PORT ?? ""];
+  const token = path.join(dir, "token");
+  const isFile = (file: string) => fs.statSync(file, { throwIfNoEntry: false })?.isFile() === true;
+  if (host === "" || port === "" || !isFile(token)) return undefined;
+  const read = (name: string) => {
+    try {
+      return fs.readFileSync(path.join(dir, name), "utf8");
+    } catch {
+      return "";
+    }
+  };
+  const ca = path.join(dir, "ca.crt");
+  const namespace = env.POD_NAMESPACE || read("namespace").trim();
+  const { stringify } = require("yaml") as typeof import("yaml");
+  const text = stringify({
+    apiVersion: "v1",
+    kind: "Config",
+    clusters: [
+      {
+        name: "in-cluster",
+        cluster: {
+          server: `https://${host.includes(":") ? `[${host}]` : host}:${port}`,
+          ...(read("ca.crt").includes("-----BEGIN CERTIFICATE-----") ? { "certificate-authority": ca } : {}),
+        },
+      },
+    ],
+    users: [{ name: "in-cluster", user: { tokenFile: token } }],
+    contexts: [
+      {
+        name: "in-cluster",
+        context: { cluster: "in-cluster", user: "in-cluster", ...(namespace ? { namespace } : {}) },
+      },
+    ],
+    "current-context": "in-cluster",
+  });
+  return { file: `the pod's service account (${dir})`, text, inCluster: true };
+}
+
+/**
+ * Whether client-go finds nothing to connect with in a kubeconfig (clientcmd
+ * DirectClientConfig.ConfirmUsable: ErrEmptyConfig when the only problem is a cluster without any
+ * field), which makes DeferredLoadingClientConfig.ClientConfig turn to the in-cluster configuration:
+ * the context (`overrides.context`, else current-context) is unset or exists, and the cluster it
+ * names (`overrides.cluster`, else the context's) has no entry, or an empty one. A context named but
+ * missing, a cluster without a server, or text that is no kubeconfig are errors instead.
+ */
+export function isEmptyKubeconfig(
+  text: string,
+  overrides: { context?: string; cluster?: string } = {},
+): boolean {
+  const { parse } = require("yaml") as typeof import("yaml");
+  let config: Record<string, unknown>;
+  try {
+    config = (parse(text) ?? {}) as Record<string, unknown>;
+  } catch {
+    return false;
+  }
+  if (typeof config !== "object" || Array.isArray(config)) return false;
+  type Entry = { name?: unknown } & Record<string, unknown>;
+  const named = (list: unknown, name: string) =>
+    Array.isArray(list) ? (list as Array<Entry | null>).find((e) => e?.name === name) : undefined;
+  const contextName = overrides.context || String(config["current-context"] ?? "");
+  const context = contextName === "" ? undefined : named(config.contexts, contextName);
+  if (contextName !== "" && !context) return false;
+  const clusterName = overrides.cluster || String((context?.context as Entry | undefined)?.cluster ?? "");
+  const cluster = named(config.clusters, clusterName)?.cluster;
+  return typeof cluster !== "object" || cluster === null || Object.keys(cluster).length === 0;
+}
+
+/**
  * The kubeconfig the Kubernetes provider and kubectl would use: every $KUBECONFIG entry merged as
  * client-go's loading rules do (clientcmd/loader.go, ClientConfigLoadingRules.Load: missing files
- * skipped, the first file to set a value wins), else ~/.kube/config. `file` names what was read;
- * `text` is absent when nothing could be. `env` is the environment of the process that connects.
+ * skipped, the first file to set a value wins), else ~/.kube/config; and when that gives nothing to
+ * connect with (no file, or an empty configuration for `overrides`: isEmptyKubeconfig), the pod's
+ * service account's, as clientcmd's DeferredLoadingClientConfig.ClientConfig turns to the in-cluster
+ * configuration. `env` is the environment of the process that connects.
  */
-export function ambientKubeconfig(env: NodeJS.ProcessEnv = process.env): { file: string; text?: string } {
+export function ambientKubeconfig(
+  env: NodeJS.ProcessEnv = process.env,
+  overrides: { context?: string; cluster?: string } = {},
+): AmbientKubeconfig {
+  const found = kubeconfigFiles(env);
+  // No file loads as an empty configuration: a context named in the overrides is then still missing.
+  if (!isEmptyKubeconfig(found.text ?? "", overrides)) return found;
+  return inClusterKubeconfig(env) ?? found;
+}
+
+/** $KUBECONFIG's files merged, else ~/.kube/config (see ambientKubeconfig). */
+function kubeconfigFiles(env: NodeJS.ProcessEnv): AmbientKubeconfig {
   const path = require("node:path") as typeof import("node:path");
   const fs = require("node:fs") as typeof import("node:fs");
   const listed = [...new Set((env.KUBECONFIG ?? "").split(path.delimiter).filter((f) => f !== ""))];
@@ -51,13 +169,15 @@ export interface ProviderSettings {
 export function providerKubeconfig(
   settings: ProviderSettings,
   env: NodeJS.ProcessEnv = process.env,
-): { file: string; text?: string } {
+): AmbientKubeconfig {
   const fs = require("node:fs") as typeof import("node:fs");
   const path = require("node:path") as typeof import("node:path");
   const given = settings.kubeconfig;
-  let found: { file: string; text?: string };
+  let found: AmbientKubeconfig;
   if (given === undefined || given === "") {
-    found = ambientKubeconfig(env);
+    found = ambientKubeconfig(env, settings);
+    // The in-cluster configuration takes no context or cluster (inClusterClientConfig.ClientConfig).
+    if (found.inCluster) return found;
   } else {
     const home = (require("node:os") as typeof import("node:os")).homedir();
     const file = given === "~" ? home : given.startsWith("~/") ? path.join(home, given.slice(2)) : given;
@@ -157,8 +277,8 @@ export const STORED_SOURCE = "the copy stored in the stack's state";
  * against whatever cluster the shell happens to point at.
  */
 export function currentCredentials(stored: string): Credentials {
-  const { file, text } = ambientKubeconfig();
-  const where = `$KUBECONFIG (${file})`;
+  const { file, text, inCluster } = ambientKubeconfig();
+  const where = inCluster ? file : `$KUBECONFIG (${file})`;
   if (text === undefined) {
     return {
       kubeconfig: stored,

@@ -11,11 +11,24 @@ export { MachineSetReady, MachineSetRemoval } from "./machineset";
 export type { MachineSetReadyArgs, MachineSetRemovalArgs } from "./machineset";
 export { OperatorInstall, OperatorRemoval } from "./operator";
 export type { OperatorInstallArgs, OperatorRemovalArgs } from "./operator";
+export { ExtensionInstall, ExtensionRemoval } from "./extension";
+export type { ExtensionInstallArgs, ExtensionRemovalArgs } from "./extension";
 export { NodeConfigRemoval, PoolRollout } from "./pool-rollout";
 export type { NodeConfigRemovalArgs, PoolRolloutArgs } from "./pool-rollout";
 export { WindowsNodesReady } from "./windows-nodes-ready";
 export type { WindowsNodesReadyArgs } from "./windows-nodes-ready";
 export { MachineAutoscalerReady } from "./machine-autoscaler";
+export { NodeLabelsAndTaints } from "./node-metadata";
+export type { NodeLabelsAndTaintsArgs } from "./node-metadata";
 export type { MachineAutoscalerReadyArgs } from "./machine-autoscaler";
-export { defineRemoval, defineWaiter, labelMap, objectName, objectNames, oneOf, output } from "./schema";
+export {
+  defineRemoval,
+  defineWaiter,
+  labelMap,
+  objectName,
+  objectNames,
+  oneOf,
+  output,
+  taintList,
+} from "./schema";
 export type { ArgsOf, InputSpec, OutputSpec, RemovalSchema, WaiterSchema } from "./schema";

@@ -71,7 +71,7 @@ export function replacementPolicy(): InputSpec<MachineReplacement, Input<Machine
 }
 
 /**
- * Waits until every replica of some MachineSets is a Ready node with the template's labels; fails on a
+ * Waits until every replica of some MachineSets is a Ready node with its Machine's node labels; fails on a
  * MachineSet error or a failed Machine, naming it. Depend it on the MachineSets; give `contentHash` of
  * their specs, so that a change (a scale, a new instance type) waits again. With `machineReplacement`
  * it also replaces the machines a changed template left on the previous spec.
@@ -81,7 +81,7 @@ export const MachineSetReady = defineWaiter({
   locate: (): ProviderOf => self.machineSetReadyProvider,
   inputs: {
     ...machineSetInputs,
-    /** Labels each node must carry besides its MachineSet template's node labels. */
+    /** Labels every node of the MachineSets carries (the pool's role labels), which narrow the nodes listed. */
     nodeLabels: labelMap(),
     /**
      * Replace machines whose provider spec is not their template's, through the machine-api, and wait

@@ -1,9 +1,10 @@
 import { observeOperatorInstall, uninstallOperator, waitForOperatorInstall } from "../waiting/waiters";
-import { ArgsOf, ProviderOf, defineRemoval, defineWaiter, objectName, output } from "./schema";
+import { ArgsOf, ProviderOf, defineRemoval, defineWaiter, flag, objectName, output } from "./schema";
 import * as self from "./operator";
 
 /**
- * Waits until an OLM Subscription's installed CSV has Succeeded; fails with OLM's reason. Deleting it
+ * Waits until an OLM Subscription's installed CSV has Succeeded, its Deployments run with the
+ * Subscription's `spec.config` and the CRDs it owns are served; fails with OLM's (or the scheduler's) reason. Deleting it
  * changes nothing in the cluster: uninstalling is `OperatorRemoval`'s job, so that turning waiting off
  * never uninstalls an operator.
  */
@@ -25,6 +26,8 @@ export const OperatorInstall = defineWaiter({
     phase: output<string>(),
     /** The InstallPlan this waiter approved (Manual approval), else empty. */
     approvedInstallPlan: output(""),
+    /** The CRDs the installed CSV owns, each Established and served by the API server. */
+    crds: output<string[]>([]),
   },
   id: (inputs) => `subscription/${inputs.namespace}/${inputs.subscription}`,
   wait: (options) => waitForOperatorInstall(options),
@@ -48,6 +51,11 @@ export const OperatorRemoval = defineRemoval({
     /** Namespace of the Subscription. */
     namespace: objectName({ required: true }),
     subscription: objectName({ required: true }),
+    /**
+     * Also delete the CRDs the operator owns and their instances (instances first, while the operator
+     * runs; then the operator; then the CRDs); refused when another Subscription's CSV owns one.
+     */
+    customResources: flag(),
   },
   id: (inputs) => `operator-removal/${inputs.namespace}/${inputs.subscription}`,
   // `read` reports how the operator stands.

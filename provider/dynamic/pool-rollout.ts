@@ -97,7 +97,7 @@ export const PoolRollout = defineWaiter({
     machineSets: objectNames(),
     /** Their namespace; default `openshift-machine-api`. */
     namespace: objectName(),
-    /** Labels each of their nodes must carry besides its MachineSet template's node labels. */
+    /** Labels every node of the MachineSets carries (the pool's role labels), which narrow the nodes listed. */
     nodeLabels: labelMap(),
     /**
      * Replace the MachineSets' machines whose provider spec is not their template's, through the

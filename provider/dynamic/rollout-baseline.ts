@@ -1,5 +1,12 @@
 import { CustomResourceOptions, dynamic, Input, Output } from "@pulumi/pulumi";
-import { DeploymentRecord, impactLine, impactSincePrevious, PoolImpact } from "../../builders/rollout-impact";
+import {
+  deadlineSincePrevious,
+  DeploymentRecord,
+  impactLine,
+  impactSincePrevious,
+  PoolImpact,
+  WaiterPlan,
+} from "../../builders/rollout-impact";
 import type { NodeTimings } from "../waiting/machineconfignode";
 import { changedInputs, UNKNOWN } from "./common";
 import { carriedProvider } from "./schema";
@@ -14,15 +21,16 @@ import * as self from "./rollout-baseline";
 const DECLARED = ["pool", "objects", "settings"];
 
 /**
- * The impact of `declared` after the `previous` deployment, logged when it adds to what the program
- * logged on its component: the whole answer without a cluster, the learned timings with one.
+ * The impact of `declared` after the `previous` deployment, logged when the program had no cluster's
+ * answer: with one, the program's line for the pool says it all (components/cluster/pool-summary.ts),
+ * and the learned timings only refine the `impact` output.
  */
 function impactSince(
   previous: DeploymentRecord | undefined,
   declared: Record<string, unknown>,
 ): PoolImpact | undefined {
   const impact = impactSincePrevious(previous, declared as DeploymentRecord, UNKNOWN);
-  if (impact && (declared.clusterImpact === undefined || impact.timingsLearned)) {
+  if (impact && declared.clusterImpact === undefined) {
     const { log } = require("@pulumi/pulumi") as typeof import("@pulumi/pulumi");
     void log.info(impactLine(impact));
   }
@@ -66,6 +74,21 @@ function recordIn(state: Record<string, unknown>): DeploymentRecord | undefined 
   return { pool, objects, settings, machineCount, learnedTimings };
 }
 
+/** The inputs with a deadline: the program's (`waitTimeouts`), else the one derived from the change's estimate. */
+function withDeadline(inputs: Record<string, unknown>, derived: number): Record<string, unknown> {
+  return inputs.timeoutSeconds !== undefined ? inputs : { ...inputs, timeoutSeconds: derived };
+}
+
+/** The outputs without a derived deadline: kept, it would read as a change of the program's at the next diff. */
+function withoutDerived(
+  outs: Record<string, unknown>,
+  inputs: Record<string, unknown>,
+): Record<string, unknown> {
+  if (inputs.timeoutSeconds !== undefined) return outs;
+  const { timeoutSeconds: _derived, ...rest } = outs;
+  return rest;
+}
+
 /** The inputs a waiter's own provider compares and echoes: the cluster's answer is per preview. */
 function declaredOnly(inputs: Record<string, unknown>): Record<string, unknown> {
   const { clusterImpact: _perPreview, ...declared } = inputs;
@@ -88,15 +111,17 @@ export function keepingRolloutRecord(provider: dynamic.ResourceProvider): dynami
       return provider.diff!(id, olds, declaredOnly(news));
     },
     async create(inputs: Record<string, unknown>) {
+      // A first deployment has nothing to compare with: its deadline is the waiters' default.
       const created = await provider.create(declaredOnly(inputs));
-      // A first deployment has nothing to compare with.
       return { ...created, outs: { ...created.outs, impact: null } };
     },
     async update(id: string, olds: Record<string, unknown>, news: Record<string, unknown>) {
-      const updated = await provider.update!(id, olds, declaredOnly(news));
+      const previous = recordIn(olds);
+      const deadline = deadlineSincePrevious(previous, news as DeploymentRecord & WaiterPlan, UNKNOWN);
+      const updated = await provider.update!(id, olds, withDeadline(declaredOnly(news), deadline));
       // Logged at the preview's diff; here only kept.
-      const impact = impactSincePrevious(recordIn(olds), news as DeploymentRecord, UNKNOWN);
-      return { ...updated, outs: { ...updated.outs, impact: impact ?? null } };
+      const impact = impactSincePrevious(previous, news as DeploymentRecord, UNKNOWN);
+      return { ...updated, outs: { ...withoutDerived(updated.outs, news), impact: impact ?? null } };
     },
   };
 }

@@ -8,6 +8,7 @@
  */
 import { CustomResourceOptions, dynamic, Input, Output } from "@pulumi/pulumi";
 import type { Evaluation, ProgressListener } from "../waiting";
+import type { Taint } from "../../builders/validation";
 import {
   checkName,
   checkNames,
@@ -96,6 +97,45 @@ export function labelMap(): InputSpec<Record<string, string>, Input<Record<strin
         Object.values(value).every((v) => typeof v === "string"))
         ? []
         : [{ property, reason: `${property} must map label names to string values` }],
+  };
+}
+
+/** A switch, off unless true. */
+export function flag(): InputSpec<boolean, Input<boolean>, false> {
+  return {
+    required: false,
+    check: (value, property) =>
+      value === undefined || value === null || typeof value === "boolean"
+        ? []
+        : [{ property, reason: `${property} must be true or false` }],
+  };
+}
+
+const TAINT_EFFECTS = ["NoSchedule", "PreferNoSchedule", "NoExecute"];
+
+/** Node taints: each a key, an optional value and an effect Kubernetes knows. */
+export function taintList(): InputSpec<Taint[], Input<Input<Taint>[]>, false> {
+  return {
+    required: false,
+    check: (value, property) =>
+      value === undefined ||
+      value === null ||
+      (Array.isArray(value) &&
+        value.every(
+          (t: Partial<Record<keyof Taint, unknown>> | null) =>
+            typeof t === "object" &&
+            t !== null &&
+            typeof t.key === "string" &&
+            (t.value === undefined || typeof t.value === "string") &&
+            TAINT_EFFECTS.includes(t.effect as string),
+        ))
+        ? []
+        : [
+            {
+              property,
+              reason: `${property} must be a list of taints, each a key, an optional value and an effect (${TAINT_EFFECTS.join(", ")})`,
+            },
+          ],
   };
 }
 

@@ -19,6 +19,7 @@ import { join } from "node:path";
 import { ApiClient, createApiClient, WatchEvent } from "./api";
 import { KINDS } from "./kinds";
 import { ApiError, isRetryable } from "./retry";
+import { FakeClock, fakeClock } from "../../test/fake-clock";
 import { generateServingCertificates } from "../../simulator/apiserver/tls";
 
 interface Seen {
@@ -89,6 +90,7 @@ describe("the API client against a scripted API server", function () {
   let base: string;
   let client: ApiClient;
   let reported: string[];
+  let clock: FakeClock;
 
   before(async () => {
     server = createServer((req, res) => {
@@ -107,8 +109,10 @@ describe("the API client against a scripted API server", function () {
     seen.length = 0;
     reported = [];
     handler = (_req, res) => send(res, 500, status(500, "InternalError", "unscripted"));
+    clock = fakeClock();
     client = createApiClient(kubeconfig(base), {
       onRequest: (method, path) => reported.push(`${method} ${path}`),
+      clock,
     });
   });
 
@@ -192,6 +196,7 @@ describe("the API client against a scripted API server", function () {
       assert.equal(error.status, 429);
       assert.equal(error.retryAfterMs, 3000);
       assert.equal(isRetryable(error), true);
+      assert.deepEqual(clock.slept, Array<number>(10).fill(3000), "each try again after Retry-After");
     });
 
     it("a body that is not a Status (a proxy's page) gives its first 200 characters as the message", async () => {
@@ -227,7 +232,10 @@ describe("the API client against a scripted API server", function () {
       };
       const error = await failure(client.get(KINDS.node, "n"));
       assert.equal(error.code, "ECONNRESET");
-      assert.equal(error.message, "connection closed before the response ended");
+      assert.equal(
+        error.message,
+        "connection closed before the response ended (GET /api/v1/nodes/n: gave up after 11 tries)",
+      );
       assert.equal(isRetryable(error), true);
     });
   });
@@ -444,6 +452,115 @@ describe("the API client against a scripted API server", function () {
     });
   });
 
+  /**
+   * Each request is tried again as client-go's rest client tries it (rest/with_retry.go, IsNextRetry
+   * and checkWait; rest/request.go, the IsRetryableErrorFunc of `request` and of `Watch`).
+   */
+  describe("tried again as client-go's rest client does", function () {
+    const throttled: Handler = (_req, res) =>
+      send(res, 429, status(429, "TooManyRequests", "slow down"), { "Retry-After": "1" });
+
+    /** Fails the first `count` requests with `fail`, then answers as `then` does. */
+    function failing(count: number, fail: Handler, then: Handler): Handler {
+      let left = count;
+      return (req, res, body) => (left-- > 0 ? fail(req, res, body) : then(req, res, body));
+    }
+
+    it("a 429 or 5xx with Retry-After, for every verb, after what the server asked", async () => {
+      const ok: Handler = (_req, res) => send(res, 200, { metadata: { name: "n" } });
+      const unavailable: Handler = (_req, res) =>
+        send(res, 503, status(503, "ServiceUnavailable", "busy"), { "Retry-After": "2" });
+      handler = failing(2, throttled, ok);
+      assert.equal((await client.get(KINDS.node, "n"))?.metadata.name, "n");
+      handler = failing(1, unavailable, ok);
+      await client.mergePatch(KINDS.node, "n", undefined, { metadata: { labels: { a: "b" } } });
+      handler = failing(1, throttled, ok);
+      assert.equal(await client.delete(KINDS.node, "n", undefined), true);
+      assert.deepEqual(clock.slept, [1000, 1000, 2000, 1000]);
+      assert.deepEqual(
+        seen.map((s) => s.method),
+        ["GET", "GET", "GET", "PATCH", "PATCH", "DELETE", "DELETE"],
+        "a write is sent again whole, body included",
+      );
+      assert.equal(seen[4].body, seen[3].body);
+      assert.equal(client.requests, 7, "every try counts");
+    });
+
+    it("at most 10 times, then fails naming the request, its status and the tries", async () => {
+      handler = throttled;
+      const error = await failure(client.list(KINDS.node, { labelSelector: "a=b" }));
+      assert.equal(seen.length, 11);
+      assert.equal(error.status, 429);
+      assert.equal(error.reason, "TooManyRequests");
+      assert.equal(error.tries, 11);
+      assert.equal(
+        error.message,
+        "slow down (GET /api/v1/nodes?labelSelector=a%3Db: gave up after 11 tries)",
+      );
+      assert.equal(isRetryable(error), true, "a wait with time left may still try again");
+    });
+
+    it("not an answer without Retry-After, nor one the server meant (4xx), nor a 1st try that succeeds", async () => {
+      for (const code of [500, 503, 429]) {
+        seen.length = 0;
+        handler = (_req, res) => send(res, code, status(code, "X", "no hint"));
+        const error = await failure(client.get(KINDS.node, "n"));
+        assert.equal(seen.length, 1, `${code} without Retry-After`);
+        assert.equal(error.message, "no hint");
+        assert.equal(error.tries, undefined);
+      }
+      seen.length = 0;
+      handler = (_req, res) => send(res, 409, status(409, "Conflict", "no"), { "Retry-After": "1" });
+      await failure(client.mergePatch(KINDS.node, "n", undefined, {}));
+      assert.equal(seen.length, 1, "a 409 with Retry-After");
+      assert.deepEqual(clock.slept, []);
+    });
+
+    it("a GET whose connection was reset after one second, a write never (the server may have applied it)", async () => {
+      const reset: Handler = (req) => req.socket.destroy();
+      handler = failing(1, reset, (_req, res) => send(res, 200, { items: [], metadata: {} }));
+      await client.list(KINDS.node, {});
+      assert.deepEqual(clock.slept, [1000]);
+      seen.length = 0;
+      handler = failing(1, reset, (_req, res) => send(res, 200, {}));
+      const error = await failure(client.mergePatch(KINDS.node, "n", undefined, {}));
+      assert.equal(seen.length, 1);
+      assert.equal(error.tries, undefined);
+      assert.match(error.message, /socket hang up|ECONNRESET|closed/);
+    });
+
+    it("the opening of a watch, until the server accepts it", async () => {
+      handler = failing(2, throttled, (_req, res) => {
+        res.writeHead(200, { "Content-Type": "application/json" });
+        res.end('{"type":"ADDED","object":{"metadata":{"name":"a"}}}\n');
+      });
+      const got: WatchEvent[] = [];
+      let opened = 0;
+      await client.watch(
+        KINDS.node,
+        { resourceVersion: "1" },
+        { onOpen: () => opened++, onEvent: (e) => got.push(e) },
+      );
+      assert.equal(opened, 1);
+      assert.equal(got.length, 1);
+      assert.deepEqual(clock.slept, [1000, 1000]);
+    });
+
+    it("nothing more once the caller cancelled during the pause: the request ends as aborted", async () => {
+      const stop = new AbortController();
+      const slept: number[] = [];
+      const cancelling = createApiClient(kubeconfig(base), {
+        clock: { ...clock, sleep: async (ms) => (slept.push(ms), stop.abort()) },
+      });
+      handler = throttled;
+      const error = await failure(cancelling.get(KINDS.node, "n", undefined, stop.signal));
+      assert.deepEqual(slept, [1000]);
+      assert.equal(seen.length, 1);
+      assert.equal(error.code, "ABORTED");
+      assert.equal(error.message, "aborted");
+    });
+  });
+
   describe("every request", function () {
     it("sends nothing once cancelled, and a cancel while waiting for the answer fails as ABORTED", async () => {
       const stop = new AbortController();
@@ -521,6 +638,37 @@ describe("the API client against a scripted API server", function () {
       handler = (_req, res) => send(res, 200, { metadata: { name: "n" } });
       await createApiClient(kubeconfig(base, { tokenFile: join(dir, "token") })).get(KINDS.node, "n");
       assert.equal(seen[0].headers.authorization, "Bearer from-file");
+    } finally {
+      rmSync(dir, { recursive: true });
+    }
+  });
+
+  it("sends a request refused with 401 once more when its token file was rotated since it was read, and only then", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "api-test-"));
+    try {
+      const tokenFile = join(dir, "token");
+      writeFileSync(tokenFile, "old");
+      let valid = "old";
+      handler = (req, res) =>
+        req.headers.authorization === `Bearer ${valid}`
+          ? send(res, 200, { metadata: { name: "n" } })
+          : send(res, 401, status(401, "Unauthorized", "Unauthorized"));
+      const rotating = createApiClient(kubeconfig(base, { tokenFile }), { clock });
+      await rotating.get(KINDS.node, "n");
+      // The kubelet wrote a new token and the old one is refused before the client's next read.
+      writeFileSync(tokenFile, "new");
+      valid = "new";
+      assert.equal((await rotating.get(KINDS.node, "n"))?.metadata.name, "n");
+      assert.deepEqual(
+        seen.map((s) => s.headers.authorization),
+        ["Bearer old", "Bearer old", "Bearer new"],
+      );
+      assert.equal(rotating.requests, 3);
+      // A token refused as it is in the file is not sent again: the 401 is the answer.
+      valid = "other";
+      const refused = await failure(rotating.get(KINDS.node, "n"));
+      assert.equal(refused.status, 401);
+      assert.equal(seen.length, 4);
     } finally {
       rmSync(dir, { recursive: true });
     }

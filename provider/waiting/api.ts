@@ -3,13 +3,15 @@
  * and TLS come from the kubeconfig (kubeconfig.ts), or from @kubernetes/client-node's KubeConfig when a
  * plugin or a proxy is involved; the requests themselves go through node:https
  * because a waiter needs what the generated clients hide: the Retry-After header of a 429, the
- * resourceVersion of a list, and each watch line as soon as it arrives. Every request is counted.
+ * resourceVersion of a list, and each watch line as soon as it arrives. Every request is counted, and
+ * tried again as client-go's rest client tries it (retry.ts, `sendRetried`).
  */
 import { request as httpRequest, IncomingMessage, RequestOptions } from "node:http";
 import { request as httpsRequest } from "node:https";
+import { Clock, systemClock } from "./clock";
 import { KubeObject, ResourceKind, resourcePath } from "./kinds";
 import { staticConnection } from "./kubeconfig";
-import { apiError, ApiError, parseRetryAfter } from "./retry";
+import { apiError, ApiError, parseRetryAfter, sendRetried } from "./retry";
 
 export interface Selectors {
   namespace?: string;
@@ -81,16 +83,30 @@ export interface ApiClientOptions {
   onRequest?: (method: string, path: string) => void;
   /** Gives up on a non-watch request that has not answered in this time. */
   requestTimeoutMs?: number;
+  /** How a request pauses before it is sent again (the system clock unless a test gives one). */
+  clock?: Clock;
+}
+
+/** A request to send: its line, body and headers, what cancels it, and whether it opens a watch. */
+interface Outgoing {
+  method: string;
+  path: string;
+  body?: string;
+  headers: Record<string, string>;
+  signal?: AbortSignal;
+  watch: boolean;
 }
 
 interface Connection {
   server: URL;
   options(): Promise<RequestOptions>;
+  /** After a 401 to a request sent with `sent` as its Authorization: whether a new token is at hand. */
+  renewed?(sent: string | undefined): boolean;
 }
 
-function connectionFor(kubeconfig: string): Connection {
-  const given = staticConnection(kubeconfig);
-  if (given) return { server: given.server, options: async () => given.options() };
+function connectionFor(kubeconfig: string, clock: Clock): Connection {
+  const given = staticConnection(kubeconfig, () => clock.now());
+  if (given) return { server: given.server, options: async () => given.options(), renewed: given.renewed };
   // An exec plugin, an auth provider or a proxy: the client computes the credentials and the agent.
   // Loaded lazily so that serialized providers require the package at run time, not capture it.
   const { KubeConfig } = require("@kubernetes/client-node") as typeof import("@kubernetes/client-node");
@@ -152,20 +168,41 @@ function statusError(response: IncomingMessage, body: string): ApiError {
 }
 
 export function createApiClient(kubeconfig: string, clientOptions: ApiClientOptions = {}): ApiClient {
-  const connection = connectionFor(kubeconfig);
+  const clock = clientOptions.clock ?? systemClock;
+  const connection = connectionFor(kubeconfig, clock);
   const requestTimeoutMs = clientOptions.requestTimeoutMs ?? 30_000;
   const state = { requests: 0 };
 
-  async function send(
-    method: string,
-    path: string,
-    body: string | undefined,
-    headers: Record<string, string>,
+  /** Sends a request again while the per-request policy says so, pausing on the client's clock. */
+  function retried<T>(
+    request: { method: string; path: string; watch?: boolean },
     signal: AbortSignal | undefined,
-    watch: boolean,
-  ): Promise<IncomingMessage> {
-    if (signal?.aborted) throw apiError("aborted", { code: "ABORTED" });
+    once: () => Promise<T>,
+  ): Promise<T> {
+    return sendRetried(request, once, {
+      sleep: (ms) => clock.sleep(ms, signal),
+      aborted: () => signal?.aborted === true,
+    });
+  }
+
+  /**
+   * Sends a request once; a 401 to a token read from a file that now holds another one (rotated
+   * before the token's next read: TOKEN_FILE_REREAD_MS) is sent once more with the new token.
+   */
+  async function send(outgoing: Outgoing): Promise<IncomingMessage> {
+    // Before the credentials: an exec plugin's are not computed for a request nobody waits for.
+    if (outgoing.signal?.aborted) throw apiError("aborted", { code: "ABORTED" });
     const opts = await connection.options();
+    const response = await sendWith(opts, outgoing);
+    const sent = (opts.headers as Record<string, string> | undefined)?.Authorization;
+    if (response.statusCode !== 401 || !connection.renewed?.(sent)) return response;
+    response.resume();
+    return sendWith(await connection.options(), outgoing);
+  }
+
+  async function sendWith(opts: RequestOptions, outgoing: Outgoing): Promise<IncomingMessage> {
+    const { method, path, body, headers, signal, watch } = outgoing;
+    if (signal?.aborted) throw apiError("aborted", { code: "ABORTED" });
     const url = connection.server;
     const basePath = url.pathname.replace(/\/$/, "");
     const isHttps = url.protocol === "https:";
@@ -221,19 +258,21 @@ export function createApiClient(kubeconfig: string, clientOptions: ApiClientOpti
     headers: Record<string, string>,
     signal: AbortSignal | undefined,
   ): Promise<{ status: number; value: unknown }> {
-    const response = await send(method, path, body, headers, signal, false);
-    let text: string;
-    try {
-      text = await readBody(response);
-    } catch (e) {
-      throw networkError(e as NodeJS.ErrnoException);
-    }
-    const status = response.statusCode ?? 0;
-    if (status < 200 || status >= 300) {
-      if (status === 404 && (method === "GET" || method === "DELETE")) return { status, value: undefined };
-      throw statusError(response, text);
-    }
-    return { status, value: JSON.parse(text) as unknown };
+    return retried({ method, path }, signal, async () => {
+      const response = await send({ method, path, body, headers, signal, watch: false });
+      let text: string;
+      try {
+        text = await readBody(response);
+      } catch (e) {
+        throw networkError(e as NodeJS.ErrnoException);
+      }
+      const status = response.statusCode ?? 0;
+      if (status < 200 || status >= 300) {
+        if (status === 404 && (method === "GET" || method === "DELETE")) return { status, value: undefined };
+        throw statusError(response, text);
+      }
+      return { status, value: JSON.parse(text) as unknown };
+    });
   }
 
   return {
@@ -299,16 +338,18 @@ export function createApiClient(kubeconfig: string, clientOptions: ApiClientOpti
           fieldSelector: selectors.fieldSelector,
           timeoutSeconds: selectors.timeoutSeconds,
         });
-      const response = await send("GET", path, undefined, {}, signal, true);
-      if (response.statusCode !== 200) {
+      // Tried again until the server accepts the watch; what happens after that is the reflector's.
+      const response = await retried({ method: "GET", path, watch: true }, signal, async () => {
+        const answer = await send({ method: "GET", path, headers: {}, signal, watch: true });
+        if (answer.statusCode === 200) return answer;
         let text = "";
         try {
-          text = await readBody(response);
+          text = await readBody(answer);
         } catch {
           // The status code alone still says what went wrong.
         }
-        throw statusError(response, text);
-      }
+        throw statusError(answer, text);
+      });
       handlers.onOpen?.();
       await new Promise<void>((resolve, reject) => {
         let buffer = "";

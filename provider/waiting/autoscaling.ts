@@ -145,7 +145,7 @@ function poolSources(target: AutoscalerTarget, view: View) {
     const labelSelector = machinesSelector(names);
     needs.push(
       { type: "source", source: { name: "machines", resource: KINDS.machine, namespace, labelSelector } },
-      ...poolNodes({ namespace, machineSets: names }, machineSets, nodeNames(names, machines)),
+      ...poolNodes({ namespace, machineSets: names }, machineSets, nodeNames(names, machines), machines),
     );
   }
   return { autoscalers, machineSets, machines, needs };

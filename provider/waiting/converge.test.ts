@@ -1,7 +1,7 @@
 import { strict as assert } from "node:assert";
 import { ApiClient, createApiClient, ListResult, WatchEvent, WatchHandlers } from "./api";
 import { Clock } from "./clock";
-import { reflect, Session } from "./reflector";
+import { reflect, Session, WATCH_IDLE_MS } from "./reflector";
 import { converge, isWaitError, observe, waitError } from "./converge";
 import { KINDS, KubeObject } from "./kinds";
 import { progressReporter, ProgressEvent, subscribeProgress } from "./progress";
@@ -217,6 +217,43 @@ describe("converge", () => {
         isWaitError(e) &&
         e.kind === "timeout" &&
         /^timed out after 600s waiting for thing a: phase Pending$/.test(e.message),
+    );
+  });
+
+  it("says in its progress and its timeout when watches keep going silent, as behind a proxy that buffers them", async () => {
+    // Every list answers; every watch stays open without a word until the wait ends.
+    const pending = { items: [obj("a", "1", "Pending")], resourceVersion: "1" };
+    const { client, calls } = scriptedClient(Array<ListResult>(10).fill(pending), []);
+    const clock = fakeClock();
+    const messages: string[] = [];
+    const outcome = converge({
+      client,
+      waiter: "thing a",
+      sources: [source],
+      evaluate: phaseIs("Running"),
+      timeoutMs: 3 * WATCH_IDLE_MS + 1000,
+      progressIntervalMs: 0,
+      onProgress: (e) => messages.push(e.message),
+      clock,
+    });
+    const settle = async () => {
+      for (let i = 0; i < 10; i++) await new Promise((resolve) => setImmediate(resolve));
+    };
+    await settle();
+    for (let i = 0; i < 3; i++) {
+      clock.advance(WATCH_IDLE_MS);
+      await settle();
+    }
+    assert.deepEqual(calls, ["list", "watch@1", "list", "watch@1", "list", "watch@1", "list", "watch@1"]);
+    const note = (n: number) => `; watches of machinesets in ns silent ${n} times in a row; polling by list`;
+    assert.deepEqual(messages, ["phase Pending", `phase Pending${note(2)}`, `phase Pending${note(3)}`]);
+    clock.advance(1000);
+    await assert.rejects(
+      outcome,
+      (e: unknown) =>
+        isWaitError(e) &&
+        e.kind === "timeout" &&
+        e.message === `timed out after 451s waiting for thing a: phase Pending${note(3)}`,
     );
   });
 

@@ -38,6 +38,11 @@ export type Need =
       patch: unknown;
       /** An object gone by the time the patch is sent needs it no more (a Machine another controller deleted). */
       unlessGone?: boolean;
+      /**
+       * The patch carries the resourceVersion it was decided from: a 409 says the object has changed
+       * since, and the evaluation of the change decides anew (under another key).
+       */
+      unlessChanged?: boolean;
     }
   /** A delete sent once per key; the view marks it done with the patches. Never sent by an observation. */
   | { type: "delete"; key: string; resource: ResourceKind; name: string; namespace?: string }
@@ -140,6 +145,8 @@ interface Run<R> {
   /** Cancels the pending recheck timer. */
   cancelRecheck?: () => void;
   reporter: ProgressReporter;
+  /** Watches gone silent in a row, by what they watch (the reflector's `silent`). */
+  silences: Record<string, number>;
   last: Evaluation<R>;
   finish(error: WaitError | undefined, evaluation: Evaluation<R>): void;
 }
@@ -148,12 +155,26 @@ function ended(run: Run<unknown>): boolean {
   return run.session.signal.aborted;
 }
 
+/** Watches are taken for silent in a row this many times before the progress line says so. */
+const SILENCES_TOLD = 2;
+
+/**
+ * What keeps going wrong with the watches, for the progress line: `; watches of nodes silent 3 times
+ * in a row; polling by list` (a proxy that buffers streamed answers silences every watch).
+ */
+function watchNotes(run: Run<unknown>): string {
+  return Object.entries(run.silences)
+    .filter(([, times]) => times >= SILENCES_TOLD)
+    .map(([what, times]) => `; watches of ${what} silent ${times} times in a row; polling by list`)
+    .join("");
+}
+
 function progressOf<R>(run: Run<R>, evaluation: Evaluation<R>) {
   const { state, message, done, total } = evaluation;
   return {
     waiter: run.options.waiter,
     state,
-    message,
+    message: state === "waiting" ? `${message}${watchNotes(run)}` : message,
     done,
     total,
     elapsedMs: run.session.clock.now() - run.started,
@@ -258,7 +279,8 @@ function request<R>(run: Run<R>, need: Exclude<Need, { type: "source" | "recheck
         patched[need.key] = true;
       },
       (e: ApiError) => {
-        if (!(need.unlessGone && e.status === 404)) throw e;
+        const settled = (need.unlessGone && e.status === 404) || (need.unlessChanged && e.status === 409);
+        if (!settled) throw e;
         patched[need.key] = true;
       },
     ),
@@ -325,6 +347,7 @@ function runWait<R>(
       patched: {},
       requested: {},
       reporter: progressReporter(options.progressIntervalMs ?? 1000, options.onProgress, clock),
+      silences: {},
       last: { state: "waiting", message: `${waiter}: connecting` },
       session: {
         waiter,
@@ -335,6 +358,9 @@ function runWait<R>(
         fail: (message) => fail("failed", message),
         transient: (error) => {
           timing.lastApiError = error;
+        },
+        silent: (what, times) => {
+          run.silences[what] = times;
         },
       },
       finish: (error, evaluation) => {
@@ -367,7 +393,10 @@ function runWait<R>(
     timing.cancelDeadline = clock.after(options.timeoutMs, () => {
       const seconds = Math.round(options.timeoutMs / 100) / 10;
       const api = timing.lastApiError ? ` (last API error: ${describeApiError(timing.lastApiError)})` : "";
-      fail("timeout", `timed out after ${seconds}s waiting for ${waiter}: ${run.last.message}${api}`);
+      fail(
+        "timeout",
+        `timed out after ${seconds}s waiting for ${waiter}: ${run.last.message}${watchNotes(run)}${api}`,
+      );
     });
     timing.onAbort = () => fail("aborted", `wait for ${waiter} cancelled: ${run.last.message}`);
     if (options.signal?.aborted) return timing.onAbort();

@@ -13,6 +13,7 @@ import {
   observeOperatorInstall,
   waitForPoolRollout,
   waitForWindowsNodes,
+  waitForNodeMetadata,
 } from "./index";
 import {
   createMachineSet,
@@ -636,6 +637,7 @@ describe("waiting core against the simulator", function () {
       let faultAt: number | undefined;
       const client = createApiClient(kubeconfig, {
         onRequest: (_method, path) => sent.push(describeRequest(path)),
+        clock,
       });
       sim.store.create(machineConfig(name, { "/etc/fault.conf": name }));
       const outcome = await waitForPoolRollout({
@@ -751,6 +753,38 @@ describe("waiting core against the simulator", function () {
       // Two answered 429, the third listed a converged pool: nothing left to watch.
       assert.equal(requests, 3);
       assert.deepEqual(clock.slept, [1000, 1000]);
+    });
+
+    it("outlasts a 429 storm longer than a request's 10 tries again, as a reflector tries its list again", async () => {
+      // Each request is sent 11 times (retry.ts, MAX_RETRIES), then the wait tries the list again
+      // after its own pause: 25 answers of 429 are two requests that gave up and a third that passes.
+      sim.faults.failNextRequests(25, 429, 1);
+      const clock = fakeClock();
+      const { requests } = await waitForPoolRollout({
+        kubeconfig,
+        pool: "worker",
+        timeoutMs: DEADLINE_MS * 10,
+        clock,
+      });
+      assert.equal(sim.faults.status().pendingErrors, 0);
+      assert.equal(requests, 26);
+      assert.deepEqual(clock.slept, Array<number>(25).fill(1000));
+    });
+
+    it("under a storm that outlasts the wait, times out naming the request that gave up, its status and tries", async () => {
+      sim.faults.failNextRequests(1000, 429, 1);
+      try {
+        await assert.rejects(
+          waitForPoolRollout({ kubeconfig, pool: "worker", timeoutMs: 30_000, clock: fakeClock() }),
+          (e: Error) =>
+            e.message.endsWith(
+              "(last API error: HTTP 429 TooManyRequests: injected fault: TooManyRequests " +
+                "(GET /apis/machineconfiguration.openshift.io/v1/machineconfigpools?fieldSelector=metadata.name%3Dworker: gave up after 11 tries))",
+            ),
+        );
+      } finally {
+        sim.faults.reset();
+      }
     });
 
     it("reconnects after the API refused connections for 2 s", async () => {
@@ -970,6 +1004,97 @@ describe("waiting core against the simulator", function () {
       assert.equal(replicas(), 5, "the hand's count stays");
       sim.store.delete(keyOf(K.machineSet, name, NS));
       await waitForMachineSetsDeleted({ kubeconfig, machineSets: [name], timeoutMs: DEADLINE_MS });
+    });
+
+    // The machine-api copies a template only into the Machines it creates (machine-api-operator
+    // machineset/controller.go createMachine); nodelink copies a Machine's labels and adds its taints by
+    // key and effect, removing nothing (nodelink_controller.go ReconcileNodeLink.Reconcile, addTaintsToNode).
+    it("brings a label and a taint to running nodes and takes them off again, never someone else's; MachineSetReady waits for neither", async () => {
+      const roles = { ...infra, "node-role.kubernetes.io/worker": "" };
+      createMachineSet(sim, "labelled", { replicas: 2, nodeLabels: roles });
+      await waitForMachineSetsReady({ kubeconfig, machineSets: ["labelled"], timeoutMs: DEADLINE_MS });
+      const machines = () =>
+        sim.store
+          .list(K.machine.apiVersion, K.machine.kind, { namespace: NS })
+          .filter((m) => m.metadata.labels?.["machine.openshift.io/cluster-api-machineset"] === "labelled");
+      const nodes = () =>
+        machines().map((m) =>
+          sim.store.get(keyOf(K.node, (m.status as { nodeRef: { name: string } }).nodeRef.name))!,
+        );
+      const [first] = nodes();
+      // Someone else's label and taint, by hand.
+      for (const args of [
+        ["label", "node", first.metadata.name, "example.com/owner=ops"],
+        ["taint", "node", first.metadata.name, "example.com/ops=true:NoSchedule"],
+      ]) {
+        const run = await kubectl(sim.kubeconfigPath, args);
+        assert.equal(run.code, 0, run.stderr);
+      }
+      const dedicated = { key: "example.com/dedicated", value: "logging", effect: "NoSchedule" as const };
+      // The stack's template change: nothing reaches the running machines by itself, and the
+      // MachineSets wait does not wait for it.
+      sim.store.mutate(keyOf(K.machineSet, "labelled", NS), (ms) => {
+        const template = (ms.spec as { template: { spec: Record<string, unknown> } }).template;
+        template.spec.metadata = { labels: { ...roles, team: "logging" } };
+        template.spec.taints = [dedicated];
+      });
+      const ready = await waitForMachineSetsReady({
+        kubeconfig,
+        machineSets: ["labelled"],
+        timeoutMs: DEADLINE_MS,
+      });
+      assert.equal(ready.result.nodes.length, 2);
+      assert.ok(nodes().every((n) => n.metadata.labels?.team === undefined));
+
+      const added = await waitForNodeMetadata({
+        kubeconfig,
+        machineSets: ["labelled"],
+        labels: { ...roles, team: "logging" },
+        taints: [dedicated],
+        timeoutMs: DEADLINE_MS,
+      });
+      assert.deepEqual(
+        added.result.nodes,
+        nodes()
+          .map((n) => n.metadata.name)
+          .sort(),
+      );
+      for (const n of nodes()) {
+        assert.equal(n.metadata.labels?.team, "logging");
+        assert.ok(
+          (n.spec as { taints: unknown[] }).taints.some(
+            (t) => JSON.stringify(t) === JSON.stringify(dedicated),
+          ),
+        );
+      }
+
+      const removed = await waitForNodeMetadata({
+        kubeconfig,
+        machineSets: ["labelled"],
+        labels: roles,
+        timeoutMs: DEADLINE_MS,
+      });
+      assert.equal(removed.result.nodes.length, 2);
+      for (const n of nodes()) {
+        assert.equal(n.metadata.labels?.team, undefined);
+        assert.ok(
+          !((n.spec as { taints?: Array<{ key: string }> }).taints ?? []).some(
+            (t) => t.key === dedicated.key,
+          ),
+        );
+      }
+      for (const m of machines()) {
+        assert.deepEqual((m.spec as { metadata: { labels: object } }).metadata.labels, roles);
+        assert.equal((m.spec as { taints?: unknown }).taints, undefined);
+      }
+      const kept = sim.store.get(keyOf(K.node, first.metadata.name))!;
+      assert.equal(kept.metadata.labels?.["example.com/owner"], "ops");
+      assert.deepEqual(
+        (kept.spec as { taints: Array<{ key: string }> }).taints.map((t) => t.key),
+        ["example.com/ops"],
+      );
+      sim.store.delete(keyOf(K.machineSet, "labelled", NS));
+      await waitForMachineSetsDeleted({ kubeconfig, machineSets: ["labelled"], timeoutMs: DEADLINE_MS });
     });
 
     it("fails naming a failed Machine and its error", async () => {
@@ -1448,6 +1573,8 @@ describe("waiting core: an operator's life as OLM runs it", function () {
       installedCSV: head,
       phase: "Succeeded",
       approvedInstallPlan: moved.result.approvedInstallPlan,
+      // WMCO owns no CRD.
+      crds: [],
     });
     assert.deepEqual(approvedPlans(), [pinned, head]);
   });

@@ -89,9 +89,10 @@ describe("waiting core: the waiters' cluster holds the objects the provider crea
     );
   });
 
-  it("retries a transient API error only up to the timeout given", async () => {
+  it("retries a transient API error only up to the timeout given, past the client's own tries", async () => {
     const uid = sim.store.list("machineconfiguration.openshift.io/v1", "MachineConfigPool")[0].metadata.uid!;
-    sim.faults.failNextRequests(1, 503, 0);
+    // The client sends a request 11 times (retry.ts, MAX_RETRIES); the check tries no more at timeout 0.
+    sim.faults.failNextRequests(11, 503, 0);
     await assert.rejects(
       checkCreatedObjects({
         kubeconfig: sim.kubeconfig,
@@ -100,8 +101,9 @@ describe("waiting core: the waiters' cluster holds the objects the provider crea
         created: [{ ...pool(), uid }],
         timeoutMs: 0,
       }),
-      (e: { status?: number }) => e.status === 503,
+      (e: { status?: number; tries?: number }) => e.status === 503 && e.tries === 11,
     );
+    assert.equal(sim.faults.status().pendingErrors, 0);
   });
 
   // kubernetes/apimachinery pkg/api/meta/restmapper.go, UnsafeGuessKindToResource.

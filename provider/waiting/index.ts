@@ -27,14 +27,21 @@ export {
   waitForOperatorInstall,
   observeOperatorInstall,
   uninstallOperator,
+  waitForExtensionInstall,
+  observeExtensionInstall,
+  uninstallExtension,
   waitForWindowsNodes,
   observeWindowsNodes,
+  waitForNodeMetadata,
+  observeNodeMetadata,
   type ClusterAccess,
   type MachineSetOptions,
+  type NodeMetadataOptions,
   type NodeConfigKind,
   type NodeConfigRemovalOptions,
   type OperatorOptions,
   type OperatorRemovalOptions,
+  type ExtensionOptions,
   type PoolRolloutOptions,
   type WindowsNodesOptions,
 } from "./waiters";
@@ -47,5 +54,7 @@ export {
 export type { PoolRolloutResult } from "./pool";
 export type { MachineSetResult } from "./machineset";
 export type { MachineReplacement } from "./replacement";
+export type { NodeMetadataResult } from "./node-metadata";
 export type { OperatorResult } from "./operator";
+export type { ExtensionResult } from "./extension";
 export type { WindowsResult } from "./windows";

@@ -36,6 +36,7 @@ function kind(
 
 export const KINDS = {
   node: kind("", "v1", "Node", "nodes", false),
+  pod: kind("", "v1", "Pod", "pods", true),
   secret: kind("", "v1", "Secret", "secrets", true),
   namespace: kind("", "v1", "Namespace", "namespaces", false),
   runtimeClass: kind("node.k8s.io", "v1", "RuntimeClass", "runtimeclasses", false),
@@ -84,6 +85,9 @@ export const KINDS = {
   installPlan: kind("operators.coreos.com", "v1alpha1", "InstallPlan", "installplans", true),
   csv: kind("operators.coreos.com", "v1alpha1", "ClusterServiceVersion", "clusterserviceversions", true),
   packageManifest: kind("packages.operators.coreos.com", "v1", "PackageManifest", "packagemanifests", true),
+  deployment: kind("apps", "v1", "Deployment", "deployments", true),
+  clusterExtension: kind("olm.operatorframework.io", "v1", "ClusterExtension", "clusterextensions", false),
+  crd: kind("apiextensions.k8s.io", "v1", "CustomResourceDefinition", "customresourcedefinitions", false),
 } as const;
 
 /** `/api/v1/nodes`, `/apis/<group>/<version>/namespaces/<ns>/<plural>[/<name>]`. */
@@ -99,4 +103,19 @@ export function objectKey(object: KubeObject): string {
   return object.metadata.namespace
     ? `${object.metadata.namespace}/${object.metadata.name}`
     : object.metadata.name;
+}
+
+/** The kind a CRD defines, at its storage version: what a list of its objects asks for. */
+export function kindOfCrd(crd: KubeObject): ResourceKind {
+  const spec = (crd as { spec?: Record<string, unknown> }).spec ?? {};
+  const names = (spec.names ?? {}) as { kind?: string; plural?: string };
+  const versions = (spec.versions ?? []) as Array<{ name: string; storage?: boolean }>;
+  const storage = versions.find((v) => v.storage) ?? versions[0];
+  return kind(
+    String(spec.group ?? ""),
+    storage?.name ?? "v1",
+    names.kind ?? "",
+    names.plural ?? "",
+    spec.scope === "Namespaced",
+  );
 }

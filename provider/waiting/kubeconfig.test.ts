@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { stringify } from "yaml";
-import { currentContext, staticConnection } from "./kubeconfig";
+import { currentContext, staticConnection, TOKEN_FILE_REREAD_MS } from "./kubeconfig";
 
 const SERVER = "https://api.cluster.example.com:6443";
 
@@ -107,13 +107,11 @@ describe("kubeconfig: a connection from the credentials it holds", () => {
     assert.equal(staticConnection(kubeconfig({}, {}))!.server.href, `${SERVER}/`);
   });
 
-  it("sends the inline token before a token file, and reads a token file, either spelling, on every request", () => {
+  it("sends the inline token before a token file, and reads a token file in either spelling", () => {
     const tokenFile = file("token", "from-file\n");
     assert.deepEqual(options({}, { token: "inline", tokenFile }).headers, { Authorization: "Bearer inline" });
-    const connection = staticConnection(kubeconfig({}, { tokenFile }))!;
-    assert.deepEqual(connection.options().headers, { Authorization: "Bearer from-file" });
-    writeFileSync(tokenFile, "rotated");
-    assert.deepEqual(connection.options().headers, { Authorization: "Bearer rotated" }, "a rotated token");
+    assert.equal(staticConnection(kubeconfig({}, { token: "inline", tokenFile }))!.renewed("x"), false);
+    assert.deepEqual(options({}, { tokenFile }).headers, { Authorization: "Bearer from-file" });
     const hyphenated = file("token-file", "hyphenated");
     assert.deepEqual(options({}, { "token-file": hyphenated }).headers, {
       Authorization: "Bearer hyphenated",
@@ -122,6 +120,40 @@ describe("kubeconfig: a connection from the credentials it holds", () => {
       Authorization: "Bearer hyphenated",
     });
     assert.deepEqual(options({}, {}).headers, {}, "no credentials: no Authorization header");
+  });
+
+  /** client-go transport.NewCachedFileTokenSource: cachingTokenSource over fileTokenSource (period 1 min, leeway 10 s). */
+  it("reads a token file again once its token is 50 s old, as client-go's cached file token source", () => {
+    const tokenFile = file("rotating", "first");
+    let now = 1_000_000;
+    const connection = staticConnection(kubeconfig({}, { tokenFile }), () => now)!;
+    assert.deepEqual(connection.options().headers, { Authorization: "Bearer first" });
+    writeFileSync(tokenFile, "second\n");
+    now += TOKEN_FILE_REREAD_MS - 1;
+    assert.deepEqual(connection.options().headers, { Authorization: "Bearer first" }, "cached");
+    now += 1;
+    assert.deepEqual(connection.options().headers, { Authorization: "Bearer second" }, "read again");
+    // A file that cannot be read keeps the last token in use (cachingTokenSource.Token).
+    rmSync(tokenFile);
+    now += TOKEN_FILE_REREAD_MS;
+    assert.deepEqual(connection.options().headers, { Authorization: "Bearer second" });
+    const never = staticConnection(kubeconfig({}, { tokenFile: join(dir, "missing") }))!;
+    assert.throws(() => never.options(), /ENOENT/, "nothing read yet: the failure tells");
+  });
+
+  it("after a 401, reads the token file at once and says whether it holds another token to send", () => {
+    const tokenFile = file("renewed", "old");
+    let now = 0;
+    const connection = staticConnection(kubeconfig({}, { tokenFile }), () => now)!;
+    const sent = connection.options().headers.Authorization;
+    assert.equal(connection.renewed(sent), false, "the same token: sending again would change nothing");
+    writeFileSync(tokenFile, "new");
+    now += 1;
+    assert.equal(connection.renewed(sent), true);
+    assert.deepEqual(connection.options().headers, { Authorization: "Bearer new" });
+    now += 1;
+    assert.equal(connection.renewed("Bearer new"), false, "read again at once, not cached");
+    assert.equal(staticConnection(kubeconfig({}, { token: "inline" }))!.renewed("Bearer inline"), false);
   });
 
   it("impersonates the user `as` names, and sends basic auth with or without a password", () => {

@@ -40,9 +40,25 @@ export function currentContext(kubeconfig: string): CurrentContext {
 /** How requests reach the API server when the kubeconfig holds its credentials itself. */
 export interface StaticConnection {
   server: URL;
-  /** TLS options and headers, files read on each call (a rotated token file or certificate is picked up). */
+  /**
+   * TLS options and headers: certificate files read on each call, a token file at most once per
+   * TOKEN_FILE_REREAD_MS (a rotated certificate or token is picked up).
+   */
   options(): import("node:https").RequestOptions & { headers: Record<string, string> };
+  /**
+   * After a 401 to a request sent with the `Authorization` header `sent`: reads the token file again
+   * at once, and says whether it now holds another token, which the request may be sent again with.
+   * False without a token file.
+   */
+  renewed(sent: string | undefined): boolean;
 }
+
+/**
+ * How long a token read from a file is used before the file is read again: client-go's cached file
+ * token source (transport.NewCachedFileTokenSource: a token valid for a minute, read again 10 s before,
+ * its `leeway`), which the kubelet's rotation of a projected service-account token is paced for.
+ */
+export const TOKEN_FILE_REREAD_MS = 50_000;
 
 /**
  * The connection of a kubeconfig whose current user carries its credentials (a token or token file,
@@ -52,7 +68,10 @@ export interface StaticConnection {
  * DirectClientConfig.ClientConfig). Undefined when the client must compute them: an exec plugin or an
  * auth provider fetches the token, and a proxy needs its agent. Throws without a current cluster.
  */
-export function staticConnection(kubeconfig: string): StaticConnection | undefined {
+export function staticConnection(
+  kubeconfig: string,
+  now: () => number = Date.now,
+): StaticConnection | undefined {
   const { cluster, user = {} } = currentContext(kubeconfig);
   if (typeof cluster?.server !== "string" || cluster.server === "")
     throw new Error("the kubeconfig has no current cluster");
@@ -64,13 +83,30 @@ export function staticConnection(kubeconfig: string): StaticConnection | undefin
     return text(data) ? Buffer.from(text(data)!, "base64") : undefined;
   };
   const server = new URL(cluster.server);
+  // client-go reads `tokenFile`, client-node `token-file`: either, after an inline token.
+  const tokenFile = text(user.token) ? undefined : (text(user.tokenFile) ?? text(user["token-file"]));
+  const cached: { token?: string; readAt: number } = { readAt: -Infinity };
+  const fromFile = () => {
+    if (now() - cached.readAt < TOKEN_FILE_REREAD_MS) return cached.token;
+    try {
+      cached.token = fs.readFileSync(tokenFile!, "utf8").trim();
+      cached.readAt = now();
+    } catch (e) {
+      // The last token read stays in use while the file cannot be read (cachingTokenSource.Token).
+      if (cached.token === undefined) throw e;
+    }
+    return cached.token;
+  };
   return {
     server,
+    renewed: (sent) => {
+      if (!tokenFile) return false;
+      cached.readAt = -Infinity;
+      return `Bearer ${fromFile()}` !== sent;
+    },
     options: () => {
       const headers: Record<string, string> = {};
-      // client-go reads `tokenFile`, client-node `token-file`: either, after an inline token.
-      const tokenFile = text(user.tokenFile) ?? text(user["token-file"]);
-      const token = text(user.token) ?? (tokenFile ? fs.readFileSync(tokenFile, "utf8").trim() : undefined);
+      const token = text(user.token) ?? (tokenFile ? fromFile() : undefined);
       if (token) headers.Authorization = `Bearer ${token}`;
       if (text(user.as)) headers["Impersonate-User"] = text(user.as)!;
       const options: ReturnType<StaticConnection["options"]> = { headers };

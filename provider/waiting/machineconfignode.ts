@@ -4,8 +4,61 @@
  * without them fall back to the daemon's node annotations (pool.ts).
  */
 import { byName } from "../../primitives/objects";
-import { Condition, field, KubeObject } from "./kinds";
+import type { SourceSpec, View } from "./converge";
+import { Condition, field, KINDS, KubeObject } from "./kinds";
 import { Problem } from "./persistence";
+
+/**
+ * Up to this many nodes, a pool wait reads each node's MachineConfigNode by name (a list and a watch
+ * each: MachineConfigNodes carry no label of their pool, and a custom resource's field selectors know
+ * only metadata.name); beyond, it lists and watches all of the cluster's MachineConfigNodes at once, as
+ * a large pool is most of its cluster. The cutoff is where the two cost the same on a 1,000-node
+ * cluster (`npm run bench:wait`, docs/contributing.md).
+ */
+export const MACHINE_CONFIG_NODES_BY_NAME_UP_TO = 8;
+
+/** The key of the source of all the cluster's MachineConfigNodes; by name, `MachineConfigNode/<node>`. */
+const ALL_MACHINE_CONFIG_NODES = "MachineConfigNodes";
+const BY_NAME = `${KINDS.machineConfigNode.kind}/`;
+
+/**
+ * The sources that read the MachineConfigNodes of the pool's `nodes`: all of the cluster's in one list
+ * and watch when `all`, else each node's by name, a first node's alone until its answer came, so that a
+ * cluster without MachineConfigNodes (answering 404: `servedOrNull`) is asked once.
+ */
+export function machineConfigNodeSources(nodes: string[], view: View, all: boolean): SourceSpec[] {
+  const resource = KINDS.machineConfigNode;
+  if (all) return [{ name: ALL_MACHINE_CONFIG_NODES, resource, servedOrNull: true }];
+  const probed = Object.keys(view.sources).some((k) => k.startsWith(BY_NAME));
+  return nodes.slice(0, probed ? undefined : 1).map((name) => ({
+    name: `${BY_NAME}${name}`,
+    resource,
+    fieldSelector: `metadata.name=${name}`,
+    servedOrNull: true,
+  }));
+}
+
+/**
+ * The MachineConfigNodes of the pool's `nodes` (each named as its node, upgrade_monitor.go
+ * GenerateAndApplyMachineConfigNodes), in their order: undefined until read, null once the cluster
+ * answered that it does not serve them.
+ */
+export function machineConfigNodesOf(
+  view: View,
+  nodes: KubeObject[] | undefined,
+): KubeObject[] | null | undefined {
+  // Only these sources are `servedOrNull`: a null in the view is one of them answering 404.
+  if (Object.values(view.sources).some((objects) => objects === null)) return null;
+  if (!nodes) return undefined;
+  const all = view.sources[ALL_MACHINE_CONFIG_NODES];
+  if (all) {
+    const named = new Map(all.map((m) => [m.metadata.name, m]));
+    return nodes.flatMap((n) => named.get(n.metadata.name) ?? []);
+  }
+  const listed = nodes.map((n) => view.sources[`${BY_NAME}${n.metadata.name}`]);
+  if (listed.some((objects) => objects === undefined)) return undefined;
+  return (listed as KubeObject[][]).flat();
+}
 
 const conditionsOf = (mcn: KubeObject) => field<Condition[]>(mcn, "status", "conditions") ?? [];
 const statusOf = (mcn: KubeObject, type: string) => conditionsOf(mcn).find((c) => c.type === type)?.status;
@@ -36,13 +89,24 @@ export function phaseOf(mcn: KubeObject): string {
   return "waiting";
 }
 
-/** `ip-10-0-1-2 draining, ip-10-0-1-3 waiting`: the nodes of the pool not yet on `target`. */
+/** A progress line names at most this many nodes; the others are counted by phase. */
+export const PHASES_NAMED = 10;
+
+/**
+ * `ip-10-0-1-2 draining, ip-10-0-1-3 waiting`: the nodes of the pool not yet on `target`, the first
+ * `PHASES_NAMED` by name, the rest counted by phase (`and 990 more: 90 draining, 900 waiting`), so that
+ * a 1,000-node pool's line stays a line.
+ */
 export function describeNodePhases(mcns: KubeObject[], target: string): string {
-  return mcns
-    .filter((m) => !isUpdatedTo(m, target))
-    .sort(byName)
-    .map((m) => `${m.metadata.name} ${phaseOf(m)}`)
-    .join(", ");
+  const behind = mcns.filter((m) => !isUpdatedTo(m, target)).sort(byName);
+  const named = behind.slice(0, PHASES_NAMED).map((m) => `${m.metadata.name} ${phaseOf(m)}`);
+  const rest = behind.slice(PHASES_NAMED);
+  if (rest.length === 0) return named.join(", ");
+  const counts: Record<string, number> = {};
+  for (const m of rest) counts[phaseOf(m)] = (counts[phaseOf(m)] ?? 0) + 1;
+  // Phases in the order they first appear among the rest, which is in name order.
+  const byPhase = Object.entries(counts).map(([phase, count]) => `${count} ${phase}`);
+  return `${named.join(", ")} and ${rest.length} more: ${byPhase.join(", ")}`;
 }
 
 /** Failures on the target, and those nodes carry from an older config while their daemon works. */

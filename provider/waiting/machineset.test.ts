@@ -222,13 +222,31 @@ describe("MachineSets ready: not done before every replica is a Ready node", () 
     }
   });
 
-  it("waits for a Node lacking labels, naming each, and for Machines being deleted or not yet replaced", () => {
-    const unlabelled = evaluateMachineSetsReady(
-      { ...one, nodeLabels: { zone: "a", tier: "x" } },
-      { machineSets: [readySet("infra-a")], machines, nodes },
-    );
+  it("waits for a Node lacking its Machine's labels, naming each, and for Machines being deleted or not yet replaced", () => {
+    // What the nodelink controller copies is the Machine's own spec.metadata.labels
+    // (machine-api-operator nodelink_controller.go ReconcileNodeLink.Reconcile).
+    const labelled = (m: KubeObject, extra: Record<string, string>): KubeObject => ({
+      ...m,
+      spec: { metadata: { labels: { ...labels, ...extra } } },
+    });
+    const unlabelled = evaluateMachineSetsReady(one, {
+      machineSets: [readySet("infra-a")],
+      machines: [labelled(machines[0], { zone: "a", tier: "x" }), machines[1]],
+      nodes,
+    });
     assert.equal(unlabelled.state, "waiting");
     assert.match(unlabelled.message, /node n2 lacks label zone=a, tier=x\)$/);
+    // A label the template gained after the Machines were made is nodelink's to copy only once it is
+    // on a Machine (createMachine copies the template only at creation): not waited for.
+    const template = {
+      ...readySet("infra-a"),
+      spec: { replicas: 2, template: { spec: { metadata: { labels: { ...labels, team: "a" } } } } },
+    };
+    const before = evaluateMachineSetsReady(
+      { ...one, nodeLabels: labels },
+      { machineSets: [template], machines, nodes },
+    );
+    assert.equal(before.state, "done");
     // Without a replacement policy the wait only watches: it has nothing to scale, mark or delete.
     assert.deepEqual(unlabelled.steps, []);
     const deleting = {

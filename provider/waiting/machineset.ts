@@ -1,5 +1,5 @@
 /**
- * When MachineSets are ready (their Machines are Nodes that are Ready and carry the template's node
+ * When MachineSets are ready (their Machines are Nodes that are Ready and carry their Machine's node
  * labels) and, for deletion, when they are gone together with their Machines and those Machines' Nodes.
  */
 import { MACHINE_LABELS, nodeRoleLabel } from "../../primitives/openshift";
@@ -13,7 +13,10 @@ export const MACHINESET_LABEL = MACHINE_LABELS.machineSet;
 export interface MachineSetTarget {
   namespace: string;
   machineSets: string[];
-  /** Labels every node must carry besides those of each MachineSet's template. */
+  /**
+   * Labels every node of these MachineSets carries (the pool's role labels, on every Machine it makes),
+   * which narrow the nodes listed beside those of each template.
+   */
   nodeLabels?: Record<string, string>;
   /** Replace machines whose provider spec is not their template's, and wait until none is left. */
   replacement?: MachineReplacement;
@@ -92,12 +95,20 @@ const ROLE_WIDE_LABELS = [
   ...["worker", "master", "control-plane", "arbiter"].map(nodeRoleLabel),
 ];
 
+/** The node labels a Machine declares, which the nodelink controller copies onto its Node. */
+export function machineNodeLabels(machine: KubeObject): Record<string, string> {
+  return field<Record<string, string>>(machine, "spec", "metadata", "labels") ?? {};
+}
+
 /**
  * What to ask the API server for to see these MachineSets' nodes and no others. The machine-api's
- * nodelink controller puts each template's node labels on its Machines' nodes (machine-api-operator,
- * pkg/controller/nodelink/nodelink_controller.go, `ReconcileNodeLink.Reconcile` copies `machine.Spec.Labels`), so a
- * MachineSet whose template sets a label of its own (with the target's) has its nodes listed by its
- * labels, one list per distinct set; the nodes of one whose template sets none, or only labels every
+ * nodelink controller puts each Machine's node labels on its node (machine-api-operator,
+ * pkg/controller/nodelink/nodelink_controller.go, `ReconcileNodeLink.Reconcile` copies `machine.Spec.Labels`),
+ * and a Machine has its template's labels as they were when the MachineSet created it
+ * (pkg/controller/machineset/controller.go `createMachine`), so a MachineSet whose template sets a label
+ * of its own that each of its `machines` also declares (with the target's) has its nodes listed by
+ * those labels, one list per distinct set: a label added to the template since reaches running nodes
+ * only once written on their Machines. The nodes of one whose template sets none, or only labels every
  * node of a role carries (`ROLE_WIDE_LABELS`: they would list every worker), are asked for by name
  * (`nodeNames`: its Machines' `status.nodeRef`), as are those of a MachineSet not seen (gone before a
  * deletion's wait began).
@@ -106,12 +117,17 @@ export function nodeQueries(
   target: MachineSetTarget,
   machineSets: KubeObject[],
   nodeNames: Record<string, string[]>,
+  machines: KubeObject[] = [],
 ): NodeQuery[] {
   const queries: NodeQuery[] = [];
   for (const name of target.machineSets) {
     const set = machineSets.find((m) => m.metadata.name === name);
+    const made = machinesOf(name, machines);
+    const template = field<Record<string, string>>(set, "spec", "template", "spec", "metadata", "labels");
     const labels = set && {
-      ...field<Record<string, string>>(set, "spec", "template", "spec", "metadata", "labels"),
+      ...Object.fromEntries(
+        Object.entries(template ?? {}).filter(([k, v]) => made.every((m) => machineNodeLabels(m)[k] === v)),
+      ),
       ...target.nodeLabels,
     };
     const own = labels && Object.keys(labels).some((key) => !ROLE_WIDE_LABELS.includes(key));
@@ -246,17 +262,15 @@ export function evaluateMachineSetsReady(
       // calculateStatus over the same filteredMachines).
       waits.push(`MachineSet ${name}: ${describeSteps(plan.steps)}`);
     }
-    const expected = {
-      ...(field<Record<string, string>>(ms, "spec", "template", "spec", "metadata", "labels") ?? {}),
-      ...target.nodeLabels,
-    };
     const live = machines.filter((m) => !m.metadata.deletionTimestamp);
     let readyHere = 0;
     for (const m of live) {
       const node = nodeOf(m, obs.nodes);
       if (!node || !isNodeReady(node)) continue;
       const labels = labelsOf(node);
-      const missing = Object.entries(expected).filter(([k, v]) => labels[k] !== v);
+      // What nodelink writes: the Machine's own node labels. A label added to the template since the
+      // Machine was made reaches the node only once written on the Machine (node-metadata.ts).
+      const missing = Object.entries(machineNodeLabels(m)).filter(([k, v]) => labels[k] !== v);
       if (missing.length > 0) {
         waits.push(
           `node ${node.metadata.name} lacks label ${missing.map(([k, v]) => `${k}=${v}`).join(", ")}`,

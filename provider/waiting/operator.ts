@@ -9,6 +9,7 @@
  * does not execute a plan again.
  */
 import { conditionOf, field, KubeObject } from "./kinds";
+import { evaluateDeployments } from "./operator-deployments";
 import { judgePersistence, Problem, Sightings } from "./persistence";
 import { WaitState } from "./progress";
 
@@ -23,6 +24,20 @@ export interface OperatorObservation {
   subscription: KubeObject | undefined;
   installPlans: KubeObject[];
   csvs: KubeObject[];
+  /**
+   * The Deployments of the installed CSV (labelled `olm.owner=<CSV>`), once listed: each must carry the
+   * Subscription's `spec.config` and be available. Not checked when absent.
+   */
+  deployments?: KubeObject[];
+  /** The pods of the Deployments not available, which say why (the scheduler's message). */
+  pods?: KubeObject[];
+  /**
+   * The CRDs the installed CSV owns, by name (null: not there), once read: each must be Established and
+   * its kind served. Not checked when absent.
+   */
+  crds?: Record<string, KubeObject | null | undefined>;
+  /** Owned CRDs whose kind the API server serves (a list of the kind answered). */
+  served?: string[];
   /** When this wait began to see each problem (see persistence.ts); none seen before when absent. */
   since?: Sightings;
   /** Now, on the clock of `since`. */
@@ -32,6 +47,8 @@ export interface OperatorObservation {
 export interface OperatorResult {
   installedCSV: string;
   phase: string;
+  /** The CRDs the installed CSV owns, each served by the API server (when checked). */
+  crds?: string[];
   /** InstallPlans this wait approved, by name. */
   approvedInstallPlan?: string;
 }
@@ -48,6 +65,42 @@ export interface OperatorEvaluation {
   problems: Problem[];
   /** Evaluate again after this long, when a problem may have persisted. */
   recheckMs?: number;
+  /** What the wait must read to judge the installed CSV: its Deployments' pods, its CRDs, their kinds. */
+  reads?: OperatorReads;
+}
+
+export interface OperatorReads {
+  /** The installed CSV, whose Deployments are listed by its name. */
+  csv?: string;
+  /** Deployments (by name) not available, whose pods to list. */
+  podsOf: KubeObject[];
+  /** Owned CRDs to read, by name. */
+  crds: string[];
+  /** Established CRDs whose kind to list, to see it served. */
+  kinds: KubeObject[];
+}
+
+/** The owned CRDs of a CSV (`spec.customresourcedefinitions.owned[].name`). */
+export function ownedCrds(csv: KubeObject | undefined): string[] {
+  return (field<Array<{ name: string }>>(csv, "spec", "customresourcedefinitions", "owned") ?? []).map(
+    (o) => o.name,
+  );
+}
+
+const established = (crd: KubeObject | null | undefined) =>
+  conditionOf(crd ?? undefined, "Established")?.status === "True" &&
+  conditionOf(crd ?? undefined, "NamesAccepted")?.status !== "False";
+
+/** Why the owned CRDs are not all served yet, one line each; empty when they are. */
+function crdsPending(names: string[], obs: OperatorObservation): string[] {
+  if (!obs.crds) return [];
+  return names.flatMap((name) => {
+    const crd = obs.crds![name];
+    if (crd === undefined) return [`reading CRD ${name}`];
+    if (crd === null) return [`CRD ${name} not created yet`];
+    if (!established(crd)) return [`CRD ${name} not Established yet`];
+    return (obs.served ?? []).includes(name) ? [] : [`CRD ${name} not served yet`];
+  });
 }
 
 const STEPS = 3;
@@ -179,9 +232,26 @@ export function evaluateOperatorInstall(
     );
   }
 
-  const { mine: problems, others } = problemsOf(sub, obs.csvs);
-  const judged = judgePersistence(problems, obs.since ?? {}, obs.nowMs ?? 0);
   const installed = field<string>(sub, "status", "installedCSV");
+  const installedCsv = obs.csvs.find((c) => c.metadata.name === installed);
+  const strategy = (
+    field<Array<{ name: string }>>(installedCsv, "spec", "install", "spec", "deployments") ?? []
+  ).map((d) => d.name);
+  const running =
+    installedCsv && obs.deployments
+      ? evaluateDeployments(strategy, obs.deployments, obs.pods ?? [], field(sub, "spec", "config"))
+      : undefined;
+  const mine = problemsOf(sub, obs.csvs);
+  const others = mine.others;
+  const problems = [...mine.mine, ...(running?.problems ?? [])];
+  const judged = judgePersistence(problems, obs.since ?? {}, obs.nowMs ?? 0);
+  const crds = ownedCrds(installedCsv);
+  const reads: OperatorReads | undefined = installedCsv && {
+    csv: installedCsv.metadata.name,
+    podsOf: running?.unavailable ?? [],
+    crds,
+    kinds: crds.map((n) => obs.crds?.[n]).filter((c): c is KubeObject => !!c && established(c)),
+  };
   const current = field<string>(sub, "status", "currentCSV");
   const manual = field(sub, "spec", "installPlanApproval") === "Manual";
   const pinned = manual ? target.startingCSV : undefined;
@@ -195,14 +265,24 @@ export function evaluateOperatorInstall(
   const upgradePlanApproved = plan ? field(plan, "spec", "approved") === true : !manual;
   const upgrading = !!installed && !!current && current !== installed && upgradePlanApproved;
   const installedWanted = pinned ? installed === pinned : !upgrading;
-  if (installed && phase === "Succeeded" && installedWanted)
+  if (running?.failure) return failed(running.failure, problems);
+  const notYet =
+    installed && phase === "Succeeded" ? [...(running?.waiting ?? []), ...crdsPending(crds, obs)] : [];
+  if (
+    installed &&
+    phase === "Succeeded" &&
+    installedWanted &&
+    notYet.length === 0 &&
+    (running?.problems.length ?? 0) === 0
+  )
     return {
       state: "done",
       message: `${label}: ${installed} Succeeded`,
       done: STEPS,
       total: STEPS,
-      result: { installedCSV: installed, phase },
+      result: { installedCSV: installed, phase, ...(obs.crds ? { crds } : {}) },
       problems,
+      ...(reads ? { reads } : {}),
     };
   if (judged.persisted.length > 0) return failed(judged.persisted.join("; "), problems);
 
@@ -216,6 +296,7 @@ export function evaluateOperatorInstall(
       problems,
       ...(judged.recheckMs !== undefined ? { recheckMs: judged.recheckMs } : {}),
       ...(installed ? { result: { installedCSV: installed, phase: phase ?? "" } } : {}),
+      ...(reads ? { reads } : {}),
       ...extra,
     };
   };
@@ -242,6 +323,7 @@ export function evaluateOperatorInstall(
     }
   }
   if (upgrading) return waiting(`upgrade from ${installed} to ${current} in flight`, 2);
+  if (installed && notYet.length > 0) return waiting(`${installed} ${phase}, ${notYet.join("; ")}`, 2);
   if (installed) return waiting(`${installed} ${phase || "not created yet"}`, 2);
   const state = field<string>(sub, "status", "state");
   return waiting(

@@ -2,6 +2,7 @@ import { strict as assert } from "node:assert";
 import { KubeObject } from "./kinds";
 import {
   describeNodePhases,
+  PHASES_NAMED,
   failingMachineConfigNodes,
   isUpdatedTo,
   meanNodeTimings,
@@ -1530,6 +1531,28 @@ describe("MachineConfigNode phases in words", () => {
     assert.equal(
       describeNodePhases([onTargetNotUpdated, updated, draining, claimsButOld], "rendered-worker-new"),
       "ip-0 draining, ip-2 waiting, ip-3 waiting",
+    );
+  });
+
+  it("names the first nodes not yet updated and counts the others by phase, so that a large pool's line stays short", () => {
+    const nodes = Array.from({ length: PHASES_NAMED + 3 }, (_, i) =>
+      mcn(`ip-${String(i).padStart(2, "0")}`, "rendered-worker-old", "rendered-worker-new", {
+        ...(i % 2 === 0 ? { Drained: ["Unknown"] } : {}),
+      }),
+    );
+    const updated = mcn("ip-99", "rendered-worker-new", "rendered-worker-new", { Updated: ["True"] });
+    const named = nodes
+      .slice(0, PHASES_NAMED)
+      .map((m, i) => `${m.metadata.name} ${i % 2 === 0 ? "draining" : "waiting"}`);
+    // The 11th to 13th: ip-10 and ip-12 draining, ip-11 waiting; phases in the order of their first node.
+    assert.equal(
+      describeNodePhases([updated, ...[...nodes].reverse()], "rendered-worker-new"),
+      `${named.join(", ")} and 3 more: 2 draining, 1 waiting`,
+    );
+    assert.equal(
+      describeNodePhases(nodes.slice(0, PHASES_NAMED), "rendered-worker-new"),
+      named.join(", "),
+      "as many as are named: no count",
     );
   });
 

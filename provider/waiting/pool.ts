@@ -1,5 +1,5 @@
 /**
- * When a MachineConfigPool has rolled out a set of MachineConfigs (the MCO's rendered-config handshake, README "How waiting works"):
+ * When a MachineConfigPool has rolled out a set of MachineConfigs (the MCO's rendered-config handshake, docs/waiting.md):
  *
  * 1. the pool's `spec.configuration.source` names each of our MachineConfigs, those the MCO generated
  *    from our KubeletConfigs and ContainerRuntimeConfigs, and none we deleted;
@@ -31,6 +31,7 @@ import {
 import { LabelSelector, selectorIsEmpty, selectorMatches } from "../../primitives/selectors";
 import { resolveMaxUnavailable } from "../../builders/rollout-impact/impact";
 import { byName } from "../../primitives/objects";
+import { mergeOrder } from "../../primitives/render-order";
 import { annotationsOf, Condition, conditionOf, field, KubeObject, labelsOf } from "./kinds";
 import {
   degradedMessages,
@@ -198,11 +199,9 @@ function keysOf(user: PasswdUser | undefined): string[] {
   return user?.sshAuthorizedKeys ?? [];
 }
 
-/** What our configs put into a render, merged as the MCO merges: worker role first, then by name; later wins. */
+/** What our configs put into a render, merged in the MCO's order (primitives/render-order.ts); later wins. */
 function expectedContent(configs: KubeObject[]): Expected {
-  const order = (c: KubeObject) =>
-    `${c.metadata.labels?.[ROLE_LABEL] === "worker" ? 0 : 1}/${c.metadata.name}`;
-  const sorted = [...configs].sort((a, b) => (order(a) < order(b) ? -1 : 1));
+  const sorted = mergeOrder(configs);
   const out: Expected = {
     files: new Map(),
     units: new Map(),

@@ -32,6 +32,8 @@ function machine(
         { apiVersion: "machine.openshift.io/v1beta1", kind: "MachineSet", name: set, uid: "u" },
       ],
     },
+    // The node labels its MachineSet's template had when it made the Machine (createMachine).
+    spec: { metadata: { labels: { "node-role.kubernetes.io/infra": "" } } },
     status: {
       phase: nodeName ? "Running" : "Provisioning",
       ...(nodeName ? { nodeRef: { kind: "Node", name: nodeName } } : {}),
@@ -58,7 +60,7 @@ const infra = { "node-role.kubernetes.io/infra": "" };
 describe("MachineSet predicates", () => {
   const target = { namespace: NS, machineSets: ["infra-a"] };
 
-  it("is done when every replica is a Ready node with the template's labels", () => {
+  it("is done when every replica is a Ready node with its Machine's node labels", () => {
     const e = evaluateMachineSetsReady(target, {
       machineSets: [machineSet("infra-a", 2, full)],
       machines: [machine("infra-a-1", "infra-a", "n1"), machine("infra-a-2", "infra-a", "n2")],

@@ -108,6 +108,7 @@ function session(api: ApiClient, clock: FakeClock, random = () => 0) {
   const stop = new AbortController();
   const failures: string[] = [];
   const transients: unknown[] = [];
+  const silences: string[] = [];
   const value: Session = {
     waiter: "things",
     client: api,
@@ -119,9 +120,10 @@ function session(api: ApiClient, clock: FakeClock, random = () => 0) {
       stop.abort();
     },
     transient: (error) => transients.push(error),
+    silent: (what, times) => silences.push(`${what} ${times}`),
     random,
   };
-  return { session: value, failures, stop, transients };
+  return { session: value, failures, stop, transients, silences };
 }
 
 describe("reflector watches (client-go's Reflector.watch and Reflector.Run)", () => {
@@ -141,16 +143,18 @@ describe("reflector watches (client-go's Reflector.watch and Reflector.Run)", ()
     );
   });
 
-  it("replaces a watch that stays open and silent, resuming from the last resourceVersion", async () => {
+  it("replaces a watch that stays open and silent by a list, which shows what the watch never delivered", async () => {
     const clock = fakeClock();
+    let lists = 0;
     const { api, calls, watches } = client(
-      () => ({ items: [obj("a", "5", "Pending")], resourceVersion: "5" }),
-      (w) => {
-        // The second watch hears what the first, silent one never delivered.
-        if (watches.length === 2) w.handlers.onEvent(event("MODIFIED", obj("a", "6", "Running")));
-      },
+      // Behind a proxy that buffers streamed answers, the list shows at once what no watch delivers.
+      () =>
+        lists++ === 0
+          ? { items: [obj("a", "5", "Pending")], resourceVersion: "5" }
+          : { items: [obj("a", "6", "Running")], resourceVersion: "6" },
+      () => undefined,
     );
-    const { session: s, failures } = session(api, clock);
+    const { session: s, failures, silences } = session(api, clock);
     const done = reflect(s, source, running);
     await settle();
     assert.equal(watches.length, 1);
@@ -158,18 +162,47 @@ describe("reflector watches (client-go's Reflector.watch and Reflector.Run)", ()
     clock.advance(WATCH_IDLE_MS - 1);
     await settle();
     assert.equal(watches.length, 1, "silent for less than the idle time: kept");
+    assert.deepEqual(silences, []);
     clock.advance(1);
     await done;
     assert.ok(watches[0].aborted);
-    assert.deepEqual(calls, ["list", "watch@5", "watch@5"]);
+    assert.deepEqual(calls, ["list", "watch@5", "list"]);
     assert.equal(clock.now(), WATCH_IDLE_MS);
     assert.deepEqual(clock.slept, [], "a replaced watch is not a failure: no backoff");
+    assert.deepEqual(silences, ["machinesets in ns 1"]);
     assert.deepEqual(failures, []);
+  });
+
+  it("counts the watches gone silent in a row, polling by list, and starts over once one is heard", async () => {
+    const clock = fakeClock();
+    let lists = 0;
+    const { api, calls, watches } = client(
+      () => ({ items: [obj("a", String(++lists), "Pending")], resourceVersion: String(lists) }),
+      () => undefined,
+    );
+    const { session: s, stop, silences } = session(api, clock);
+    void reflect(s, source, running);
+    await settle();
+    for (let i = 0; i < 3; i++) {
+      clock.advance(WATCH_IDLE_MS);
+      await settle();
+    }
+    assert.deepEqual(silences, ["machinesets in ns 1", "machinesets in ns 2", "machinesets in ns 3"]);
+    assert.deepEqual(calls, ["list", "watch@1", "list", "watch@2", "list", "watch@3", "list", "watch@4"]);
+    // A bookmark is a word: the next silence counts from one again.
+    watches[3].handlers.onEvent(event("BOOKMARK", { metadata: { name: "", resourceVersion: "9" } }));
+    assert.deepEqual(silences.slice(3), ["machinesets in ns 0"]);
+    watches[3].handlers.onEvent(event("BOOKMARK", { metadata: { name: "", resourceVersion: "10" } }));
+    assert.equal(silences.length, 4, "told once that watches are heard again");
+    clock.advance(WATCH_IDLE_MS);
+    await settle();
+    assert.deepEqual(silences.slice(4), ["machinesets in ns 1"]);
+    stop.abort();
   });
 
   it("counts bookmarks as signs of life: silence is measured from the last one", async () => {
     const clock = fakeClock();
-    const { api, watches } = client(
+    const { api, calls, watches } = client(
       () => ({ items: [obj("a", "5", "Pending")], resourceVersion: "5" }),
       () => undefined,
     );
@@ -184,7 +217,7 @@ describe("reflector watches (client-go's Reflector.watch and Reflector.Run)", ()
     clock.advance(1);
     await settle();
     assert.equal(watches.length, 2);
-    assert.equal(watches[1].rv, "8");
+    assert.deepEqual(calls, ["list", "watch@5", "list", "watch@5"]);
     stop.abort();
   });
 
@@ -432,12 +465,12 @@ describe("reflector's store: which events it believes (client-go's Reflector.wat
     // The silent first watch speaks at last, of a state older than the one its successor delivered.
     watches[0].handlers.onEvent(event("MODIFIED", obj("a", "6", "Running")));
     await settle();
-    assert.deepEqual(handed, ["5", "7"]);
+    assert.deepEqual(handed, ["5", "5", "7"], "the list after the silence, then the new watch's event");
     stop.abort();
     await settle();
     // Nor is anything handed after the wait ended.
     watches[1].handlers.onEvent(event("MODIFIED", obj("a", "8", "Running")));
-    assert.deepEqual(handed, ["5", "7"]);
+    assert.deepEqual(handed, ["5", "5", "7"]);
     assert.equal(clock.pending, 0);
   });
 

@@ -2,11 +2,13 @@
  * The list/watch/cache half of the waiting core, as client-go's reflector: list a source, keep its
  * objects in a store, then watch from the list's resourceVersion and apply every event to the store.
  * Watches resume from the last resourceVersion seen (events and bookmarks), re-list on 410 Gone, and
- * retry 429, 5xx and network failures with backoff. Each watch is bounded and watched for silence, so a
- * connection that died without a word (half-open behind a load balancer) is replaced within minutes. What the objects mean is not its business: it hands
- * the store to whoever asked after every change (see `converge.ts` for the evaluation half). A source
- * whose resource only newer clusters serve says so itself (`servedOrNull`): one list both finds out and
- * seeds the store, instead of a probe before it.
+ * retry 429, 5xx and network failures with backoff. Each watch is bounded and watched for silence: a
+ * silent one (a connection that died without a word, half-open behind a load balancer, or a proxy that
+ * holds streamed answers until they end) is replaced within minutes by a list, then a watch, so that a
+ * wait behind such a proxy still learns what the cluster did, by polling. What the objects mean is not
+ * its business: it hands the store to whoever asked after every change (see `converge.ts` for the
+ * evaluation half). A source whose resource only newer clusters serve says so itself
+ * (`servedOrNull`): one list both finds out and seeds the store, instead of a probe before it.
  */
 import { ApiClient, Selectors } from "./api";
 import { Clock } from "./clock";
@@ -41,6 +43,11 @@ export interface Session {
   fail(message: string): void;
   /** The latest transient failure, or undefined once a request got through, for the timeout message. */
   transient(error: unknown): void;
+  /**
+   * How many watches of `what` (`nodes`, `machinesets in openshift-machine-api`) went silent in a row:
+   * called after each, and with 0 once a watch of it is heard again.
+   */
+  silent?(what: string, times: number): void;
   /** Jitter of watch timeouts and backoff, 0..1 (Math.random unless a test fixes it). */
   random?: () => number;
 }
@@ -56,7 +63,10 @@ export const MIN_WATCH_TIMEOUT_MS = 5 * 60_000;
 /**
  * A watch that asks for bookmarks (`allowWatchBookmarks`) hears from kube-apiserver about once a
  * minute even when nothing changes (the cacher's bookmark frequency); one silent for this long is
- * taken as dead and replaced, resuming from the last resourceVersion seen.
+ * taken as broken and replaced by a list, then a watch from that list, as client-go's reflector lists
+ * again after a watch that failed (`Reflector.Run` calls ListAndWatch again): resuming from the last
+ * resourceVersion would miss, behind a proxy that buffers streamed answers, every change a list shows
+ * at once.
  */
 export const WATCH_IDLE_MS = 150_000;
 
@@ -118,6 +128,8 @@ export async function reflect(
   let store: Store = new Map();
   let attempt = 0;
   let stopped = false;
+  // Watches of this source that went silent in a row.
+  let silences = 0;
   while (!ended()) {
     if (resourceVersion === "") {
       const list = await retrying(session, `list ${what}`, (s) =>
@@ -137,21 +149,23 @@ export async function reflect(
     // Set by an ERROR event, which arrives inside a healthy HTTP response.
     let streamError: ApiError | undefined;
     let events = 0;
-    // Set when the client ends a watch that outlived its timeout or went silent: resumed, not retried.
-    let replaced = false;
-    const replace = () => {
-      replaced = true;
+    // Set when the client ends a watch, not retried: one that outlived its timeout is resumed, one
+    // that went silent is listed again.
+    let replaced: "timeout" | "silent" | undefined;
+    const replace = (why: "timeout" | "silent") => () => {
+      replaced = why;
       current.abort();
     };
     const opened = clock.now();
     const timeoutSeconds = watchTimeoutSeconds(random);
     // The server should end the watch at timeoutSeconds; a connection that no longer reaches it
     // never does, so the client ends it then, as client-go's request timeout does.
-    const cancelBound = clock.after(timeoutSeconds * 1000, replace);
-    let cancelIdle = clock.after(WATCH_IDLE_MS, replace);
+    const cancelBound = clock.after(timeoutSeconds * 1000, replace("timeout"));
+    let cancelIdle = clock.after(WATCH_IDLE_MS, replace("silent"));
     const heard = () => {
       cancelIdle();
-      cancelIdle = clock.after(WATCH_IDLE_MS, replace);
+      cancelIdle = clock.after(WATCH_IDLE_MS, replace("silent"));
+      if (silences > 0) session.silent?.(what, (silences = 0));
     };
     let failure: unknown;
     try {
@@ -198,6 +212,10 @@ export async function reflect(
       cancelIdle();
     }
     if (ended() || stopped) return;
+    if (replaced === "silent") {
+      session.silent?.(what, ++silences);
+      resourceVersion = "";
+    }
     if (replaced) continue;
     const error = (streamError ?? failure) as ApiError | undefined;
     if (!error) {

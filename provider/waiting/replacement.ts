@@ -92,7 +92,7 @@ export function planReplacement(
   // someone else's (an `oc scale`). The Deployment controller tells its own scaling from others' the
   // same way, by the desired and maximum replicas it records (kubernetes pkg/controller/deployment/util,
   // SetReplicasAnnotations), and takes back a ReplicaSet scaled by hand as the owner of its replicas;
-  // an `up` is no loop that may fight a person, so it stops and names the count instead (README, Day two).
+  // an `up` is no loop that may fight a person, so it stops and names the count instead (docs/day-two.md).
   // An autoscaled MachineSet's base is its own count and it has no surge: never someone else's.
   if (spec < base || spec > base + surge) {
     const during = surge > 0 ? `, ${base + surge} with the replacement's surge` : "";

@@ -2,11 +2,15 @@ import { strict as assert } from "node:assert";
 import { fakeClock } from "../../test/fake-clock";
 import {
   apiError,
+  ApiError,
   backoffDelay,
   DEFAULT_RETRY,
   describeApiError,
   isRetryable,
+  MAX_RETRIES,
   parseRetryAfter,
+  restRetryAfterMs,
+  sendRetried,
   withRetry,
 } from "./retry";
 
@@ -141,5 +145,156 @@ describe("retry policy: withRetry", () => {
     const first = backoffDelay(0, DEFAULT_RETRY, () => 0);
     assert.equal(clock.slept.length, 1);
     assert.ok(clock.slept[0] >= first && clock.slept[0] <= DEFAULT_RETRY.initialMs, `${clock.slept[0]}`);
+  });
+});
+
+/**
+ * Each request on its own, as client-go's rest client tries it again (kubernetes/client-go
+ * rest/with_retry.go, IsNextRetry and checkWait; rest/request.go, the IsRetryableErrorFunc of
+ * `request`: a GET's connection reset or probable EOF, and of `Watch`: also a timeout; rest/client.go,
+ * maxRetries 10).
+ */
+describe("retry policy: per request, as client-go's rest client", () => {
+  const get = { method: "GET" };
+  const answered = (status: number, retryAfterMs?: number) =>
+    apiError("answered", { status, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) });
+
+  it("a 429 or 5xx that carries Retry-After, after it, for every verb", () => {
+    for (const method of ["GET", "POST", "PATCH", "DELETE"]) {
+      assert.equal(restRetryAfterMs(answered(429, 1000), { method }, 0), 1000, method);
+      assert.equal(restRetryAfterMs(answered(500, 0), { method }, 0), 0, method);
+      assert.equal(restRetryAfterMs(answered(503, 2000), { method }, 9), 2000, method);
+    }
+  });
+
+  it("no answer the server did not ask to be tried again: without Retry-After, or a 4xx with one", () => {
+    assert.equal(restRetryAfterMs(answered(429), get, 0), undefined);
+    assert.equal(restRetryAfterMs(answered(503), get, 0), undefined);
+    assert.equal(restRetryAfterMs(answered(409, 1000), get, 0), undefined);
+    assert.equal(restRetryAfterMs(answered(404, 1000), get, 0), undefined);
+    assert.equal(restRetryAfterMs(answered(428, 1000), get, 0), undefined, "just below 429");
+  });
+
+  it("at most MAX_RETRIES times again, 10 as client-go", () => {
+    assert.equal(MAX_RETRIES, 10);
+    assert.equal(restRetryAfterMs(answered(429, 1000), get, MAX_RETRIES - 1), 1000);
+    assert.equal(restRetryAfterMs(answered(429, 1000), get, MAX_RETRIES), undefined);
+    const reset = apiError("reset", { code: "ECONNRESET" });
+    assert.equal(restRetryAfterMs(reset, get, MAX_RETRIES), undefined);
+  });
+
+  it("a GET that lost its connection after one second: reset, broken pipe, or closed before its answer", () => {
+    for (const code of ["ECONNRESET", "EPIPE"])
+      assert.equal(restRetryAfterMs(apiError("lost", { code }), get, 0), 1000, code);
+    assert.equal(restRetryAfterMs(new Error("socket hang up"), get, 0), 1000);
+    assert.equal(restRetryAfterMs(new Error("Socket Hang Up"), get, 0), 1000);
+  });
+
+  it("never a write without an answer, a refused connection, or a GET's timeout (a watch's only)", () => {
+    for (const method of ["POST", "PATCH", "PUT", "DELETE"])
+      assert.equal(restRetryAfterMs(apiError("lost", { code: "ECONNRESET" }), { method }, 0), undefined);
+    assert.equal(restRetryAfterMs(apiError("refused", { code: "ECONNREFUSED" }), get, 0), undefined);
+    const timedOut = apiError("no answer", { code: "ETIMEDOUT" });
+    assert.equal(restRetryAfterMs(timedOut, get, 0), undefined);
+    assert.equal(restRetryAfterMs(timedOut, { method: "GET", watch: true }, 0), 1000);
+    assert.equal(restRetryAfterMs(timedOut, { method: "POST", watch: true }, 0), undefined);
+    const refused = apiError("refused", { code: "ECONNREFUSED" });
+    assert.equal(
+      restRetryAfterMs(refused, { method: "GET", watch: true }, 0),
+      undefined,
+      "a watch's only timeout",
+    );
+    assert.equal(restRetryAfterMs(new Error("invalid kubeconfig"), get, 0), undefined);
+    assert.equal(restRetryAfterMs(undefined, get, 0), undefined);
+    assert.equal(restRetryAfterMs("text", get, 0), undefined);
+  });
+});
+
+describe("retry policy: sendRetried", () => {
+  const request = { method: "GET", path: "/api/v1/nodes" };
+  const pauses = () => {
+    const slept: number[] = [];
+    return { slept, sleep: async (ms: number) => void slept.push(ms) };
+  };
+
+  it("sends again after each pause until an answer, and returns it", async () => {
+    const { slept, sleep } = pauses();
+    let sent = 0;
+    const answer = await sendRetried(
+      request,
+      async () => {
+        if (sent++ < 2) throw apiError("slow down", { status: 429, retryAfterMs: 1000 });
+        return "ok";
+      },
+      { sleep },
+    );
+    assert.equal(answer, "ok");
+    assert.equal(sent, 3);
+    assert.deepEqual(slept, [1000, 1000]);
+  });
+
+  it("throws a failure not tried again as it came, unchanged", async () => {
+    const forbidden = apiError("forbidden", { status: 403 });
+    await assert.rejects(
+      sendRetried(request, () => Promise.reject(forbidden), { sleep: async () => assert.fail("no pause") }),
+      (e) => e === forbidden,
+    );
+  });
+
+  it("gives up after 11 tries with the failure restated: the request, the status and the tries, the last one its cause", async () => {
+    const { slept, sleep } = pauses();
+    let sent = 0;
+    const last = apiError("slow down", { status: 429, reason: "TooManyRequests", retryAfterMs: 1000 });
+    const error = await sendRetried(
+      { method: "PATCH", path: "/apis/x/v1/things/a" },
+      async () => {
+        sent++;
+        throw last;
+      },
+      { sleep },
+    ).catch((e: ApiError & { cause?: unknown }) => e);
+    assert.equal(sent, 11);
+    assert.equal(slept.length, 10);
+    assert.equal(error.message, "slow down (PATCH /apis/x/v1/things/a: gave up after 11 tries)");
+    assert.deepEqual(
+      [error.name, error.status, error.reason, error.retryAfterMs, error.tries, error.cause],
+      ["ApiError", 429, "TooManyRequests", 1000, 11, last],
+    );
+  });
+
+  it("reads failures shaped otherwise through asApiError, and keeps its code", async () => {
+    const { sleep } = pauses();
+    let sent = 0;
+    const raw = { problem: "reset" };
+    const error = await sendRetried(
+      request,
+      async () => {
+        sent++;
+        throw raw;
+      },
+      { sleep, asApiError: () => apiError("connection reset", { code: "ECONNRESET" }) },
+    ).catch((e: ApiError) => e);
+    assert.equal(sent, 11);
+    assert.equal(error.code, "ECONNRESET");
+    assert.equal(error.status, undefined);
+    assert.equal(error.message, "connection reset (GET /api/v1/nodes: gave up after 11 tries)");
+  });
+
+  it("sends nothing more once the caller gave up, and ends with the failure as it came", async () => {
+    let sent = 0;
+    let aborted = false;
+    const throttled = apiError("slow down", { status: 429, retryAfterMs: 1000 });
+    await assert.rejects(
+      sendRetried(
+        request,
+        async () => {
+          sent++;
+          throw throttled;
+        },
+        { sleep: async () => void (aborted = true), aborted: () => aborted },
+      ),
+      (e) => e === throttled,
+    );
+    assert.equal(sent, 2);
   });
 });

@@ -40,6 +40,23 @@ describe("pool selectors", () => {
     ]);
   });
 
+  it("selects by the template's labels that every Machine of the MachineSet declares: one added since is on no running node yet", () => {
+    const sets = [machineSet("a", { "node-role.kubernetes.io/infra": "", team: "new", tier: "x" })];
+    const labelled = (name: string, labels: Record<string, string>): KubeObject => ({
+      ...machine(name, "a", `node-${name}`),
+      spec: { metadata: { labels } },
+    });
+    const machines = [
+      labelled("a-1", { "node-role.kubernetes.io/infra": "", tier: "x" }),
+      labelled("a-2", { "node-role.kubernetes.io/infra": "", team: "new", tier: "y" }),
+      labelled("other", { "node-role.kubernetes.io/infra": "", team: "new", tier: "x" }),
+    ];
+    machines[2].metadata.labels = { "machine.openshift.io/cluster-api-machineset": "b" };
+    assert.deepEqual(nodeQueries({ namespace: "ns", machineSets: ["a"] }, sets, {}, machines), [
+      { slot: "nodes/a", labelSelector: "node-role.kubernetes.io/infra=" },
+    ]);
+  });
+
   it("asks for the nodes of a MachineSet whose template sets no label by name, never for every node", () => {
     const sets = [machineSet("a", { zone: "a" }), machineSet("b", {})];
     const machines = [machine("b-1", "b", "node-b1"), machine("b-2", "b"), machine("a-1", "a", "node-a1")];

@@ -21,6 +21,7 @@ import {
   observeWindowsNodes,
   waitForWindowsNodes,
 } from "./waiters";
+import { MACHINE_CONFIG_NODES_BY_NAME_UP_TO } from "./machineconfignode";
 import { MachineReplacement } from "./replacement";
 import { FakeClock, fakeClock } from "../../test/fake-clock";
 import { memoryClient } from "../../test/memory-client";
@@ -158,13 +159,16 @@ describe("the pool wait's sources", () => {
   });
   const node = (name: string, labels: Record<string, string>) => ({ metadata: { name, labels } });
 
-  /** Observes the pool once, recording each list as `plural: selectors`; 404 for MachineConfigNodes when `unserved`. */
-  async function lists(pool: unknown, unserved = false): Promise<string[]> {
+  /**
+   * Observes the pool once, recording each list as `plural: selectors`; 404 for MachineConfigNodes when
+   * `unserved`. The pool has infra-a, infra-b and `more` nodes.
+   */
+  async function lists(pool: unknown, unserved = false, more: string[] = []): Promise<string[]> {
     const client = memoryClient();
     client.put(KINDS.pool, pool as KubeObject);
     client.put(KINDS.machineConfig, { metadata: { name: "99-infra-x", generation: 1 } });
-    client.put(KINDS.node, node("infra-a", { "node-role.kubernetes.io/infra": "" }));
-    client.put(KINDS.node, node("infra-b", { "node-role.kubernetes.io/infra": "" }));
+    for (const name of ["infra-a", "infra-b", ...more])
+      client.put(KINDS.node, node(name, { "node-role.kubernetes.io/infra": "" }));
     const seen: string[] = [];
     const list = client.list.bind(client);
     client.list = async (resource, selectors, signal) => {
@@ -214,6 +218,20 @@ describe("the pool wait's sources", () => {
       "nodes: node-role.kubernetes.io/infra=",
       "machineconfignodes: metadata.name=infra-a",
     ]);
+  });
+
+  it("lists and watches all MachineConfigNodes once for a pool of more nodes than are read by name, and asks a cluster that does not serve them once", async () => {
+    const selector = { matchLabels: { "node-role.kubernetes.io/infra": "" } };
+    const upTo = MACHINE_CONFIG_NODES_BY_NAME_UP_TO;
+    const atCutoff = Array.from({ length: upTo - 2 }, (_, i) => `infra-${i}`);
+    const byName = await lists(rendered(selector, 1), false, atCutoff);
+    assert.equal(byName.filter((l) => l.startsWith("machineconfignodes: metadata.name=")).length, upTo);
+    const over = [...atCutoff, "infra-z"];
+    for (const unserved of [false, true])
+      assert.deepEqual(await lists(rendered(selector, 1), unserved, over), [
+        "nodes: node-role.kubernetes.io/infra=",
+        "machineconfignodes: ",
+      ]);
   });
 
   it("lists no node for a pool whose selector selects none: empty, or one the MCO cannot convert", async () => {
@@ -343,6 +361,73 @@ describe("the pool wait over a rollout", () => {
       "pool infra: 2/2 updated -> rendered-infra-3",
     ]);
     assert.deepEqual(outcome.result, done("rendered-infra-3"));
+  });
+
+  it("reads its nodes' phases from all of the cluster's MachineConfigNodes once the pool has more nodes than are read by name, and keeps doing so as it shrinks", async () => {
+    const client = memoryClient();
+    const clock = fakeClock();
+    const mcns: string[] = [];
+    const list = client.list.bind(client);
+    client.list = async (resource, selectors, signal) => {
+      if (resource === KINDS.machineConfigNode) mcns.push(selectors.fieldSelector ?? "all");
+      return list(resource, selectors, signal);
+    };
+    // The daemon's phases (upgrade_monitor.go): one node of the pool draining, one of another pool too.
+    const mcn = (name: string, poolName: string, draining: boolean): KubeObject => ({
+      metadata: { name },
+      spec: { pool: { name: poolName }, configVersion: { desired: "rendered-infra-2" } },
+      status: { conditions: draining ? [{ type: "Drained", status: "Unknown" }] : [] },
+    });
+    const joining = Array.from({ length: MACHINE_CONFIG_NODES_BY_NAME_UP_TO }, (_, i) => `infra-${i}`);
+    for (const name of ["infra-a", "infra-b"]) client.put(KINDS.node, node(name));
+    client.put(KINDS.machineConfigNode, mcn("infra-a", "infra", true));
+    client.put(KINDS.machineConfigNode, mcn("infra-b", "infra", false));
+    client.put(KINDS.machineConfigNode, mcn("other-1", "other", true));
+    client.put(KINDS.machineConfig, config("99-infra-x", 1, {}));
+    const rolling = (machines: number) =>
+      pool({
+        source: ["99-infra-x"],
+        target: "rendered-infra-2",
+        current: "rendered-infra-1",
+        machines,
+        updated: 0,
+      });
+    client.put(KINDS.pool, rolling(2));
+    const run = script(clock, timeoutMs, [
+      [
+        /0\/2 updated -> rendered-infra-2; infra-a draining, infra-b waiting$/,
+        () => {
+          for (const name of joining) {
+            client.put(KINDS.node, node(name));
+            client.put(KINDS.machineConfigNode, mcn(name, "infra", name === "infra-0"));
+          }
+          client.put(KINDS.pool, rolling(2 + joining.length));
+        },
+      ],
+      [
+        /0\/10 updated -> rendered-infra-2; infra-0 draining, infra-1 waiting, .*infra-a draining, infra-b waiting$/,
+        () => {
+          for (const name of joining) client.remove(KINDS.node, node(name));
+          client.put(KINDS.pool, rolling(2));
+        },
+      ],
+      [
+        /0\/2 updated -> rendered-infra-2; infra-a draining, infra-b waiting$/,
+        () => client.put(KINDS.pool, pool({ source: ["99-infra-x"], target: "rendered-infra-2" })),
+      ],
+    ]);
+    const outcome = await waitForPoolRollout({
+      client,
+      pool: "infra",
+      machineConfigs: ["99-infra-x"],
+      ...run,
+    });
+    assert.deepEqual(outcome.result, done("rendered-infra-2"));
+    assert.ok(!run.messages.some((m) => m.includes("other-1")), run.messages.join("\n"));
+    // Nodes joining one by one are read by name up to the cutoff, then all at once, and by name never again.
+    assert.equal(mcns.indexOf("all"), mcns.length - 1, mcns.join(", "));
+    assert.ok(mcns.length - 1 <= MACHINE_CONFIG_NODES_BY_NAME_UP_TO, mcns.join(", "));
+    assert.deepEqual(mcns.slice(0, 2), ["metadata.name=infra-a", "metadata.name=infra-b"]);
   });
 
   it("waits for the MCO to process a KubeletConfig and a ContainerRuntimeConfig, then for the render of what it generated", async () => {
@@ -731,6 +816,7 @@ describe("the operator waits", () => {
       installedCSV: "pkg.v1",
       phase: "Succeeded",
       approvedInstallPlan: "install-1",
+      crds: [],
     });
     assert.deepEqual(run.messages, [
       "operator ops/sub: reading InstallPlans",
@@ -749,7 +835,8 @@ describe("the operator waits", () => {
     client.put(KINDS.subscription, subscription({}, { installedCSV: "pkg.v1", currentCSV: "pkg.v1" }));
     client.put(KINDS.csv, csv("pkg.v1", "Succeeded"));
     const outcome = await waitForOperatorInstall({ client, namespace: NS, subscription: "sub", timeoutMs });
-    assert.deepEqual(outcome.result, { installedCSV: "pkg.v1", phase: "Succeeded" });
+    assert.deepEqual(outcome.result, { installedCSV: "pkg.v1", phase: "Succeeded", crds: [] });
+    // A CSV whose install strategy has no Deployment needs none listed.
     assert.deepEqual(seen, ["subscriptions: ", "clusterserviceversions: "]);
   });
 
@@ -792,7 +879,11 @@ describe("the operator waits", () => {
       timeoutMs,
     });
     assert.equal(evaluation.message, "operator ops/sub: pkg.v1 Installing");
-    assert.deepEqual(evaluation.needs, []);
+    // Its Deployments are read (listed once, as everything an observation reads); nothing is asked again.
+    assert.deepEqual(
+      evaluation.needs?.map((n) => n.type === "source" && n.source.name),
+      ["deployments"],
+    );
   });
 
   it("uninstalls: the Subscription first, then every CSV it names or the package's label finds, and waits until they are gone", async () => {
@@ -862,7 +953,7 @@ describe("the operator waits", () => {
       "removal of operator ops/sub: waiting for ClusterServiceVersion pkg.v3 to go",
       "removal of operator ops/sub: gone",
     ]);
-    assert.deepEqual(outcome.result, { csvs: ["pkg.v-old", "pkg.v0", "pkg.v1", "pkg.v2"] });
+    assert.deepEqual(outcome.result, { csvs: ["pkg.v-old", "pkg.v0", "pkg.v1", "pkg.v2"], crds: [] });
   });
 
   it("finds the package's CSVs by the package given, else the Subscription's, else its own name", async () => {

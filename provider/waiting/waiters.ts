@@ -5,6 +5,7 @@
 import { MACHINE_API_NAMESPACE, operatorComponentLabel } from "../../primitives/openshift";
 import { LabelSelector, labelSelectorQuery } from "../../primitives/selectors";
 import { ApiClient, createApiClient } from "./api";
+import type { Clock } from "./clock";
 import { withRetry } from "./retry";
 import {
   converge,
@@ -17,7 +18,7 @@ import {
   View,
   WaitOptions,
 } from "./converge";
-import { Condition, conditionOf, field, KINDS, KubeObject, labelsOf, ResourceKind } from "./kinds";
+import { Condition, conditionOf, field, KINDS, kindOfCrd, KubeObject, labelsOf, ResourceKind } from "./kinds";
 import {
   MachineSetResult,
   MachineSetTarget,
@@ -30,8 +31,17 @@ import {
   nodeQueries,
 } from "./machineset";
 import { DELETE_MACHINE_ANNOTATION, MachineReplacement, ReplacementStep } from "./replacement";
-import { evaluateOperatorInstall, OperatorResult, OperatorTarget } from "./operator";
+import { evaluateNodeMetadata, NodeMetadataResult, NodeMetadataTarget, ObjectPatch } from "./node-metadata";
+import type { Taint } from "../../builders/validation";
+import {
+  evaluateOperatorInstall,
+  OperatorReads,
+  OperatorResult,
+  OperatorTarget,
+  ownedCrds,
+} from "./operator";
 import { recordSightings, Sightings } from "./persistence";
+import { evaluateExtensionInstall, ExtensionResult } from "./extension";
 import {
   evaluatePoolRollout,
   generatedKey,
@@ -42,6 +52,9 @@ import {
   reportsDegradedNodes,
 } from "./pool";
 import {
+  MACHINE_CONFIG_NODES_BY_NAME_UP_TO,
+  machineConfigNodeSources,
+  machineConfigNodesOf,
   meanNodeTimings,
   NodeTimings,
   observedNodeTimings,
@@ -65,34 +78,16 @@ export interface ClusterAccess {
   client?: ApiClient;
 }
 
-export function clientOf(access: ClusterAccess): ApiClient {
+/** The client of `access`; one made from its kubeconfig pauses between a request's tries on the wait's clock. */
+export function clientOf(access: ClusterAccess & { clock?: Clock }): ApiClient {
   if (access.client) return access.client;
   if (!access.kubeconfig) throw new Error("a kubeconfig (or a client) is required to reach the cluster");
-  return createApiClient(access.kubeconfig);
+  return createApiClient(access.kubeconfig, { clock: access.clock });
 }
 
 // ---- pool rollout ----
 
 export interface PoolRolloutOptions extends WaitOptions, ClusterAccess, PoolRolloutTarget {}
-
-/**
- * The MachineConfigNodes of the pool's nodes, each read by name: the daemon names each as its node and
- * labels none (upgrade_monitor.go GenerateAndApplyMachineConfigNodes), and a custom resource's field
- * selectors know only metadata.name and metadata.namespace, so asking for them by name is how a large
- * cluster costs the wait what its pool does. Undefined until each is listed, null once the cluster
- * answered that it does not serve them.
- */
-function poolMachineConfigNodes(
-  view: View,
-  nodes: KubeObject[] | undefined,
-): KubeObject[] | null | undefined {
-  // Only these sources are `servedOrNull`: a null in the view is one of them answering 404.
-  if (Object.values(view.sources).some((objects) => objects === null)) return null;
-  const prefix = `${KINDS.machineConfigNode.kind}/`;
-  if (!nodes || nodes.some((n) => view.sources[`${prefix}${n.metadata.name}`] === undefined))
-    return undefined;
-  return nodes.flatMap((n) => view.sources[`${prefix}${n.metadata.name}`] ?? []);
-}
 
 /** The reads whose key starts with `prefix`, keyed by the rest (`mc/<name>` by `<name>`). */
 function fetchedUnder(view: View, prefix: string): Record<string, KubeObject | null | undefined> {
@@ -100,7 +95,10 @@ function fetchedUnder(view: View, prefix: string): Record<string, KubeObject | n
   return Object.fromEntries(under.map(([key, object]) => [key.slice(prefix.length), object]));
 }
 
-function poolRollout(options: PoolRolloutOptions): ConvergeOptions<PoolRolloutResult> {
+function poolRollout(
+  options: PoolRolloutOptions,
+  machineConfigNodesByNameUpTo = MACHINE_CONFIG_NODES_BY_NAME_UP_TO,
+): ConvergeOptions<PoolRolloutResult> {
   const { pool: name, machineConfigs, deletedMachineConfigs } = options;
   const { kubeletConfigs = [], containerRuntimeConfigs = [] } = options;
   const target: PoolRolloutTarget = {
@@ -119,8 +117,13 @@ function poolRollout(options: PoolRolloutOptions): ConvergeOptions<PoolRolloutRe
   const initial: { seen?: boolean; renderDegraded?: Condition } = {};
   // Each node's steps as last seen in this rollout: its conditions are reset once it is updated.
   const timings: Record<string, NodeTimings> = {};
+  const timed = new WeakSet<KubeObject>();
   const since: Sightings = {};
   const inherited: Inherited = {};
+  // Once the pool has had more nodes than are read by name, all MachineConfigNodes are read for the rest
+  // of the wait, however the pool changes: a pool about the cutoff does not switch back and forth (the
+  // few watches by name opened before stay open until the wait ends).
+  const machineConfigNodes = { all: false };
 
   return {
     ...options,
@@ -137,8 +140,8 @@ function poolRollout(options: PoolRolloutOptions): ConvergeOptions<PoolRolloutRe
       // one the MCO cannot convert) manages no node, and nothing is listed for it.
       const nodeQuery = labelSelectorQuery(field<LabelSelector>(pool, "spec", "nodeSelector"));
       const nodes = view.sources.nodes ?? undefined;
-      const machineConfigNodes = poolMachineConfigNodes(view, nodes);
-      noteInherited(inherited, pool, nodes, machineConfigNodes);
+      const mcns = machineConfigNodesOf(view, nodes);
+      noteInherited(inherited, pool, nodes, mcns);
       const { problems, recheckMs, ...evaluation } = evaluatePoolRollout(target, {
         pool,
         machineConfigs: fetchedUnder(view, "mc/"),
@@ -147,14 +150,17 @@ function poolRollout(options: PoolRolloutOptions): ConvergeOptions<PoolRolloutRe
         containerRuntimeConfigs: listedByName(view, KINDS.containerRuntimeConfig, containerRuntimeConfigs),
         generated: fetchedUnder(view, "generated/"),
         nodes,
-        machineConfigNodes,
+        machineConfigNodes: mcns,
         initialRenderDegraded: initial.renderDegraded,
         inherited,
         since,
         nowMs: view.elapsedMs,
       });
       recordSightings(since, problems ?? [], view.elapsedMs);
-      for (const mcn of machineConfigNodes ?? []) {
+      for (const mcn of mcns ?? []) {
+        // Each object once: the view hands the same object until an event replaces it.
+        if (timed.has(mcn)) continue;
+        timed.add(mcn);
         const seen = observedNodeTimings(mcn);
         if (poolOfMachineConfigNode(mcn) === name && Object.keys(seen).length > 0)
           timings[mcn.metadata.name] = seen;
@@ -193,14 +199,11 @@ function poolRollout(options: PoolRolloutOptions): ConvergeOptions<PoolRolloutRe
       }
       if (recheckMs !== undefined) needs.push({ type: "recheck", afterMs: recheckMs });
       if (evaluation.needs.machineConfigNodes && nodes) {
-        // Clusters before MachineConfigNodes answer their list with 404: the node annotations decide
-        // then. One node's is asked first, so that such a cluster is asked once.
-        const probed = Object.keys(view.sources).some((k) =>
-          k.startsWith(`${KINDS.machineConfigNode.kind}/`),
-        );
-        const names = nodes.map((n) => n.metadata.name).slice(0, probed ? undefined : 1);
-        for (const source of byName(KINDS.machineConfigNode, undefined, names))
-          needs.push({ type: "source", source: { ...source, servedOrNull: true } });
+        // Clusters before MachineConfigNodes answer their list with 404: the node annotations decide then.
+        machineConfigNodes.all ||= nodes.length > machineConfigNodesByNameUpTo;
+        const names = nodes.map((n) => n.metadata.name);
+        for (const source of machineConfigNodeSources(names, view, machineConfigNodes.all))
+          needs.push({ type: "source", source });
       }
       return { ...evaluation, needs };
     },
@@ -210,6 +213,17 @@ function poolRollout(options: PoolRolloutOptions): ConvergeOptions<PoolRolloutRe
 /** Waits until the pool has rolled out the given MachineConfigs (see `pool.ts` for the exact rule). */
 export function waitForPoolRollout(options: PoolRolloutOptions): Promise<Outcome<PoolRolloutResult>> {
   return converge(poolRollout(options));
+}
+
+/**
+ * The pool wait reading MachineConfigNodes by name up to another count of nodes than the default:
+ * `npm run bench:wait` sets the two ways side by side (Infinity: by name whatever the pool).
+ */
+export function waitForPoolRolloutReading(
+  options: PoolRolloutOptions,
+  machineConfigNodesByNameUpTo: number,
+): Promise<Outcome<PoolRolloutResult>> {
+  return converge(poolRollout(options, machineConfigNodesByNameUpTo));
 }
 
 export function observePoolRollout(options: PoolRolloutOptions): Promise<Evaluation<PoolRolloutResult>> {
@@ -346,8 +360,9 @@ export function poolNodes(
   target: MachineSetTarget,
   machineSets: KubeObject[],
   names: Record<string, string[]>,
+  machines: KubeObject[],
 ): Need[] {
-  return nodeSources(nodeQueries(target, machineSets, names));
+  return nodeSources(nodeQueries(target, machineSets, names, machines));
 }
 
 function nodeSources(queries: NodeQuery[]): Need[] {
@@ -430,14 +445,14 @@ function machineSetsReady(options: MachineSetOptions): ConvergeOptions<MachineSe
       // a replacement decides nothing before it sees which machines are Ready.
       const seen = target.machineSets.every((name) => machineSets.some((m) => m.metadata.name === name));
       if (!seen) return { ...evaluation, needs: [] };
-      const nodes = poolNodes(target, machineSets, nodeNames(target.machineSets, machines));
+      const nodes = poolNodes(target, machineSets, nodeNames(target.machineSets, machines), machines);
       if (!listed(view, nodes)) return { ...evaluation, needs: nodes };
       return { ...evaluation, needs: [...nodes, ...replacementNeeds(target.namespace, steps ?? [])] };
     },
   };
 }
 
-/** Waits until every replica of the MachineSets is a Ready node carrying the template's node labels. */
+/** Waits until every replica of the MachineSets is a Ready node carrying its Machine's node labels. */
 export function waitForMachineSetsReady(options: MachineSetOptions): Promise<Outcome<MachineSetResult>> {
   return converge(machineSetsReady(options));
 }
@@ -473,11 +488,78 @@ export function waitForMachineSetsDeleted(options: MachineSetOptions): Promise<O
       // so a node outlives its Machine in view; nothing is gone before they are listed.
       const known: Record<string, string[]> = {};
       for (const [node, set] of Object.entries(knownNodes)) (known[set] ??= []).push(node);
-      const needs = poolNodes(target, machineSets, known);
+      const needs = poolNodes(target, machineSets, known, machines);
       if (listed(view, needs)) return { ...evaluation, needs };
       return { state: "waiting", message: `${evaluation.message} (listing nodes)`, needs };
     },
   });
+}
+
+// ---- node labels and taints ----
+
+export interface NodeMetadataOptions extends WaitOptions, ClusterAccess {
+  machineSets: string[];
+  /** Default `openshift-machine-api`. */
+  namespace?: string;
+  /** The node labels the pool declares; none by default. */
+  labels?: Record<string, string>;
+  /** The taints the pool declares; none by default. */
+  taints?: Taint[];
+}
+
+/** A patch `node-metadata.ts` decided, sent once per object version (see `ObjectPatch`). */
+function versionedPatch(resource: ResourceKind, namespace: string | undefined, p: ObjectPatch): Need {
+  const { name, key, patch } = p;
+  return { type: "patch", key, resource, name, namespace, patch, unlessGone: true, unlessChanged: true };
+}
+
+function nodeMetadata(options: NodeMetadataOptions): ConvergeOptions<NodeMetadataResult> {
+  const namespace = options.namespace ?? MACHINE_API_NAMESPACE;
+  const target: NodeMetadataTarget = {
+    namespace,
+    machineSets: options.machineSets,
+    labels: options.labels ?? {},
+    taints: options.taints ?? [],
+  };
+  const sets: MachineSetTarget = { namespace, machineSets: options.machineSets };
+  const waiter = `node labels and taints ${namespace}/${target.machineSets.join(",")}`;
+  return {
+    ...options,
+    client: clientOf(options),
+    waiter,
+    sources: machineSetSources(sets),
+    evaluate(view) {
+      const machineSets = listedByName(view, KINDS.machineSet, target.machineSets);
+      const machines = view.sources.machines ?? [];
+      const { machinePatches, nodePatches, ...evaluation } = evaluateNodeMetadata(target, {
+        machines,
+        nodes: listedNodes(view),
+      });
+      // The nodes are listed by the labels every Machine declares, known once every MachineSet is.
+      const seen = target.machineSets.every((name) => machineSets.some((m) => m.metadata.name === name));
+      if (!seen) return { ...evaluation, state: "waiting", needs: [] };
+      const nodes = poolNodes(sets, machineSets, nodeNames(target.machineSets, machines), machines);
+      if (!listed(view, nodes)) return { ...evaluation, state: "waiting", needs: nodes };
+      const patches = [
+        ...machinePatches.map((p) => versionedPatch(KINDS.machine, namespace, p)),
+        ...nodePatches.map((p) => versionedPatch(KINDS.node, undefined, p)),
+      ];
+      return { ...evaluation, needs: [...nodes, ...patches] };
+    },
+  };
+}
+
+/**
+ * Writes a pool's node labels and taints on its running Machines (and on their Nodes what the
+ * machine-api's nodelink controller does not), removes those the Machines record and the pool no
+ * longer declares, and waits until every Node carries exactly that (see `node-metadata.ts`).
+ */
+export function waitForNodeMetadata(options: NodeMetadataOptions): Promise<Outcome<NodeMetadataResult>> {
+  return converge(nodeMetadata(options));
+}
+
+export function observeNodeMetadata(options: NodeMetadataOptions): Promise<Evaluation<NodeMetadataResult>> {
+  return observe(nodeMetadata(options));
 }
 
 // ---- operator ----
@@ -521,10 +603,19 @@ function operatorInstall(options: OperatorOptions): ConvergeOptions<OperatorResu
           ],
         };
       }
-      const { problems, recheckMs, approve, ...evaluation } = evaluateOperatorInstall(target, {
+      const installed = field<string>(subscription, "status", "installedCSV");
+      const csv = (view.sources.csvs ?? []).find((c) => c.metadata.name === installed);
+      const { problems, recheckMs, approve, reads, ...evaluation } = evaluateOperatorInstall(target, {
         subscription,
         installPlans: view.sources.installPlans ?? [],
         csvs: view.sources.csvs ?? [],
+        // Until listed, none: the install is then not done, never taken as done unread.
+        deployments: view.sources.deployments ?? [],
+        pods: Object.entries(view.sources)
+          .filter(([name]) => name.startsWith("pods/"))
+          .flatMap(([, objects]) => objects ?? []),
+        crds: Object.fromEntries(ownedCrds(csv).map((n) => [n, crdOf(view, n)])),
+        served: ownedCrds(csv).filter((n) => servedAttempts(view, n).some((o) => o !== null)),
         since,
         nowMs: view.elapsedMs,
       });
@@ -546,6 +637,7 @@ function operatorInstall(options: OperatorOptions): ConvergeOptions<OperatorResu
           ]
         : [];
       if (recheckMs !== undefined) needs.push({ type: "recheck", afterMs: recheckMs });
+      if (reads) needs.push(...operatorReads(view, target.namespace, reads));
       const result = evaluation.result && {
         ...evaluation.result,
         ...(approved.length > 0 ? { approvedInstallPlan: approved.join(",") } : {}),
@@ -553,6 +645,78 @@ function operatorInstall(options: OperatorOptions): ConvergeOptions<OperatorResu
       return { ...evaluation, result, needs };
     },
   };
+}
+
+/** A CRD read by name, undefined until listed, null when there is none. */
+function crdOf(view: View, name: string): KubeObject | null | undefined {
+  const listed = view.sources[`crd/${name}`];
+  return listed === undefined || listed === null ? undefined : (listed[0] ?? null);
+}
+
+/** The lists of a CRD's kind asked so far, in order: null for each the API server did not serve. */
+function servedAttempts(view: View, crd: string): Array<KubeObject[] | null | undefined> {
+  const prefix = `served/${crd}/`;
+  return Object.entries(view.sources)
+    .filter(([name]) => name.startsWith(prefix))
+    .sort(([a], [b]) => Number(a.slice(prefix.length)) - Number(b.slice(prefix.length)))
+    .map(([, objects]) => objects);
+}
+
+/** How often a kind not served yet is listed again: discovery follows an Established CRD within moments. */
+const SERVED_RETRY_MS = 1000;
+
+/**
+ * What judging the installed CSV reads: its Deployments (by the owner label OLM gives them), the pods of
+ * those not available, its owned CRDs (each by name, watched), and, once a CRD is Established, a list
+ * of its kind that proves the API server serves it; a kind not served yet (404) is listed again, each
+ * attempt a source of its own since a source not served stays so.
+ */
+function operatorReads(view: View, namespace: string, reads: OperatorReads): Need[] {
+  const needs: Need[] = [];
+  if (reads.csv)
+    needs.push({
+      type: "source",
+      source: {
+        name: "deployments",
+        resource: KINDS.deployment,
+        namespace,
+        labelSelector: `olm.owner=${reads.csv}`,
+      },
+    });
+  for (const deployment of reads.podsOf) {
+    const labelSelector = labelSelectorQuery(field<LabelSelector>(deployment, "spec", "selector"));
+    if (labelSelector)
+      needs.push({
+        type: "source",
+        source: { name: `pods/${deployment.metadata.name}`, resource: KINDS.pod, namespace, labelSelector },
+      });
+  }
+  for (const name of reads.crds)
+    needs.push({
+      type: "source",
+      source: { name: `crd/${name}`, resource: KINDS.crd, fieldSelector: `metadata.name=${name}` },
+    });
+  // One attempt per SERVED_RETRY_MS slot of the wait, at most.
+  const slot = Math.floor(view.elapsedMs / SERVED_RETRY_MS);
+  for (const crd of reads.kinds) {
+    if (servedAttempts(view, crd.metadata.name).some((a) => a !== null)) continue;
+    const name = `served/${crd.metadata.name}/${slot}`;
+    if (name in view.sources) {
+      needs.push({ type: "recheck", afterMs: (slot + 1) * SERVED_RETRY_MS - view.elapsedMs });
+      continue;
+    }
+    // No object of the kind is needed, only the answer: a name no object has.
+    needs.push({
+      type: "source",
+      source: {
+        name,
+        resource: kindOfCrd(crd),
+        fieldSelector: "metadata.name=served-check",
+        servedOrNull: true,
+      },
+    });
+  }
+  return needs;
 }
 
 /**
@@ -574,6 +738,61 @@ export interface OperatorRemovalOptions extends WaitOptions, ClusterAccess {
   csv?: string;
   /** The operator's package; default the Subscription's `spec.name`, else the Subscription's name. */
   package?: string;
+  /**
+   * Also delete the CRDs the operator's CSVs own and every instance of them: instances first, while the
+   * operator still runs to finish them (their finalizers), then the operator, then the CRDs. Refused,
+   * before anything is deleted, when a CSV of another Subscription owns one of them.
+   */
+  customResources?: boolean;
+}
+
+/** A CSV that OLM copied into a target namespace of an AllNamespaces operator: not an owner of its own. */
+const isCopied = (csv: KubeObject) =>
+  field(csv, "status", "reason") === "Copied" || "olm.copiedFrom" in labelsOf(csv);
+
+/**
+ * The CRDs `csvs` own that no CSV of another Subscription owns, or an error naming those that another
+ * owns (OLM lets CSVs of several namespaces own one CRD: deleting it would break the other operator).
+ */
+export function crdsToRemove(csvs: KubeObject[], all: KubeObject[]): { crds: string[]; refused: string[] } {
+  const mine = new Set(csvs.map((c) => `${c.metadata.namespace}/${c.metadata.name}`));
+  const crds = [...new Set(csvs.flatMap(ownedCrds))].sort();
+  const refused = crds.flatMap((crd) =>
+    all
+      .filter((c) => !mine.has(`${c.metadata.namespace}/${c.metadata.name}`) && !isCopied(c))
+      .filter((c) => ownedCrds(c).includes(crd))
+      .map(
+        (c) => `CRD ${crd} is owned by ClusterServiceVersion ${c.metadata.namespace}/${c.metadata.name} too`,
+      ),
+  );
+  return { crds, refused };
+}
+
+/** Deletes every object of `kinds` (by CRD name), then waits until none is left; finalizers are the operator's. */
+async function removeAll(
+  options: OperatorRemovalOptions,
+  client: ApiClient,
+  label: string,
+  sources: SourceSpec[],
+  deleteNow: () => Promise<void>,
+): Promise<void> {
+  await deleteNow();
+  await converge({
+    ...options,
+    client,
+    waiter: label,
+    sources,
+    evaluate(view) {
+      const left = Object.values(view.sources).flatMap((objects) => objects ?? []);
+      const named = left.map(
+        (o) =>
+          `${o.kind} ${o.metadata.namespace ? `${o.metadata.namespace}/` : ""}${o.metadata.name}${o.metadata.finalizers?.length ? ` (finalizers ${o.metadata.finalizers.join(", ")})` : ""}`,
+      );
+      return left.length === 0
+        ? { state: "done", message: `${label}: gone`, result: undefined }
+        : { state: "waiting", message: `${label}: waiting for ${named.join(", ")} to go` };
+    },
+  });
 }
 
 /**
@@ -586,7 +805,7 @@ export interface OperatorRemovalOptions extends WaitOptions, ClusterAccess {
  */
 export async function uninstallOperator(
   options: OperatorRemovalOptions,
-): Promise<Outcome<{ csvs: string[] }>> {
+): Promise<Outcome<{ csvs: string[]; crds: string[] }>> {
   const client = clientOf(options);
   const { namespace } = options;
   const subscription = await withRetry(
@@ -596,7 +815,6 @@ export async function uninstallOperator(
   const pkg = options.package ?? field<string>(subscription, "spec", "name") ?? options.subscription;
   const labelSelector = operatorComponentLabel(pkg, namespace);
   const status = (subscription?.status ?? {}) as { installedCSV?: string; currentCSV?: string };
-  await withRetry(() => client.delete(KINDS.subscription, options.subscription, namespace), options);
   const labelled = await withRetry(() => client.list(KINDS.csv, { namespace, labelSelector }), options);
   const csvs = [
     ...new Set([
@@ -608,9 +826,42 @@ export async function uninstallOperator(
   ]
     .filter((c): c is string => !!c)
     .sort();
-  for (const csv of csvs) await withRetry(() => client.delete(KINDS.csv, csv, namespace), options);
   const label = `removal of operator ${namespace}/${options.subscription}`;
-  return converge({
+  let crds: KubeObject[] = [];
+  if (options.customResources) {
+    const read = await Promise.all(
+      csvs.map((n) => withRetry(() => client.get(KINDS.csv, n, namespace), options)),
+    );
+    const ours = read.filter((c): c is KubeObject => !!c);
+    const all = await withRetry(() => client.list(KINDS.csv, {}), options);
+    const { crds: names, refused } = crdsToRemove(ours, all.items);
+    if (refused.length > 0)
+      throw new Error(
+        `${label}: refusing to delete the operator's custom resources: ${refused.join("; ")}; delete that operator first, or leave customResources off`,
+      );
+    const found = await Promise.all(
+      names.map((n) => withRetry(() => client.get(KINDS.crd, n, undefined), options)),
+    );
+    crds = found.filter((c): c is KubeObject => !!c);
+    // Instances first, while the operator runs to finish them.
+    await removeAll(
+      options,
+      client,
+      `${label}: custom resources`,
+      crds.map((crd) => ({ name: crd.metadata.name, resource: kindOfCrd(crd) })),
+      async () => {
+        for (const crd of crds) {
+          const kind = kindOfCrd(crd);
+          const instances = await withRetry(() => client.list(kind, {}), options);
+          for (const o of instances.items)
+            await withRetry(() => client.delete(kind, o.metadata.name, o.metadata.namespace), options);
+        }
+      },
+    );
+  }
+  await withRetry(() => client.delete(KINDS.subscription, options.subscription, namespace), options);
+  for (const csv of csvs) await withRetry(() => client.delete(KINDS.csv, csv, namespace), options);
+  const operatorGone = await converge({
     ...options,
     client,
     waiter: label,
@@ -632,8 +883,105 @@ export async function uninstallOperator(
           .map((o) => `ClusterServiceVersion ${o.metadata.name}`),
       ];
       return left.length === 0
-        ? { state: "done", message: `${label}: gone`, result: { csvs } }
+        ? {
+            state: "done",
+            message: `${label}: gone`,
+            result: { csvs, crds: crds.map((c) => c.metadata.name) },
+          }
         : { state: "waiting", message: `${label}: waiting for ${left.join(", ")} to go` };
+    },
+  });
+  // Then the CRDs, each kept until its objects are gone (the API server's cleanup finalizer).
+  if (crds.length > 0)
+    await removeAll(
+      options,
+      client,
+      `${label}: CRDs`,
+      crds.map((crd) => ({
+        name: crd.metadata.name,
+        resource: KINDS.crd,
+        fieldSelector: `metadata.name=${crd.metadata.name}`,
+      })),
+      async () => {
+        for (const crd of crds)
+          await withRetry(() => client.delete(KINDS.crd, crd.metadata.name, undefined), options);
+      },
+    );
+  return operatorGone;
+}
+
+// ---- OLM v1 ----
+
+export interface ExtensionOptions extends WaitOptions, ClusterAccess {
+  /** The ClusterExtension's name. */
+  extension: string;
+}
+
+function extensionInstall(options: ExtensionOptions): ConvergeOptions<ExtensionResult> {
+  const since: Sightings = {};
+  return {
+    ...options,
+    client: clientOf(options),
+    waiter: `ClusterExtension ${options.extension}`,
+    sources: [
+      {
+        name: "extension",
+        resource: KINDS.clusterExtension,
+        fieldSelector: `metadata.name=${options.extension}`,
+      },
+    ],
+    evaluate(view) {
+      const { problems, recheckMs, ...evaluation } = evaluateExtensionInstall(
+        options.extension,
+        view.sources.extension?.[0],
+        since,
+        view.elapsedMs,
+      );
+      recordSightings(since, problems, view.elapsedMs);
+      return {
+        ...evaluation,
+        needs: recheckMs === undefined ? [] : [{ type: "recheck", afterMs: recheckMs }],
+      };
+    },
+  };
+}
+
+/** Waits until operator-controller reports the ClusterExtension installed; fails on what it stops or keeps retrying. */
+export function waitForExtensionInstall(options: ExtensionOptions): Promise<Outcome<ExtensionResult>> {
+  return converge(extensionInstall(options));
+}
+
+export function observeExtensionInstall(options: ExtensionOptions): Promise<Evaluation<ExtensionResult>> {
+  return observe(extensionInstall(options));
+}
+
+/**
+ * Uninstalls a ClusterExtension: deletes it and waits until it is gone, which operator-controller allows
+ * once it has removed what the extension installed (its finalizers).
+ */
+export async function uninstallExtension(options: ExtensionOptions): Promise<Outcome<undefined>> {
+  const client = clientOf(options);
+  await withRetry(() => client.delete(KINDS.clusterExtension, options.extension, undefined), options);
+  const label = `removal of ClusterExtension ${options.extension}`;
+  return converge({
+    ...options,
+    client,
+    waiter: label,
+    sources: [
+      {
+        name: "extension",
+        resource: KINDS.clusterExtension,
+        fieldSelector: `metadata.name=${options.extension}`,
+      },
+    ],
+    evaluate(view) {
+      const left = view.sources.extension?.[0];
+      return left
+        ? {
+            state: "waiting",
+            message: `${label}: waiting for it to go (finalizers ${(left.metadata.finalizers ?? []).join(", ") || "none"})`,
+          }
+        : { state: "done", message: `${label}: gone`, result: undefined };
     },
   });
 }

@@ -13,6 +13,7 @@ import { observePoolRollout, waitForAutoscalersReady, waitForMachineSetsReady } 
 import { WATCH_IDLE_MS } from "./reflector";
 import {
   createMachineSet,
+  DEADLINE_MS,
   K,
   keyOf,
   machineConfig,
@@ -22,6 +23,7 @@ import {
 } from "../../test/simulator-fixture";
 import { fakeClock, FakeClock } from "../../test/fake-clock";
 import { recordingClient } from "../../test/recording-client";
+import { startBufferingProxy } from "../../test/buffering-proxy";
 import { machineConfigPool } from "../../builders/machineconfiguration";
 
 const NS = "openshift-machine-api";
@@ -90,10 +92,16 @@ for (const protocol of ["https", "http"] as const) {
     /** Scales a new pool of one MachineSet to `replicas` and waits for it, the fault set up by `inject`. */
     async function poolWith(
       inject: (client: ReturnType<typeof recordingClient>, create: () => void) => void,
-      options: { clock?: FakeClock; timeoutMs?: number; replicas?: number; createLate?: boolean } = {},
+      options: {
+        clock?: FakeClock;
+        timeoutMs?: number;
+        replicas?: number;
+        createLate?: boolean;
+        kubeconfig?: string;
+      } = {},
     ) {
       const name = `infra-${protocol}-${++n}`;
-      const client = recordingClient(sim.kubeconfig);
+      const client = recordingClient(options.kubeconfig ?? sim.kubeconfig, options.clock);
       const create = () =>
         createMachineSet(sim, name, {
           replicas: options.replicas ?? 1,
@@ -105,7 +113,7 @@ for (const protocol of ["https", "http"] as const) {
       const outcome = await waitForMachineSetsReady({
         client,
         machineSets: [name],
-        timeoutMs: options.timeoutMs ?? 10_000,
+        timeoutMs: options.timeoutMs ?? DEADLINE_MS,
         clock: options.clock,
       });
       assert.equal(outcome.result.readyMachineCount, options.replicas ?? 1);
@@ -162,6 +170,39 @@ for (const protocol of ["https", "http"] as const) {
       assert.equal(outcome.elapsedMs, WATCH_IDLE_MS);
     });
 
+    it("behind a proxy that holds streamed answers until they end: every watch is silent, and a list after each silence shows the convergence", async () => {
+      const clock = fakeClock();
+      const proxy = await startBufferingProxy(sim.server, sim.caCert);
+      try {
+        const { outcome, client } = await poolWith(
+          () => {
+            // Once the cluster converged while the waiter's watches were open and silent, time passes.
+            const advance = () => {
+              const set = sim.store.get(keyOf(K.machineSet, `infra-${protocol}-${n}`, NS));
+              const ready = (set?.status as { readyReplicas?: number } | undefined)?.readyReplicas === 1;
+              if (!ready || proxy.held() < 3) return void setTimeout(advance, 5);
+              clock.advance(WATCH_IDLE_MS);
+            };
+            void advance();
+          },
+          { clock, timeoutMs: 30 * 60_000, kubeconfig: proxy.kubeconfig(sim.token) },
+        );
+        assert.equal(outcome.elapsedMs, WATCH_IDLE_MS);
+        const queries = sentQueries(client);
+        const watched = queries.filter((q) => q.verb === "watch").map((q) => q.kind);
+        const relisted = queries
+          .slice(queries.findIndex((q) => q.verb === "watch"))
+          .filter((q) => q.verb === "list");
+        assert.deepEqual(
+          [...new Set(relisted.map((q) => q.kind))].sort(),
+          [...new Set(watched)].sort(),
+          "each silent source listed again",
+        );
+      } finally {
+        await proxy.stop();
+      }
+    });
+
     const cuts = {
       "every watch connection reset": () => sim.faults.resetWatches(),
       "the server closing every watch at once": () => sim.faults.dropWatches(),
@@ -209,11 +250,11 @@ for (const protocol of ["https", "http"] as const) {
         await waitForMachineSetsReady({
           client: recordingClient(sim.kubeconfig),
           machineSets: [bare],
-          timeoutMs: 10_000,
+          timeoutMs: DEADLINE_MS,
         });
         const measure = async () => {
           const client = recordingClient(sim.kubeconfig);
-          const again = await waitForMachineSetsReady({ client, machineSets: pools, timeoutMs: 10_000 });
+          const again = await waitForMachineSetsReady({ client, machineSets: pools, timeoutMs: DEADLINE_MS });
           assert.equal(again.result.readyMachineCount, 5);
           return client;
         };
@@ -305,7 +346,7 @@ for (const protocol of ["https", "http"] as const) {
         const ready = await waitForAutoscalersReady({
           client: scaler,
           autoscalers: [name],
-          timeoutMs: 10_000,
+          timeoutMs: DEADLINE_MS,
         });
         assert.equal(ready.result.readyMachineCount, 3);
         // The autoscaler and its MachineSet by name, not the namespace's (as a client-go user reads one).
@@ -329,7 +370,7 @@ for (const protocol of ["https", "http"] as const) {
           client: pooled,
           pool: name,
           machineConfigs: [`99-${name}`],
-          timeoutMs: 10_000,
+          timeoutMs: DEADLINE_MS,
         });
         // The phase is read from the MachineConfigNode that now names the new pool (the operator applies
         // each node's with its primary pool: MCO pkg/operator/sync.go syncMachineConfigNodes).

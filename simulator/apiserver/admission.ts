@@ -7,6 +7,8 @@
 import { randomBytes } from "node:crypto";
 import { isDnsLabel, isDnsSubdomain, isLabelValue, isQualifiedName } from "../../primitives/names";
 import { CrdSchemas, FieldError, fieldError, formatInvalidMessage } from "../schema";
+import { definitionRuleErrors } from "../schema/cel";
+import { isCrd } from "./apiextensions";
 import { KubeObject } from "../store";
 import { MemoryStore } from "../store/memory-store";
 import { ApiError, errors, qualifiedResource } from "./status";
@@ -157,16 +159,21 @@ function metadataErrors(target: Target, object: KubeObject): FieldError[] {
   return result;
 }
 
-/** Reports pruned (unknown) fields per `fieldValidation`: Strict answers 400, Warn adds a Warning header, Ignore is silent. */
-function reportUnknown(request: Request, pruned: string[]): void {
+/**
+ * Reports pruned (unknown) fields per `fieldValidation` (Strict answers 400, Warn adds a Warning header,
+ * Ignore is silent) and the ratcheted errors of validation rules, which are always warnings.
+ */
+function reportUnknown(request: Request, pruned: string[], ratcheted: string[] = []): void {
   const mode = request.query.get("fieldValidation") ?? "Warn";
   if (!["Strict", "Warn", "Ignore"].includes(mode)) {
     throw errors.badRequest(`fieldValidation must be one of Ignore, Warn, Strict, got "${mode}"`);
   }
-  if (pruned.length === 0) return;
   const unknown = pruned.map((p) => `unknown field "${p}"`);
-  if (mode === "Strict") throw errors.badRequest(`strict decoding error: ${unknown.join(", ")}`);
-  if (mode === "Warn") request.headers.Warning = unknown.map((u) => `299 - ${asciiQuoted(u)}`).join(", ");
+  if (unknown.length > 0 && mode === "Strict")
+    throw errors.badRequest(`strict decoding error: ${unknown.join(", ")}`);
+  const warnings = [...(mode === "Warn" ? unknown : []), ...ratcheted];
+  if (warnings.length > 0)
+    request.headers.Warning = warnings.map((u) => `299 - ${asciiQuoted(u)}`).join(", ");
 }
 
 /** Drops fields the CRD schema does not know, before an applied configuration is merged. */
@@ -184,25 +191,30 @@ export function pruneUnknown(
 }
 
 /**
- * Admission of a write: metadata checks, then for CRD-backed kinds pruning, defaulting and schema
- * validation, with unknown fields handled per `fieldValidation`.
+ * Admission of a write: metadata checks, then for CRD-backed kinds pruning, defaulting, schema
+ * validation and validation rules (transition rules and ratcheting against `existing` on an update),
+ * with unknown fields handled per `fieldValidation`.
  */
 export function admit(
   schemas: CrdSchemas | undefined,
   request: Request,
   target: Target,
   object: KubeObject,
+  existing?: KubeObject,
 ): KubeObject {
   const { resource } = target;
   if (resource.kind === "Secret" && resource.group === "") defaultSecret(object);
   let result = object;
   const fieldErrors = metadataErrors(target, object);
+  if (isCrd(target)) fieldErrors.push(...definitionRuleErrors(object));
   const crds = resource.schemas ?? schemas;
   if (resource.validated && crds) {
-    const validation = crds.validate(object);
+    const validation = crds.validate(object, existing, {
+      subresource: target.subresource === "status" ? "status" : undefined,
+    });
     result = validation.object as KubeObject;
     fieldErrors.push(...validation.errors);
-    if (fieldErrors.length === 0) reportUnknown(request, validation.pruned);
+    if (fieldErrors.length === 0) reportUnknown(request, validation.pruned, validation.warnings);
   }
   if (fieldErrors.length > 0) invalid(resource.kind, resource.group, object.metadata.name ?? "", fieldErrors);
   return result;

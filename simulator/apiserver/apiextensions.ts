@@ -8,7 +8,7 @@
  * served (controller/finalizer/crd_finalizer.go, sync). The simulator's own kinds stay served whatever
  * becomes of their CRDs: on OpenShift the cluster-version operator puts those CRDs back.
  */
-import { CrdDefinition, crdDefinition } from "../schema";
+import { CrdDefinition, crdDefinition, CrdSchemas } from "../schema";
 import { KubeObject } from "../store";
 import { groupOf, kubeTimestamp, MemoryStore } from "../store/memory-store";
 import { ResourceRegistry } from "./resources";
@@ -119,16 +119,45 @@ export function serveDefinedKinds(
   store: MemoryStore,
   registry: ResourceRegistry,
   now: () => Date,
+  loaded?: CrdSchemas,
 ): () => void {
+  /** The schemas of the simulator's own kinds whose CRD was changed through the API, by CRD name. */
+  const changed = new Map<string, { resourceVersion?: string; schemas?: CrdSchemas }>();
+  /**
+   * A CRD of one of the simulator's own kinds validates its kind from the moment it differs from the
+   * CRD the simulator loaded, as an updated CRD does on a cluster (customresource_handler.go,
+   * getOrCreateServingInfoFor, rebuilt when the CRD changes); one like the loaded CRD keeps the loaded
+   * schemas, compiled once per process.
+   */
+  const ownSchemas = (crd: KubeObject, definition: CrdDefinition): CrdSchemas | undefined => {
+    const known = changed.get(crd.metadata.name);
+    if (known && known.resourceVersion === crd.metadata.resourceVersion) return known.schemas;
+    const original = loaded?.definition(definition.group, definition.kind);
+    const versions = (o: object) => JSON.stringify((o as { spec?: { versions?: unknown } }).spec?.versions);
+    const same = original !== undefined && versions(original.object) === versions(crd);
+    const schemas = same ? undefined : new CrdSchemas([definition]);
+    changed.set(crd.metadata.name, { resourceVersion: crd.metadata.resourceVersion, schemas });
+    return schemas;
+  };
+  /** The CRDs as their last events left them: a CRD's event need not copy every other CRD again. */
+  const crds = new Map(store.list(CRD.apiVersion, CRD.kind).map((crd) => [crd.metadata.name, crd]));
   const sync = () => {
-    const crds = store.list(CRD.apiVersion, CRD.kind);
-    const served = crds.filter((crd) => isTrue(crd, "Established"));
-    const definitions: CrdDefinition[] = served
-      .map((crd) => crdDefinition(crd, "(created through the API)"))
-      .filter((d) => !registry.isBuiltIn(d.group, d.kind));
+    const served = [...crds.values()].filter((crd) => isTrue(crd, "Established"));
+    const definitions: CrdDefinition[] = [];
+    const overrides = new Map<string, CrdSchemas>();
+    for (const crd of served) {
+      const definition = crdDefinition(crd, "(created through the API)");
+      if (!registry.isBuiltIn(definition.group, definition.kind)) {
+        definitions.push(definition);
+        continue;
+      }
+      const schemas = ownSchemas(crd, definition);
+      if (schemas) overrides.set(`${definition.group}/${definition.kind}`, schemas);
+    }
     registry.define(
       definitions,
       new Set(served.filter((crd) => isTrue(crd, "Terminating")).map((crd) => crd.metadata.name)),
+      overrides,
     );
   };
   const establish = (crd: KubeObject) =>
@@ -154,6 +183,8 @@ export function serveDefinedKinds(
   return store.subscribe(({ type, object }) => {
     if (object.kind === CRD.kind && object.apiVersion.startsWith("apiextensions.k8s.io/")) {
       const { name, deletionTimestamp, finalizers } = object.metadata;
+      if (type === "DELETED") crds.delete(name);
+      else crds.set(name, object);
       if (type !== "DELETED" && deletionTimestamp === undefined && !isTrue(object, "Established"))
         establish(object);
       if (

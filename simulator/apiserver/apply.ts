@@ -5,6 +5,7 @@
  */
 import { KubeObject } from "../store";
 import { admit, checkNamespace, normalize, prepareCreate, pruneUnknown } from "./admission";
+import { admitMachineApi } from "./machine-webhooks";
 import { commit, storeNew } from "./crud";
 import { ApplyConflictError, serverSideApply } from "./managed-fields";
 import { sendObject } from "./negotiation";
@@ -61,6 +62,7 @@ export function apply(
     const object = prepareCreate(target, normalize(target, result, true));
     const admitted = admit(backend.schemas, request, target, object);
     checkNamespace(backend.store, target, admitted.metadata.name);
+    admitMachineApi(backend.store, target, admitted, undefined);
     return storeNew(backend, request, target, admitted, dryRun);
   }
   checkResourceVersion(target, existing, applied.metadata.resourceVersion);

@@ -8,6 +8,7 @@ import { KubeObject } from "../store";
 import { kubeTimestamp, PropagationPolicy } from "../store/memory-store";
 import { isCrd, prepareCrdDelete, refuseTerminating } from "./apiextensions";
 import { admit, checkNamespace, invalid, normalize, prepareCreate } from "./admission";
+import { admitMachineApi } from "./machine-webhooks";
 import { Scope, trackUpdate } from "./managed-fields";
 import { decode, decodeObject, patchContentType, sendList, sendObject } from "./negotiation";
 import { jsonPatch, mergePatch, PatchError, strategicMergePatch } from "./patch";
@@ -41,9 +42,10 @@ export function get(backend: Backend, request: Request, target: Target): void {
 function selected(backend: Backend, request: Request, target: Target): KubeObject[] {
   const labels = parseLabelSelector(request.query.get("labelSelector") ?? "");
   const fields = parseFieldSelector(request.query.get("fieldSelector") ?? "", target.resource.kind);
-  return backend.store
-    .list(apiVersion(target), target.resource.kind, { namespace: target.namespace })
-    .filter((o) => labels(o.metadata.labels) && fields(o));
+  return backend.store.list(apiVersion(target), target.resource.kind, {
+    namespace: target.namespace,
+    where: (o) => labels(o.metadata.labels) && fields(o),
+  });
 }
 
 export function list(backend: Backend, request: Request, target: Target): void {
@@ -59,6 +61,7 @@ export function create(backend: Backend, request: Request, target: Target): void
   prepareCreate(target, object);
   const admitted = admit(backend.schemas, request, target, object);
   checkNamespace(backend.store, target, admitted.metadata.name);
+  admitMachineApi(backend.store, target, admitted, undefined);
   trackUpdate(undefined, admitted, {
     manager: fieldManagerOf(request),
     types: listTypes(backend, target),
@@ -115,7 +118,8 @@ export function commit(
         ...(target.resource.status && existing.status !== undefined ? { status: existing.status } : {}),
       };
   if (target.resource.status && !status && existing.status === undefined) delete merged.status;
-  const admitted = admit(backend.schemas, request, target, merged);
+  const admitted = admit(backend.schemas, request, target, merged, existing);
+  admitMachineApi(backend.store, target, admitted, existing);
   if (track) {
     // Ownership is computed on the admitted object, so pruned fields are never owned. A write that
     // sets managedFields itself starts from those, as the API server's field manager decodes the

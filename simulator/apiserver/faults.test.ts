@@ -2,6 +2,7 @@ import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as https from "node:https";
 import { CoreV1Api, KubeConfig, Watch } from "@kubernetes/client-node";
+import { FaultTarget, ServerFaults } from "./faults";
 import { startTestServer, TestServer } from "./testing";
 
 describe("API server fault injection", function () {
@@ -118,6 +119,37 @@ describe("API server fault injection", function () {
       assert.equal((await t.request("GET", "/api/v1/namespaces")).status, 200);
     });
   }
+
+  it("answers every request of a storm with its error, for as long as the storm lasts, whatever their number", () => {
+    let now = 1_000;
+    const faults = new ServerFaults({} as FaultTarget, () => now);
+    faults.failRequestsFor(2, 429, 1);
+    for (let i = 0; i < 50; i++) assert.deepEqual(faults.takeError(), { code: 429, retryAfterSeconds: 1 });
+    assert.equal(faults.status().errorStormMs, 2000);
+    now += 1999;
+    assert.deepEqual(faults.takeError(), { code: 429, retryAfterSeconds: 1 });
+    now += 1;
+    assert.equal(faults.takeError(), undefined, "over when its time is");
+    assert.equal(faults.status().errorStormMs, 0);
+    faults.failRequestsFor(5, 503, 2);
+    faults.reset();
+    assert.equal(faults.takeError(), undefined, "a reset ends it");
+  });
+
+  it("starts a storm over HTTP for a number of seconds, which a reset ends", async () => {
+    const set = await t.request("POST", "/simulator/faults", {
+      body: { fault: "errors", seconds: 60, code: 503, retryAfterSeconds: 2 },
+    });
+    assert.equal(set.status, 200);
+    assert.ok((set.json().errorStormMs as number) > 59_000);
+    for (let i = 0; i < 3; i++) {
+      const res = await t.request("GET", "/api/v1/namespaces");
+      assert.equal(res.status, 503);
+      assert.equal(res.headers["retry-after"], "2");
+    }
+    await t.request("POST", "/simulator/faults", { body: { fault: "reset" } });
+    assert.equal((await t.request("GET", "/api/v1/namespaces")).status, 200);
+  });
 
   it("resets the connections of the next requests before answering them", async () => {
     t.server.faults.resetNextRequests(1);

@@ -30,6 +30,8 @@ export interface ControlAnswer {
 export interface ServerFaultsStatus {
   latencyMs: number;
   pendingErrors: number;
+  /** Milliseconds left of an error storm (`failRequestsFor`), 0 when none. */
+  errorStormMs: number;
   errorCode: ErrorCode;
   pendingWatchExpiries: number;
   /** Every watch that resumes from a resourceVersion gets 410 until `reset`. */
@@ -43,6 +45,7 @@ export interface ServerFaultsStatus {
 export class ServerFaults {
   private latency = 0;
   private errorsLeft = 0;
+  private stormUntil = 0;
   private errorCode: ErrorCode = 503;
   private retryAfter = 1;
   private watchExpiries = 0;
@@ -52,7 +55,11 @@ export class ServerFaults {
   private refusing = false;
   private readonly handlers = new Map<string, FaultHandler>();
 
-  constructor(private readonly target: FaultTarget) {}
+  /** `now`: real milliseconds, which storms are measured in (as latency and refused connections). */
+  constructor(
+    private readonly target: FaultTarget,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   /** Ends every open watch; clients see the stream close and must re-watch. */
   dropWatches(): number {
@@ -102,6 +109,17 @@ export class ServerFaults {
     this.retryAfter = retryAfterSeconds;
   }
 
+  /**
+   * Every API request for the next `seconds` (real time) is answered with `code` and its Retry-After,
+   * as from an API server whose priority and fairness queues are full for a while: a storm whose
+   * length, not its number of requests, decides whether a client's tries outlast it.
+   */
+  failRequestsFor(seconds: number, code: ErrorCode = 429, retryAfterSeconds = 1): void {
+    this.stormUntil = this.now() + Math.max(0, seconds) * 1000;
+    this.errorCode = code;
+    this.retryAfter = retryAfterSeconds;
+  }
+
   /** Delays every response by `ms` milliseconds (0 to stop). */
   setLatency(ms: number): void {
     this.latency = Math.max(0, ms);
@@ -144,10 +162,11 @@ export class ServerFaults {
     return handler(params);
   }
 
-  /** Clears latency, pending errors and resets, pending watch expiries, a 410 storm and pending silent watches. */
+  /** Clears latency, pending errors, an error storm and resets, pending watch expiries, a 410 storm and pending silent watches. */
   reset(): void {
     this.latency = 0;
     this.errorsLeft = 0;
+    this.stormUntil = 0;
     this.resets = 0;
     this.watchExpiries = 0;
     this.goneStorm = false;
@@ -162,6 +181,7 @@ export class ServerFaults {
     return {
       latencyMs: this.latency,
       pendingErrors: this.errorsLeft,
+      errorStormMs: Math.max(0, this.stormUntil - this.now()),
       errorCode: this.errorCode,
       pendingWatchExpiries: this.watchExpiries,
       goneStorm: this.goneStorm,
@@ -177,8 +197,9 @@ export class ServerFaults {
     return this.latency;
   }
 
-  /** For the server: consumes one injected error, if any is pending. */
+  /** For the server: the error of a storm under way, else consumes one injected error, if any is pending. */
   takeError(): { code: ErrorCode; retryAfterSeconds: number } | undefined {
+    if (this.now() < this.stormUntil) return { code: this.errorCode, retryAfterSeconds: this.retryAfter };
     if (this.errorsLeft <= 0) return undefined;
     this.errorsLeft--;
     return { code: this.errorCode, retryAfterSeconds: this.retryAfter };
@@ -208,7 +229,7 @@ export class ServerFaults {
 
   /**
    * Handles a control request body: `{"fault": "<name>", ...params}`. Built-in names: `dropWatches`,
-   * `resetWatches`, `expireWatch` (`count`), `goneStorm`, `silentWatch` (`count`), `errors` (`count`, `code`, `retryAfterSeconds`), `resetRequests` (`count`), `latency` (`ms`),
+   * `resetWatches`, `expireWatch` (`count`), `goneStorm`, `silentWatch` (`count`), `errors` (`count`, or `seconds` for a storm, `code`, `retryAfterSeconds`), `resetRequests` (`count`), `latency` (`ms`),
    * `refuseConnections` (`seconds`), `rotateToken`, `reset`, `status`; any other name goes to a
    * registered handler.
    */
@@ -238,7 +259,9 @@ export class ServerFaults {
       case "errors": {
         const code = num("code", 503);
         if (code !== 429 && code !== 500 && code !== 503) throw new Error('"code" must be 429, 500 or 503');
-        this.failNextRequests(num("count", 1), code, num("retryAfterSeconds", 1));
+        if (body.seconds !== undefined)
+          this.failRequestsFor(num("seconds", 0), code, num("retryAfterSeconds", 1));
+        else this.failNextRequests(num("count", 1), code, num("retryAfterSeconds", 1));
         return { body: this.status() };
       }
       case "resetRequests":

@@ -300,7 +300,7 @@ const TABLE: Row[] = [
     builtin: true,
     status: true,
   },
-  // No workloads are simulated; Pods are served so that `kubectl describe node` and drain-style listings work.
+  // The workloads OLM installs (controllers/workloads.ts): Deployments, their ReplicaSets and Pods.
   {
     group: "",
     versions: ["v1"],
@@ -310,6 +310,51 @@ const TABLE: Row[] = [
     shortNames: ["po"],
     builtin: true,
     status: true,
+  },
+  {
+    group: "",
+    versions: ["v1"],
+    kind: "ServiceAccount",
+    plural: "serviceaccounts",
+    namespaced: true,
+    shortNames: ["sa"],
+    builtin: true,
+  },
+  {
+    group: "apps",
+    versions: ["v1"],
+    kind: "Deployment",
+    plural: "deployments",
+    namespaced: true,
+    shortNames: ["deploy"],
+    categories: ["all"],
+    builtin: true,
+    status: true,
+    scale: {
+      specReplicasPath: ".spec.replicas",
+      statusReplicasPath: ".status.replicas",
+      labelSelectorPath: ".status.selector",
+    },
+  },
+  {
+    group: "apps",
+    versions: ["v1"],
+    kind: "ReplicaSet",
+    plural: "replicasets",
+    namespaced: true,
+    shortNames: ["rs"],
+    categories: ["all"],
+    builtin: true,
+    status: true,
+  },
+  {
+    group: "rbac.authorization.k8s.io",
+    versions: ["v1"],
+    kind: "ClusterRoleBinding",
+    plural: "clusterrolebindings",
+    namespaced: false,
+    shortNames: [],
+    builtin: true,
   },
   {
     group: "",
@@ -670,9 +715,14 @@ export class ResourceRegistry {
 
   /**
    * Serves the kinds of these CRDs (established ones, the simulator's own kinds left out) besides the
-   * simulator's own; `terminating` names the CRDs being deleted, whose kinds refuse creates.
+   * simulator's own; `terminating` names the CRDs being deleted, whose kinds refuse creates; `own` holds
+   * the schemas of the simulator's own kinds whose CRDs were changed, by `<group>/<kind>`.
    */
-  define(crds: readonly CrdDefinition[], terminating: ReadonlySet<string>): void {
+  define(
+    crds: readonly CrdDefinition[],
+    terminating: ReadonlySet<string>,
+    own: ReadonlyMap<string, CrdSchemas> = new Map(),
+  ): void {
     const added = crds
       .filter((crd) => !this.isBuiltIn(crd.group, crd.kind) && crd.versions.some((v) => v.served))
       .map((crd) =>
@@ -696,7 +746,11 @@ export class ResourceRegistry {
           crd,
         ),
       );
-    this.served = [...this.builtIn, ...added];
+    const builtIn = this.builtIn.map((r) => {
+      const schemas = own.get(`${r.group}/${r.kind}`);
+      return schemas ? { ...r, validated: true, schemas } : r;
+    });
+    this.served = [...builtIn, ...added];
   }
 
   byPlural(group: string, version: string, plural: string): ResourceType | undefined {

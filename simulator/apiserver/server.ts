@@ -29,6 +29,11 @@ export interface ApiServerOptions {
   token?: string;
   /** Where to write the kubeconfig; a file in the OS temp dir (removed on stop) when omitted. */
   kubeconfigPath?: string;
+  /**
+   * Where to write what a pod's service-account volume holds (`token`, `ca.crt`, `namespace`), for an
+   * in-cluster client; the token is written again when it rotates. None when omitted.
+   */
+  serviceAccountDir?: string;
   /** Largest request body accepted, in bytes (default 3 MiB, as the real server). */
   maxBodyBytes?: number;
   /** How often watches that allow bookmarks get one (default 1 s). */
@@ -62,6 +67,7 @@ export class ApiServer implements FaultTarget {
   readonly faults: ServerFaults;
   readonly caCert: string;
   readonly kubeconfigPath: string;
+  readonly serviceAccountDir?: string;
   private readonly transport: Transport;
   private readonly routes: Routes;
   private readonly watches: Watches;
@@ -78,6 +84,7 @@ export class ApiServer implements FaultTarget {
     this.currentToken = options.token ?? randomBytes(24).toString("base64url");
     this.maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
     this.ownsKubeconfig = options.kubeconfigPath === undefined;
+    this.serviceAccountDir = options.serviceAccountDir;
     this.kubeconfigPath =
       options.kubeconfigPath ??
       path.join(os.tmpdir(), `openshift-sim-${process.pid}-${randomBytes(4).toString("hex")}.kubeconfig`);
@@ -87,7 +94,7 @@ export class ApiServer implements FaultTarget {
       now: options.now ?? (() => new Date()),
       computed: options.computed,
     };
-    this.stopDefinedKinds = serveDefinedKinds(options.store, this.registry, backend.now);
+    this.stopDefinedKinds = serveDefinedKinds(options.store, this.registry, backend.now, options.schemas);
     this.watches = new Watches(backend, options.bookmarkIntervalMs ?? 1000, this.faults);
     this.transport = new Transport((req, res) => this.handle(req, res), options.protocol);
     this.caCert = this.transport.caCert;
@@ -119,7 +126,8 @@ export class ApiServer implements FaultTarget {
 
   /**
    * Replaces the token, as a renewed `oc login` does: from now on the old one gets 401 Unauthorized.
-   * The kubeconfig file is rewritten with the new one, as `oc login` rewrites the user's.
+   * The kubeconfig file is rewritten with the new one, as `oc login` rewrites the user's, and so is the
+   * service account's token file, as the kubelet rewrites a projected token.
    */
   rotateToken(): { token: string; kubeconfig: string } {
     this.currentToken = randomBytes(24).toString("base64url");
@@ -196,6 +204,15 @@ export class ApiServer implements FaultTarget {
   private writeKubeconfig(): void {
     fs.mkdirSync(path.dirname(this.kubeconfigPath), { recursive: true });
     fs.writeFileSync(this.kubeconfigPath, this.kubeconfig, { mode: 0o600 });
+    if (this.serviceAccountDir === undefined) return;
+    fs.mkdirSync(this.serviceAccountDir, { recursive: true });
+    const files = { token: this.token, "ca.crt": this.caCert, namespace: "default" };
+    for (const [name, content] of Object.entries(files)) {
+      // Replaced whole, as the kubelet's atomic writer swaps a projected volume's files.
+      const file = path.join(this.serviceAccountDir, name);
+      fs.writeFileSync(`${file}.tmp`, content, { mode: 0o600 });
+      fs.renameSync(`${file}.tmp`, file);
+    }
   }
 
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {

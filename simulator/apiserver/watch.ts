@@ -113,19 +113,19 @@ export class Watches {
     const idOf = (o: KubeObject) => `${o.metadata.namespace ?? ""}/${o.metadata.name}`;
     const deliver = (type: string, object: KubeObject): void => {
       if (!sameKind(object) || !inScope(object)) return;
-      const out = { ...object, apiVersion };
+      const out = () => ({ ...object, apiVersion });
       const id = idOf(object);
       const was = visible.has(id);
       const now = type !== "DELETED" && matches(object);
       if (type === "DELETED") {
-        if (was || matches(object)) write("DELETED", out);
+        if (was || matches(object)) write("DELETED", out());
         visible.delete(id);
       } else if (now) {
         visible.add(id);
-        write(was ? "MODIFIED" : "ADDED", out);
+        write(was ? "MODIFIED" : "ADDED", out());
       } else if (was) {
         visible.delete(id);
-        write("DELETED", out);
+        write("DELETED", out());
       }
     };
 
@@ -141,15 +141,16 @@ export class Watches {
       }
       // Objects that matched at the resume point are the ones the client knows about.
       const changed = new Set(replay.map((e) => idOf(e.object)));
-      for (const o of store.list(apiVersion, kind, { namespace: target.namespace })) {
-        if (!changed.has(idOf(o)) && matches(o)) visible.add(idOf(o));
+      for (const o of store.list(apiVersion, kind, { namespace: target.namespace, where: matches })) {
+        if (!changed.has(idOf(o))) visible.add(idOf(o));
       }
       for (const e of replay) {
         if (e.type !== "ADDED" && matches(e.object)) visible.add(idOf(e.object));
         deliver(e.type, e.object);
       }
     } else {
-      for (const o of store.list(apiVersion, kind, { namespace: target.namespace })) deliver("ADDED", o);
+      for (const o of store.list(apiVersion, kind, { namespace: target.namespace, where: matches }))
+        deliver("ADDED", o);
       if (sendInitial) {
         write("BOOKMARK", {
           kind,

@@ -104,10 +104,14 @@ const WINDOWS_INFO: Record<string, { osImage: string; kernelVersion: string }> =
   "10.0.26100": { osImage: "Windows Server 2025 Datacenter", kernelVersion: "10.0.26100.2033" },
 };
 
-/** The Node a Machine's kubelet registers: placement labels, the template's node labels and taints. */
+/**
+ * The Node a Machine's kubelet registers: placement labels, its role's labels and taints, as the kubelet
+ * unit's `--node-labels` and `--register-with-taints` give them. The Machine's own node labels and
+ * taints come later, from the nodelink controller (`copyMachineMetadata`).
+ */
 export function buildNode(machine: KubeObject, os: NodeOs, now: Date): KubeObject {
-  const { placement } = machinePlacement(machine);
-  const size = instanceType(placement.instanceType);
+  const { spec, placement } = machinePlacement(machine);
+  const size = instanceType(spec, placement.instanceType);
   const name = machineAddress(machine, "InternalDNS") ?? machine.metadata.name;
   const ip = machineAddress(machine, "InternalIP") ?? "10.0.0.1";
   const hostname = name.split(".")[0];
@@ -118,7 +122,6 @@ export function buildNode(machine: KubeObject, os: NodeOs, now: Date): KubeObjec
         "node.openshift.io/os_id": "Windows",
       }
     : { "node.openshift.io/os_id": "rhcos" };
-  const templateLabels = field<Record<string, string>>(machine, "spec", "metadata", "labels") ?? {};
   // The kubelet registers the role it was booted for: the pointer Ignition of `<role>-user-data` makes
   // the MCS serve that role's config, whose kubelet unit passes --node-labels and --register-with-taints.
   const userData = field<string>(providerSpecOf(machine), "userDataSecret", "name") ?? "";
@@ -127,7 +130,6 @@ export function buildNode(machine: KubeObject, os: NodeOs, now: Date): KubeObjec
   if (role === "master") roleLabels["node-role.kubernetes.io/control-plane"] = "";
   const roleTaints =
     role === "master" ? [{ effect: "NoSchedule", key: "node-role.kubernetes.io/master" }] : [];
-  const templateTaints = [...roleTaints, ...(field<unknown[]>(machine, "spec", "taints") ?? [])];
   const ts = timestamp(now);
   const info = windows
     ? {
@@ -163,7 +165,6 @@ export function buildNode(machine: KubeObject, os: NodeOs, now: Date): KubeObjec
         "topology.kubernetes.io/zone": placement.zone,
         ...osLabels,
         ...roleLabels,
-        ...templateLabels,
       },
       annotations: {
         "machine.openshift.io/machine": `${machine.metadata.namespace}/${machine.metadata.name}`,
@@ -172,11 +173,11 @@ export function buildNode(machine: KubeObject, os: NodeOs, now: Date): KubeObjec
     },
     spec: {
       providerID: field<string>(machine, "spec", "providerID"),
-      ...(windows || templateTaints.length > 0
+      ...(windows || roleTaints.length > 0
         ? {
             taints: [
               ...(windows ? [{ effect: "NoSchedule", key: "os", value: "Windows" }] : []),
-              ...structuredClone(templateTaints),
+              ...roleTaints,
             ],
           }
         : {}),
@@ -216,4 +217,30 @@ export function linkNode(machine: KubeObject, node: KubeObject, now: Date): void
   status.phase = "Running";
   status.lastUpdated = timestamp(now);
   machine.status = status;
+}
+
+interface Taint {
+  key: string;
+  value?: string;
+  effect: string;
+}
+
+/**
+ * What the machine-api's nodelink controller writes on a Machine's Node (machine-api-operator
+ * pkg/controller/nodelink/nodelink_controller.go): `ReconcileNodeLink.Reconcile` sets each label of
+ * the Machine's `spec.metadata.labels` on the Node, value included, and `addTaintsToNode` appends each
+ * of its `spec.taints` whose key and effect no taint of the Node has. It never removes a label or a
+ * taint and never changes a taint's value. True when the Node changed.
+ */
+export function copyMachineMetadata(node: KubeObject, machine: KubeObject): boolean {
+  const before = JSON.stringify([node.metadata.labels, field(node, "spec", "taints")]);
+  const labels = field<Record<string, string>>(machine, "spec", "metadata", "labels") ?? {};
+  node.metadata.labels = { ...(node.metadata.labels ?? {}), ...labels };
+  const taints = [...(field<Taint[]>(node, "spec", "taints") ?? [])];
+  for (const taint of field<Taint[]>(machine, "spec", "taints") ?? []) {
+    if (!taints.some((t) => t.key === taint.key && t.effect === taint.effect))
+      taints.push(structuredClone(taint));
+  }
+  if (taints.length > 0) node.spec = { ...obj(node.spec), taints };
+  return JSON.stringify([node.metadata.labels, field(node, "spec", "taints")]) !== before;
 }

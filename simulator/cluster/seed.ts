@@ -6,6 +6,7 @@
  * openshift-monitoring (created by the admin who configures monitoring), infra pools and MachineSets,
  * OperatorGroups and Subscriptions outside the platform, and the WMCO namespace.
  */
+import { seedOlmV1 } from "./olmv1";
 import { Json } from "../../primitives/objects";
 import {
   ROLE_LABEL,
@@ -32,7 +33,7 @@ import { CONTROL_PLANE_TOPOLOGY, computePoolStatus } from "../controllers/mco-po
 import { K, timestamp, controllerRef, hexHash, keyOf, uniqueName } from "../controllers/util";
 import { CATALOGS, MARKETPLACE_NAMESPACE } from "./catalog";
 import { baseMachineConfigs } from "./machineconfigs";
-import { buildNode, linkNode, machineAddress, provisionMachine } from "./machines";
+import { buildNode, copyMachineMetadata, linkNode, machineAddress, provisionMachine } from "./machines";
 import { PLATFORMS, PlatformName, PlatformSpec } from "./platforms";
 
 export interface SeedOptions {
@@ -407,6 +408,7 @@ export function seedCluster(store: Store, options: SeedOptions): SeededCluster {
   }
   store.create(secret("pull-secret", "openshift-config", { ".dockerconfigjson": '{"auths":{}}' }));
 
+  seedOlmV1(store, now);
   for (const [name, catalog] of Object.entries(CATALOGS)) {
     store.create({
       apiVersion: "operators.coreos.com/v1alpha1",
@@ -500,6 +502,7 @@ export function seedCluster(store: Store, options: SeedOptions): SeededCluster {
     };
     provisionMachine(machine, infraId, (ip) => ips.has(ip), now);
     const node = buildNode(machine, { os: "linux" }, now);
+    copyMachineMetadata(node, machine);
     ips.add(machineAddress(machine, "InternalIP") ?? "");
     node.metadata.annotations = {
       ...node.metadata.annotations,

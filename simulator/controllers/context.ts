@@ -25,6 +25,10 @@ export const DELAYS = {
   reboot: 4000,
   /** OLM: per CSV phase, and InstallPlan execution. */
   olmStep: 1000,
+  /** OLM: how long a CSV may stay Installing before OLM fails it (olm/operator.go, 5 minutes). */
+  installTimeout: 5 * 60_000,
+  /** Kubelet: a pod bound to a node until its containers run and it is Ready. */
+  podStart: 1000,
   /** WMCO: configuring a Windows VM into a node (services, kubelet, CNI). */
   windowsConfigure: 6000,
 };

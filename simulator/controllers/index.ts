@@ -22,8 +22,11 @@ import { startMachineConfigDaemon } from "./machine-config-daemon";
 import { startMachineConfigurationSync } from "./machine-configuration";
 import { startNodeController } from "./node-controller";
 import { startOlm } from "./olm";
+import { startOperands } from "./operands";
+import { startOperatorController } from "./operator-controller";
 import { startRenderController } from "./render-controller";
 import { startWmco } from "./wmco";
+import { startWorkloads } from "./workloads";
 
 export { ClusterFaults } from "./faults";
 export { MachineFaults } from "./machine-faults";
@@ -61,6 +64,9 @@ const CONTROLLERS = [
   startMachineHealthCheck,
   startBootImageController,
   startMachineConfigurationSync,
+  startWorkloads,
+  startOperands,
+  startOperatorController,
 ];
 
 export function startControllers(options: StartControllersOptions): RunningControllers {

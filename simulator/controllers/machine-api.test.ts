@@ -261,6 +261,83 @@ describe("machine-api", () => {
     assert.throws(() => sim.controllers.machineFaults.holdBoot("nope"), /MachineSet nope not found/);
   });
 
+  // machine-api-operator pkg/controller/machineset/controller.go `createMachine`: a Machine is the
+  // template as it was when the MachineSet created it; nothing later copies the template again.
+  it("copies a MachineSet's template only into the Machines it creates", async () => {
+    machineSetFrom(sim, "tmpl", { replicas: 1, nodeLabels: INFRA_LABELS });
+    await sim.until("1 ready", () => ready(sim, "tmpl", 1));
+    const [first] = machinesOf(sim, "tmpl");
+    sim.store.mutate(keyOf(K.machineSet, "tmpl", NS), (o) => {
+      const template = (o.spec as { template: { spec: Record<string, unknown> } }).template;
+      template.spec.metadata = { labels: { ...INFRA_LABELS, team: "a" } };
+      template.spec.taints = [INFRA_TAINT];
+      (o.spec as { replicas: number }).replicas = 2;
+    });
+    await sim.until("2 ready", () => ready(sim, "tmpl", 2));
+    const second = machinesOf(sim, "tmpl").find((m) => m.metadata.name !== first.metadata.name)!;
+    const spec = (m: KubeObject) => m.spec as { metadata: { labels?: object }; taints?: unknown[] };
+    const kept = sim.get(K.machine, first.metadata.name, NS)!;
+    assert.deepEqual(spec(kept).metadata.labels, INFRA_LABELS);
+    assert.equal(spec(kept).taints, undefined);
+    assert.equal(nodeOf(sim, kept)!.metadata.labels?.team, undefined);
+    assert.deepEqual(spec(second).metadata.labels, { ...INFRA_LABELS, team: "a" });
+    assert.deepEqual(spec(second).taints, [INFRA_TAINT]);
+    const node = nodeOf(sim, second)!;
+    assert.equal(node.metadata.labels?.team, "a");
+    assert.deepEqual((node.spec as { taints: unknown[] }).taints, [INFRA_TAINT]);
+  });
+
+  // machine-api-operator pkg/controller/nodelink/nodelink_controller.go: `ReconcileNodeLink.Reconcile`
+  // sets each of `machine.Spec.Labels` on the Node; `addTaintsToNode` appends each machine taint whose
+  // key and effect the Node lacks; neither removes anything. It reconciles on Machine and Node events.
+  it("nodelink: a label or taint edited on a running Machine reaches its Node, which loses nothing and keeps a taint's value", async () => {
+    machineSetFrom(sim, "link", { replicas: 1, nodeLabels: { ...INFRA_LABELS, team: "a" } });
+    await sim.until("1 ready", () => ready(sim, "link", 1));
+    const [machine] = machinesOf(sim, "link");
+    const nodeName = nodeOf(sim, machine)!.metadata.name;
+    const node = () => sim.get(K.node, nodeName)!;
+    const taints = () => (node().spec as { taints?: unknown[] }).taints ?? [];
+    const editMachine = (labels: Record<string, string>, machineTaints: unknown[]) =>
+      sim.store.mutate(keyOf(K.machine, machine.metadata.name, NS), (o) => {
+        Object.assign(o.spec as object, { metadata: { labels }, taints: machineTaints });
+      });
+    // Someone else's label and taint on the node.
+    sim.store.mutate(keyOf(K.node, nodeName), (n) => {
+      n.metadata.labels = { ...n.metadata.labels, "example.com/owner": "ops" };
+      n.spec = { ...(n.spec as object), taints: [{ key: "example.com/ops", effect: "NoSchedule" }] };
+    });
+
+    const dedicated = { key: "example.com/dedicated", value: "logging", effect: "NoSchedule" };
+    editMachine({ ...INFRA_LABELS, team: "b", tier: "gold" }, [dedicated]);
+    await sim.until(
+      "labels and taint on the node",
+      () => node().metadata.labels?.tier === "gold" && taints().length === 2,
+    );
+    assert.equal(node().metadata.labels?.team, "b", "a label's value is set");
+    assert.deepEqual(taints(), [{ key: "example.com/ops", effect: "NoSchedule" }, dedicated]);
+
+    // Removed from the Machine, a taint's value changed, another effect of the same key added.
+    const otherValue = { ...dedicated, value: "metrics" };
+    const noExecute = { ...dedicated, effect: "NoExecute" };
+    editMachine({ ...INFRA_LABELS }, [otherValue, noExecute]);
+    await sim.until("the new effect on the node", () => taints().length === 3);
+    assert.deepEqual(taints(), [{ key: "example.com/ops", effect: "NoSchedule" }, dedicated, noExecute]);
+    assert.equal(node().metadata.labels?.team, "b", "never removed");
+    assert.equal(node().metadata.labels?.tier, "gold", "never removed");
+    assert.equal(node().metadata.labels?.["example.com/owner"], "ops");
+
+    // Removed from the node by hand, a Machine's label and taint come back (a Node event).
+    sim.store.mutate(keyOf(K.node, nodeName), (n) => {
+      delete n.metadata.labels!["node-role.kubernetes.io/infra"];
+      n.spec = { ...(n.spec as object), taints: [] };
+    });
+    await sim.until(
+      "restored",
+      () => node().metadata.labels?.["node-role.kubernetes.io/infra"] === "" && taints().length === 2,
+    );
+    assert.deepEqual(taints(), [otherValue, noExecute]);
+  });
+
   it("removes the machines and nodes of a deleted MachineSet", async () => {
     machineSetFrom(sim, "gone", { replicas: 2 });
     await sim.until("2 ready", () => ready(sim, "gone", 2));

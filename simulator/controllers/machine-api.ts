@@ -7,7 +7,14 @@
 import { Json, field, getCondition, labelsOf, obj } from "../../primitives/objects";
 import { DELETE_MACHINE_ANNOTATION, MACHINE_API_NAMESPACE } from "../../primitives/openshift";
 import { LabelSelector, selectorMatches, selectorString } from "../../primitives/selectors";
-import { buildNode, isWindowsMachine, linkNode, providerSpecOf, provisionMachine } from "../cluster/machines";
+import {
+  buildNode,
+  copyMachineMetadata,
+  isWindowsMachine,
+  linkNode,
+  providerSpecOf,
+  provisionMachine,
+} from "../cluster/machines";
 import { PLATFORMS, PlatformSpec } from "../cluster/platforms";
 import { KubeObject } from "../store/types";
 import { ControllerContext, StopFn } from "./context";
@@ -94,12 +101,11 @@ function providerSpecProblem(machine: KubeObject, platform: PlatformSpec): strin
     if (!image.resourceID && !(image.publisher && image.offer && image.sku)) {
       return "failed to create machine: image: either resourceID or publisher/offer/sku/version must be set";
     }
-    return undefined;
-  }
-  if (!field(spec, "ami", "id") && !field(spec, "ami", "filters")) {
+  } else if (!field(spec, "ami", "id") && !field(spec, "ami", "filters")) {
     return "failed to create machine: AMI ID or filters must be set in providerSpec";
   }
-  return undefined;
+  // A zone or a size the cloud lacks: its API's answer, as the actuator wraps it (cluster/cloud-api.ts).
+  return platform.launchProblem(machine.metadata.name, spec);
 }
 
 export function startMachineApi(ctx: ControllerContext): StopFn {
@@ -297,14 +303,7 @@ export function startMachineApi(ctx: ControllerContext): StopFn {
     if (phase === "Provisioned" || phase === "Running") {
       const node = nodeByProviderId(field<string>(machine, "spec", "providerID"));
       if (node) {
-        if (node.metadata.annotations?.[NODE_MACHINE_ANNOTATION] !== `${namespace}/${name}`) {
-          nodelink.mutate(keyOf(K.node, node.metadata.name), (n) => {
-            n.metadata.annotations = {
-              ...(n.metadata.annotations ?? {}),
-              [NODE_MACHINE_ANNOTATION]: `${namespace}/${name}`,
-            };
-          });
-        }
+        if (!node.metadata.deletionTimestamp) link(node, machine);
         if (phase !== "Running" || field(machine, "status", "nodeRef", "uid") !== node.metadata.uid) {
           machineController.mutate(key, (o) => linkNode(o, node, clock.now()), { subresource: "status" });
         }
@@ -316,6 +315,28 @@ export function startMachineApi(ctx: ControllerContext): StopFn {
         kubelet.create(buildNode(machine, { os: "linux" }, clock.now()));
       }
     }
+  }
+
+  /**
+   * The nodelink controller's write on a Machine's Node (ReconcileNodeLink.Reconcile): the machine
+   * annotation, the Machine's node labels and the taints the Node lacks (`copyMachineMetadata`), in one
+   * update when anything differs. It runs again whenever the Machine or the Node changes (the
+   * subscription below), so a label or taint edited on a running Machine reaches its Node.
+   */
+  function link(node: KubeObject, machine: KubeObject): void {
+    const linked = structuredClone(node);
+    const owner = `${machine.metadata.namespace}/${machine.metadata.name}`;
+    const annotated = linked.metadata.annotations?.[NODE_MACHINE_ANNOTATION] !== owner;
+    linked.metadata.annotations = {
+      ...(linked.metadata.annotations ?? {}),
+      [NODE_MACHINE_ANNOTATION]: owner,
+    };
+    if (!copyMachineMetadata(linked, machine) && !annotated) return;
+    nodelink.mutate(keyOf(K.node, node.metadata.name), (n) => {
+      n.metadata.annotations = linked.metadata.annotations;
+      n.metadata.labels = linked.metadata.labels;
+      n.spec = { ...obj(n.spec), ...(linked.spec as Json) };
+    });
   }
 
   function deleteMachine(machine: KubeObject, qkey: string): void {

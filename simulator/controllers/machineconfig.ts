@@ -3,9 +3,9 @@
  * lexical merge into a rendered config, its hashed name, reconcilability, and what a change costs a node
  * (reboot or not, which files must be written). Pure functions over plain objects.
  */
-import { ROLE_LABEL } from "../../primitives/openshift";
+import { mergeOrder } from "../../primitives/render-order";
 import { stableJson } from "../../primitives/stable-json";
-import { byName, Json, field, labelsOf, obj } from "../../primitives/objects";
+import { Json, field, obj } from "../../primitives/objects";
 import { createHash } from "node:crypto";
 import { KubeObject } from "../store/types";
 import {
@@ -254,15 +254,12 @@ function newestVersion(configs: MachineConfigSpec[]): string {
 }
 
 /**
- * MergeMachineConfigs: worker-role configs first, then the rest (so a custom pool's own configs win
- * over the worker configs it inherits), each group in lexical order of names. The first is the base;
- * the others are merged into it. Kernel arguments and extensions concatenate, FIPS and a non-default
+ * MergeMachineConfigs, in its order (primitives/render-order.ts: worker-role configs first, then the
+ * rest, each by name). The first is the base; the others are merged into it. Kernel arguments and extensions concatenate, FIPS and a non-default
  * kernelType stick, the last user-set osImageURL wins.
  */
 export function mergeMachineConfigs(configs: KubeObject[]): MachineConfigSpec {
-  const worker = configs.filter((c) => labelsOf(c)[ROLE_LABEL] === "worker").sort(byName);
-  const other = configs.filter((c) => labelsOf(c)[ROLE_LABEL] !== "worker").sort(byName);
-  const ordered = [...worker, ...other];
+  const ordered = mergeOrder(configs);
   const specs = ordered.map(specOf);
   let ign: IgnConfig = { ignition: { version: newestVersion(specs) } };
   for (const spec of specs) {

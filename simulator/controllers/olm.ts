@@ -4,9 +4,12 @@
  * InstallReady -> Installing -> Succeeded, replacement on upgrade). Conditions and messages use OLM's
  * wording so waiters can be written against the real thing.
  */
+import { createHash } from "node:crypto";
 import { Json, field, jsonEqual, obj } from "../../primitives/objects";
 import { operatorComponentLabel } from "../../primitives/openshift";
 import { BundleEntry, CATALOGS, InstallModeType, lookupBundle, successorOf } from "../cluster/catalog";
+import { OPERATOR_DEPLOYMENTS, OWNED_CRDS, ownedEntry } from "../cluster/bundles";
+import { checkInstall, deploymentFor } from "./olm-install";
 import { KubeObject } from "../store/types";
 import { ControllerContext, StopFn } from "./context";
 import { Stepper, WorkQueue } from "./workqueue";
@@ -20,21 +23,34 @@ interface CsvPhaseStep {
   message: string;
 }
 
-/** The healthy path of a CSV, each phase after one OLM step. */
-const CSV_PHASES: CsvPhaseStep[] = [
-  { phase: "Pending", reason: "RequirementsUnknown", message: "requirements not yet checked" },
-  {
-    phase: "InstallReady",
-    reason: "AllRequirementsMet",
-    message: "all requirements found, attempting install",
-  },
-  {
-    phase: "Installing",
-    reason: "InstallSucceeded",
-    message: "waiting for install components to report healthy",
-  },
-  { phase: "Succeeded", reason: "InstallSucceeded", message: "install strategy completed with no errors" },
-];
+/** The phases of a CSV's install (olm/operator.go transitionCSVState), with OLM's reasons and messages. */
+const PENDING: CsvPhaseStep = {
+  phase: "Pending",
+  reason: "RequirementsUnknown",
+  message: "requirements not yet checked",
+};
+const REQUIREMENTS_NOT_MET: CsvPhaseStep = {
+  phase: "Pending",
+  reason: "RequirementsNotMet",
+  message: "one or more requirements couldn't be found",
+};
+const INSTALL_READY: CsvPhaseStep = {
+  phase: "InstallReady",
+  reason: "AllRequirementsMet",
+  message: "all requirements found, attempting install",
+};
+const INSTALLING: CsvPhaseStep = {
+  phase: "Installing",
+  reason: "InstallSucceeded",
+  message: "waiting for install components to report healthy",
+};
+const SUCCEEDED: CsvPhaseStep = {
+  phase: "Succeeded",
+  reason: "InstallSucceeded",
+  message: "install strategy completed with no errors",
+};
+/** Reasons of a Failed CSV whose cause OLM re-checks, each moving it back to Pending once gone. */
+const INSTALL_MODE_REASONS = ["NoOperatorGroup", "TooManyOperatorGroups", "UnsupportedOperatorGroup"];
 
 /** OLM's refusal of an OperatorGroup whose target namespaces the CSV's install modes do not support. */
 const INSTALL_MODE_MESSAGES: Record<InstallModeType, (n: number) => string> = {
@@ -214,6 +230,20 @@ export function startOlm(ctx: ControllerContext): StopFn {
             catalogSources: [source],
             phase: manual ? "RequiresApproval" : "Installing",
             plan: [
+              // The bundle's CRDs first, as the resolver orders a plan's steps.
+              ...(OWNED_CRDS[pkg] ?? []).map((owned) => ({
+                resolving: entry.name,
+                resource: {
+                  group: "apiextensions.k8s.io",
+                  kind: "CustomResourceDefinition",
+                  manifest: JSON.stringify(owned.definition),
+                  name: (owned.definition.metadata as { name: string }).name,
+                  sourceName: source,
+                  sourceNamespace,
+                  version: "v1",
+                },
+                status: "Unknown",
+              })),
               {
                 resolving: entry.name,
                 resource: {
@@ -367,7 +397,16 @@ export function startOlm(ctx: ControllerContext): StopFn {
     if (phase !== "Installing" || !steps.ready(`ip/${namespace}/${name}`, "execute", delays.olmStep)) return;
     const og = list(K.operatorGroup, namespace)[0];
     const plan = (field<Json[]>(ip, "status", "plan") ?? []).map((step) => {
-      const csv = JSON.parse(String(field(step, "resource", "manifest"))) as KubeObject;
+      const manifest = JSON.parse(String(field(step, "resource", "manifest"))) as KubeObject;
+      if (field(step, "resource", "kind") === "CustomResourceDefinition") {
+        // ExecutePlan creates a CRD, or updates one an earlier version of the operator created.
+        const existing = store.get(keyOf(K.crd, manifest.metadata.name));
+        if (!existing) store.create(manifest);
+        else if (!jsonEqual(existing.spec, manifest.spec))
+          store.mutate(keyOf(K.crd, manifest.metadata.name), (o) => (o.spec = manifest.spec));
+        return { ...step, status: existing ? "Present" : "Created" };
+      }
+      const csv = manifest;
       if (!store.get(keyOf(K.csv, csv.metadata.name, namespace))) {
         // The olm operator annotates a CSV with the OperatorGroup that installs it.
         csv.metadata.annotations = {
@@ -418,10 +457,33 @@ export function startOlm(ctx: ControllerContext): StopFn {
         provider: { name: "Red Hat" },
         maturity: "stable",
         installModes: modes.map((type) => ({ type, supported: entry.installModes.includes(type) })),
-        install: {
-          strategy: "deployment",
+        customresourcedefinitions: { owned: (OWNED_CRDS[pkg] ?? []).map(ownedEntry) },
+        install: { strategy: "deployment", spec: { deployments: [strategyDeployment(pkg, entry)] } },
+      },
+    };
+  }
+
+  /** The operator's controller manager, as its bundle's install strategy declares it. */
+  function strategyDeployment(pkg: string, entry: BundleEntry): Json {
+    const name = OPERATOR_DEPLOYMENTS[pkg] ?? pkg;
+    const labels = { name };
+    return {
+      name,
+      label: { "app.kubernetes.io/name": pkg },
+      spec: {
+        replicas: 1,
+        selector: { matchLabels: labels },
+        template: {
+          metadata: { labels },
           spec: {
-            deployments: [{ name: pkg, spec: { replicas: 1, selector: { matchLabels: { name: pkg } } } }],
+            serviceAccountName: name,
+            containers: [
+              {
+                name: "manager",
+                image: `registry.redhat.io/${pkg}/${name}@sha256:${createHash("sha256").update(entry.name).digest("hex")}`,
+                resources: { requests: { cpu: "10m", memory: "64Mi" } },
+              },
+            ],
           },
         },
       },
@@ -442,7 +504,8 @@ export function startOlm(ctx: ControllerContext): StopFn {
           reason: step.reason,
           message: step.message,
           lastUpdateTime: ts,
-          lastTransitionTime: ts,
+          // ClusterServiceVersion.SetPhase moves the transition time only when the phase changes.
+          lastTransitionTime: status.phase === step.phase ? (status.lastTransitionTime ?? ts) : ts,
           conditions: [
             ...((status.conditions as Json[] | undefined) ?? []),
             { ...step, lastUpdateTime: ts, lastTransitionTime: ts },
@@ -484,6 +547,84 @@ export function startOlm(ctx: ControllerContext): StopFn {
     return undefined;
   }
 
+  /** overrides/config.go findOwner: the Subscription whose installedCSV is this CSV; its `spec.config`. */
+  function configOf(csv: KubeObject): Json | undefined {
+    const owner = list(K.subscription, csv.metadata.namespace ?? "").find(
+      (s) => field(s, "status", "installedCSV") === csv.metadata.name,
+    );
+    return field<Json>(owner, "spec", "config");
+  }
+
+  const strategiesOf = (csv: KubeObject) =>
+    field<Array<{ name: string; spec: Json; label?: Record<string, string> }>>(
+      csv,
+      "spec",
+      "install",
+      "spec",
+      "deployments",
+    ) ?? [];
+
+  /** requirementAndPermissionStatus: the owned CRDs present and Established. */
+  function requirementsMet(csv: KubeObject): boolean {
+    const owned = field<Array<{ name: string }>>(csv, "spec", "customresourcedefinitions", "owned") ?? [];
+    return owned.every((o) => {
+      const crd = store.get(keyOf(K.crd, o.name));
+      return (field<Condition[]>(crd, "status", "conditions") ?? []).some(
+        (c) => c.type === "Established" && c.status === "True",
+      );
+    });
+  }
+
+  /** StrategyDeploymentInstaller.Install: each Deployment created or updated with the config applied. */
+  function install(csv: KubeObject): void {
+    const config = configOf(csv);
+    for (const strategy of strategiesOf(csv)) {
+      const deployment = deploymentFor(csv, strategy, config);
+      const key = keyOf(K.deployment, strategy.name, csv.metadata.namespace);
+      if (!store.get(key)) olm.create(deployment);
+      else
+        olm.mutate(key, (d) => {
+          d.metadata.labels = deployment.metadata.labels;
+          d.metadata.annotations = deployment.metadata.annotations;
+          d.metadata.ownerReferences = deployment.metadata.ownerReferences;
+          d.spec = deployment.spec;
+        });
+    }
+  }
+
+  function installCheck(csv: KubeObject) {
+    const existing = store
+      .list(K.deployment.apiVersion, K.deployment.kind, { namespace: csv.metadata.namespace })
+      .filter((d) => d.metadata.labels?.["olm.owner"] === csv.metadata.name);
+    return checkInstall(csv, strategiesOf(csv), existing, configOf(csv));
+  }
+
+  /**
+   * updateInstallStatus: installed -> Succeeded; a deployment past its progress deadline -> Failed for
+   * good; a changed deployment -> InstallReady, to install again; anything else -> `requeue`.
+   */
+  function updateInstallStatus(csv: KubeObject, requeue: { phase: string; reason: string }): boolean {
+    const check = installCheck(csv);
+    if (check.state === "installed") {
+      setCsvPhase(csv, SUCCEEDED);
+      return true;
+    }
+    if (check.state === "timeout")
+      setCsvPhase(csv, {
+        phase: "Failed",
+        reason: "InstallCheckFailed",
+        message: `install failed: ${check.message}`,
+      });
+    else if (check.state === "outdated")
+      setCsvPhase(csv, {
+        phase: "InstallReady",
+        reason: requeue.reason,
+        message: `installing: ${check.message}`,
+      });
+    else setCsvPhase(csv, { ...requeue, message: `installing: ${check.message}` });
+    return false;
+  }
+
   function syncCsv(namespace: string, name: string): void {
     const csv = store.get(keyOf(K.csv, name, namespace));
     if (!csv || csv.metadata.deletionTimestamp) return;
@@ -491,27 +632,75 @@ export function startOlm(ctx: ControllerContext): StopFn {
     const problem = csvProblem(csv);
     if (problem) return setCsvPhase(csv, problem);
     const phase = field<string>(csv, "status", "phase") ?? "";
-    if (phase === "Replacing" || phase === "Deleting") return;
-    const index = CSV_PHASES.findIndex((p) => p.phase === phase);
-    if (index < 0) {
-      // New, or Failed with its cause gone: OLM starts over from Pending.
-      setCsvPhase(csv, CSV_PHASES[0]);
-      return;
+    const reason = field<string>(csv, "status", "reason") ?? "";
+    switch (phase) {
+      case "Replacing": {
+        // Deleted once its replacement has succeeded (then Deleting, which deletes it).
+        const next = replacementOf(csv);
+        if (field(next, "status", "phase") === "Succeeded") store.delete(keyOf(K.csv, name, namespace));
+        return;
+      }
+      case "Deleting":
+        return;
+      case "Pending": {
+        if (!steps.ready(qkey, phase, delays.olmStep)) return;
+        if (!requirementsMet(csv)) return setCsvPhase(csv, REQUIREMENTS_NOT_MET);
+        // The CSV it replaces must be Replacing before this one installs.
+        const replaces = field<string>(csv, "spec", "replaces");
+        const previous = replaces ? store.get(keyOf(K.csv, replaces, namespace)) : undefined;
+        if (previous && field(previous, "status", "phase") !== "Replacing") return;
+        return setCsvPhase(csv, INSTALL_READY);
+      }
+      case "InstallReady":
+        if (!steps.ready(qkey, phase, delays.olmStep)) return;
+        install(csv);
+        return setCsvPhase(csv, INSTALLING);
+      case "Installing": {
+        if (updateInstallStatus(csv, { phase: "Installing", reason: "InstallWaiting" })) return;
+        const since = Date.parse(
+          field<string>(store.get(keyOf(K.csv, name, namespace)), "status", "lastTransitionTime") ?? "",
+        );
+        const left = since + delays.installTimeout - clock.now().getTime();
+        if (field(store.get(keyOf(K.csv, name, namespace)), "status", "phase") !== "Installing") return;
+        if (left <= 0)
+          return setCsvPhase(csv, {
+            phase: "Failed",
+            reason: "InstallCheckFailed",
+            message: "install timeout",
+          });
+        clock.after(left, () => queue.add(qkey));
+        return;
+      }
+      case "Succeeded": {
+        // checkReplacementsAndUpdateStatus: a newer CSV replacing this one takes over.
+        const next = replacementOf(csv);
+        if (next)
+          return setCsvPhase(csv, {
+            phase: "Replacing",
+            reason: "BeingReplaced",
+            message: `being replaced by csv: ${next.metadata.name}`,
+          });
+        updateInstallStatus(csv, { phase: "Failed", reason: "ComponentUnhealthy" });
+        return;
+      }
+      case "Failed":
+        // A failure of the install modes or the OperatorGroup whose cause is gone starts over.
+        if (INSTALL_MODE_REASONS.includes(reason) || reason === "") return setCsvPhase(csv, PENDING);
+        if (!requirementsMet(csv))
+          return setCsvPhase(csv, { ...REQUIREMENTS_NOT_MET, message: "requirements not met" });
+        updateInstallStatus(csv, { phase: "Pending", reason: "NeedsReinstall" });
+        return;
+      default:
+        // New: OLM schedules it for the check of its requirements.
+        return setCsvPhase(csv, PENDING);
     }
-    if (index < CSV_PHASES.length - 1) {
-      if (steps.ready(qkey, phase, delays.olmStep)) setCsvPhase(csv, CSV_PHASES[index + 1]);
-      return;
-    }
-    const replaces = field<string>(csv, "spec", "replaces");
-    const old = replaces ? store.get(keyOf(K.csv, replaces, namespace)) : undefined;
-    if (old && !old.metadata.deletionTimestamp) {
-      setCsvPhase(old, {
-        phase: "Replacing",
-        reason: "BeingReplaced",
-        message: `being replaced by csv: ${name}`,
-      });
-      store.delete(keyOf(K.csv, replaces!, namespace));
-    }
+  }
+
+  /** isBeingReplaced: the CSV of the namespace whose `spec.replaces` names this one. */
+  function replacementOf(csv: KubeObject): KubeObject | undefined {
+    return list(K.csv, csv.metadata.namespace ?? "").find(
+      (c) => field(c, "spec", "replaces") === csv.metadata.name && !c.metadata.deletionTimestamp,
+    );
   }
 
   function syncOperatorGroup(namespace: string, name: string): void {
@@ -537,8 +726,18 @@ export function startOlm(ctx: ControllerContext): StopFn {
   };
   const unsubscribe = store.subscribe(({ object }) => {
     const ns = object.metadata.namespace;
-    if (isKind(object, K.subscription)) enqueueNamespace(ns);
-    else if (isKind(object, K.installPlan)) {
+    if (isKind(object, K.subscription)) {
+      enqueueNamespace(ns);
+      // The config of a Subscription reaches its CSV's Deployments.
+      enqueueCsvs(ns);
+    } else if (isKind(object, K.deployment)) {
+      const owner = object.metadata.labels?.["olm.owner"];
+      if (owner && object.metadata.labels?.["olm.owner.kind"] === "ClusterServiceVersion")
+        queue.add(`csv/${ns}/${owner}`);
+    } else if (isKind(object, K.crd)) {
+      for (const c of store.list(K.csv.apiVersion, K.csv.kind))
+        queue.add(`csv/${c.metadata.namespace}/${c.metadata.name}`);
+    } else if (isKind(object, K.installPlan)) {
       queue.add(`ip/${ns}/${object.metadata.name}`);
       enqueueNamespace(ns);
     } else if (isKind(object, K.csv)) {
@@ -546,6 +745,9 @@ export function startOlm(ctx: ControllerContext): StopFn {
       enqueueNamespace(ns);
       const replaces = field<string>(object, "spec", "replaces");
       if (replaces) queue.add(`csv/${ns}/${replaces}`);
+      // Its replacement waits for it to be Replacing.
+      const next = list(K.csv, ns ?? "").find((c) => field(c, "spec", "replaces") === object.metadata.name);
+      if (next) queue.add(`csv/${ns}/${next.metadata.name}`);
     } else if (isKind(object, K.operatorGroup)) {
       queue.add(`og/${ns}/${object.metadata.name}`);
       enqueueNamespace(ns);

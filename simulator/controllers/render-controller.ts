@@ -1,10 +1,11 @@
 /**
  * The MCO render controller: for each pool, the MachineConfigs its `machineConfigSelector` matches are
- * validated, merged in lexical order into `rendered-<pool>-<hash>`, and published in the pool's
+ * validated, merged in the MCO's order (primitives/render-order.ts) into `rendered-<pool>-<hash>`, and published in the pool's
  * `spec.configuration` (name and source). Failures set `RenderDegraded` and leave the pool on its
  * previous rendered config.
  */
 import { byName, field, jsonEqual, labelsOf, obj } from "../../primitives/objects";
+import { selectedByPool } from "../../primitives/render-order";
 import { LabelSelector, selectorIsEmpty, selectorMatches, selectorString } from "../../primitives/selectors";
 import { KubeObject } from "../store/types";
 import { ControllerContext, StopFn } from "./context";
@@ -91,12 +92,12 @@ export function startRenderController(ctx: ControllerContext): StopFn {
     }
     // Generated configs first: rendering before KubeletConfig/ContainerRuntimeConfig caught up would roll twice.
     if (pendingSubControllers(ctx, pool)) return;
-    const configs = store
-      .list(K.machineConfig.apiVersion, K.machineConfig.kind)
-      .filter(
-        (mc) => !mc.metadata.deletionTimestamp && !isRendered(mc) && selectorMatches(selector, labelsOf(mc)),
-      )
-      .sort(byName);
+    const configs = selectedByPool(
+      selector,
+      store
+        .list(K.machineConfig.apiVersion, K.machineConfig.kind)
+        .filter((mc) => !mc.metadata.deletionTimestamp && !isRendered(mc)),
+    ).sort(byName);
     if (configs.length === 0) {
       setRenderDegraded(poolName, `no MachineConfigs found matching selector ${selectorString(selector)}`);
       return;

@@ -10,6 +10,7 @@ import { MemoryStore } from "../store/memory-store";
 import { KubeObject, StoreEvent } from "../store/types";
 import { RunningControllers, startControllers } from "./index";
 import { K, KindRef, keyOf } from "./util";
+import type { Delays } from "./context";
 
 /** Fast enough for a 3-node rollout in well under a second, slow enough to observe every step. */
 export const TEST_SPEED = 1000;
@@ -29,11 +30,12 @@ export interface Sim {
   watch(observe: (event: StoreEvent) => void): () => void;
 }
 
-export function startSim(platform: PlatformName = "aws", speed = TEST_SPEED): Sim {
+/** `delays` overrides simulated durations: a test of the healthy path holds OLM's install timeout off. */
+export function startSim(platform: PlatformName = "aws", speed = TEST_SPEED, delays?: Partial<Delays>): Sim {
   const clock = createClock(speed);
   const store = new MemoryStore({ now: () => clock.now() });
   const cluster = seedCluster(store, { platform, now: clock.now() });
-  const controllers = startControllers({ store, clock, platform });
+  const controllers = startControllers({ store, clock, platform, delays });
   return {
     store,
     clock,

@@ -101,9 +101,10 @@ export function findCrdDir(): string | undefined {
   return process.env.OPENSHIFT_CRDS_DIR || fs.existsSync(dir) ? dir : undefined;
 }
 
-/** How to turn validation on, for messages where none was found. */
-export const CRD_HINT =
-  "validate with --crds DIR or OPENSHIFT_CRDS_DIR, e.g. after `npm run crds:export -- --out DIR` against your cluster";
+/** How to turn validation on, for messages where none was found; `exportCommand` writes the CRDs. */
+export function crdHint(exportCommand = "npm run crds:export --"): string {
+  return `validate with --crds DIR or OPENSHIFT_CRDS_DIR, e.g. after \`${exportCommand} --out DIR\` against your cluster`;
+}
 
 /** A file that may hold CRDs, with its text. */
 export interface CrdFile {

@@ -22,7 +22,9 @@ import {
   readCrdFiles,
 } from "./crds";
 import { applyDefaults, pruneNulls, pruneValue } from "./prune";
-import { createAjv, FieldError, structuralErrors, schemaErrors, toJsonSchema } from "./validate";
+import { createAjv, FieldError, fieldError, structuralErrors, schemaErrors, toJsonSchema } from "./validate";
+import { hasRules, RUNTIME_BUDGET, validateCel } from "./cel";
+import { unchangedAt } from "./ratchet";
 
 export * from "./crds";
 export { OBJECT_META_FIELDS, pruneObjectMeta } from "./prune";
@@ -35,6 +37,8 @@ export interface ValidationResult {
   errors: FieldError[];
   /** Paths of the fields the server would drop, e.g. `spec.template.spec.bogus`. */
   pruned: string[];
+  /** What the server would answer in Warning headers: rule errors that ratcheting let through. */
+  warnings: string[];
   /** The object as the server would store it: pruned and defaulted. */
   object: Record<string, unknown>;
   /** False when no CRD covers the object's apiVersion and kind (nothing was checked). */
@@ -63,6 +67,18 @@ export function formatInvalidMessage(
   const body = parts.length === 1 ? parts[0] : `[${parts.join(", ")}]`;
   return `${qualified} "${name}" is invalid: ${body}`;
 }
+
+/**
+ * Errors that keep the server from evaluating validation rules: a rule could not rely on the types,
+ * lengths, sizes and required fields the schema promises (customresource strategy, hasBlockingErr).
+ */
+const BLOCKING = new Set([
+  "FieldValueNotSupported",
+  "FieldValueRequired",
+  "FieldValueTooLong",
+  "FieldValueTooMany",
+  "FieldValueTypeInvalid",
+]);
 
 /** What `CrdSchemas.load` read, by the hash of the files' names and texts. */
 const loadedSchemas = new Map<string, CrdSchemas>();
@@ -130,19 +146,66 @@ export class CrdSchemas {
   }
 
   /**
-   * Does what the server does on a write: prunes, defaults, then validates. Never modifies its argument.
+   * Does what the server does on a write: prunes, defaults, then validates, on an update against the
+   * `old` object (transition rules, ratcheting). A write to the status subresource is validated against
+   * the status schema alone, as the server builds its status validator (customresource_handler.go,
+   * statusValidator), and its errors are worded relative to `status`; validation rules see the whole
+   * object either way. Never modifies its argument.
    */
-  validate(object: object): ValidationResult {
+  validate(object: object, old?: object, options: { subresource?: "status" } = {}): ValidationResult {
     const record = object as Record<string, unknown>;
     const apiVersion = String(record.apiVersion);
     const kind = String(record.kind);
     const schema = this.schemaFor(apiVersion, kind);
-    if (!schema) return { errors: [], pruned: [], object: structuredClone(record), known: false };
+    if (!schema)
+      return { errors: [], pruned: [], warnings: [], object: structuredClone(record), known: false };
     const { object: pruned, pruned: paths } = this.prune(record);
     applyDefaults(pruned, schema);
-    const validator = this.validator(apiVersion, kind, schema);
-    const errors = [...schemaErrors(validator, pruned), ...structuralErrors(pruned, schema)];
-    return { errors, pruned: paths, object: pruned, known: true };
+    const ratchetedErrors: FieldError[] = [];
+    const status = options.subresource === "status";
+    const at = status ? "/status" : "";
+    const ratcheted = (pointer: string) =>
+      old !== undefined && unchangedAt(schema, pruned, old, at + pointer);
+    const statusSchema = schema.properties?.status;
+    const errors =
+      status && statusSchema
+        ? [
+            ...schemaErrors(
+              this.validator(`${apiVersion}/${kind}/status`, statusSchema),
+              (pruned as Record<string, unknown>).status ?? null,
+              ratcheted,
+              ratchetedErrors,
+              "status",
+            ),
+            ...structuralErrors((pruned as Record<string, unknown>).status, statusSchema, "status"),
+          ]
+        : [
+            ...schemaErrors(
+              this.validator(`${apiVersion}/${kind}`, schema, true),
+              pruned,
+              ratcheted,
+              ratchetedErrors,
+            ),
+            ...structuralErrors(pruned, schema),
+          ];
+    const warnings = ratchetedErrors.map((e) => (e.field ? `${e.field}: ${e.message}` : e.message));
+    if (hasRules(schema)) {
+      if (errors.some((e) => BLOCKING.has(e.reason))) {
+        errors.push(
+          fieldError(
+            "invalid",
+            "<nil>",
+            null,
+            "some validation rules were not checked because the object was invalid; correct the existing errors to complete validation",
+          ),
+        );
+      } else {
+        const cel = validateCel(schema, pruned, old, RUNTIME_BUDGET);
+        errors.push(...cel.errors);
+        warnings.push(...cel.warnings);
+      }
+    }
+    return { errors, pruned: paths, warnings, object: pruned, known: true };
   }
 
   /**
@@ -160,15 +223,14 @@ export class CrdSchemas {
     ];
   }
 
-  private validator(apiVersion: string, kind: string, schema: JSONSchemaProps): ValidateFunction {
-    const key = `${apiVersion}/${kind}`;
+  /** The compiled validator of a schema, by `key`; at a resource's `root`, metadata is left to ObjectMeta's checks. */
+  private validator(key: string, schema: JSONSchemaProps, root = false): ValidateFunction {
     let validate = this.compiled.get(key);
     if (!validate) {
       this.ajv ??= createAjv();
-      // metadata is validated as ObjectMeta by the API server itself, not by the CRD schema.
-      const root = { ...schema, properties: { ...schema.properties } };
-      delete root.properties.metadata;
-      validate = this.ajv.compile(toJsonSchema(root));
+      const compiled = root ? { ...schema, properties: { ...schema.properties } } : schema;
+      if (root) delete compiled.properties!.metadata;
+      validate = this.ajv.compile(toJsonSchema(compiled));
       this.compiled.set(key, validate);
     }
     return validate;

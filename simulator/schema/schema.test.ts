@@ -96,6 +96,12 @@ describe("CRD schemas", function () {
         message: 'Unsupported value: "Loud": supported values: "", "Normal", "Debug", "Trace", "TraceAll"',
         reason: "FieldValueNotSupported",
       },
+      {
+        field: "<nil>",
+        message:
+          'Invalid value: "null": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation',
+        reason: "FieldValueInvalid",
+      },
     ]);
   });
 
@@ -183,7 +189,7 @@ describe("CRD schemas", function () {
     assert.deepEqual(result.errors, [
       {
         field: "status.conditions[1]",
-        message: 'Duplicate value: {"type":"Ready"}',
+        message: 'Duplicate value: map[string]interface {}{"type":"Ready"}',
         reason: "FieldValueDuplicate",
       },
     ]);
@@ -252,7 +258,12 @@ describe("CRD schema extensions", () => {
     properties: {
       spec: {
         type: "object",
-        "x-kubernetes-validations": [{ rule: "self.size > 100", message: "CEL is not evaluated" }],
+        "x-kubernetes-validations": [
+          {
+            rule: "!has(self.optional) || self.optional != 'forbidden'",
+            message: "optional may not be forbidden",
+          },
+        ],
         properties: {
           template: {
             type: "object",
@@ -308,6 +319,8 @@ describe("CRD schema extensions", () => {
       [
         "spec.template.apiVersion: Required value: must not be empty",
         "spec.template.kind: Required value: must not be empty",
+        // Required values keep the server from evaluating rules (customresource strategy, hasBlockingErr).
+        '<nil>: Invalid value: "null": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation',
       ],
     );
     assert.deepEqual(schemas.validate(widget({ template: { apiVersion: "v1", kind: "Pod" } })).errors, []);
@@ -322,11 +335,18 @@ describe("CRD schema extensions", () => {
     });
   });
 
-  it("accepts null for nullable fields, ignores CEL rules and checks set uniqueness", () => {
+  it("accepts null for nullable fields, evaluates validation rules and checks set uniqueness", () => {
     const result = schemas.validate(widget({ optional: null, tags: ["a", "b", "a"] }));
     assert.equal((result.object.spec as Record<string, unknown>).optional, null);
     assert.deepEqual(result.errors, [
       { field: "spec.tags[2]", message: 'Duplicate value: "a"', reason: "FieldValueDuplicate" },
+    ]);
+    assert.deepEqual(schemas.validate(widget({ optional: "forbidden" })).errors, [
+      {
+        field: "spec",
+        message: 'Invalid value: "object": optional may not be forbidden',
+        reason: "FieldValueInvalid",
+      },
     ]);
   });
 });

@@ -16,6 +16,7 @@ const ERROR_TYPES = {
   tooLong: { reason: "FieldValueTooLong", label: "Too long" },
   tooMany: { reason: "FieldValueTooMany", label: "Too many" },
   duplicate: { reason: "FieldValueDuplicate", label: "Duplicate value" },
+  forbidden: { reason: "FieldValueForbidden", label: "Forbidden" },
 } as const;
 
 export type FieldErrorType = keyof typeof ERROR_TYPES;
@@ -30,19 +31,37 @@ export interface FieldError {
   reason: string;
 }
 
-/** Formats a bad value as Go's field errors do: strings quoted, scalars bare, the rest as JSON. */
+/**
+ * A JSON value as Go's `%#v` prints the unstructured value it decodes to: `"a"`, `5`, `true`,
+ * `[]interface {}{"a", 5}`, `map[string]interface {}{"k":"v"}` (keys sorted), `interface {}(nil)`.
+ */
+export function goSyntax(value: unknown): string {
+  if (value === null || value === undefined) return "interface {}(nil)";
+  if (typeof value === "string") return JSON.stringify(value);
+  if (typeof value !== "object") return String(value);
+  if (Array.isArray(value)) return `[]interface {}{${value.map(goSyntax).join(", ")}}`;
+  const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) =>
+    a < b ? -1 : a > b ? 1 : 0,
+  );
+  return `map[string]interface {}{${entries.map(([k, v]) => `${JSON.stringify(k)}:${goSyntax(v)}`).join(", ")}}`;
+}
+
+/**
+ * Formats a bad value as Go's field errors do (field.Error.ErrorBody): a missing value as `"null"`,
+ * strings quoted, numbers and booleans bare, lists and maps as `%#v` prints them.
+ */
 export function formatValue(value: unknown): string {
-  if (value === null || value === undefined) return "null";
+  if (value === null || value === undefined) return '"null"';
   if (typeof value === "string") return JSON.stringify(value);
   if (typeof value === "number" || typeof value === "boolean") return String(value);
-  return JSON.stringify(value);
+  return goSyntax(value);
 }
 
 /** Builds a FieldError; `value` is omitted from the message for the kinds that never print it. */
 export function fieldError(type: FieldErrorType, field: string, value: unknown, detail: string): FieldError {
   const { reason, label } = ERROR_TYPES[type];
   let message: string = label;
-  if (type !== "required" && type !== "tooLong") message += `: ${formatValue(value)}`;
+  if (type !== "required" && type !== "tooLong" && type !== "forbidden") message += `: ${formatValue(value)}`;
   if (detail) message += `: ${detail}`;
   return { field, message, reason };
 }
@@ -115,8 +134,8 @@ const COPIED_KEYWORDS = [
  * - OpenAPI 3.0 boolean `exclusiveMaximum/Minimum` become JSON Schema numeric bounds;
  * - `default` is applied by defaulting, not validated here; `x-kubernetes-preserve-unknown-fields` and
  *   `x-kubernetes-embedded-resource` only matter for pruning, which runs before validation;
- * - `x-kubernetes-validations` (CEL rules) are ignored: there is no CEL evaluator here, so objects that
- *   break a CEL rule are accepted where a real server would answer 422;
+ * - `x-kubernetes-validations` (CEL rules) are evaluated after it, by `cel/` (as the server does, after
+ *   the OpenAPI validation and only when that found nothing blocking);
  * - `x-kubernetes-list-type` set/map uniqueness is checked separately (see `structuralErrors`).
  */
 export function toJsonSchema(schema: JSONSchemaProps): Record<string, unknown> {
@@ -238,11 +257,28 @@ const BODY_INVALID = new Map<string, (params: Record<string, unknown>) => string
   ["not", () => "must not validate the schema (not)"],
 ]);
 
-function toFieldError(root: unknown, error: ErrorObject): FieldError | undefined {
+/** The keywords whose bad value go-openapi reports as the count, not the value (TooFewItems, TooFewProperties). */
+const COUNTED = new Set(["minItems", "minProperties"]);
+
+/**
+ * An ajv error as the server words it. `prefix` is the path of the validated value in the object
+ * (`status` when a status update is validated against the status schema alone): it prefixes the field,
+ * while go-openapi's sentence names the path within the value.
+ */
+function toFieldError(root: unknown, error: ErrorObject, prefix: string): FieldError | undefined {
   const params = error.params as Record<string, unknown>;
-  const value = valueAt(root, error.instancePath);
-  const field = fieldPath(root, error.instancePath);
-  const name = field || "body";
+  const raw = valueAt(root, error.instancePath);
+  const value =
+    COUNTED.has(error.keyword) && raw !== null && typeof raw === "object" ? Object.keys(raw).length : raw;
+  const relative = fieldPath(root, error.instancePath);
+  const field = prefix
+    ? relative
+      ? relative.startsWith("[")
+        ? prefix + relative
+        : `${prefix}.${relative}`
+      : prefix
+    : relative;
+  const name = relative || "body";
   const invalid = BODY_INVALID.get(error.keyword);
   if (invalid) return fieldError("invalid", field, value, `${name} in body ${invalid(params)}`);
   switch (error.keyword) {
@@ -271,7 +307,7 @@ function toFieldError(root: unknown, error: ErrorObject): FieldError | undefined
         `${name} in body must be of type ${params.format}: ${formatValue(value)}`,
       );
     case "maxLength":
-      return fieldError("tooLong", field, value, `may not be longer than ${params.limit}`);
+      return fieldError("tooLong", field, value, `may not be more than ${params.limit} bytes`);
     case "maxItems":
       return fieldError(
         "tooMany",
@@ -291,19 +327,28 @@ function toFieldError(root: unknown, error: ErrorObject): FieldError | undefined
   }
 }
 
-/** Runs a compiled schema and reports failures as Kubernetes field errors. */
-export function schemaErrors(validate: ValidateFunction, object: unknown): FieldError[] {
+/**
+ * Runs a compiled schema and reports failures as Kubernetes field errors; those at a JSON pointer
+ * `ratcheted` accepts (an update's unchanged values) go to `warnings` instead.
+ */
+export function schemaErrors(
+  validate: ValidateFunction,
+  object: unknown,
+  ratcheted: (pointer: string) => boolean = () => false,
+  warnings: FieldError[] = [],
+  prefix = "",
+): FieldError[] {
   if (validate(object)) return [];
   const result: FieldError[] = [];
   const seen = new Set<string>();
   for (const error of validate.errors ?? []) {
     if (insideCombinator(error)) continue;
-    const fe = toFieldError(object, error);
+    const fe = toFieldError(object, error, prefix);
     if (!fe) continue;
     const key = `${fe.field}\u0000${fe.message}`;
     if (seen.has(key)) continue;
     seen.add(key);
-    result.push(fe);
+    (ratcheted(error.instancePath) ? warnings : result).push(fe);
   }
   return result;
 }

@@ -139,6 +139,7 @@ export class MemoryStore implements Store {
       if (options.namespace !== undefined && object.metadata.namespace !== options.namespace) continue;
       if (options.labels && !selectorMatches({ matchLabels: options.labels }, object.metadata.labels))
         continue;
+      if (options.where && !options.where(object)) continue;
       result.push(this.out(object, apiVersion));
     }
     // Byte order, as the real server lists (etcd keys), not locale order.

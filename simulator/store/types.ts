@@ -32,6 +32,12 @@ export interface ListOptions {
   namespace?: string;
   /** Equality-based matchLabels; every pair must match. */
   labels?: Record<string, string>;
+  /**
+   * Keeps only the objects it accepts, asked before anything is copied: the API server's selectors, so
+   * that a list or watch by name costs one object however many the kind has (a thousand watches of
+   * one MachineConfigNode each must not copy a thousand objects each).
+   */
+  where?: (object: Readonly<KubeObject>) => boolean;
 }
 
 /**

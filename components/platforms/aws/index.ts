@@ -1,8 +1,8 @@
 import * as pulumi from "@pulumi/pulumi";
-import { AwsMachineOptions } from "../../../builders/machineset";
+import { AWS_DEFAULTS, AwsMachineOptions } from "../../../builders/machineset";
 import { inputPropertyError } from "../../errors";
 import { CloudPlatform } from "../platform";
-import { awsSecurityGroups, awsSubnet, awsZones } from "./lookups";
+import { awsSecurityGroups, awsSizeProblems, awsSubnet, awsZoneProblems, awsZones } from "./lookups";
 import { awsWindowsAmi } from "./windows-image";
 
 /** AWS: the region is on the Infrastructure object; zones, subnets and security groups can be looked up. */
@@ -20,6 +20,9 @@ export const AWS_CLOUD: CloudPlatform<Omit<AwsMachineOptions, "ami">> = {
       "required: list the zones (e.g. us-east-2a, us-east-2b, us-east-2c) or set cloudLookups to use the region's first three",
     );
   },
+  zoneProblems: awsZoneProblems,
+  sizeProblems: (region, zones, options, invoke) =>
+    awsSizeProblems(region, zones, options.instanceType ?? AWS_DEFAULTS.instanceType, invoke),
   async lookUp(infrastructureId, zones, options, invoke) {
     const [placed, securityGroups] = await Promise.all([
       Promise.all(

@@ -1,4 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
+import { Refusal, ZoneSpec } from "../../../builders/machineset";
+import { isAwsInstanceTypeName } from "../../../builders/machineset/aws-instance-types";
 import { AWSResourceReference } from "../../../builders/machineset/provider-spec";
 import { inputPropertyError } from "../../errors";
 import { cloudModule } from "../cloud-sdk";
@@ -7,6 +9,7 @@ import { cloudModule } from "../cloud-sdk";
 // dependency, and its index loads some 300 modules (which Pulumi's closure serializer then scans).
 const ec2 = () =>
   cloudModule("@pulumi/aws", "cloudLookups", () => ({
+    ...(require("@pulumi/aws/ec2/getInstanceTypeOfferings") as typeof import("@pulumi/aws/ec2/getInstanceTypeOfferings")),
     ...(require("@pulumi/aws/ec2/getSecurityGroups") as typeof import("@pulumi/aws/ec2/getSecurityGroups")),
     ...(require("@pulumi/aws/ec2/getSubnet") as typeof import("@pulumi/aws/ec2/getSubnet")),
     ...(require("@pulumi/aws/ec2/getSubnets") as typeof import("@pulumi/aws/ec2/getSubnets")),
@@ -31,6 +34,70 @@ export async function awsZones(region: string, count: number, opts: InvokeParent
   if (zones.length === 0)
     throw inputPropertyError("zones", `no available zone found in AWS region ${region}`);
   return zones.slice(0, count);
+}
+
+/**
+ * The zones of a pool EC2 does not have in the region (DescribeAvailabilityZones with every zone, Local
+ * and Wavelength Zones among them), asked in the cluster's region whatever the provider's.
+ */
+export async function awsZoneProblems(
+  region: string,
+  zones: readonly ZoneSpec[],
+  opts: InvokeParent,
+): Promise<Refusal[]> {
+  const all = await ec2().getAvailabilityZones({ allAvailabilityZones: true, region }, opts);
+  const known = [...all.names].filter((z) => z.startsWith(region)).sort();
+  return zones.flatMap(({ zone }, i) =>
+    known.includes(zone)
+      ? []
+      : [
+          {
+            path: `zones[${i}]`,
+            reason: `${JSON.stringify(zone)} is not a zone of AWS region ${region}: its zones are ${known.join(", ")} (aws ec2 describe-availability-zones --region ${region} --all-availability-zones)`,
+          },
+        ],
+  );
+}
+
+/**
+ * Where EC2 does not offer the pool's instance type: in the region at all, or in one of its zones
+ * (DescribeInstanceTypeOfferings by availability zone). A type of the wrong shape is the preview's to
+ * report, not asked about.
+ */
+export async function awsSizeProblems(
+  region: string,
+  zones: readonly ZoneSpec[],
+  instanceType: string,
+  opts: InvokeParent,
+): Promise<Refusal[]> {
+  if (!isAwsInstanceTypeName(instanceType)) return [];
+  const offerings = await ec2().getInstanceTypeOfferings(
+    {
+      locationType: "availability-zone",
+      filters: [{ name: "instance-type", values: [instanceType] }],
+      region,
+    },
+    opts,
+  );
+  const offered = [...offerings.locations].filter((z) => z.startsWith(region)).sort();
+  if (offered.length === 0) {
+    return [
+      {
+        path: "aws.instanceType",
+        reason: `${JSON.stringify(instanceType)} is not offered in AWS region ${region} ("aws ec2 describe-instance-type-offerings --region ${region} --location-type availability-zone --filters Name=instance-type,Values=${instanceType}" finds none)`,
+      },
+    ];
+  }
+  return zones.flatMap(({ zone }, i) =>
+    offered.includes(zone)
+      ? []
+      : [
+          {
+            path: `zones[${i}]`,
+            reason: `instance type ${instanceType} is not offered in ${zone}: choose among ${offered.join(", ")}, or another instance type`,
+          },
+        ],
+  );
 }
 
 /** The cluster's private subnet in `zone`, found by the installer's tags, or the given id checked. */

@@ -5,7 +5,7 @@ import { AZURE_ZONAL_REGIONS } from "../../../builders/machineset/azure-regions"
 import { inputPropertyError } from "../../errors";
 import { cloudModule } from "../cloud-sdk";
 import { CloudPlatform } from "../platform";
-import { checkAzureManagedIdentity, checkAzureSubnet } from "./lookups";
+import { azureSizeProblems, azureZoneProblems, checkAzureManagedIdentity, checkAzureSubnet } from "./lookups";
 import { AZURE_WINDOWS_IMAGES } from "./windows-image";
 
 /**
@@ -49,6 +49,8 @@ export const AZURE_CLOUD: CloudPlatform<Omit<AzureMachineOptions, "image">> = {
       `required in Azure region ${JSON.stringify(region)}, which has availability zones: list the zone numbers, e.g. ["1", "2", "3"]`,
     );
   },
+  zoneProblems: azureZoneProblems,
+  sizeProblems: azureSizeProblems,
   async lookUp(infrastructureId, zones, options, invoke) {
     const rg = options.resourceGroup ?? `${infrastructureId}-rg`;
     await Promise.all([

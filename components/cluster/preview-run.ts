@@ -1,0 +1,59 @@
+/**
+ * What one program run's preview shares: the cluster, read once per kubeconfig, and the pools the run
+ * declares with everything its components say of each (pool-summary.ts). A run has its own monitor
+ * (the Automation API runs several programs in one process), so each run reads the cluster as it is
+ * now and summarizes its own pools; this is the one place that keeps state per run.
+ */
+import * as pulumi from "@pulumi/pulumi";
+import { ClusterSnapshot, readCluster } from "./cluster-snapshot";
+
+export interface PreviewRun {
+  /** The cluster as this run reads it, per kubeconfig. */
+  readonly clusters: Map<string, ClusterSnapshot>;
+  /**
+   * The pools this run declares (an InfraNodePool or MachineConfigPool component), known when a node
+   * configuration's preview asks: the cluster is read first, by when the program has constructed its
+   * components.
+   */
+  readonly declaredPools: Set<string>;
+  /** Per-run state of other modules, each under its own key (pool-summary.ts). */
+  readonly parts: Map<symbol, unknown>;
+}
+
+/** No monitor: outside any program run. */
+const NO_RUN = {};
+const runs = new WeakMap<object, PreviewRun>();
+
+export function thisRun(): PreviewRun {
+  const monitor = pulumi.runtime.getMonitor() ?? NO_RUN;
+  let run = runs.get(monitor);
+  if (!run) runs.set(monitor, (run = { clusters: new Map(), declaredPools: new Set(), parts: new Map() }));
+  return run;
+}
+
+/** This run's part under `key`, made on first use. */
+export function partOfThisRun<T>(key: symbol, make: () => T): T {
+  const { parts } = thisRun();
+  if (!parts.has(key)) parts.set(key, make());
+  return parts.get(key) as T;
+}
+
+/** Who answers a run's cluster reads instead of the cluster its kubeconfig names, by the run's monitor. */
+const answering = new WeakMap<object, (kubeconfig: string) => ClusterSnapshot>();
+
+/**
+ * Answers the cluster reads of the program run under `monitor` (Pulumi's mocks) with `reads` instead
+ * of the cluster each kubeconfig names: a unit test's fixtures (testing/), or a capture that records
+ * what the program reads (harness/capture.ts).
+ */
+export function answerClusterReads(monitor: object, reads: (kubeconfig: string) => ClusterSnapshot): void {
+  answering.set(monitor, reads);
+}
+
+export function clusterOfThisRun(kubeconfig: string): ClusterSnapshot {
+  const { clusters } = thisRun();
+  let cluster = clusters.get(kubeconfig);
+  const read = answering.get(pulumi.runtime.getMonitor() ?? NO_RUN) ?? readCluster;
+  if (!cluster) clusters.set(kubeconfig, (cluster = read(kubeconfig)));
+  return cluster;
+}
