@@ -10,7 +10,9 @@ import {
   MAX_POLICY_ACTIONS,
   MAX_POLICY_ENTRIES,
   MAX_SERVICE_NAME,
+  entriesHeldByOthers,
   nodeDisruptionPolicyPatch,
+  policyPaths,
   SERVICE_SUFFIXES,
   withDeclaredPolicies,
 } from "./node-disruption-policy";
@@ -177,5 +179,31 @@ describe("node disruption policy builder", () => {
         "has(self.type) && self.type == 'Restart' ? has(self.restart) : !has(self.restart)",
       ]);
     });
+  });
+
+  it("names the fields its release takes back, and refuses only the entries others made", () => {
+    const mine = nodeDisruptionPolicyPatch({
+      units: [{ name: "chronyd.service", actions: [{ type: "None" }] }],
+      sshkey: { actions: [{ type: "Drain" }] },
+    });
+    assert.deepEqual(policyPaths(mine), [
+      ["spec", "nodeDisruptionPolicy", "sshkey"],
+      ["spec", "nodeDisruptionPolicy", "units"],
+    ]);
+    const owning = (manager: string, key: string) => ({
+      manager,
+      fieldsV1: { "f:spec": { "f:nodeDisruptionPolicy": { "f:units": { [key]: { ".": {} } } } } },
+    });
+    const live = (manager: string) => ({
+      metadata: { managedFields: [owning(manager, 'k:{"name":"chronyd.service"}')] },
+      spec: { nodeDisruptionPolicy: { units: [{ name: "chronyd.service", actions: [{ type: "Drain" }] }] } },
+    });
+    const declared = mine.spec.nodeDisruptionPolicy;
+    assert.deepEqual(entriesHeldByOthers(live("stack"), declared, "stack"), []);
+    assert.deepEqual(entriesHeldByOthers(undefined, declared, "stack"), []);
+    const [problem, ...more] = entriesHeldByOthers(live("admin"), declared, "stack");
+    assert.deepEqual(more, []);
+    assert.equal(problem.propertyPath, "units[0].name");
+    assert.match(problem.reason, /already has a policy for "chronyd.service", set by admin/);
   });
 });

@@ -251,3 +251,73 @@ export function withDeclaredPolicies(
     ...(sshkey ? { sshkey } : {}),
   };
 }
+
+/**
+ * The fields of `MachineConfiguration/cluster` a release of the patch takes back, each as its keys: the
+ * lists and sshkey it declares. A list the release leaves unset, or an sshkey it took over, is what
+ * the PatchRelease puts back.
+ */
+export function policyPaths(manifest: NodeDisruptionPolicyManifest): string[][] {
+  return Object.keys(manifest.spec.nodeDisruptionPolicy)
+    .sort()
+    .map((key) => ["spec", "nodeDisruptionPolicy", key]);
+}
+
+/** A live object's field ownership, as `metadata.managedFields` records it (FieldsV1). */
+export interface ManagedFieldsOf {
+  metadata: { managedFields?: Array<{ manager?: string; fieldsV1?: unknown }> };
+}
+
+/**
+ * The declared files and units entries the cluster already holds from someone else: entries of a list
+ * map (keyed by path and name) whose key no entry of `manager`'s owns. Applying the patch would take
+ * their actions over, and its release, on destroy, would leave each entry without the actions the CRD
+ * requires. `manager` is the patch's own field manager, which owns the entries it made, also after a
+ * hand edit of their actions (kubectl edit takes over the actions, not the entry).
+ */
+export function entriesHeldByOthers(
+  live: ManagedFieldsOf | undefined,
+  declared: NodeDisruptionPolicy,
+  manager: string,
+): InputError[] {
+  const held = (live as { spec?: { nodeDisruptionPolicy?: NodeDisruptionPolicy } } | undefined)?.spec
+    ?.nodeDisruptionPolicy;
+  if (!live || !held) return [];
+  const entries = live.metadata.managedFields ?? [];
+  const ownerOf = (list: "files" | "units", key: Record<string, string>): string[] =>
+    entries
+      .filter((e) => {
+        const fields = e.fieldsV1 as Record<string, Record<string, Record<string, unknown>>> | undefined;
+        const items = fields?.["f:spec"]?.["f:nodeDisruptionPolicy"]?.[`f:${list}`] as
+          Record<string, unknown> | undefined;
+        return items !== undefined && `k:${JSON.stringify(key)}` in items;
+      })
+      .map((e) => e.manager ?? "(unnamed)");
+  const problems: InputError[] = [];
+  const check = (list: "files" | "units", field: "path" | "name", keys: string[], given: string[]) => {
+    given.forEach((key, i) => {
+      if (!keys.includes(key)) return;
+      const owners = ownerOf(list, { [field]: key });
+      if (owners.includes(manager)) return;
+      problems.push(
+        new InputError(
+          `${list}[${i}].${field}`,
+          `MachineConfiguration cluster already has a policy for ${JSON.stringify(key)}${owners.length > 0 ? `, set by ${owners.join(", ")}` : ""}: remove it there (oc edit machineconfiguration cluster) or leave it out here; taking it over would leave it without actions once this policy is destroyed`,
+        ),
+      );
+    });
+  };
+  check(
+    "files",
+    "path",
+    (held.files ?? []).map((f) => f.path),
+    (declared.files ?? []).map((f) => f.path),
+  );
+  check(
+    "units",
+    "name",
+    (held.units ?? []).map((u) => u.name),
+    (declared.units ?? []).map((u) => u.name),
+  );
+  return problems;
+}

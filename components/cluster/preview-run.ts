@@ -16,6 +16,11 @@ export interface PreviewRun {
    * components.
    */
   readonly declaredPools: Set<string>;
+  /**
+   * The patches of the NodeDisruptionPolicy components the run declares, in order: what the node
+   * configuration declared after each depends on, at preview and `up`.
+   */
+  readonly policies: pulumi.Output<pulumi.Resource>[];
   /** Per-run state of other modules, each under its own key (pool-summary.ts). */
   readonly parts: Map<symbol, unknown>;
 }
@@ -27,7 +32,11 @@ const runs = new WeakMap<object, PreviewRun>();
 export function thisRun(): PreviewRun {
   const monitor = pulumi.runtime.getMonitor() ?? NO_RUN;
   let run = runs.get(monitor);
-  if (!run) runs.set(monitor, (run = { clusters: new Map(), declaredPools: new Set(), parts: new Map() }));
+  if (!run)
+    runs.set(
+      monitor,
+      (run = { clusters: new Map(), declaredPools: new Set(), policies: [], parts: new Map() }),
+    );
   return run;
 }
 

@@ -17,7 +17,7 @@ import type { NodeConfigKind } from "../../provider/waiting/waiters";
 import { kubeOptions, manifestArgs } from "../cluster/kube";
 import { adoption } from "../cluster/adoption";
 import { KINDS, ResourceKind } from "../../provider/waiting/kinds";
-import { rolloutRecord } from "../cluster/pool-summary";
+import { policiesDeclared, rolloutRecord } from "../cluster/pool-summary";
 import { WaitArgs, waiting } from "../cluster/wait";
 import { InputError } from "../../builders/errors";
 import { checked, InputChecks } from "../errors";
@@ -105,6 +105,9 @@ abstract class MachineConfigurationObject<T extends { name: string }> extends pu
     // role, a string, so nothing in the graph links the two, and the pool's waiter is registered in the
     // pool's constructor, before any object naming it exists; to await this object it would have to
     // take it as an input and a dependency, which no later declaration can add.
+    // Node disruption policies declared before it are applied before it, so that its nodes follow them
+    // as the preview says, and released after its removal has rolled out.
+    const policies = policiesDeclared();
     // Its removal guard stays apart from it: declared before the object (not for a pool, which has no
     // pool to leave), Pulumi deletes it after the object, so it can wait for the pool to roll out a
     // render without it, while the waiter, which depends on the object, is deleted before it.
@@ -115,7 +118,7 @@ abstract class MachineConfigurationObject<T extends { name: string }> extends pu
         NodeConfigRemoval,
         `${name}-removal`,
         { kubeconfig: waits.kubeconfig, pool, kind: kind as NodeConfigKind, name: this.objectName },
-        waits.options([]),
+        waits.options(policies),
       );
     const declare = (adopted: pulumi.CustomResourceOptions = {}) =>
       child(
@@ -124,7 +127,7 @@ abstract class MachineConfigurationObject<T extends { name: string }> extends pu
         manifestArgs(MACHINECONFIGURATION_API_VERSION, kind, manifest, ["metadata", "spec"]),
         {
           ...kubeOptions(this, provider, adopted),
-          ...(removal ? { dependsOn: removal.apply((r) => [r]) } : {}),
+          dependsOn: removal ? removal.apply((r) => [r, ...policies]) : policies,
         },
       );
     // Adopting imports the object when the cluster holds it and creates it otherwise, as a pool does.

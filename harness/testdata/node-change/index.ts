@@ -1,7 +1,19 @@
 import * as pulumi from "@pulumi/pulumi";
-import { MachineConfig } from "../../../index";
+import { MachineConfig, NodeDisruptionPolicy } from "../../../index";
 
 const config = new pulumi.Config();
+
+// Declared first, so that the MachineConfig is applied after it and its nodes follow it.
+const reload = config.get("reloadPath");
+if (reload)
+  new NodeDisruptionPolicy("reload", {
+    files: [
+      {
+        path: reload,
+        actions: [{ type: "Reload", reload: { serviceName: config.require("reloadService") } }],
+      },
+    ],
+  });
 
 new MachineConfig(config.require("name"), {
   role: "worker",
