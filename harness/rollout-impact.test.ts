@@ -238,4 +238,54 @@ describe("rollout impact: prediction against what the simulator's nodes do", fun
     };
     assert.ok(!pool.configuration.source.some((s) => s.name === name), "the pool's render no longer has it");
   });
+
+  it("a custom pool declared to roll out after the workers stays paused until they have rolled out the worker config it inherits", async () => {
+    const canary = workers[2];
+    sim.store.mutate(keyOf(K.node, canary), (n) => {
+      n.metadata.labels = { ...n.metadata.labels, "node-role.kubernetes.io/canary": "" };
+    });
+    const ordered = (text: string): DeployOptions => {
+      const options = stack("99-worker-ordered", "/etc/ordered.conf", text);
+      options.project.config[`${options.project.name}:poolAfterWorkers`] = "canary";
+      return options;
+    };
+    const first = await deploy(ordered("first\n"));
+    assert.deepEqual(first.errors, []);
+
+    const lines: string[] = [];
+    const planned = await preview({ ...ordered("second\n"), onDiagnostic: (d) => lines.push(d.message) });
+    assert.deepEqual(planned.errors, []);
+    assert.ok(
+      lines.some((l) => /^pool canary: new render; 1 node .*; after worker has rolled out$/.test(l)),
+      lines.join("\n"),
+    );
+    // Each node's steps, in the order the store saw them: handed the new render, then done with it.
+    const steps: string[] = [];
+    const handed = new Map<string, string>();
+    for (const n of workers)
+      handed.set(n, (sim.store.get(keyOf(K.node, n))!.metadata.annotations ?? {})[DESIRED]);
+    const stop = sim.store.subscribe(({ object }) => {
+      const name = object.metadata.name;
+      if (object.kind !== "Node" || !workers.includes(name)) return;
+      const a = object.metadata.annotations ?? {};
+      if (a[DESIRED] !== handed.get(name)) {
+        handed.set(name, a[DESIRED]);
+        steps.push(`${name} handed`);
+      } else if (
+        a[CURRENT] === a[DESIRED] &&
+        a[STATE] === "Done" &&
+        steps.includes(`${name} handed`) &&
+        !steps.includes(`${name} done`)
+      )
+        steps.push(`${name} done`);
+    });
+    const second = await deploy(ordered("second\n"));
+    stop();
+    assert.deepEqual(second.errors, []);
+    const at = (step: string) => steps.indexOf(step);
+    for (const worker of workers.slice(0, 2))
+      assert.ok(at(`${worker} done`) >= 0 && at(`${worker} done`) < at(`${canary} handed`), steps.join(", "));
+    assert.ok(at(`${canary} done`) > at(`${canary} handed`), "up waits for the canary pool too");
+    assert.equal((sim.store.get(keyOf(K.pool, "canary"))!.spec as { paused?: boolean }).paused, false);
+  });
 });

@@ -145,7 +145,13 @@ class Parts {
       groups.set(key, [...(groups.get(key) ?? []), h]);
     }
     for (const group of groups.values()) {
-      void summarize(this.run, group, this.policies.get(group[0].kubeconfig) ?? []).then(
+      // Every object the program declares on the cluster: a pool's selector picks those it renders
+      // (a custom pool the worker pool's too).
+      const { kubeconfig } = group[0];
+      const objects = batch.flatMap((h) =>
+        h.kubeconfig === kubeconfig && h.part.kind === "object" ? [h.part.object] : [],
+      );
+      void summarize(this.run, group, objects, this.policies.get(kubeconfig) ?? []).then(
         (summary) => group.forEach((h) => h.answer(summary)),
         () => group.forEach((h) => h.answer(undefined)),
       );
@@ -185,6 +191,7 @@ function policiesFollowed(
 async function summarize(
   run: PreviewRun,
   group: HandedIn[],
+  objects: ObjectLike[],
   policies: Array<{ seq: number; name: string; policy: NodeDisruptionPolicy }>,
 ): Promise<PoolSummary | undefined> {
   const { kubeconfig, pool, renders } = group[0];
@@ -204,7 +211,7 @@ async function summarize(
   try {
     const render = renders
       ? await renderImpactIn(cluster, pool, {
-          objects: parts("object").map((p) => p.object),
+          objects,
           ...(poolPart ? { settings: declaredPool(poolPart.manifest) } : {}),
           policies: followed,
         })
@@ -233,6 +240,7 @@ async function summarize(
       ...(renders && !render ? { newPool: true } : {}),
       machineSets,
       nodeMetadata: parts("nodeMetadata").flatMap((p) => p.phrases),
+      ...(run.rolloutOrder.has(pool) ? { after: run.rolloutOrder.get(pool) } : {}),
     };
     // A pool that is no MachineConfigPool (Windows machines) has a line only when its machines change.
     if (renders || machineSets.length > 0 || summary.nodeMetadata.length > 0)

@@ -21,6 +21,14 @@ export interface PreviewRun {
    * configuration declared after each depends on, at preview and `up`.
    */
   readonly policies: pulumi.Output<pulumi.Resource>[];
+  /** The pools the run declares to roll out after others (rollout-order.ts), with those others. */
+  readonly rolloutOrder: Map<string, string[]>;
+  /** The pool waiters and pauses of the run's node configuration, by pool (rollout-order.ts). */
+  readonly rollouts: Array<{
+    pool: pulumi.Output<string>;
+    waiter?: pulumi.Output<pulumi.Resource>;
+    pauses: pulumi.Output<Array<{ pool: string; resource: pulumi.Resource }>>;
+  }>;
   /** Per-run state of other modules, each under its own key (pool-summary.ts). */
   readonly parts: Map<symbol, unknown>;
 }
@@ -35,7 +43,14 @@ export function thisRun(): PreviewRun {
   if (!run)
     runs.set(
       monitor,
-      (run = { clusters: new Map(), declaredPools: new Set(), policies: [], parts: new Map() }),
+      (run = {
+        clusters: new Map(),
+        declaredPools: new Set(),
+        policies: [],
+        rolloutOrder: new Map(),
+        rollouts: [],
+        parts: new Map(),
+      }),
     );
   return run;
 }

@@ -1,5 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
-import { MachineConfig, NodeDisruptionPolicy } from "../../../index";
+import { MachineConfig, MachineConfigPool, NodeDisruptionPolicy } from "../../../index";
 
 const config = new pulumi.Config();
 
@@ -14,6 +14,10 @@ if (reload)
       },
     ],
   });
+
+// A custom pool that inherits the worker configs and rolls them out after the worker pool.
+const ordered = config.get("poolAfterWorkers");
+if (ordered) new MachineConfigPool(ordered, { rollOutAfter: ["worker"] });
 
 new MachineConfig(config.require("name"), {
   role: "worker",
