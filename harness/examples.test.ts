@@ -4,6 +4,7 @@ import { Simulator } from "../simulator/simulator";
 import type { KubeObject } from "../simulator/store/types";
 import { simulatorForSuite } from "../test/harness-simulator";
 import {
+  adoptsWhatItLost,
   destroyLeavesNothing,
   kubectl,
   mergePatch,
@@ -54,7 +55,8 @@ interface Life {
 /**
  * An example's whole life under the engine, on one simulator of its platform, the library installed
  * beside it as in a user's project: preview, up, a second revision, a refresh without drift, drift made
- * by hand, hand edits of the declared fields the next up takes back without a conflict, and a destroy
+ * by hand, hand edits of the declared fields the next up takes back without a conflict, its state lost
+ * and everything adopted back with `adopt=true`, and a destroy
  * that leaves nothing of the stack and gives the objects the operators own back as they were.
  */
 function lifecycle(example: string, life: Life): void {
@@ -65,7 +67,7 @@ function lifecycle(example: string, life: Life): void {
     const suite = simulatorForSuite(`harness-${example}-`, { speed: 500, platform: life.platform });
     before(() => ({ sim, dir } = suite));
 
-    it("previews, deploys, plans and deploys exactly its second revision, refreshes, finds drift made by hand, takes hand edits back, and destroys leaving the cluster as it was", async () => {
+    it("previews, deploys, plans and deploys exactly its second revision, refreshes, finds drift made by hand, takes hand edits back, adopts everything with its state lost, and destroys leaving the cluster as it was", async () => {
       const program = installedProgram(path.join(EXAMPLES, example));
       const options = (config: string[] = []): DeployOptions => ({
         project: loadProject(program, "dev", config),
@@ -89,7 +91,11 @@ function lifecycle(example: string, life: Life): void {
         Object.keys(life.drift.drifted),
       );
 
-      await destroyLeavesNothing(sim, second);
+      // The state lost: `up --config adopt=true` imports everything the example declares.
+      const adopting = options([...life.revision.config, "adopt=true"]);
+      await adoptsWhatItLost(sim, adopting);
+
+      await destroyLeavesNothing(sim, adopting);
       assert.deepEqual(operatorOwned(sim), owned, "the operators' objects as before the stack");
       const windowsMachines = sim.store
         .list("machine.openshift.io/v1beta1", "Machine", { namespace: "openshift-machine-api" })

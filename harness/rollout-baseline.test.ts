@@ -63,10 +63,12 @@ describe("render --baseline: ROLLOUT.md for a pull request", function () {
       "new one is Ready, none unavailable in each of 3 MachineSets), 1 wave, about 6 min";
     // The running machines get the label from the pool's NodeLabelsAndTaints waiter, the new ones at birth.
     const labels = "3 nodes get label example.com/team=logging (no drain, no reboot)";
-    // The pool is done when its machines are: the new ones boot with the new render.
+    // The pool is done when its machines are: the new ones boot with the new render. Its pace and
+    // waves are the replacement's (one machine per MachineSet, the three MachineSets at once), which
+    // its estimate counts.
     assert.equal(
       rolloutReport("aws-infra-windows", impact).split("\n")[4],
-      `| infra | 3 | yes | drain and reboot until replaced; new ones boot with it | 1 | 3 | about 6 min | ${machines} | ${labels} | no | file /etc/chrony.conf of 99-infra-chrony |`,
+      `| infra | 3 | yes | drain and reboot until replaced; new ones boot with it | 1 per MachineSet | 1 | about 6 min | ${machines} | ${labels} | no | file /etc/chrony.conf of 99-infra-chrony |`,
     );
     // What the preview says of the pool, in one line.
     assert.equal(

@@ -1,3 +1,4 @@
+import * as fs from "node:fs";
 import * as path from "node:path";
 import { busyFactor } from "./busy";
 import { CRDS, isCI, missing, PULUMI_METASCHEMA, SEEDS } from "./reference";
@@ -23,10 +24,34 @@ if (isCI()) {
   }
 }
 
+/**
+ * CPU seconds of this process and of the children it waited for (programs, plugin hosts, kubectl):
+ * /proc/self/stat's utime, stime, cutime and cstime, in clock ticks of 1/100 s.
+ */
+function cpuSeconds(): number {
+  const fields = fs.readFileSync("/proc/self/stat", "utf8").split(") ")[1].split(" ");
+  return [11, 12, 13, 14].reduce((sum, i) => sum + Number(fields[i]), 0) / 100;
+}
+
+// With TEST_CPU_LOG=<file>, each suite file's CPU (children included) and wall time are appended to it,
+// from the end of the file before it in the same process (so its loading counts): what to cut when npm
+// test grows, whatever else the machine runs (mocha's parallel mode runs the root afterAll per file).
+const CPU_LOG = process.env.TEST_CPU_LOG;
+let fileStarted = CPU_LOG ? { cpu: cpuSeconds(), wall: Date.now() } : undefined;
+
 // Every test's timeout is a hang guard: stretched by how busy the machine is when the test starts.
 export const mochaHooks = {
   beforeEach(this: Mocha.Context) {
     const test = this.currentTest;
     if (test) test.timeout(Math.round(test.timeout() * busyFactor()));
+  },
+  afterAll(this: Mocha.Context) {
+    if (!CPU_LOG || !fileStarted) return;
+    const root = this.test?.parent;
+    const file = root?.suites.find((s) => s.file)?.file ?? root?.file ?? "?";
+    const cpu = (cpuSeconds() - fileStarted.cpu).toFixed(1);
+    const wall = ((Date.now() - fileStarted.wall) / 1000).toFixed(1);
+    fs.appendFileSync(CPU_LOG, `${cpu}\t${wall}\t${path.relative(path.join(__dirname, ".."), file)}\n`);
+    fileStarted = { cpu: cpuSeconds(), wall: Date.now() };
   },
 };

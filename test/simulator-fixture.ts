@@ -3,7 +3,7 @@
  * own fixtures (MachineSets cloned from the installer's, the WMCO subscription) bound to it.
  */
 import { startSimulator, Simulator, SimulatorOptions } from "../simulator/simulator";
-import { K, machineSetFrom, Sim, subscribeWmco } from "../simulator/controllers/testing";
+import { holdDrainWithBudget, K, machineSetFrom, Sim, subscribeWmco } from "../simulator/controllers/testing";
 import { keyOf } from "../simulator/controllers/util";
 import { busyFactor } from "./busy";
 import { KubeObject as StoreObject } from "../simulator/store/types";
@@ -16,7 +16,7 @@ export const SPEED = 1000;
  */
 export const DEADLINE_MS = Math.round(10_000 * busyFactor());
 
-export { K, keyOf };
+export { holdDrainWithBudget, K, keyOf };
 export type { Simulator };
 
 export async function startTestSimulator(options: SimulatorOptions = {}): Promise<Simulator> {

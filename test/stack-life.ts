@@ -12,8 +12,10 @@ import type { CheckpointResource } from "../harness/engine/checkpoint";
 import type { Diagnostic } from "../harness/engine/diagnostics";
 import { deploy, DeployOptions, DeployResult, destroy, preview, refresh } from "../harness/deploy";
 import { fieldManagerName } from "../harness/engine/kube-check";
+import { DYNAMIC_TYPE_PREFIX } from "../harness/dynamic";
 import { kubeType } from "../harness/kube";
 import { reveal } from "../harness/secrets";
+import { WMCO } from "../builders/windows";
 import { isObject } from "../primitives/objects";
 import { kubectl as runKubectl } from "../simulator/apiserver/kubectl";
 import type { Simulator } from "../simulator/simulator";
@@ -158,6 +160,68 @@ export async function revise(
   assert.deepEqual(up.errors, []);
   assert.deepEqual(changes(up).sort(), changes(planned).sort(), "up did what the preview planned");
   return { ...up, previewed };
+}
+
+/**
+ * The stack's state lost, an up of `options` (whose config says `adopt=true`) takes back every object the
+ * lost state held: each imported as the cluster holds it, none created again, replaced or deleted (the
+ * patches of objects the operators own apply again, which adopts them by nature; the waiters wait
+ * again). Its preview plans what it does; its state holds every resource the lost one did but a Windows
+ * pool's generated key, WMCO's key Secret keeping the key it had.
+ */
+export async function adoptsWhatItLost(sim: Simulator, options: DeployOptions): Promise<DeployResult> {
+  const lost = (JSON.parse(fs.readFileSync(options.statePath!, "utf8")) as DeployResult["state"]).deployment
+    .resources;
+  const objects = managedObjects(lost).filter((r) => !kubeType(r.type)!.patch);
+  const uids = () => objects.map((r) => liveObject(sim, r)?.metadata.uid);
+  const before = uids();
+  const keySecrets = objects.filter(
+    (r) => kubeType(r.type)!.kind === "Secret" && liveObject(sim, r)?.metadata.name === WMCO.privateKeySecret,
+  );
+  const keysBefore = keySecrets.map((r) => liveObject(sim, r)?.data);
+  fs.rmSync(options.statePath!);
+  const planned = await preview(options);
+  assert.deepEqual(planned.errors, []);
+  const up = await deploy(options);
+  assert.deepEqual(up.errors, []);
+  assert.deepEqual(changes(up).sort(), changes(planned).sort(), "up did what the preview planned");
+  const imported = objects.map((r) => `import ${r.urn.split("::").pop()}`);
+  assert.deepEqual(
+    imported.filter((step) => !changes(up).includes(step)),
+    [],
+    "every object the lost state held is imported",
+  );
+  assert.deepEqual(
+    changes(up).filter((step) => /^(replace|delete) /.test(step)),
+    [],
+    "nothing replaced or deleted",
+  );
+  assert.deepEqual(uids(), before, "the same objects, none made again");
+  // A Windows pool adopting keeps the key WMCO has instead of generating one (WindowsNodePool): the
+  // generated key alone is left out of the new state, and the Secret holds the same key as before.
+  const generatedKeys = lost.filter((r) => r.type === `${DYNAMIC_TYPE_PREFIX}RsaPrivateKey`);
+  const urns = new Set(up.state.deployment.resources.map((r) => r.urn));
+  assert.deepEqual(
+    lost.filter((r) => r.custom && !urns.has(r.urn)).map((r) => r.urn),
+    generatedKeys.map((r) => r.urn),
+    "the new state holds what the lost one did, but the key it generated",
+  );
+  assert.ok(
+    generatedKeys.length === 0 ||
+      keysBefore.some((data) => (data as Record<string, string> | undefined)?.[WMCO.privateKeyField]),
+    "the generated key was in WMCO's Secret",
+  );
+  assert.deepEqual(
+    up.state.deployment.resources.filter((r) => r.type === `${DYNAMIC_TYPE_PREFIX}RsaPrivateKey`),
+    [],
+    "no key generated while adopting",
+  );
+  assert.deepEqual(
+    keySecrets.map((r) => liveObject(sim, r)?.data),
+    keysBefore,
+    "WMCO's key Secret keeps its key",
+  );
+  return up;
 }
 
 /**

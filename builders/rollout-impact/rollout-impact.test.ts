@@ -545,11 +545,34 @@ describe("pool summary: one line per pool of what up does to its nodes", () => {
     ]).split("\n");
     assert.equal(
       rows[2],
-      "| infra | 3 | yes | drain and reboot until replaced; new ones boot with it | 1 | 3 | about 18 min | " +
+      "| infra | 3 | yes | drain and reboot until replaced; new ones boot with it | 1 per MachineSet | 3 | about 18 min | " +
         "3 machines on m6i.xlarge replaced by m6i.2xlarge (1 new first, an old one deleted (drained) as each new " +
         "one is Ready, none unavailable), 3 waves, about 18 min | none | no | file /etc/chrony.conf of 99-infra-x |",
     );
     assert.equal(rows[3], "| gpu | 3 | no | none | 1 | 0 | - | none | 2 nodes get label a=b | no | - |");
+    // The waves and pace are those of the estimate: a replacement's, with or without a render beside it.
+    const [, , sizeOnly, faster] = summaryMarkdown([
+      summary({
+        pool: "highmem",
+        render: { ...unchanged, pool: "highmem" },
+        machineSets: [set("highmem-a", 2, { surge: 1, unavailable: 0 })],
+      }),
+      summary({
+        render: chronyChange(3),
+        machineSets: [
+          set("infra-a", 3, { surge: 2, unavailable: 1 }),
+          set("infra-b", 2, { surge: 1, unavailable: 0 }),
+        ],
+      }),
+    ]).split("\n");
+    assert.match(
+      sizeOnly,
+      /^\| highmem \| 3 \| no \| none \| 1 per MachineSet \| 2 \| about 12 min \| 2 machines on /,
+    );
+    assert.match(
+      faster,
+      /^\| infra \| 3 \| yes \| drain and reboot until replaced; new ones boot with it \| 1 or 3 per MachineSet \| 2 \| about 12 min \|/,
+    );
     // The render alone, as before.
     assert.match(
       impactMarkdown([chronyChange(3)]).split("\n")[2],

@@ -57,6 +57,14 @@ export function replacementEstimate(
 
 const distinct = (xs: string[]) => [...new Set(xs)];
 
+/** How many machines each replacing MachineSet replaces at a time: `1`, or `1 or 2` when they differ. */
+function replacementAtATime(changes: MachineSetChange[]): string {
+  const each = changes.flatMap((c) =>
+    c.replacement ? [Math.max(1, c.replacement.surge + c.replacement.unavailable)] : [],
+  );
+  return distinct([...each].sort((a, b) => a - b).map(String)).join(" or ");
+}
+
 /** `m6i.xlarge`, or `m6i.large, m6i.xlarge` when the MachineSets differ. */
 function specs(changes: MachineSetChange[]): { from: string; to: string } {
   const each = changes.map(specsOf);
@@ -221,15 +229,24 @@ export function summaryMarkdown(summaries: PoolSummary[], timings: Partial<Rollo
   const rows = summaries.map((s) => {
     const i = s.render;
     const renders = i?.newRender === true;
-    const replaced = replacementEstimate(s.machineSets, timings) !== undefined;
+    const replacement = replacementEstimate(s.machineSets, timings);
     const estimate = poolEstimate(s, timings);
+    // The pace and waves of what the estimate counts: a replacement, when machines are replaced (the
+    // render's old nodes go with it), else the render's.
+    const atATime = replacement
+      ? `${replacementAtATime(s.machineSets)} per MachineSet`
+      : i
+        ? String(i.atATime)
+        : "-";
     return [
       s.pool,
       i ? String(i.machineCount) : "-",
       renders ? "yes" : "no",
-      renders ? `${describeAction(i!)}${replaced ? " until replaced; new ones boot with it" : ""}` : "none",
-      i ? String(i.atATime) : "-",
-      renders ? String(i!.waves) : "0",
+      renders
+        ? `${describeAction(i!)}${replacement ? " until replaced; new ones boot with it" : ""}`
+        : "none",
+      atATime,
+      String(replacement?.waves ?? (renders ? i!.waves : 0)),
       estimate === undefined ? "-" : formatDuration(estimate),
       s.machineSets.length > 0 ? machinesPhrase(s.machineSets, timings) : "none",
       s.nodeMetadata.length > 0 ? s.nodeMetadata.join("; ") : "none",

@@ -9,8 +9,8 @@
  * carry no label (the MCO's render controller sets only an owner and annotations) and are the bulk of a
  * long-lived cluster's MachineConfigs: each holds the whole merged Ignition config, often hundreds of
  * KB, and clusters keep one per pool and change. The two a pending rollout compares are read by name.
- * The MachineSets are listed once; a pool's Machines only when its template changes or it replaces
- * machines, by its MachineSets' label, to tell which run another spec than the one declared.
+ * The MachineSets are listed once; a pool's Machines, by its MachineSets' label, when they exist: to
+ * tell which lack its node labels and taints, and which run another spec than the one declared.
  * A component that adopts what exists asks the same reads, at `up` too, which of its objects the
  * cluster holds (adoption.ts).
  */

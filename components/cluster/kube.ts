@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import * as path from "node:path";
@@ -58,6 +59,22 @@ export function manifestArgs(
  * 409 conflict. For the objects and fields the stack declares.
  */
 export const PATCH_FORCE = { "pulumi.com/patchForce": "true" } as const;
+
+/**
+ * The annotations that make a Patch apply as a field manager named after it. Without them
+ * pulumi-kubernetes names each Patch's manager at random (`pulumi-kubernetes-<suffix>`, provider.go
+ * fieldManagerName) and keeps the name only in the stack's state: the same Patch declared again after
+ * that state was lost would apply as another manager and release nothing the first one wrote.
+ */
+export function patchFieldManager(patchName: string): { "pulumi.com/patchFieldManager": string } {
+  const name = `openshift-topology-${patchName}`;
+  // The API server takes a manager of at most 128 characters (ValidateManagedFields).
+  const manager =
+    name.length <= 128
+      ? name
+      : `${name.slice(0, 119)}-${createHash("sha256").update(name).digest("hex").slice(0, 8)}`;
+  return { "pulumi.com/patchFieldManager": manager };
+}
 
 /** The manifest with `annotations` added to its own. */
 export function withAnnotations<T extends { metadata: Record<string, unknown> }>(

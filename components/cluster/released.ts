@@ -1,7 +1,8 @@
 /**
  * A patch of an object the cluster owns that gives back, once destroyed, what it took: its
- * PatchRelease reads the fields the patch writes before it first applies, and puts back the earlier
- * values its release removed (provider/waiting/release.ts).
+ * PatchRelease reads the fields the patch writes before it first applies (and keeps them on the
+ * object under the patch's field manager, when given), and puts back the earlier values its release
+ * removed (provider/waiting/release.ts).
  */
 import * as pulumi from "@pulumi/pulumi";
 import type { PatchTarget } from "../../provider/waiting/release";
@@ -18,7 +19,7 @@ import type { Waiting } from "./wait";
 export function released(
   cluster: Waiting | undefined,
   patch: string,
-  write: { target: pulumi.Output<PatchTarget>; paths: pulumi.Output<string[][]> },
+  write: { target: pulumi.Output<PatchTarget>; paths: pulumi.Output<string[][]>; fieldManager?: string },
   after: pulumi.Input<pulumi.Input<pulumi.Resource>[]>,
   kopts: pulumi.CustomResourceOptions,
 ): pulumi.CustomResourceOptions {

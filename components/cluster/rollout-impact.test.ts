@@ -30,6 +30,8 @@ import {
 import { clusterPoolImpact, renderImpactIn } from "./rollout-impact";
 import { readCluster } from "./cluster-snapshot";
 import { InfraNodePool } from "../infra-node-pool/infra-node-pool";
+import { NodePool } from "../node-pool/node-pool";
+import { nodeMetadataPhrase } from "../../builders/machineset/node-metadata";
 import {
   OperatorSubscription,
   OperatorSubscriptionArgs,
@@ -480,6 +482,58 @@ describe("rollout impact at preview, against the cluster", function () {
       [(await valueOf(mcp.rolloutImpact))?.newRender, (await valueOf(mcp.rolloutImpact))?.paused],
       [false, true],
     );
+  });
+
+  // machine-api-operator: a MachineSet's template reaches only the Machines it creates afterwards
+  // (pkg/controller/machineset controller.go createMachine); nodelink copies a Machine's labels and
+  // taints to its Node (pkg/controller/nodelink ReconcileNodeLink). An `up` with `wait: false` writes the
+  // template and leaves the running machines as they were; the next `up` that waits writes them.
+  it("says what up writes on running nodes whose MachineSet's template already carries the pool's labels and taints", async () => {
+    const ns = "openshift-machine-api";
+    const set = `${AWS_INFRA_ID}-tagged-us-east-2a`;
+    createMachineSet(sim, set, { replicas: 1 });
+    await storeUntil(sim, "the MachineSet's node", () =>
+      sim.store
+        .list(K.machine.apiVersion, K.machine.kind, { namespace: ns })
+        .find(
+          (m) =>
+            m.metadata.labels?.["machine.openshift.io/cluster-api-machineset"] === set &&
+            (m.status as { nodeRef?: unknown } | undefined)?.nodeRef,
+        ),
+    );
+    const dedicated = { key: "example.com/dedicated", value: "tagged", effect: "NoSchedule" as const };
+    const previewPool = async () => {
+      await resetMocks(awsCloud(), { preview: true });
+      const pool = new NodePool("tagged", {
+        role: "tagged",
+        zones: ["us-east-2a"],
+        taints: [dedicated],
+        kubeconfig: sim.kubeconfig,
+      });
+      const impact = await valueOf(pool.labelsAndTaintsImpact);
+      const declared = mocks.resources.find((r) => r.name === "tagged-us-east-2a")!;
+      return {
+        phrase: impact && nodeMetadataPhrase(impact),
+        template: (declared.inputs.spec as any).template,
+      };
+    };
+    const expected =
+      "1 node gets label node-role.kubernetes.io/tagged=; 1 node gets taint example.com/dedicated=tagged:NoSchedule (no drain, no reboot)";
+    const before = await previewPool();
+    assert.equal(before.phrase, expected, "the template changes");
+    // What an `up` without waiting leaves: the template as declared, the running machine as it was.
+    sim.store.mutate(keyOf(K.machineSet, set, ns), (ms) => {
+      (ms.spec as any).template = before.template;
+    });
+    const after = await previewPool();
+    assert.equal(after.phrase, expected, "the template is as declared, the running node is not");
+    sim.store.mutate(keyOf(K.machineSet, set, ns), (ms) => ((ms.spec as any).replicas = 0));
+    await storeUntil(sim, "its machine gone", () =>
+      sim.store
+        .list(K.machine.apiVersion, K.machine.kind, { namespace: ns })
+        .every((m) => m.metadata.labels?.["machine.openshift.io/cluster-api-machineset"] !== set),
+    );
+    sim.store.delete(keyOf(K.machineSet, set, ns));
   });
 
   // Seed 001's workshop makes infra MachineSets and no pool, and a hand-made pool seldom has every zone:

@@ -205,8 +205,13 @@ describe("InfraNodePool", () => {
       nodePlacement: { nodeSelector: { matchLabels: { "node-role.kubernetes.io/infra": "" } }, tolerations },
       replicas: 3,
     });
+    // Each patch applies as a manager named after it (pulumi-kubernetes' fieldManagerName takes the
+    // annotation), the one an adopting stack's patch applies and releases as after its state was lost.
     assert.deepEqual(router.inputs.metadata, {
-      annotations: { "pulumi.com/patchForce": "true" },
+      annotations: {
+        "pulumi.com/patchFieldManager": "openshift-topology-infra-router",
+        "pulumi.com/patchForce": "true",
+      },
       name: "default",
       namespace: "openshift-ingress-operator",
     });
@@ -223,11 +228,25 @@ describe("InfraNodePool", () => {
       tolerations,
     });
     assert.deepEqual(config.alertmanagerMain.nodeSelector, { "node-role.kubernetes.io/infra": "" });
-    // Each patch is given back on destroy by a release declared before it, reading the fields it writes.
-    const releases = created("pulumi-nodejs:dynamic:PatchRelease").map((r) => [
-      r.inputs.target,
-      r.inputs.paths,
+    const managers = [router, registry, monitoring].map(
+      (p) =>
+        (p.inputs.metadata as { annotations: Record<string, string> }).annotations[
+          "pulumi.com/patchFieldManager"
+        ],
+    );
+    assert.deepEqual(managers, [
+      "openshift-topology-infra-router",
+      "openshift-topology-infra-registry",
+      "openshift-topology-infra-monitoring",
     ]);
+    // Each patch is given back on destroy by a release declared before it, reading the fields it writes
+    // and keeping them under the patch's manager.
+    const released = created("pulumi-nodejs:dynamic:PatchRelease");
+    assert.deepEqual(
+      released.map((r) => r.inputs.fieldManager),
+      managers,
+    );
+    const releases = released.map((r) => [r.inputs.target, r.inputs.paths]);
     assert.deepEqual(releases, [
       [
         {

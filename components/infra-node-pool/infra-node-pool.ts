@@ -12,7 +12,7 @@ import { infraTaints, INFRA_TAINTS } from "../../builders/machineset/node-metada
 import { Taint } from "../../builders/validation";
 import { PatchManifest, patchedPaths, patchTarget } from "../../builders/patch";
 import { released as releasedPatch } from "../cluster/released";
-import { manifestArgs, PATCH_FORCE, withAnnotations } from "../cluster/kube";
+import { manifestArgs, PATCH_FORCE, patchFieldManager, withAnnotations } from "../cluster/kube";
 import { clusterAccess } from "../cluster/wait";
 import { InputError, InputErrors, within } from "../../builders/errors";
 import { checked, InputChecks } from "../errors";
@@ -86,12 +86,19 @@ function placeWorkloads(
   const cluster = clusterAccess(args, component);
   const moved: pulumi.Output<pulumi.Resource>[] = [];
   // Each patch gives back, once destroyed, what it took from the object the cluster owns; one release
-  // per patch, as router, registry and monitoring are switched one by one.
+  // per patch, as router, registry and monitoring are switched one by one. Each patch applies as a
+  // manager named after it, which its release keeps what it took under: both survive a lost state.
+  const owned = (patch: string, manifest: pulumi.Output<PatchManifest>) =>
+    manifest.apply((m) => withAnnotations(m, patchFieldManager(patch)));
   const released = (patch: string, manifest: pulumi.Output<PatchManifest>): pulumi.CustomResourceOptions =>
     releasedPatch(
       cluster,
       patch,
-      { target: manifest.apply(patchTarget), paths: manifest.apply(patchedPaths) },
+      {
+        target: manifest.apply(patchTarget),
+        paths: manifest.apply(patchedPaths),
+        fieldManager: patchFieldManager(patch)["pulumi.com/patchFieldManager"],
+      },
       after,
       kopts,
     );
@@ -104,7 +111,10 @@ function placeWorkloads(
       child(
         k8s.apiextensions.CustomResourcePatch,
         `${name}-router`,
-        manifestArgs("operator.openshift.io/v1", "IngressController", manifest, ["metadata", "spec"]),
+        manifestArgs("operator.openshift.io/v1", "IngressController", owned(`${name}-router`, manifest), [
+          "metadata",
+          "spec",
+        ]),
         released(`${name}-router`, manifest),
       ),
     );
@@ -115,7 +125,12 @@ function placeWorkloads(
       child(
         k8s.apiextensions.CustomResourcePatch,
         `${name}-registry`,
-        manifestArgs("imageregistry.operator.openshift.io/v1", "Config", manifest, ["metadata", "spec"]),
+        manifestArgs(
+          "imageregistry.operator.openshift.io/v1",
+          "Config",
+          owned(`${name}-registry`, manifest),
+          ["metadata", "spec"],
+        ),
         released(`${name}-registry`, manifest),
       ),
     );
@@ -125,7 +140,10 @@ function placeWorkloads(
     const manifest = pulumi.all([placement, extra]).apply(([p, e]) =>
       withAnnotations(
         checked(() => within("monitoring", () => monitoringConfigMapPatch(p, e))),
-        PATCH_FORCE,
+        {
+          ...PATCH_FORCE,
+          ...patchFieldManager(`${name}-monitoring`),
+        },
       ),
     );
     moved.push(

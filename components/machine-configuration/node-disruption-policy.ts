@@ -12,7 +12,7 @@ import {
 import type { DisruptionAction, NodeDisruptionPolicy as Policy } from "../../builders/rollout-impact";
 import { InputErrors } from "../../builders/errors";
 import { patchTarget } from "../../builders/patch";
-import { manifestArgs, withAnnotations } from "../cluster/kube";
+import { manifestArgs, patchFieldManager, withAnnotations } from "../cluster/kube";
 import { clusterAccess } from "../cluster/wait";
 import { released } from "../cluster/released";
 import { clusterOfThisRun } from "../cluster/preview-run";
@@ -48,7 +48,7 @@ export interface NodeDisruptionPolicyArgs {
 
 /** The field manager of a policy's patch: its own, so that it owns its entries and no other policy's. */
 export function policyFieldManager(name: string): string {
-  return `openshift-topology-policy-${name}`.slice(0, 128);
+  return patchFieldManager(`policy-${name}`)["pulumi.com/patchFieldManager"];
 }
 
 /**
@@ -95,7 +95,7 @@ export class NodeDisruptionPolicy extends pulumi.ComponentResource {
       released(
         cluster,
         name,
-        { target: manifest.apply(patchTarget), paths: manifest.apply(policyPaths) },
+        { target: manifest.apply(patchTarget), paths: manifest.apply(policyPaths), fieldManager: manager },
         [],
         kopts,
       ),

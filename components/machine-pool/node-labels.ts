@@ -15,7 +15,6 @@ import {
 import { NodeLabelsAndTaints } from "../../provider/dynamic";
 import { field, KINDS } from "../../provider/waiting/kinds";
 import { planMachine } from "../../provider/waiting/node-metadata";
-import { jsonEqual, type Json } from "../../primitives/objects";
 import { MACHINE_API_NAMESPACE } from "../../primitives/openshift";
 import { handInToPool, PoolOfPart, PoolPart } from "../cluster/pool-summary";
 import { clusterOfThisRun } from "../cluster/preview-run";
@@ -32,7 +31,7 @@ export interface PoolNodeLabels {
 
 /**
  * The preview's answer for a pool: the waiting core's plan of each running Machine (not being deleted)
- * of its MachineSets whose template changes them, against their Nodes as they are, summed into one
+ * of its MachineSets that lacks the declared labels and taints, against its Node as it is, summed into one
  * impact and handed in to the pool's summary. Undefined on `up`, without a kubeconfig, for a cluster
  * that does not answer (the pool's summary warns of it), and when no node changes.
  */
@@ -49,26 +48,18 @@ function previewNodeLabels(
       const cluster = clusterOfThisRun(config);
       if ((await cluster.unreachableBecause()) !== undefined) return undefined;
       try {
-        // Machines and their Nodes are read only for MachineSets whose template's node labels or taints
-        // change: the up that wrote a template's brought them to its nodes (its waiter returned once
-        // every node carried them), and a MachineSet the cluster lacks has no machines yet.
+        // The pool's Machines are read whenever its MachineSets exist: a template that already carries
+        // the labels and taints (written by an `up` without waiting) says nothing of the machines made
+        // before it, whose nodes this `up`'s waiter then writes. A Machine that carries them, recorded
+        // as the stack's, has them on its Node too (nodelink copies them), so only the Nodes of the
+        // Machines that lack any are read: one list per pool and no node read when nothing changes.
         const sets = await cluster.machineSets();
-        const changed = names.filter((name) => {
-          const spec = field<Json>(
-            sets.find((m) => m.metadata.name === name),
-            "spec",
-            "template",
-            "spec",
-          );
-          return (
-            spec !== undefined &&
-            (!jsonEqual(field(spec, "metadata", "labels") ?? {}, declared.labels) ||
-              !jsonEqual(field(spec, "taints") ?? [], declared.taints))
-          );
-        });
-        if (changed.length === 0) return undefined;
-        const target = { namespace: MACHINE_API_NAMESPACE, machineSets: changed, ...declared };
-        const machines = (await cluster.machines(changed)).filter((m) => !m.metadata.deletionTimestamp);
+        const existing = names.filter((name) => sets.some((m) => m.metadata.name === name));
+        if (existing.length === 0) return undefined;
+        const target = { namespace: MACHINE_API_NAMESPACE, machineSets: existing, ...declared };
+        const machines = (await cluster.machines(existing)).filter(
+          (m) => !m.metadata.deletionTimestamp && planMachine(target, m, undefined).machinePatch,
+        );
         const changes: NodeMetadataChange[] = [];
         for (const machine of machines) {
           const nodeName = field<string>(machine, "status", "nodeRef", "name");

@@ -1,5 +1,5 @@
 import { CustomResourceOptions, dynamic, Input, Output, secret } from "@pulumi/pulumi";
-import { Earlier, PatchTarget, recordEarlier, restoreEarlier } from "../waiting/release";
+import { Earlier, keepEarlier, PatchTarget, recordEarlier, restoreEarlier } from "../waiting/release";
 import { changedInputs, CheckFailure, checkCommon, checkName, UNKNOWN, waiterOptions } from "./common";
 import { clusterServer, currentCredentials, explainRejectedCredentials } from "./credentials";
 import { carriedProvider, ProviderOf } from "./schema";
@@ -12,6 +12,7 @@ interface PatchReleaseInputs {
   kubeconfig: string;
   target: PatchTarget;
   paths: string[][];
+  fieldManager?: string;
 }
 
 interface PatchReleaseProps extends PatchReleaseInputs {
@@ -51,7 +52,12 @@ function checkPaths(paths: unknown): CheckFailure[] {
  */
 export const patchReleaseProvider: dynamic.ResourceProvider = {
   async check(_olds: Record<string, unknown>, news: Record<string, unknown>) {
-    const failures = [...checkCommon(news), ...checkTarget(news.target), ...checkPaths(news.paths)];
+    const failures = [
+      ...checkCommon(news),
+      ...checkTarget(news.target),
+      ...checkPaths(news.paths),
+      ...checkFieldManager(news.fieldManager),
+    ];
     return { inputs: news, failures };
   },
   async diff(_id: string, olds: Record<string, unknown>, news: Record<string, unknown>) {
@@ -63,7 +69,7 @@ export const patchReleaseProvider: dynamic.ResourceProvider = {
       ...changedInputs(olds, news, ["target"]),
       ...(before !== undefined && after !== undefined && before !== after ? ["kubeconfig"] : []),
     ];
-    const changes = replaces.length > 0 || changedInputs(olds, news, ["paths"]).length > 0;
+    const changes = replaces.length > 0 || changedInputs(olds, news, ["paths", "fieldManager"]).length > 0;
     return { changes, replaces, deleteBeforeReplace: false };
   },
   async create(inputs: PatchReleaseInputs) {
@@ -79,7 +85,10 @@ export const patchReleaseProvider: dynamic.ResourceProvider = {
       added.length > 0 ? (await recordEarlier({ ...news, paths: added, timeoutMs: TIMEOUT_MS })).fields : [];
     const fresh = new Map(read.map((f) => [key(f.path), f]));
     const fields = news.paths.map((p) => known.get(key(p)) ?? fresh.get(key(p))!);
-    return { outs: { ...news, earlier: { existed: olds.earlier.existed, fields } } };
+    const earlier = { existed: olds.earlier.existed, fields };
+    if (news.fieldManager !== undefined && earlier.existed)
+      await keepEarlier({ ...news, fieldManager: news.fieldManager, earlier, timeoutMs: TIMEOUT_MS });
+    return { outs: { ...news, earlier } };
   },
   async read(id: string, props: PatchReleaseProps) {
     return { id, props };
@@ -100,6 +109,14 @@ export const patchReleaseProvider: dynamic.ResourceProvider = {
   },
 };
 
+/** A field manager as the API server takes it (apiserver's ValidateManagedFields: at most 128 characters). */
+function checkFieldManager(manager: unknown): CheckFailure[] {
+  if (manager === undefined || manager === UNKNOWN) return [];
+  return typeof manager === "string" && manager !== "" && manager.length <= 128
+    ? []
+    : [{ property: "fieldManager", reason: "fieldManager must be a name of 1 to 128 characters" }];
+}
+
 function releaseId(target: PatchTarget): string {
   return `release/${target.kind}/${target.namespace ? `${target.namespace}/` : ""}${target.name}`;
 }
@@ -111,6 +128,12 @@ export interface PatchReleaseArgs {
   target: Input<PatchTarget>;
   /** The fields the patch writes, each as its keys, e.g. `["spec", "replicas"]`. */
   paths: Input<Input<string>[][]>;
+  /**
+   * The patch's field manager, as its `pulumi.com/patchFieldManager` annotation names it. With it, what
+   * was read is also kept on the object, so that the stack adopting the patch after its state was lost
+   * still gives back what was there before the patch first applied.
+   */
+  fieldManager?: Input<string>;
 }
 
 /**
@@ -125,7 +148,13 @@ export class PatchRelease extends dynamic.Resource {
     super(
       carriedProvider(patchReleaseProvider, (): ProviderOf => self.patchReleaseProvider),
       name,
-      { kubeconfig: secret(args.kubeconfig), target: args.target, paths: args.paths, earlier: undefined },
+      {
+        kubeconfig: secret(args.kubeconfig),
+        target: args.target,
+        paths: args.paths,
+        fieldManager: args.fieldManager,
+        earlier: undefined,
+      },
       waiterOptions(opts),
       undefined,
       "PatchRelease",

@@ -18,6 +18,7 @@ import {
 import {
   createMachineSet,
   DEADLINE_MS,
+  holdDrainWithBudget,
   K,
   keyOf,
   machineConfig,
@@ -69,6 +70,8 @@ function describeRequest(path: string): string {
   const verb = url.searchParams.get("watch") === "true" ? "watch" : rest.length > 1 ? "get" : "list";
   return `${verb} ${rest[0]}`;
 }
+
+const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
 
 async function expectWaitError(promise: Promise<unknown>, kind: string, pattern: RegExp): Promise<void> {
   await assert.rejects(promise, (e: unknown) => {
@@ -503,6 +506,49 @@ describe("waiting core against the simulator", function () {
       assert.deepEqual(currentConfigs(sim), [result.renderedConfig]);
       sim.store.delete(keyOf(K.machineConfig, "99-worker-fixed"));
       await rollout({ pool: "worker", deletedMachineConfigs: ["99-worker-fixed"] });
+    });
+
+    // machine-config-operator pkg/controller/drain/drain_controller.go drainNode writes a failed attempt
+    // on the MachineConfigNode's Drained condition with the kubectl drain helper's error
+    // (k8s.io/kubectl/pkg/drain evictPods: `error when evicting pods/"<pod>" -n "<namespace>": global
+    // timeout reached: 1m30s`) and retries for ever; kubernetes pkg/registry/core/pod/storage/eviction.go
+    // checkAndDecrement refuses while the budget allows no disruption. The wait names both long before
+    // the MCO's own DrainFailed after an hour, and its deadline says them.
+    it("names the pod and the PodDisruptionBudget that hold a node's drain, in its progress and at its deadline", async () => {
+      holdDrainWithBudget(sim.store);
+      const pod = await storeUntil(sim, "the guarded pod running", () =>
+        sim.store
+          .list("v1", "Pod", { namespace: "shop" })
+          .find((p) => (p.status as { phase?: string } | undefined)?.phase === "Running"),
+      );
+      const node = (pod.spec as { nodeName: string }).nodeName;
+      const clock = fakeClock();
+      const seen: string[] = [];
+      const blocker = `${node} draining (cannot evict pod shop/${pod.metadata.name}: PodDisruptionBudget shop/web needs 1 healthy pod and has 1)`;
+      const held = waitForPoolRollout({
+        kubeconfig,
+        pool: "worker",
+        machineConfigs: ["99-worker-held"],
+        clock,
+        timeoutMs: 30 * 60_000,
+        progressIntervalMs: 0,
+        onProgress: (e) => {
+          if (seen.length > 0 || !e.message.includes(blocker)) return;
+          seen.push(e.message);
+          setImmediate(() => clock.advance(30 * 60_000));
+        },
+      });
+      sim.store.create(machineConfig("99-worker-held", { "/etc/held.conf": "x" }));
+      await expectWaitError(held, "timeout", new RegExp(`waiting for pool worker: .*${escape(blocker)}`));
+      assert.equal(seen.length, 1, "the progress line named the pod and its budget");
+      sim.store.delete(keyOf(K.podDisruptionBudget, "web", "shop"));
+      await rollout({ pool: "worker", machineConfigs: ["99-worker-held"] });
+      sim.store.mutate(
+        keyOf(K.deployment, "web", "shop"),
+        (d) => ((d.spec as { replicas: number }).replicas = 0),
+      );
+      sim.store.delete(keyOf(K.machineConfig, "99-worker-held"));
+      await rollout({ pool: "worker", deletedMachineConfigs: ["99-worker-held"] });
     });
 
     for (const [kind, errorName, plural] of [

@@ -86,6 +86,7 @@ export const KINDS = {
   csv: kind("operators.coreos.com", "v1alpha1", "ClusterServiceVersion", "clusterserviceversions", true),
   packageManifest: kind("packages.operators.coreos.com", "v1", "PackageManifest", "packagemanifests", true),
   deployment: kind("apps", "v1", "Deployment", "deployments", true),
+  podDisruptionBudget: kind("policy", "v1", "PodDisruptionBudget", "poddisruptionbudgets", true),
   clusterExtension: kind("olm.operatorframework.io", "v1", "ClusterExtension", "clusterextensions", false),
   crd: kind("apiextensions.k8s.io", "v1", "CustomResourceDefinition", "customresourcedefinitions", false),
 } as const;

@@ -6,6 +6,7 @@
 import { byName } from "../../primitives/objects";
 import type { SourceSpec, View } from "./converge";
 import { Condition, field, KINDS, KubeObject } from "./kinds";
+import { BlockedPod, blockedPods, podKey } from "./drain";
 import { Problem } from "./persistence";
 
 /**
@@ -92,14 +93,49 @@ export function phaseOf(mcn: KubeObject): string {
 /** A progress line names at most this many nodes; the others are counted by phase. */
 export const PHASES_NAMED = 10;
 
+/** The nodes not yet on `target`, by name. */
+function behindOf(mcns: KubeObject[], target: string): KubeObject[] {
+  return mcns.filter((m) => !isUpdatedTo(m, target)).sort(byName);
+}
+
+/**
+ * The error of the drain controller's last failed attempt on the node while its drain goes on
+ * (drain_controller.go drainNode: Drained Unknown, "Error: Node Drain has not succeeded. Error is:
+ * <error> The drain will not be complete until ..."), else undefined.
+ */
+export function drainErrorOf(mcn: KubeObject): string | undefined {
+  const drained = conditionsOf(mcn).find((c) => c.type === "Drained" && c.status === "Unknown");
+  return /^Error: Node Drain has not succeeded\. Error is: (.*) The drain will not be complete until /s.exec(
+    drained?.message ?? "",
+  )?.[1];
+}
+
+/** The pods that hold the drains of the nodes a progress line names (`describeNodePhases`). */
+export function drainBlockedPods(mcns: KubeObject[], target: string): BlockedPod[] {
+  return behindOf(mcns, target)
+    .slice(0, PHASES_NAMED)
+    .filter((m) => phaseOf(m) === "draining")
+    .flatMap((m) => blockedPods(drainErrorOf(m) ?? ""));
+}
+
 /**
  * `ip-10-0-1-2 draining, ip-10-0-1-3 waiting`: the nodes of the pool not yet on `target`, the first
  * `PHASES_NAMED` by name, the rest counted by phase (`and 990 more: 90 draining, 900 waiting`), so that
- * a 1,000-node pool's line stays a line.
+ * a 1,000-node pool's line stays a line. A named node whose drain failed says which pods hold it
+ * (`ip-10-0-1-2 draining (cannot evict pod shop/web-1: ...)`), each as `describePod` tells it.
  */
-export function describeNodePhases(mcns: KubeObject[], target: string): string {
-  const behind = mcns.filter((m) => !isUpdatedTo(m, target)).sort(byName);
-  const named = behind.slice(0, PHASES_NAMED).map((m) => `${m.metadata.name} ${phaseOf(m)}`);
+export function describeNodePhases(
+  mcns: KubeObject[],
+  target: string,
+  describePod: (pod: BlockedPod) => string = (p) => `pod ${podKey(p)}`,
+): string {
+  const behind = behindOf(mcns, target);
+  const named = behind.slice(0, PHASES_NAMED).map((m) => {
+    const phase = phaseOf(m);
+    const pods = phase === "draining" ? blockedPods(drainErrorOf(m) ?? "") : [];
+    const blocked = pods.length > 0 ? ` (cannot evict ${pods.map(describePod).join("; ")})` : "";
+    return `${m.metadata.name} ${phase}${blocked}`;
+  });
   const rest = behind.slice(PHASES_NAMED);
   if (rest.length === 0) return named.join(", ");
   const counts: Record<string, number> = {};

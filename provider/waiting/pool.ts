@@ -36,11 +36,13 @@ import { annotationsOf, Condition, conditionOf, field, KubeObject, labelsOf } fr
 import {
   degradedMessages,
   describeNodePhases,
+  drainBlockedPods,
   failingMachineConfigNodes,
   NodeTimings,
   OnTarget,
   poolOfMachineConfigNode,
 } from "./machineconfignode";
+import { BlockedPod, describeBlockedPod, podKey } from "./drain";
 import { judgePersistence, PERSISTENCE_MS, Problem, Sightings } from "./persistence";
 import { WaitState } from "./progress";
 
@@ -86,6 +88,10 @@ export interface PoolObservation {
    * unknown, null on a cluster that does not serve them (the node annotations are used instead).
    */
   machineConfigNodes?: KubeObject[] | null;
+  /** Pods that hold a node's drain, by `<namespace>/<name>`: undefined while unread, null when gone. */
+  pods?: Record<string, KubeObject | null | undefined>;
+  /** The PodDisruptionBudgets of the namespaces of those pods, by namespace, once read. */
+  podDisruptionBudgets?: Record<string, KubeObject[] | undefined>;
   /** The pool's RenderDegraded condition when this wait first saw the pool. */
   initialRenderDegraded: Condition | undefined;
   /** The failures nodes showed before their daemon took up the target (`noteInherited`); none when absent. */
@@ -102,6 +108,8 @@ export interface PoolNeeds {
   generated?: GeneratedRef[];
   nodes?: boolean;
   machineConfigNodes?: boolean;
+  /** Pods a node's drain cannot evict, to read with the budgets of their namespaces. */
+  pods?: BlockedPod[];
 }
 
 export interface PoolRolloutResult {
@@ -665,10 +673,17 @@ export function evaluatePoolRollout(target: PoolRolloutTarget, obs: PoolObservat
     degradedMachineCount: degradedCount,
   };
   const mcns = obs.machineConfigNodes?.filter((m) => poolOfMachineConfigNode(m) === name);
-  const phases = mcns ? describeNodePhases(mcns, renderedName) : "";
+  // A drain that fails names the pods it cannot evict; what refuses them is read to say it.
+  const describePod = (p: BlockedPod) =>
+    describeBlockedPod(p, obs.pods?.[podKey(p)], obs.podDisruptionBudgets?.[p.namespace]);
+  const phases = mcns ? describeNodePhases(mcns, renderedName, describePod) : "";
   const progressLine = `${label}: ${updated}/${machineCount} updated -> ${renderedName}${phases ? `; ${phases}` : ""}`;
+  const blocked = mcns ? drainBlockedPods(mcns, renderedName) : [];
   // Per-node phases come from MachineConfigNodes where the cluster has them.
-  const mcnNeeds: PoolNeeds = obs.machineConfigNodes === undefined ? { machineConfigNodes: true } : {};
+  const mcnNeeds: PoolNeeds = {
+    ...(obs.machineConfigNodes === undefined ? { machineConfigNodes: true } : {}),
+    ...(blocked.length > 0 ? { pods: blocked } : {}),
+  };
   const isDone =
     field<string>(pool, "status", "configuration", "name") === renderedName &&
     conditionOf(pool, "Updated")?.status === "True" &&

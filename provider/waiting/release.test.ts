@@ -2,7 +2,13 @@ import * as assert from "node:assert/strict";
 import { stringify } from "yaml";
 import { kubectl } from "../../simulator/apiserver/kubectl";
 import { Simulator, startTestSimulator } from "../../test/simulator-fixture";
-import { PatchTarget, recordEarlier, RESTORE_FIELD_MANAGER, restoreEarlier } from "./release";
+import {
+  EARLIER_ANNOTATION,
+  PatchTarget,
+  recordEarlier,
+  RESTORE_FIELD_MANAGER,
+  restoreEarlier,
+} from "./release";
 
 const ROUTER: PatchTarget = {
   apiVersion: "operator.openshift.io/v1",
@@ -133,6 +139,76 @@ describe("waiting core: what a released patch gives back", function () {
       ["deleted ConfigMap openshift-monitoring/cluster-monitoring-config, which the stack created"],
     );
     assert.equal(live(MONITORING), undefined);
+  });
+
+  // pulumi-kubernetes names a Patch's manager by its `pulumi.com/patchFieldManager` annotation
+  // (provider.go, fieldManagerName), so the same Patch declared after its state was lost applies and
+  // releases as the same manager; what was there before the first apply is only on the object.
+  it("gives back what was there before the first patch when the stack's state was lost and it adopts the object again", async () => {
+    const target: PatchTarget = {
+      apiVersion: "imageregistry.operator.openshift.io/v1",
+      kind: "Config",
+      name: "cluster",
+    };
+    const paths = [
+      ["spec", "nodeSelector"],
+      ["spec", "replicas"],
+    ];
+    const before = structuredClone(live(target)!.spec);
+    const annotationsBefore = live(target)!.metadata.annotations;
+    const record = { kubeconfig: sim.kubeconfig, target, paths, fieldManager: "stack", ...options };
+    const first = await recordEarlier(record);
+    assert.equal(first.existed, true);
+    const tolerations = [{ key: "node-role.kubernetes.io/infra", effect: "NoSchedule", operator: "Exists" }];
+    await apply(target, { spec: { nodeSelector: { "node-role.kubernetes.io/infra": "" }, tolerations } });
+
+    // The state lost: the release is created again, once the patch has written the fields.
+    const again = await recordEarlier(record);
+    assert.deepEqual(again, first, "what the object keeps, not what the patch wrote");
+    await apply(target, {}, false);
+    await restoreEarlier({
+      kubeconfig: sim.kubeconfig,
+      target,
+      earlier: again,
+      fieldManager: "stack",
+      ...options,
+    });
+    const restored = live(target)!;
+    assert.deepEqual(restored.spec, before, "the object as before the first stack");
+    assert.deepEqual(
+      restored.metadata.annotations,
+      annotationsBefore,
+      "the record goes with the patch, no empty map left in its place",
+    );
+  });
+
+  it("without a record, leaves unset what the patch's own manager wrote, and knows an object only it wrote to as its own", async () => {
+    const paths = [["spec", "replicas"]];
+    await apply(ROUTER, { spec: { replicas: 4 } });
+    const router = { kubeconfig: sim.kubeconfig, target: ROUTER, paths, fieldManager: "stack", ...options };
+    assert.deepEqual(await recordEarlier(router), {
+      existed: true,
+      fields: [{ path: ["spec", "replicas"] }],
+    });
+    await apply(ROUTER, {}, false);
+    await restoreEarlier({ ...router, earlier: await recordEarlier(router) });
+    assert.equal((live(ROUTER)!.spec as Record<string, unknown>).replicas, undefined, "4 is not given back");
+
+    const target = { ...MONITORING, name: "release-lost" };
+    await apply(target, { data: { "config.yaml": "prometheusK8s: {}\n" } });
+    const monitoring = {
+      kubeconfig: sim.kubeconfig,
+      target,
+      paths: [["data", "config.yaml"]],
+      fieldManager: "stack",
+    };
+    const earlier = await recordEarlier({ ...monitoring, ...options });
+    assert.deepEqual(earlier, { existed: false, fields: [{ path: ["data", "config.yaml"] }] });
+    assert.equal(live(target)!.metadata.annotations?.[EARLIER_ANNOTATION], undefined);
+    await apply(target, {}, false);
+    assert.deepEqual(await restoreEarlier({ ...monitoring, earlier, ...options }), [
+      "deleted ConfigMap openshift-monitoring/release-lost, which the stack created",
+    ]);
   });
 
   /** A ConfigMap put in the store as given, with no managedFields unless the object carries them. */

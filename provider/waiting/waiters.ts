@@ -40,6 +40,7 @@ import {
   OperatorTarget,
   ownedCrds,
 } from "./operator";
+import { podKey } from "./drain";
 import { recordSightings, Sightings } from "./persistence";
 import { evaluateExtensionInstall, ExtensionResult } from "./extension";
 import {
@@ -93,6 +94,16 @@ export interface PoolRolloutOptions extends WaitOptions, ClusterAccess, PoolRoll
 function fetchedUnder(view: View, prefix: string): Record<string, KubeObject | null | undefined> {
   const under = Object.entries(view.fetched).filter(([key]) => key.startsWith(prefix));
   return Object.fromEntries(under.map(([key, object]) => [key.slice(prefix.length), object]));
+}
+
+/** The sources of the PodDisruptionBudgets of a namespace: `PodDisruptionBudgets/<namespace>`. */
+const BUDGETS = "PodDisruptionBudgets/";
+
+function podDisruptionBudgetsOf(view: View): Record<string, KubeObject[] | undefined> {
+  const listed = Object.entries(view.sources).filter(([key]) => key.startsWith(BUDGETS));
+  return Object.fromEntries(
+    listed.map(([key, objects]) => [key.slice(BUDGETS.length), objects ?? undefined]),
+  );
 }
 
 function poolRollout(
@@ -151,6 +162,8 @@ function poolRollout(
         generated: fetchedUnder(view, "generated/"),
         nodes,
         machineConfigNodes: mcns,
+        pods: fetchedUnder(view, "pod/"),
+        podDisruptionBudgets: podDisruptionBudgetsOf(view),
         initialRenderDegraded: initial.renderDegraded,
         inherited,
         since,
@@ -198,6 +211,12 @@ function poolRollout(
         });
       }
       if (recheckMs !== undefined) needs.push({ type: "recheck", afterMs: recheckMs });
+      for (const pod of evaluation.needs.pods ?? []) {
+        const { namespace, name } = pod;
+        needs.push({ type: "get", key: `pod/${podKey(pod)}`, resource: KINDS.pod, name, namespace });
+        const source = { name: `${BUDGETS}${namespace}`, resource: KINDS.podDisruptionBudget, namespace };
+        needs.push({ type: "source", source });
+      }
       if (evaluation.needs.machineConfigNodes && nodes) {
         // Clusters before MachineConfigNodes answer their list with 404: the node annotations decide then.
         machineConfigNodes.all ||= nodes.length > machineConfigNodesByNameUpTo;

@@ -347,6 +347,17 @@ const TABLE: Row[] = [
     builtin: true,
     status: true,
   },
+  // What a drain honours (controllers/disruption.ts).
+  {
+    group: "policy",
+    versions: ["v1"],
+    kind: "PodDisruptionBudget",
+    plural: "poddisruptionbudgets",
+    namespaced: true,
+    shortNames: ["pdb"],
+    builtin: true,
+    status: true,
+  },
   {
     group: "rbac.authorization.k8s.io",
     versions: ["v1"],

@@ -13,6 +13,7 @@ import { DELAYS, Delays, StopFn } from "./context";
 import { managedStore } from "./field-manager";
 import { ClusterFaults } from "./faults";
 import { startBootImageController } from "./boot-images";
+import { startDisruptionController } from "./disruption";
 import { startKubeletConfigController } from "./kubelet-config-controller";
 import { startMachineApi } from "./machine-api";
 import { startMachineAutoscaler } from "./machine-autoscaler";
@@ -65,6 +66,7 @@ const CONTROLLERS = [
   startBootImageController,
   startMachineConfigurationSync,
   startWorkloads,
+  startDisruptionController,
   startOperands,
   startOperatorController,
 ];

@@ -24,9 +24,37 @@ import {
   primaryPool,
 } from "./mco-pools";
 import { Stepper, WorkQueue } from "./workqueue";
-import { Condition, K, isKind, keyOf, timestamp } from "./util";
+import { Condition, K, isKind, keyOf, recordEvent, timestamp } from "./util";
+import { drainError, evictFrom, goDuration } from "./disruption";
 
 type Stage = "start" | "drain" | "apply" | "reboot" | "reload" | "finish";
+
+interface Progress {
+  target: string;
+  stage: Stage;
+  cordoned: boolean;
+  /** What the update does, decided once per attempt from the merged policies. */
+  impact?: NodeImpact;
+  /** The drain of this update: when it began, and when its current or next attempt begins (ms). */
+  drain?: { since: number; attempt: number };
+}
+
+/** The MCO drain controller's DefaultConfig and helper settings (drain_controller.go). */
+const DRAIN = {
+  /** DrainHelperTimeout: how long one attempt retries refused evictions. */
+  helperTimeoutMs: 90_000,
+  /** EvictErrorRetryDelay. */
+  evictRetryMs: 5_000,
+  /** DrainRequeueDelay, then DrainRequeueFailingDelay once failing for DrainRequeueFailingThreshold. */
+  requeueMs: 60_000,
+  failingThresholdMs: 10 * 60_000,
+  failingRequeueMs: 5 * 60_000,
+  /** DrainTimeoutDuration, past which every attempt also records DrainFailed. */
+  timeoutMs: 60 * 60_000,
+};
+
+/** The source of the drain controller's events (its recorder's component). */
+const DRAIN_EVENTS = "machineconfigcontroller-nodecontroller";
 
 /** daemon.go maxUpdateBackoff. */
 const MAX_UPDATE_BACKOFF_MS = 60_000;
@@ -38,10 +66,10 @@ export function startMachineConfigDaemon(ctx: ControllerContext): StopFn {
   const store = ctx.writer("machine-config-daemon");
   const queue = new WorkQueue("machine-config-daemon", clock, sync);
   const steps = new Stepper(queue, clock);
-  const progress = new Map<
-    string,
-    { target: string; stage: Stage; cordoned: boolean; impact?: NodeImpact }
-  >();
+  const progress = new Map<string, Progress>();
+  // The drain controller runs in machine-config-controller: its evictions and events are its own.
+  const evictions = ctx.writer("machine-config-controller");
+  const events = ctx.writer(DRAIN_EVENTS);
   /**
    * The desired config a node failed to apply and how often: the daemon tries again after a backoff of
    * 1 s doubling up to a minute (daemon.go handleErr, AddRateLimited with maxUpdateBackoff), Degraded
@@ -126,6 +154,75 @@ export function startMachineConfigDaemon(ctx: ControllerContext): StopFn {
       ...phase,
       { type: "NodeDegraded", status: "True", reason: "NodeDegraded", message: reason },
     ]);
+  }
+
+  /**
+   * The MCO's drain controller draining a cordoned node for `desired` (drain_controller.go syncNode,
+   * drainNode): each attempt evicts the node's pods through the kubectl drain helper, which retries a
+   * refused eviction every 5 s for 90 s (drain.go evictPods: "global timeout reached"); a failed attempt
+   * is written on the MachineConfigNode's Drained condition with the helper's error and tried again after
+   * a minute, after five once the drain has failed for ten (a DrainThresholdExceeded event on the node),
+   * with a DrainFailed event on every attempt past the hour. True once every pod is gone.
+   */
+  function drained(name: string, desired: string, p: Progress): boolean {
+    const now = clock.now().getTime();
+    if (!p.drain) {
+      if (!steps.ready(name, `${desired}/drain`, delays.drain)) return false;
+      p.drain = { since: now, attempt: now };
+    }
+    const d = p.drain;
+    if (now < d.attempt) return false;
+    const refused = evictFrom(evictions, name);
+    if (refused.length === 0) return true;
+    const elapsed = now - d.attempt;
+    const retrying = refused.some((r) => r.refusal.code === 429);
+    if (retrying && elapsed < DRAIN.helperTimeoutMs) {
+      clock.after(Math.min(DRAIN.evictRetryMs, DRAIN.helperTimeoutMs - elapsed), () => queue.add(name));
+      return false;
+    }
+    const node = store.get(keyOf(K.node, name));
+    const failingFor = d.attempt - d.since;
+    if (node && failingFor > DRAIN.timeoutMs)
+      recordEvent(
+        events,
+        clock.now(),
+        node,
+        "Warning",
+        "DrainFailed",
+        `node ${name}: drain exceeded timeout: ${goDuration(DRAIN.timeoutMs)}. Will continue to retry.`,
+        DRAIN_EVENTS,
+      );
+    const error = drainError(refused, DRAIN.helperTimeoutMs);
+    const slowed = failingFor > DRAIN.failingThresholdMs;
+    if (node && slowed)
+      recordEvent(
+        events,
+        clock.now(),
+        node,
+        "Warning",
+        "DrainThresholdExceeded",
+        `Drain failed. Drain has been failing for more than ${DRAIN.failingThresholdMs / 60_000} minutes. Waiting ${DRAIN.failingRequeueMs / 60_000} minutes then retrying. Error message from drain: ${error}`,
+        DRAIN_EVENTS,
+      );
+    const lastApplied = annotationsOf(node)[LAST_APPLIED_DRAIN] ?? "";
+    report(name, [
+      {
+        type: "UpdateExecuted",
+        status: "Unknown",
+        reason: "Drained",
+        message: "Node Drain has not succeeded",
+      },
+      {
+        type: "Drained",
+        status: "Unknown",
+        reason: "UpdateExecutedDrained",
+        message: `Error: Node Drain has not succeeded. Error is: ${error} The drain will not be complete until desired drainer drain-${desired} matches current drainer ${lastApplied}`,
+      },
+    ]);
+    const requeue = slowed ? DRAIN.failingRequeueMs : DRAIN.requeueMs;
+    d.attempt = now + requeue;
+    clock.after(requeue, () => queue.add(name));
+    return false;
   }
 
   function sync(name: string): void {
@@ -283,7 +380,7 @@ export function startMachineConfigDaemon(ctx: ControllerContext): StopFn {
           p.stage = impact.drain ? "drain" : "apply";
           break;
         case "drain":
-          if (!steps.ready(name, `${desired}/drain`, delays.drain)) return;
+          if (!drained(name, desired, p)) return;
           annotate(name, { [LAST_APPLIED_DRAIN]: `drain-${desired}` });
           report(name, [
             {

@@ -3,7 +3,17 @@ import * as assert from "node:assert/strict";
 import { KubeObject } from "../store/types";
 import { decodeDataUrl, mergeMachineConfigs, renderedName } from "./machineconfig";
 import { isNodeReady, poolsForNode } from "./mco-pools";
-import { K, Sim, annotation, condition, createMachineConfig, fileConfig, startSim, status } from "./testing";
+import {
+  K,
+  Sim,
+  annotation,
+  condition,
+  createMachineConfig,
+  fileConfig,
+  holdDrainWithBudget,
+  startSim,
+  status,
+} from "./testing";
 import { keyOf } from "./util";
 
 interface PoolStatus {
@@ -729,5 +739,59 @@ describe("MCO: rollouts", () => {
       const w = sim.get(K.pool, "worker");
       return condition(w, "Degraded")?.status === "False" && rolledOut(sim, "worker");
     });
+  });
+
+  // machine-config-operator pkg/controller/drain/drain_controller.go drainNode (the failed attempt on
+  // the MachineConfigNode, its requeue and DrainThresholdExceeded), k8s.io/kubectl/pkg/drain evictPods
+  // ("global timeout reached") and kubernetes pkg/registry/core/pod/storage/eviction.go
+  // checkAndDecrement (429 while the budget allows no disruption).
+  it("holds a drain on a pod whose PodDisruptionBudget cannot be met, says so on the MachineConfigNode, and drains once the budget goes", async () => {
+    const before = poolSpec(sim.get(K.pool, "worker")).configuration.name;
+    holdDrainWithBudget(sim.store);
+    const pod = await sim.until("the guarded pod running", () =>
+      sim.store
+        .list("v1", "Pod", { namespace: "shop" })
+        .find((p) => condition(p, "Ready")?.status === "True"),
+    );
+    const node = (pod.spec as { nodeName: string }).nodeName;
+    const budget = await sim.until("the budget's status", () => {
+      const b = sim.get(K.podDisruptionBudget, "web", "shop");
+      return status<{ currentHealthy?: number }>(b).currentHealthy === 1 && b;
+    });
+    const { expectedPods, currentHealthy, desiredHealthy, disruptionsAllowed } =
+      status<Record<string, number>>(budget);
+    assert.deepEqual([expectedPods, currentHealthy, desiredHealthy, disruptionsAllowed], [1, 1, 1, 0]);
+    createMachineConfig(sim, "50-drain", "worker", fileConfig([{ path: "/etc/drain-test", text: "x" }]));
+    const message = await sim.until("the failed drain on the MachineConfigNode", () => {
+      const drained = condition(sim.get(K.machineConfigNode, node), "Drained");
+      return drained?.message?.startsWith("Error:") && drained.status === "Unknown" && drained.message;
+    });
+    assert.match(
+      message,
+      new RegExp(
+        `^Error: Node Drain has not succeeded\\. Error is: error when evicting pods/"${pod.metadata.name}" -n "shop": global timeout reached: 1m30s The drain will not be complete until desired drainer drain-rendered-worker-\\w+ matches current drainer`,
+      ),
+    );
+    // Ten minutes on, the controller slows its retries down and says so in an event on the node.
+    const event = await sim.until("DrainThresholdExceeded", () =>
+      sim.store
+        .list("v1", "Event")
+        .find(
+          (e) =>
+            e.reason === "DrainThresholdExceeded" && (e.involvedObject as { name: string }).name === node,
+        ),
+    );
+    assert.match(
+      String(event.message),
+      /^Drain failed\. Drain has been failing for more than 10 minutes\. Waiting 5 minutes then retrying\. Error message from drain: error when evicting pods/,
+    );
+    assert.equal(sim.get(K.node, node)?.metadata.annotations?.[CURRENT_CONFIG], before);
+    sim.store.delete(keyOf(K.podDisruptionBudget, "web", "shop"));
+    await sim.until("rolled out", () => rolledOut(sim, "worker", "50-drain"));
+    const moved = sim.store.list("v1", "Pod", { namespace: "shop" });
+    assert.ok(
+      moved.every((p) => p.metadata.uid !== pod.metadata.uid),
+      "the guarded pod was evicted once the budget went",
+    );
   });
 });

@@ -116,6 +116,38 @@ export function machineSetFrom(
   });
 }
 
+/**
+ * A Deployment `<namespace>/web` of one pod on a worker and a PodDisruptionBudget `web` with
+ * minAvailable 1 over it: no eviction of that pod is ever allowed, so a drain of its node is held until
+ * the budget goes (disruption.ts).
+ */
+export function holdDrainWithBudget(store: Pick<Sim["store"], "create">, namespace = "shop"): void {
+  const labels = { app: "web" };
+  store.create({ apiVersion: "v1", kind: "Namespace", metadata: { name: namespace } });
+  store.create({
+    apiVersion: "apps/v1",
+    kind: "Deployment",
+    metadata: { name: "web", namespace },
+    spec: {
+      replicas: 1,
+      selector: { matchLabels: labels },
+      template: {
+        metadata: { labels },
+        spec: {
+          nodeSelector: { "node-role.kubernetes.io/worker": "" },
+          containers: [{ name: "web", image: "registry.example.com/web:1" }],
+        },
+      },
+    },
+  });
+  store.create({
+    apiVersion: "policy/v1",
+    kind: "PodDisruptionBudget",
+    metadata: { name: "web", namespace },
+    spec: { minAvailable: 1, selector: { matchLabels: labels } },
+  });
+}
+
 export function createMachineConfig(
   sim: Sim,
   name: string,

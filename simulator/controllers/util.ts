@@ -12,6 +12,7 @@ export const K = {
   serviceAccount: { apiVersion: "v1", kind: "ServiceAccount" },
   deployment: { apiVersion: "apps/v1", kind: "Deployment" },
   replicaSet: { apiVersion: "apps/v1", kind: "ReplicaSet" },
+  podDisruptionBudget: { apiVersion: "policy/v1", kind: "PodDisruptionBudget" },
   crd: { apiVersion: "apiextensions.k8s.io/v1", kind: "CustomResourceDefinition" },
   event: { apiVersion: "v1", kind: "Event" },
   machineSet: { apiVersion: "machine.openshift.io/v1beta1", kind: "MachineSet" },
