@@ -4,10 +4,8 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { parseAllDocuments, stringify } from "yaml";
 import { captureConsole } from "../test/console";
-import { crdSchemas } from "../test/crd-schemas";
 import { CRDS, requireReference } from "../test/reference";
-import { loadProject } from "./project";
-import { checkRendering, main, render } from "./render";
+import { main } from "./render";
 
 const EXAMPLES = path.resolve(__dirname, "..", "examples");
 
@@ -20,17 +18,9 @@ describe("render against the upstream CRDs", function () {
   });
   after(() => out && fs.rmSync(out, { recursive: true, force: true }));
 
-  for (const example of ["aws-infra-windows", "azure-infra-windows"]) {
-    it(`${example}: every CRD-backed manifest valid against the upstream CRDs, nothing pruned`, async function () {
-      const rendering = await render(loadProject(path.join(EXAMPLES, example)));
-      const { checked, invalid } = checkRendering(rendering, crdSchemas());
-      assert.deepEqual(invalid, []);
-      // Everything but the Namespace, Secret, ConfigMap and RuntimeClass.
-      assert.equal(checked, rendering.manifests.length - 4);
-    });
-  }
-
   it("--validate reports every violation and pruned field per file and exits non-zero on any", async function () {
+    // Four renders of the example, the first loading the library: no earlier test of the file warms it.
+    this.timeout(120_000);
     const crds = path.join(out, "crds");
     fs.mkdirSync(crds);
     for (const file of fs.readdirSync(CRDS.dir).filter((f) => /\.ya?ml$/.test(f))) {

@@ -784,14 +784,22 @@ describe("bad input, stopped at preview", () => {
         serviceAccount: "installer account",
         version: ">= one",
       });
+      // Only what the program gave: the namespace and the object's name default to the package name.
       assert.deepEqual(await pathsOf(extension.installedBundle), [
         "packageName",
-        "namespace",
         "serviceAccount",
-        "name",
         "version",
       ]);
       assert.deepEqual(created(/^kubernetes:|dynamic/), [], "nothing is declared from bad input");
+    });
+
+    it("a ClusterExtension's default namespace when the package name makes no namespace, saying to give one", async () => {
+      const extension = new ClusterExtension("ext", { packageName: "cert-manager.io" });
+      const problems = await problemsOf(extension.installedBundle);
+      assert.deepEqual(
+        problems.map((p) => [p.propertyPath, p.reason.replace(/: .*; /, ": ...; ")]),
+        [["namespace", "not given, and its default (the package name) is not valid: ...; give one"]],
+      );
     });
 
     it("a ClusterAutoscaler's limits, scale-down, expanders and priority, at spec.*", async () => {

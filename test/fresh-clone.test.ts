@@ -36,7 +36,7 @@ function freshClone(root: string): string {
 function userEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env = Object.fromEntries(
     Object.entries(process.env).filter(
-      ([k]) => k !== "CI" && k !== "KUBECONFIG" && !k.startsWith("OPENSHIFT_"),
+      ([k]) => k !== "CI" && k !== "KUBECONFIG" && k !== "TEST_CPU_LOG" && !k.startsWith("OPENSHIFT_"),
     ),
   );
   return { ...env, ...extra };

@@ -294,6 +294,8 @@ class SharedMocks implements pulumi.runtime.Mocks {
 
 export const mocks = new SharedMocks();
 
+const CONFIG_AT_LOAD = pulumi.runtime.allConfig();
+
 /**
  * Starts a test with the shared mocks, no recorded resources and the given fake cloud, as an update or
  * (`preview`) as `pulumi preview`, where unknown values stay unknown. Installing the
@@ -304,6 +306,9 @@ export async function resetMocks(
   cloud: FakeCloud = awsCloud(),
   mode: { preview?: boolean } = {},
 ): Promise<void> {
+  // The stack's config is process-wide: what another suite in this worker set (the testing entry's
+  // mocks set a program's) is not this test's.
+  pulumi.runtime.setAllConfig(CONFIG_AT_LOAD);
   await pulumi.runtime.setMocks(mocks, "topology", "test", mode.preview ?? false);
   mocks.resources = [];
   mocks.cloud = cloud;

@@ -33,7 +33,7 @@ function cpuSeconds(): number {
   return [11, 12, 13, 14].reduce((sum, i) => sum + Number(fields[i]), 0) / 100;
 }
 
-// With TEST_CPU_LOG=<file>, each suite file's CPU (children included) and wall time are appended to it,
+// With TEST_CPU_LOG=<file>, each suite file's CPU (children included), wall time and worker are appended to it,
 // from the end of the file before it in the same process (so its loading counts): what to cut when npm
 // test grows, whatever else the machine runs (mocha's parallel mode runs the root afterAll per file).
 const CPU_LOG = process.env.TEST_CPU_LOG;
@@ -45,13 +45,36 @@ export const mochaHooks = {
     const test = this.currentTest;
     if (test) test.timeout(Math.round(test.timeout() * busyFactor()));
   },
+  // A suite's hooks are hang guards too (a package build, a simulator start): stretched when its file
+  // starts (mocha's parallel mode runs the root beforeAll per file). They timed out under two npm tests.
+  beforeAll(this: Mocha.Context) {
+    const factor = busyFactor();
+    if (factor === 1) return;
+    const stretch = (suite: Mocha.Suite): void => {
+      const hooks = suite as unknown as Record<
+        "_beforeAll" | "_beforeEach" | "_afterEach" | "_afterAll",
+        Mocha.Hook[]
+      >;
+      for (const hook of [
+        ...hooks._beforeAll,
+        ...hooks._beforeEach,
+        ...hooks._afterEach,
+        ...hooks._afterAll,
+      ]) {
+        if (hook.timeout() > 0) hook.timeout(Math.round(hook.timeout() * factor));
+      }
+      suite.suites.forEach(stretch);
+    };
+    this.test?.parent?.suites.forEach(stretch);
+  },
   afterAll(this: Mocha.Context) {
     if (!CPU_LOG || !fileStarted) return;
     const root = this.test?.parent;
     const file = root?.suites.find((s) => s.file)?.file ?? root?.file ?? "?";
     const cpu = (cpuSeconds() - fileStarted.cpu).toFixed(1);
     const wall = ((Date.now() - fileStarted.wall) / 1000).toFixed(1);
-    fs.appendFileSync(CPU_LOG, `${cpu}\t${wall}\t${path.relative(path.join(__dirname, ".."), file)}\n`);
+    const relative = path.relative(path.join(__dirname, ".."), file);
+    fs.appendFileSync(CPU_LOG, `${cpu}\t${wall}\t${relative}\t${process.pid}\n`);
     fileStarted = { cpu: cpuSeconds(), wall: Date.now() };
   },
 };

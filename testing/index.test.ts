@@ -29,6 +29,10 @@ describe("@openshift-topology/pulumi/testing: a user's unit tests of their stack
   let dir: string;
   before(() => (dir = fs.mkdtempSync(path.join(os.tmpdir(), "testing-"))));
   after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  // mockCluster sets the stack's config process-wide, as Pulumi's setAllConfig does: the suites mocha
+  // runs after this one in its worker get theirs back.
+  const config = pulumi.runtime.allConfig();
+  after(() => pulumi.runtime.setAllConfig(config));
   // A test process of these mocks exits 0: nothing the components started is left pending.
   afterEach(async () => assert.deepEqual(await pendingPromises(), []));
 

@@ -57,8 +57,11 @@ export function zoneSpecs(given: unknown): ZoneSpec[] {
     throw new InputError("zones", "at least one zone is required (production infra pools want three)");
   }
   const zones = collectErrors(
-    given.map((z: string | ZoneSpec, i) => () => {
-      const zone = typeof z === "string" ? { zone: z } : { ...z };
+    given.map((z: unknown, i) => () => {
+      // A YAML stack config's `zones: [1, 2, 3]` reads as numbers: Azure's zones are strings.
+      if (typeof z === "number")
+        throw new InputError(`zones[${i}]`, `${z} is a number: write the zone as a string, "${z}"`);
+      const zone = typeof z === "string" ? { zone: z } : { ...(z as ZoneSpec) };
       requireNonEmptyString(`zones[${i}]`, zone.zone);
       return zone;
     }),

@@ -202,6 +202,14 @@ describe("zones, sizes and combinations the cloud or the webhook refuses, all at
     assert.match(found[3][1], /needs placementGroupName/);
   });
 
+  it("an Azure pool whose zones a YAML stack config gave as numbers", () => {
+    const found = problems({ ...AZURE_POOL, zones: [1, "2", 3] as unknown as string[] });
+    assert.deepEqual(found, [
+      ["zones[0]", '1 is a number: write the zone as a string, "1"'],
+      ["zones[2]", '3 is a number: write the zone as a string, "3"'],
+    ]);
+  });
+
   it("takes Local and Wavelength Zones by their shape, and any zone of a region the table does not list", () => {
     for (const zones of [["us-east-1-nyc-1a"], ["us-east-1-wl1-bos-wlz-1"]]) {
       assert.equal(machineSetsForPool({ ...AWS_POOL, region: "us-east-1", zones, replicas: 1 }).length, 1);

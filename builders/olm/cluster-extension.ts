@@ -12,7 +12,8 @@ import { requireDnsLabel, requireDnsSubdomain, requireOneOf } from "../validatio
 export const UPGRADE_CONSTRAINT_POLICIES = ["CatalogProvided", "SelfCertified"] as const;
 
 export interface ClusterExtensionArgs {
-  name: string;
+  /** The ClusterExtension's name; default: the package's name (its own error covers both then). */
+  name?: string;
   packageName: string;
   /** Where its namespaced objects go; must exist. */
   namespace: string;
@@ -44,7 +45,7 @@ function requireVersion(path: string, value: unknown): string {
 
 export function clusterExtension(args: ClusterExtensionArgs) {
   const [name, packageName, namespace, serviceAccount, channels, version, policy] = collectErrors([
-    () => requireDnsSubdomain("name", args.name),
+    () => (args.name === undefined ? args.packageName : requireDnsSubdomain("name", args.name)),
     () => requireDnsSubdomain("packageName", args.packageName),
     () => requireDnsLabel("namespace", args.namespace),
     () => requireDnsSubdomain("serviceAccount", args.serviceAccount),

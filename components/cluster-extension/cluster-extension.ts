@@ -1,6 +1,6 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { collectErrors } from "../../builders/errors";
+import { collectErrors, InputError, InputErrors } from "../../builders/errors";
 import {
   checkExtensionAgainstCatalog,
   clusterExtension,
@@ -56,7 +56,38 @@ interface Resolved {
 }
 
 function manifestOf(packageName: string, namespace: string, serviceAccount: string, values: Resolved) {
-  return clusterExtension({ name: packageName, packageName, namespace, serviceAccount, ...values });
+  return clusterExtension({ packageName, namespace, serviceAccount, ...values });
+}
+
+/** Whether `check` throws no InputError (anything else it throws is thrown on). */
+function passes(check: () => unknown): boolean {
+  try {
+    check();
+    return true;
+  } catch (e) {
+    InputErrors.of(e);
+    return false;
+  }
+}
+
+/**
+ * A property the program did not give, checked as its default (`how`): not at all when the package name
+ * it derives from is bad, and otherwise named as a default, so that the error says what to give.
+ */
+function byDefault(
+  property: string,
+  value: string,
+  how: string,
+  check: (path: string, value: unknown) => string,
+  packageValid: boolean,
+): string {
+  if (!packageValid) return value;
+  try {
+    return check(property, value);
+  } catch (e) {
+    if (!(e instanceof InputError)) throw e;
+    throw new InputError(property, `not given, and its default (${how}) is not valid: ${e.reason}; give one`);
+  }
 }
 
 /**
@@ -127,17 +158,32 @@ export class ClusterExtension extends pulumi.ComponentResource {
     const given = args.namespace ?? args.packageName;
     const { packageName, namespace, serviceAccount } = checks.now(
       () => {
+        // A default made of a bad package name is not named again: the package name's error says it.
+        const packageValid = passes(() => requireDnsSubdomain("packageName", args.packageName));
         const [pkg, ns, sa] = collectErrors([
           () => requireDnsSubdomain("packageName", args.packageName),
-          () => requireDnsLabel("namespace", given),
-          () => requireDnsSubdomain("serviceAccount", args.serviceAccount ?? `${args.packageName}-installer`),
+          () =>
+            args.namespace !== undefined
+              ? requireDnsLabel("namespace", args.namespace)
+              : byDefault("namespace", given, "the package name", requireDnsLabel, packageValid),
+          () =>
+            args.serviceAccount !== undefined
+              ? requireDnsSubdomain("serviceAccount", args.serviceAccount)
+              : byDefault(
+                  "serviceAccount",
+                  `${args.packageName}-installer`,
+                  "<packageName>-installer",
+                  requireDnsSubdomain,
+                  packageValid,
+                ),
         ]);
         return { packageName: pkg, namespace: ns, serviceAccount: sa };
       },
+      // Stand-ins for what the program did not give: what is wrong with them is said above, once.
       {
         packageName: args.packageName,
-        namespace: given,
-        serviceAccount: args.serviceAccount ?? `${args.packageName}-installer`,
+        namespace: args.namespace ?? "stand-in",
+        serviceAccount: args.serviceAccount ?? "stand-in",
       },
     );
     const resolved = {

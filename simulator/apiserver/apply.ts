@@ -12,7 +12,7 @@ import { sendObject } from "./negotiation";
 import { ApiError, errors } from "./status";
 import { isObject } from "../../primitives/objects";
 import { Backend, checkResourceVersion, keyOf, listTypes, scopeOf, Target } from "./target";
-import { Request } from "./transport";
+import { checkFieldManager, Request } from "./transport";
 
 export function apply(
   backend: Backend,
@@ -26,6 +26,7 @@ export function apply(
   const manager = request.query.get("fieldManager");
   if (!manager)
     throw errors.badRequest("PATCH, application/apply-patch+yaml requires fieldManager parameter");
+  checkFieldManager(request, manager);
   const force = request.query.get("force") === "true";
   const applied = pruneUnknown(backend.schemas, request, target, normalize(target, body, false));
   if (!applied.metadata.name) applied.metadata.name = target.name ?? "";

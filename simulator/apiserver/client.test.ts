@@ -491,6 +491,23 @@ describe("API server with @kubernetes/client-node", function () {
       contentType: "application/apply-patch+yaml",
     });
     assert.equal(badYaml.status, 400);
+    // ValidateFieldManager (apimachinery pkg/apis/meta/v1/validation), as each handler refuses its options.
+    const manager = "m".repeat(129);
+    const longManager = await t.request("POST", `${ms}?fieldManager=${manager}`, { body: machineSet("x") });
+    assert.equal(longManager.status, 422);
+    assert.equal(
+      longManager.json().message,
+      'CreateOptions.meta.k8s.io "" is invalid: fieldManager: Too long: may not be more than 128 bytes',
+    );
+    const longApply = await t.request("PATCH", `${ms}/x?fieldManager=${manager}`, {
+      body: machineSet("x"),
+      contentType: "application/apply-patch+yaml",
+    });
+    assert.equal(longApply.status, 422);
+    assert.match(
+      String(longApply.json().message),
+      /^PatchOptions\.meta\.k8s\.io "" is invalid: fieldManager: Too long/,
+    );
 
     assert.equal((await t.request("GET", "/apis/machine.openshift.io/v1beta1/widgets")).status, 404);
     assert.equal((await t.request("GET", "/nonsense")).status, 404);

@@ -56,6 +56,8 @@ export function list(backend: Backend, request: Request, target: Target): void {
 export function create(backend: Backend, request: Request, target: Target): void {
   refuseTerminating(target);
   const dryRun = dryRunOf(request);
+  // The handler checks the options before it decodes the body.
+  const manager = fieldManagerOf(request);
   const object = normalize(target, decodeObject(request), true);
   delete object.metadata.managedFields;
   prepareCreate(target, object);
@@ -63,7 +65,7 @@ export function create(backend: Backend, request: Request, target: Target): void
   checkNamespace(backend.store, target, admitted.metadata.name);
   admitMachineApi(backend.store, target, admitted, undefined);
   trackUpdate(undefined, admitted, {
-    manager: fieldManagerOf(request),
+    manager,
     types: listTypes(backend, target),
     scope: scopeOf(target),
     now: backend.now(),

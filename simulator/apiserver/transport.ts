@@ -7,6 +7,7 @@ import { randomUUID, timingSafeEqual } from "node:crypto";
 import * as http from "node:http";
 import * as https from "node:https";
 import { Socket } from "node:net";
+import { fieldError, formatInvalidMessage } from "../schema";
 import { SelectorError } from "./selectors";
 import { ApiError, errors, Status } from "./status";
 import { generateServingCertificates } from "./tls";
@@ -189,13 +190,26 @@ export function dryRunOf(request: Request): boolean {
   return values.length > 0;
 }
 
+/** The options kind a write's query decodes to, by method (the handlers of create, update and patch). */
+const OPTIONS_KIND: Record<string, string> = { POST: "CreateOptions", PUT: "UpdateOptions" };
+
+/**
+ * `?fieldManager` as kube-apiserver's handlers check it before the body (apimachinery
+ * pkg/apis/meta/v1/validation ValidateFieldManager: at most 128 bytes), refused as their options kind.
+ */
+export function checkFieldManager(request: Request, manager: string): string {
+  if (Buffer.byteLength(manager) <= 128) return manager;
+  const kind = OPTIONS_KIND[request.req.method ?? ""] ?? "PatchOptions";
+  const error = fieldError("tooLong", "fieldManager", manager, "may not be more than 128 bytes");
+  throw errors.invalid(kind, "meta.k8s.io", "", formatInvalidMessage(kind, "meta.k8s.io", "", [error]), [
+    error,
+  ]);
+}
+
 /** The field manager of a write: `?fieldManager`, else the client's name from its User-Agent. */
 export function fieldManagerOf(request: Request): string {
   const explicit = request.query.get("fieldManager");
-  if (explicit !== null) {
-    if (explicit.length > 128) throw errors.badRequest("fieldManager: Too long: may not be longer than 128");
-    return explicit;
-  }
+  if (explicit !== null) return checkFieldManager(request, explicit);
   const agent = request.req.headers["user-agent"] ?? "unknown";
   return agent.split("/")[0] || "unknown";
 }
