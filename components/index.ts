@@ -21,6 +21,10 @@ export {
   type KubeletConfigArgs,
   type ContainerRuntimeConfigArgs,
 } from "./machine-configuration/machine-configuration";
+export {
+  NodeDisruptionPolicy,
+  type NodeDisruptionPolicyArgs,
+} from "./machine-configuration/node-disruption-policy";
 export { ClusterAutoscaler, type ClusterAutoscalerArgs } from "./cluster-autoscaler/cluster-autoscaler";
 export type { MachinePoolArgs } from "./machine-pool/machine-sets";
 export type { WaitArgs } from "./cluster/wait";

@@ -3,6 +3,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import {
+  impactLine,
   machineConfig,
   MachineConfigLike,
   NodeDisruptionPolicy,
@@ -12,11 +13,12 @@ import {
 import { K, keyOf } from "../simulator/controllers/util";
 import { startSimulator, Simulator } from "../simulator/simulator";
 import { destroyLeavesNothing, refreshFindsDrift, revise } from "../test/stack-life";
-import { deploy, DeployOptions } from "./deploy";
+import { deploy, DeployOptions, preview } from "./deploy";
 import { installedProgram } from "./installed";
 import { loadProject } from "./project";
 
 const NODE_CHANGE = path.join(__dirname, "testdata", "node-change");
+const CHRONY_RELOAD = { path: "/etc/chrony.d", service: "chronyd.service" };
 const DESIRED = "machineconfiguration.openshift.io/desiredConfig";
 const CURRENT = "machineconfiguration.openshift.io/currentConfig";
 const STATE = "machineconfiguration.openshift.io/state";
@@ -100,12 +102,21 @@ describe("rollout impact: prediction against what the simulator's nodes do", fun
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  /** The stack of one change: the program deploys MachineConfig `name` writing `text` to `file`. */
-  const stack = (name: string, file: string, text: string): DeployOptions => ({
+  /**
+   * The stack of one change: the program deploys MachineConfig `name` writing `text` to `file`, after a
+   * NodeDisruptionPolicy reloading `reload.service` for changes under `reload.path` when given.
+   */
+  const stack = (
+    name: string,
+    file: string,
+    text: string,
+    reload?: { path: string; service: string },
+  ): DeployOptions => ({
     project: loadProject(installedProgram(NODE_CHANGE), "dev", [
       `name=${name}`,
       `path=${file}`,
       `text=${text}`,
+      ...(reload ? [`reloadPath=${reload.path}`, `reloadService=${reload.service}`] : []),
     ]),
     kubeconfigPath: sim.kubeconfigPath,
     statePath: path.join(dir, `${name}.json`),
@@ -115,13 +126,21 @@ describe("rollout impact: prediction against what the simulator's nodes do", fun
   async function change(
     name: string,
     file: string,
-    options: { maxUnavailable?: number; policy?: NodeDisruptionPolicy } = {},
-  ): Promise<{ predicted: PoolImpact; observed: Observed }> {
+    options: {
+      maxUnavailable?: number;
+      policy?: NodeDisruptionPolicy;
+      /** A policy the program declares, rather than the cluster's: its preview's line is returned. */
+      reload?: { path: string; service: string };
+    } = {},
+  ): Promise<{ predicted: PoolImpact; observed: Observed; previewed?: string[] }> {
     sim.store.mutate(keyOf(K.pool, "worker"), (p) => {
       (p.spec as Record<string, unknown>).maxUnavailable = options.maxUnavailable ?? 1;
     });
     sim.store.mutate(keyOf(K.machineConfiguration, "cluster"), (m) => {
-      (m.spec as Record<string, unknown>).nodeDisruptionPolicy = options.policy ?? {};
+      // The program's own policy is its patch's: the cluster holds none of its entries before.
+      const spec = m.spec as Record<string, unknown>;
+      if (options.reload) delete spec.nodeDisruptionPolicy;
+      else spec.nodeDisruptionPolicy = options.policy ?? {};
     });
     const before = sim.store
       .list(K.machineConfig.apiVersion, K.machineConfig.kind)
@@ -140,10 +159,16 @@ describe("rollout impact: prediction against what the simulator's nodes do", fun
       maxUnavailable: options.maxUnavailable,
       nodeDisruptionPolicy: options.policy,
     });
+    const options_ = stack(name, file, text, options.reload);
+    const previewed: string[] = [];
+    if (options.reload) {
+      const planned = await preview({ ...options_, onDiagnostic: (d) => previewed.push(d.message) });
+      assert.deepEqual(planned.errors, []);
+    }
     const watch = observe(sim, workers);
-    const result = await deploy(stack(name, file, text));
+    const result = await deploy(options_);
     assert.deepEqual(result.errors, []);
-    return { predicted, observed: watch.stop() };
+    return { predicted, observed: watch.stop(), ...(options.reload ? { previewed } : {}) };
   }
 
   const sameAsPredicted = (predicted: PoolImpact, observed: Observed) => {
@@ -172,22 +197,28 @@ describe("rollout impact: prediction against what the simulator's nodes do", fun
     sameAsPredicted(predicted, observed);
   });
 
-  it("a node disruption policy turns a file change into a chronyd reload", async () => {
+  it("a node disruption policy the program declares turns a file change into a chronyd reload, in its preview and on the nodes", async () => {
     const policy: NodeDisruptionPolicy = {
       files: [
         { path: "/etc/chrony.d", actions: [{ type: "Reload", reload: { serviceName: "chronyd.service" } }] },
       ],
     };
-    const { predicted, observed } = await change("99-worker-chrony-pool", "/etc/chrony.d/pool.conf", {
-      policy,
-    });
+    const { predicted, observed, previewed } = await change(
+      "99-worker-chrony-pool",
+      "/etc/chrony.d/pool.conf",
+      { policy, reload: CHRONY_RELOAD },
+    );
     assert.deepEqual([predicted.action, predicted.steps], ["reload", ["reload chronyd.service"]]);
+    assert.ok(
+      previewed?.some((line) => line.startsWith(`${impactLine(predicted).split(" (")[0]} (`)),
+      previewed?.join("\n"),
+    );
     sameAsPredicted(predicted, observed);
   });
 
   it("the last change's stack: a second revision, a refresh, drift made by hand, and a destroy that rolls its file off", async () => {
     const name = "99-worker-chrony-pool";
-    const revision = stack(name, "/etc/chrony.d/pool.conf", "pool time.example.com iburst\n");
+    const revision = stack(name, "/etc/chrony.d/pool.conf", "pool time.example.com iburst\n", CHRONY_RELOAD);
     await revise(revision, [`update ${name}`, `update ${name}-rollout`]);
     await refreshFindsDrift(
       sim,
@@ -196,9 +227,65 @@ describe("rollout impact: prediction against what the simulator's nodes do", fun
       { [name]: ["metadata.labels.machineconfiguration.openshift.io/role"] },
     );
     await destroyLeavesNothing(sim, revision);
+    const configuration = sim.store.get(keyOf(K.machineConfiguration, "cluster"))!;
+    assert.equal(
+      (configuration.spec as { nodeDisruptionPolicy?: unknown }).nodeDisruptionPolicy,
+      undefined,
+      "the declared policy goes with the stack",
+    );
     const pool = sim.store.get(keyOf(K.pool, "worker"))!.status as {
       configuration: { source: Array<{ name: string }> };
     };
     assert.ok(!pool.configuration.source.some((s) => s.name === name), "the pool's render no longer has it");
+  });
+
+  it("a custom pool declared to roll out after the workers stays paused until they have rolled out the worker config it inherits", async () => {
+    const canary = workers[2];
+    sim.store.mutate(keyOf(K.node, canary), (n) => {
+      n.metadata.labels = { ...n.metadata.labels, "node-role.kubernetes.io/canary": "" };
+    });
+    const ordered = (text: string): DeployOptions => {
+      const options = stack("99-worker-ordered", "/etc/ordered.conf", text);
+      options.project.config[`${options.project.name}:poolAfterWorkers`] = "canary";
+      return options;
+    };
+    const first = await deploy(ordered("first\n"));
+    assert.deepEqual(first.errors, []);
+
+    const lines: string[] = [];
+    const planned = await preview({ ...ordered("second\n"), onDiagnostic: (d) => lines.push(d.message) });
+    assert.deepEqual(planned.errors, []);
+    assert.ok(
+      lines.some((l) => /^pool canary: new render; 1 node .*; after worker has rolled out$/.test(l)),
+      lines.join("\n"),
+    );
+    // Each node's steps, in the order the store saw them: handed the new render, then done with it.
+    const steps: string[] = [];
+    const handed = new Map<string, string>();
+    for (const n of workers)
+      handed.set(n, (sim.store.get(keyOf(K.node, n))!.metadata.annotations ?? {})[DESIRED]);
+    const stop = sim.store.subscribe(({ object }) => {
+      const name = object.metadata.name;
+      if (object.kind !== "Node" || !workers.includes(name)) return;
+      const a = object.metadata.annotations ?? {};
+      if (a[DESIRED] !== handed.get(name)) {
+        handed.set(name, a[DESIRED]);
+        steps.push(`${name} handed`);
+      } else if (
+        a[CURRENT] === a[DESIRED] &&
+        a[STATE] === "Done" &&
+        steps.includes(`${name} handed`) &&
+        !steps.includes(`${name} done`)
+      )
+        steps.push(`${name} done`);
+    });
+    const second = await deploy(ordered("second\n"));
+    stop();
+    assert.deepEqual(second.errors, []);
+    const at = (step: string) => steps.indexOf(step);
+    for (const worker of workers.slice(0, 2))
+      assert.ok(at(`${worker} done`) >= 0 && at(`${worker} done`) < at(`${canary} handed`), steps.join(", "));
+    assert.ok(at(`${canary} done`) > at(`${canary} handed`), "up waits for the canary pool too");
+    assert.equal((sim.store.get(keyOf(K.pool, "canary"))!.spec as { paused?: boolean }).paused, false);
   });
 });

@@ -33,8 +33,8 @@ const WAITERS = [
   "WindowsNodesReady",
   "MachineAutoscalerReady",
 ];
-/** Components that declare one object and nothing to wait for: they only pass on the provider. */
-const WITHOUT_WAITERS = ["ClusterAutoscaler"];
+/** Components that declare one object and nothing to wait for: they only pass on the provider (and kubeconfig). */
+const WITHOUT_WAITERS = ["ClusterAutoscaler", "NodeDisruptionPolicy"];
 const GUARDS = ["MachineSetRemoval", "NodeConfigRemoval", "OperatorRemoval", "ExtensionRemoval"];
 const RSA_PEM = generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey.export({
   type: "pkcs1",
@@ -74,6 +74,12 @@ const DECLARE: Record<string, (shared: SharedArgs) => void> = {
   MachineConfigPool: (shared) => new components.MachineConfigPool("gpu", { ...shared }),
   ClusterAutoscaler: (shared) =>
     new components.ClusterAutoscaler("autoscaler", { provider: shared.provider }),
+  NodeDisruptionPolicy: (shared) =>
+    new components.NodeDisruptionPolicy("policy", {
+      units: [{ name: "chronyd.service", actions: [{ type: "None" }] }],
+      provider: shared.provider,
+      kubeconfig: shared.kubeconfig,
+    }),
   MachineConfig: (shared) =>
     new components.MachineConfig("99-worker-motd", {
       role: "worker",

@@ -7,9 +7,6 @@ export {
   requireIngressReplicas,
   requireMonitoringConfig,
   MONITORING_COMPONENTS,
-  patchedPaths,
-  patchTarget,
-  type PatchManifest,
   type NodePlacement,
   type Toleration,
 } from "./placement";

@@ -59,3 +59,8 @@ export {
   type ContainerRuntimeConfigArgs,
   type ContainerRuntimeConfigManifest,
 } from "./containerruntimeconfig";
+export {
+  nodeDisruptionPolicyPatch,
+  type NodeDisruptionPolicyArgs,
+  type NodeDisruptionPolicyManifest,
+} from "./node-disruption-policy";

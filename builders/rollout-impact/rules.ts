@@ -32,26 +32,41 @@ export type DisruptionActionType = (typeof DISRUPTION_ACTION_TYPES)[number];
  * registries.conf rule, a crio reload that drains unless the change only adds digest-only mirrors.
  */
 export interface DisruptionAction {
+  /** Reboot, Drain, Reload, Restart, DaemonReload or None (Reboot and None only alone). */
   type: DisruptionActionType | "Special";
+  /** With Reload: the service to reload, e.g. `crio.service`. */
   reload?: { serviceName: string };
+  /** With Restart: the service to restart, e.g. `chronyd.service`. */
   restart?: { serviceName: string };
 }
 
+/** What a node does when a file changes. */
 export interface FilePolicy {
+  /** The file's absolute path, or a directory above it (the closest path wins). */
   path: string;
+  /** The actions, in order (at most 10). */
   actions: DisruptionAction[];
 }
 
+/** What a node does when a systemd unit changes. */
 export interface UnitPolicy {
+  /** The unit's name, e.g. `chronyd.service`. */
   name: string;
+  /** The actions, in order (at most 10). */
   actions: DisruptionAction[];
 }
 
 /** `spec.nodeDisruptionPolicy` of `machineconfigurations.operator.openshift.io/cluster`. */
 export interface NodeDisruptionPolicy {
+  /** Per file path (at most 50). */
   files?: FilePolicy[];
+  /** Per systemd unit (at most 50). */
   units?: UnitPolicy[];
-  sshkey?: { actions: DisruptionAction[] };
+  /** On a change of the `core` user's SSH keys. */
+  sshkey?: {
+    /** The actions, in order (at most 10). */
+    actions: DisruptionAction[];
+  };
 }
 
 /** The default and user policies merged, as the operator writes them to `status.nodeDisruptionPolicyStatus`. */

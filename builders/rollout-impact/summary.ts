@@ -19,6 +19,8 @@ export interface PoolSummary {
   machineSets: MachineSetChange[];
   /** What its running nodes' labels and taints become, one phrase each (no drain, no reboot). */
   nodeMetadata: string[];
+  /** The pools it rolls out after: it stays paused until they have rolled out. */
+  after?: string[];
 }
 
 /** The machines a pool replaces: how many, in how many waves at most, and how long. */
@@ -161,6 +163,10 @@ export function summaryLine(summary: PoolSummary, timings: Partial<RolloutTiming
     parts.push(renderPhrase(render).replace(/^no new render; nodes unchanged/, "no new render"));
   } else if (render) parts.push(renderPhrase(render));
   parts.push(...summary.nodeMetadata);
+  if (summary.after && render?.newRender && render.machineCount > 0)
+    parts.push(
+      `after ${summary.after.join(" and ")} ${summary.after.length > 1 ? "have" : "has"} rolled out`,
+    );
   return `pool ${summary.pool}: ${parts.join("; ")}`;
 }
 

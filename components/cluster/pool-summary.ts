@@ -11,6 +11,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import {
   deadlineProblem,
+  NodeDisruptionPolicy,
   ObjectLike,
   PoolImpact,
   PoolSummary,
@@ -52,6 +53,8 @@ export interface PoolOfPart {
 
 interface HandedIn {
   parent: pulumi.Resource;
+  /** How many NodeDisruptionPolicy components the program declared before the part's component. */
+  policiesBefore: number;
   kubeconfig: string;
   pool: string;
   renders: boolean;
@@ -67,12 +70,38 @@ async function known<T>(output: pulumi.Output<T>): Promise<T | undefined> {
   return (await internal.isKnown) ? internal.promise() : undefined;
 }
 
+/** A NodeDisruptionPolicy component of the program: its place among them, and what it declares. */
+export interface DeclaredPolicy {
+  /** Its place in the order the program declares them, from 0. */
+  seq: number;
+  name: string;
+  policy: pulumi.Output<NodeDisruptionPolicy>;
+}
+
 /** This run's parts, handed in and not yet summarized, and how many are still to be known. */
 class Parts {
   private unsettled = 0;
   private ready: HandedIn[] = [];
+  /** The node disruption policies the program declares, per kubeconfig, as they become known. */
+  readonly policies = new Map<string, Array<{ seq: number; name: string; policy: NodeDisruptionPolicy }>>();
 
   constructor(private readonly run: PreviewRun) {}
+
+  /** A policy joins the summaries of its cluster's pools: they wait for it as for a part. */
+  handInPolicy(kubeconfig: pulumi.Output<string>, declared: DeclaredPolicy): void {
+    this.unsettled++;
+    known(pulumi.all([pulumi.unsecret(kubeconfig), declared.policy]))
+      .then((values) => {
+        if (values === undefined) return;
+        const [config, policy] = values;
+        this.policies.set(config, [...(this.policies.get(config) ?? []), { ...declared, policy }]);
+      })
+      // A policy that fails is its component's own error, reported where it is declared.
+      .catch(() => undefined)
+      .finally(() => {
+        if (--this.unsettled === 0) setImmediate(() => this.summarizeReady());
+      });
+  }
 
   handIn(
     parent: pulumi.Resource,
@@ -81,6 +110,7 @@ class Parts {
     part: pulumi.Output<PoolPart>,
   ): Promise<PoolSummary | undefined> {
     this.unsettled++;
+    const policiesBefore = this.run.policies.length;
     return new Promise((answer) => {
       known(pulumi.all([pulumi.unsecret(kubeconfig), pool.name, part]))
         .then((values) => {
@@ -88,6 +118,7 @@ class Parts {
           const [config, name, what] = values;
           this.ready.push({
             parent,
+            policiesBefore,
             kubeconfig: config,
             pool: name,
             renders: pool.renders,
@@ -114,7 +145,13 @@ class Parts {
       groups.set(key, [...(groups.get(key) ?? []), h]);
     }
     for (const group of groups.values()) {
-      void summarize(this.run, group).then(
+      // Every object the program declares on the cluster: a pool's selector picks those it renders
+      // (a custom pool the worker pool's too).
+      const { kubeconfig } = group[0];
+      const objects = batch.flatMap((h) =>
+        h.kubeconfig === kubeconfig && h.part.kind === "object" ? [h.part.object] : [],
+      );
+      void summarize(this.run, group, objects, this.policies.get(kubeconfig) ?? []).then(
         (summary) => group.forEach((h) => h.answer(summary)),
         () => group.forEach((h) => h.answer(undefined)),
       );
@@ -130,8 +167,33 @@ function home(group: HandedIn[]): pulumi.Resource {
   return (by("pool") ?? by("machines") ?? group[0]).parent;
 }
 
+/**
+ * The declared policies a pool's rollout follows: those applied before every object the program
+ * declares for the pool (the objects depend on the policies declared before them), else, with no such
+ * object, before the pool's own settings. A policy declared later may be applied after the pool began
+ * to roll out, so the line leaves it out and a warning says so.
+ */
+function policiesFollowed(
+  group: HandedIn[],
+  policies: Array<{ seq: number; name: string; policy: NodeDisruptionPolicy }>,
+): { followed: NodeDisruptionPolicy[]; late: string[] } {
+  const objects = group.filter((h) => h.part.kind === "object");
+  const deciding = objects.length > 0 ? objects : group.filter((h) => h.part.kind === "pool");
+  const before = Math.min(...deciding.map((h) => h.policiesBefore));
+  const ordered = [...policies].sort((a, b) => a.seq - b.seq);
+  return {
+    followed: ordered.filter((p) => p.seq < before).map((p) => p.policy),
+    late: deciding.length > 0 ? ordered.filter((p) => p.seq >= before).map((p) => p.name) : [],
+  };
+}
+
 /** One group's summary, its line logged; undefined (with a warning) when the cluster gives no answer. */
-async function summarize(run: PreviewRun, group: HandedIn[]): Promise<PoolSummary | undefined> {
+async function summarize(
+  run: PreviewRun,
+  group: HandedIn[],
+  objects: ObjectLike[],
+  policies: Array<{ seq: number; name: string; policy: NodeDisruptionPolicy }>,
+): Promise<PoolSummary | undefined> {
   const { kubeconfig, pool, renders } = group[0];
   const parent = home(group);
   const cluster = clusterOfThisRun(kubeconfig);
@@ -145,13 +207,20 @@ async function summarize(run: PreviewRun, group: HandedIn[]): Promise<PoolSummar
   const parts = <K extends PoolPart["kind"]>(kind: K) =>
     group.flatMap((h) => (h.part.kind === kind ? [h.part as Extract<PoolPart, { kind: K }>] : []));
   const poolPart = parts("pool")[0];
+  const { followed, late } = policiesFollowed(group, policies);
   try {
     const render = renders
       ? await renderImpactIn(cluster, pool, {
-          objects: parts("object").map((p) => p.object),
+          objects,
           ...(poolPart ? { settings: declaredPool(poolPart.manifest) } : {}),
+          policies: followed,
         })
       : undefined;
+    if (render && late.length > 0)
+      pulumi.log.warn(
+        `pool ${pool}: NodeDisruptionPolicy ${late.map((n) => `"${n}"`).join(", ")} is declared after what the program declares for this pool, so up may apply it once the pool is rolling out: this line leaves it out; declare it first`,
+        parent,
+      );
     if (renders && !render && !poolPart && !run.declaredPools.has(pool)) {
       for (const h of group)
         if (h.part.kind === "object")
@@ -171,6 +240,7 @@ async function summarize(run: PreviewRun, group: HandedIn[]): Promise<PoolSummar
       ...(renders && !render ? { newPool: true } : {}),
       machineSets,
       nodeMetadata: parts("nodeMetadata").flatMap((p) => p.phrases),
+      ...(run.rolloutOrder.has(pool) ? { after: run.rolloutOrder.get(pool) } : {}),
     };
     // A pool that is no MachineConfigPool (Windows machines) has a line only when its machines change.
     if (renders || machineSets.length > 0 || summary.nodeMetadata.length > 0)
@@ -219,9 +289,33 @@ export function handInToPool(
   part: pulumi.Output<PoolPart>,
 ): pulumi.Output<PoolSummary | undefined> {
   if (!pulumi.runtime.isDryRun() || !kubeconfig) return pulumi.output(undefined);
+  return pulumi.output(partsOfThisRun().handIn(parent, kubeconfig, pool, part));
+}
+
+function partsOfThisRun(): Parts {
   const run = thisRun();
-  const parts = partOfThisRun(PARTS, () => new Parts(run));
-  return pulumi.output(parts.handIn(parent, kubeconfig, pool, part));
+  return partOfThisRun(PARTS, () => new Parts(run));
+}
+
+/**
+ * Registers a NodeDisruptionPolicy component's patch, in the order the program declares them, and
+ * returns its place: the node configuration components declared after it depend on it
+ * (policiesDeclared), and their pools' lines follow it.
+ */
+export function declarePolicy(patch: pulumi.Output<pulumi.Resource>): number {
+  const { policies } = thisRun();
+  policies.push(patch);
+  return policies.length - 1;
+}
+
+/** The patches of the NodeDisruptionPolicy components declared so far in this run. */
+export function policiesDeclared(): pulumi.Output<pulumi.Resource>[] {
+  return [...thisRun().policies];
+}
+
+/** At preview with a kubeconfig, a declared policy joins its cluster's pool lines. */
+export function handInPolicy(kubeconfig: pulumi.Output<string> | undefined, declared: DeclaredPolicy): void {
+  if (pulumi.runtime.isDryRun() && kubeconfig) partsOfThisRun().handInPolicy(kubeconfig, declared);
 }
 
 /**

@@ -16,6 +16,19 @@ export interface PreviewRun {
    * components.
    */
   readonly declaredPools: Set<string>;
+  /**
+   * The patches of the NodeDisruptionPolicy components the run declares, in order: what the node
+   * configuration declared after each depends on, at preview and `up`.
+   */
+  readonly policies: pulumi.Output<pulumi.Resource>[];
+  /** The pools the run declares to roll out after others (rollout-order.ts), with those others. */
+  readonly rolloutOrder: Map<string, string[]>;
+  /** The pool waiters and pauses of the run's node configuration, by pool (rollout-order.ts). */
+  readonly rollouts: Array<{
+    pool: pulumi.Output<string>;
+    waiter?: pulumi.Output<pulumi.Resource>;
+    pauses: pulumi.Output<Array<{ pool: string; resource: pulumi.Resource }>>;
+  }>;
   /** Per-run state of other modules, each under its own key (pool-summary.ts). */
   readonly parts: Map<symbol, unknown>;
 }
@@ -27,7 +40,18 @@ const runs = new WeakMap<object, PreviewRun>();
 export function thisRun(): PreviewRun {
   const monitor = pulumi.runtime.getMonitor() ?? NO_RUN;
   let run = runs.get(monitor);
-  if (!run) runs.set(monitor, (run = { clusters: new Map(), declaredPools: new Set(), parts: new Map() }));
+  if (!run)
+    runs.set(
+      monitor,
+      (run = {
+        clusters: new Map(),
+        declaredPools: new Set(),
+        policies: [],
+        rolloutOrder: new Map(),
+        rollouts: [],
+        parts: new Map(),
+      }),
+    );
   return run;
 }
 

@@ -37,6 +37,11 @@ import {
   OperatorSubscriptionArgs,
 } from "../operator-subscription/operator-subscription";
 import { awsCloud } from "../../test/mocks";
+import { NodeDisruptionPolicy, policyFieldManager } from "../machine-configuration/node-disruption-policy";
+import { createApiClient } from "../../provider/waiting/api";
+import { KINDS } from "../../provider/waiting/kinds";
+
+const reloadCrio = { type: "Reload" as const, reload: { serviceName: "crio.service" } };
 
 /**
  * Each component here is given the simulator's kubeconfig, with no ambient one beside it that the
@@ -231,6 +236,85 @@ describe("rollout impact at preview, against the cluster", function () {
       ]);
     } finally {
       Object.assign(pulumi.log, { info: original });
+    }
+  });
+
+  it("a NodeDisruptionPolicy declared first turns the reboot of the MachineConfigs after it into a reload, in the same preview; one declared later is left out, with a warning", async () => {
+    const crioConf = (kubeconfig: string) =>
+      new MachineConfig("99-worker-crio", {
+        role: "worker",
+        files: [{ path: "/etc/crio/crio.conf.d/99-mine.conf", contents: { text: "[crio]\n" } }],
+        kubeconfig,
+      });
+    const policy = (kubeconfig: string) =>
+      new NodeDisruptionPolicy("crio-reload", {
+        files: [{ path: "/etc/crio/crio.conf.d", actions: [reloadCrio] }],
+        kubeconfig,
+      });
+    const warnings: string[] = [];
+    const original = pulumi.log.warn;
+    Object.assign(pulumi.log, { warn: (message: string) => warnings.push(message) });
+    try {
+      const reloaded = await preview((kubeconfig) => (policy(kubeconfig), crioConf(kubeconfig)));
+      assert.equal(
+        reloaded && impactLine(reloaded),
+        "pool worker: new render; 3 nodes reload crio.service, 1 at a time, 3 waves, about 2 min (file /etc/crio/crio.conf.d/99-mine.conf of 99-worker-crio)",
+      );
+      assert.deepEqual(warnings, []);
+      // Its own field manager, and a release that gives back the list it writes to.
+      await settle();
+      const patch = mocks.resources.find((r) => r.type.endsWith("MachineConfigurationPatch"));
+      const annotations = (patch?.inputs.metadata as { annotations: Record<string, string> }).annotations;
+      assert.equal(annotations["pulumi.com/patchFieldManager"], "openshift-topology-policy-crio-reload");
+      const release = mocks.resources.find((r) => r.name === "crio-reload-release");
+      assert.deepEqual(release?.inputs.paths, [["spec", "nodeDisruptionPolicy", "files"]]);
+      const rebooted = await preview((kubeconfig) => {
+        const mc = crioConf(kubeconfig);
+        policy(kubeconfig);
+        return mc;
+      });
+      assert.equal(rebooted?.action, "reboot");
+      assert.deepEqual(warnings, [
+        'pool worker: NodeDisruptionPolicy "crio-reload" is declared after what the program declares for this pool, so up may apply it once the pool is rolling out: this line leaves it out; declare it first',
+      ]);
+    } finally {
+      Object.assign(pulumi.log, { warn: original });
+    }
+  });
+
+  it("a NodeDisruptionPolicy refuses at preview an entry the cluster holds from someone else, and takes back its own after a hand edit", async () => {
+    const client = createApiClient(sim.kubeconfig);
+    const edit = (patch: unknown, manager: string) =>
+      client.mergePatch(KINDS.machineConfiguration, "cluster", undefined, patch, undefined, manager);
+    const hand = { path: "/etc/chrony.conf", actions: [{ type: "None" }] };
+    await edit({ spec: { nodeDisruptionPolicy: { files: [hand] } } }, "kubectl-edit");
+    try {
+      await resetMocks(undefined, { preview: true });
+      const taken = new NodeDisruptionPolicy("chrony", {
+        files: [
+          {
+            path: "/etc/chrony.conf",
+            actions: [{ type: "Restart", restart: { serviceName: "chronyd.service" } }],
+          },
+        ],
+        kubeconfig: sim.kubeconfig,
+      });
+      assert.match(
+        await inputErrorAt(taken.policy, "files[0].path"),
+        /already has a policy for "\/etc\/chrony.conf", set by kubectl-edit: remove it there/,
+      );
+      // The same entry as the patch's own field manager set it: a hand edit of its actions is taken back.
+      await edit({ spec: { nodeDisruptionPolicy: null } }, "kubectl-edit");
+      await edit({ spec: { nodeDisruptionPolicy: { files: [hand] } } }, policyFieldManager("chrony"));
+      await edit(
+        { spec: { nodeDisruptionPolicy: { files: [{ ...hand, actions: [{ type: "Drain" }] }] } } },
+        "kubectl-edit",
+      );
+      await resetMocks(undefined, { preview: true });
+      const own = new NodeDisruptionPolicy("chrony", { files: [hand as never], kubeconfig: sim.kubeconfig });
+      assert.deepEqual(await valueOf(own.policy), { files: [hand] });
+    } finally {
+      await edit({ spec: { nodeDisruptionPolicy: null } }, "kubectl-edit");
     }
   });
 

@@ -6,6 +6,7 @@
  * MachineSets run another spec than their template. pool-summary.ts folds both into one line per pool.
  */
 import {
+  NodeDisruptionPolicy,
   ObjectLike,
   PoolConfigs,
   PoolImpact,
@@ -19,6 +20,7 @@ import {
   MachineSetChange,
   MachineTemplate,
 } from "../../builders/machineset";
+import { withDeclaredPolicies } from "../../builders/machineconfiguration/node-disruption-policy";
 import type { Json } from "../../primitives/objects";
 import { field, type KubeObject } from "../../provider/waiting/kinds";
 import { machinesOf } from "../../provider/waiting/machineset";
@@ -57,24 +59,31 @@ export interface DeclaredForRender {
   objects: ObjectLike[];
   /** The pool's own settings and selection, when the program declares the pool. */
   settings?: PoolSettings & { selection?: PoolSelection };
+  /** The node disruption policies the program declares that the pool's rollout follows, in order. */
+  policies?: NodeDisruptionPolicy[];
 }
 
 interface PoolState {
   mcp: KubeObject;
   spec: PoolSettings & { configuration?: { name?: string } };
   status: { machineCount?: number; updatedMachineCount?: number; configuration?: { name?: string } };
-  nodeDisruptionPolicy: never;
+  nodeDisruptionPolicy: NodeDisruptionPolicy;
 }
 
-async function readPool(cluster: ClusterSnapshot, pool: string): Promise<PoolState | undefined> {
+/** The pool, and the cluster's node disruption policies with the declared ones in place. */
+async function readPool(
+  cluster: ClusterSnapshot,
+  pool: string,
+  declared: NodeDisruptionPolicy[],
+): Promise<PoolState | undefined> {
   const [mcp, mco] = await Promise.all([cluster.pool(pool), cluster.machineConfiguration()]);
   if (!mcp) return undefined;
+  const live = field<NodeDisruptionPolicy>(mco, "spec", "nodeDisruptionPolicy");
   return {
     mcp,
     spec: (mcp.spec ?? {}) as PoolState["spec"],
     status: (mcp.status ?? {}) as PoolState["status"],
-    nodeDisruptionPolicy: (mco?.spec as { nodeDisruptionPolicy?: never } | undefined)
-      ?.nodeDisruptionPolicy as never,
+    nodeDisruptionPolicy: withDeclaredPolicies(live, declared),
   };
 }
 
@@ -89,7 +98,7 @@ export async function renderImpactIn(
   pool: string,
   declared: DeclaredForRender,
 ): Promise<PoolImpact | undefined> {
-  const state = await readPool(cluster, pool);
+  const state = await readPool(cluster, pool, declared.policies ?? []);
   if (!state) return undefined;
   const settings = declared.settings ?? {};
   const selected = (settings.selection && selectionChanges(state.mcp, settings.selection)) ?? state.mcp;
@@ -123,7 +132,7 @@ async function pendingImpact(
   cluster: ClusterSnapshot,
   pool: string,
   state: PoolState,
-  pace: { maxUnavailable?: number | string; paused: boolean; nodeDisruptionPolicy: never },
+  pace: { maxUnavailable?: number | string; paused: boolean; nodeDisruptionPolicy: NodeDisruptionPolicy },
 ): Promise<PoolImpact | undefined> {
   const machineCount = Number(state.status.machineCount ?? 0);
   const waiting = machineCount - Number(state.status.updatedMachineCount ?? machineCount);

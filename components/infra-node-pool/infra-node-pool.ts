@@ -5,15 +5,13 @@ import {
   ingressControllerPlacementPatch,
   monitoringConfigMapPatch,
   NodePlacement,
-  PatchManifest,
-  patchedPaths,
-  patchTarget,
   requireIngressReplicas,
   requireMonitoringConfig,
 } from "../../builders/infra-placement";
 import { infraTaints, INFRA_TAINTS } from "../../builders/machineset/node-metadata";
 import { Taint } from "../../builders/validation";
-import { PatchRelease } from "../../provider/dynamic/patch-release";
+import { PatchManifest, patchedPaths, patchTarget } from "../../builders/patch";
+import { released as releasedPatch } from "../cluster/released";
 import { manifestArgs, PATCH_FORCE, patchFieldManager, withAnnotations } from "../cluster/kube";
 import { clusterAccess } from "../cluster/wait";
 import { InputError, InputErrors, within } from "../../builders/errors";
@@ -87,32 +85,23 @@ function placeWorkloads(
 ): pulumi.Output<pulumi.Resource>[] {
   const cluster = clusterAccess(args, component);
   const moved: pulumi.Output<pulumi.Resource>[] = [];
-  // Each patch gives back, once destroyed, what it took from the object the cluster owns. One release
-  // per patch, not one per pool: router, registry and monitoring are switched one by one, and a patch
-  // switched off is deleted alone, after its release's last update, so only a release deleted with
-  // it (declared before it, so deleted after it) can give back what it took. Each patch applies as a
+  // Each patch gives back, once destroyed, what it took from the object the cluster owns; one release
+  // per patch, as router, registry and monitoring are switched one by one. Each patch applies as a
   // manager named after it, which its release keeps what it took under: both survive a lost state.
   const owned = (patch: string, manifest: pulumi.Output<PatchManifest>) =>
     manifest.apply((m) => withAnnotations(m, patchFieldManager(patch)));
-  const released = (patch: string, manifest: pulumi.Output<PatchManifest>): pulumi.CustomResourceOptions => {
-    const release =
-      cluster &&
-      child(
-        PatchRelease,
-        `${patch}-release`,
-        {
-          kubeconfig: cluster.kubeconfig,
-          target: manifest.apply(patchTarget),
-          paths: manifest.apply(patchedPaths),
-          fieldManager: patchFieldManager(patch)["pulumi.com/patchFieldManager"],
-        },
-        cluster.options(after),
-      );
-    return {
-      ...kopts,
-      dependsOn: release ? pulumi.all([after, release]).apply(([a, r]) => [...a, r]) : after,
-    };
-  };
+  const released = (patch: string, manifest: pulumi.Output<PatchManifest>): pulumi.CustomResourceOptions =>
+    releasedPatch(
+      cluster,
+      patch,
+      {
+        target: manifest.apply(patchTarget),
+        paths: manifest.apply(patchedPaths),
+        fieldManager: patchFieldManager(patch)["pulumi.com/patchFieldManager"],
+      },
+      after,
+      kopts,
+    );
   if (args.router) {
     const replicas = typeof args.router === "object" ? args.router.replicas : undefined;
     const manifest = pulumi

@@ -180,4 +180,52 @@ describe("machine-configuration components", () => {
       });
     });
   }
+
+  it("a pool after the workers: paused before and resumed after each object it renders, the worker config it inherits waited for on it; bad orders refused", async () => {
+    new MachineConfigPool("canary", { rollOutAfter: ["worker"] });
+    new MachineConfig("99-worker-ntp", {
+      role: "worker",
+      files: [{ path: "/etc/ntp.conf", contents: { text: "pool ntp.example.com\n" } }],
+    });
+    new MachineConfig("99-infra-ntp", {
+      role: "infra",
+      files: [{ path: "/etc/ntp.conf", contents: { text: "pool ntp.example.com\n" } }],
+    });
+    await settle();
+    const holds = created("pulumi-nodejs:dynamic:PoolHold").map(
+      (r) => `${r.name}: ${r.inputs.step} ${r.inputs.pool} after ${(r.inputs.after as string[]).join()}`,
+    );
+    assert.deepEqual(holds.sort(), [
+      "99-worker-ntp-canary-pause: pause canary after worker",
+      "99-worker-ntp-canary-resume: resume canary after worker",
+      "canary-canary-pause: pause canary after worker",
+      "canary-canary-resume: resume canary after worker",
+    ]);
+    const rollouts = created("pulumi-nodejs:dynamic:PoolRollout").map((r) => `${r.name} ${r.inputs.pool}`);
+    assert.deepEqual(rollouts.sort(), [
+      "99-infra-ntp-rollout infra",
+      "99-worker-ntp-canary-rollout canary",
+      "99-worker-ntp-rollout worker",
+      "canary-rollout canary",
+    ]);
+    const refused = async (make: () => MachineConfigPool, reason: RegExp) => {
+      await resetMocks();
+      await assert.rejects(valueOf(make().objectName), (e: unknown) => {
+        assert.ok(pulumi.InputPropertyError.isInstance(e), String(e));
+        assert.equal(e.propertyPath, "rollOutAfter");
+        assert.match(e.reason, reason);
+        return true;
+      });
+    };
+    await refused(() => new MachineConfigPool("a", { rollOutAfter: ["a"] }), /cannot roll out after itself/);
+    await refused(
+      () => new MachineConfigPool("a", { rollOutAfter: ["w"], paused: true }),
+      /leave paused out/,
+    );
+    await refused(() => new MachineConfigPool("a", { rollOutAfter: ["Worker"] }), /must list pool names/);
+    await refused(() => {
+      new MachineConfigPool("b", { rollOutAfter: ["a"] });
+      return new MachineConfigPool("a", { rollOutAfter: ["b"] });
+    }, /b already rolls out after a: the order has a cycle/);
+  });
 });

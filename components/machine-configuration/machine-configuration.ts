@@ -17,7 +17,8 @@ import type { NodeConfigKind } from "../../provider/waiting/waiters";
 import { kubeOptions, manifestArgs } from "../cluster/kube";
 import { adoption } from "../cluster/adoption";
 import { KINDS, ResourceKind } from "../../provider/waiting/kinds";
-import { rolloutRecord } from "../cluster/pool-summary";
+import { policiesDeclared, rolloutRecord } from "../cluster/pool-summary";
+import { declareRolloutOrder, orderedSteps } from "../cluster/rollout-order";
 import { WaitArgs, waiting } from "../cluster/wait";
 import { InputError } from "../../builders/errors";
 import { checked, InputChecks } from "../errors";
@@ -49,7 +50,16 @@ interface RolloutTarget<T> {
   listedIn?: "machineConfigs" | "kubeletConfigs" | "containerRuntimeConfigs";
 }
 
-export type MachineConfigPoolArgs = ComponentArgs<MachineConfigPoolSpec>;
+export type MachineConfigPoolArgs = ComponentArgs<MachineConfigPoolSpec> & {
+  /**
+   * Pools this one rolls out after: on each `up`, the node configuration declared for this pool is
+   * applied with the pool paused, and the pool is unpaused once those pools have rolled out theirs
+   * (their waiters are done). Should one fail, this pool stays paused, as its pause says. A pool paused
+   * by hand is left paused. Not with `paused`. Pool names, e.g. `["worker"]`; the preview's line of
+   * the pool names them.
+   */
+  rollOutAfter?: string[];
+};
 export type MachineConfigArgs = ComponentArgs<MachineConfigSpec>;
 export type KubeletConfigArgs = ComponentArgs<KubeletConfigSpec>;
 export type ContainerRuntimeConfigArgs = ComponentArgs<ContainerRuntimeConfigSpec>;
@@ -81,6 +91,8 @@ abstract class MachineConfigurationObject<T extends { name: string }> extends pu
     name: string,
     args: ComponentArgs<T>,
     opts: pulumi.ComponentResourceOptions,
+    /** A check of plain settings the subclass takes beside the builder's args (a pool's rollout order). */
+    settings?: () => void,
   ) {
     super(`openshift-topology:index:${type}`, name, {}, opts);
     const { provider, wait, kubeconfig, waitTimeouts, adopt, ...inputs } = args;
@@ -90,6 +102,7 @@ abstract class MachineConfigurationObject<T extends { name: string }> extends pu
     // inputs are unknown, and with the waiting settings; the manifest waits for those checks.
     const checks = new InputChecks(`${type} "${name}"`);
     checks.asKnown(withName, inputs);
+    if (settings) checks.now(settings, undefined);
     const adoptedName = adopt ? checks.now(() => plainName(inputs.name, name), undefined) : undefined;
     const waits = checks.now(() => waiting({ provider, wait, kubeconfig, waitTimeouts }, this), undefined);
     if (waits) checks.add(waits.check);
@@ -105,6 +118,12 @@ abstract class MachineConfigurationObject<T extends { name: string }> extends pu
     // role, a string, so nothing in the graph links the two, and the pool's waiter is registered in the
     // pool's constructor, before any object naming it exists; to await this object it would have to
     // take it as an input and a dependency, which no later declaration can add.
+    // Node disruption policies declared before it are applied before it, so that its nodes follow them
+    // as the preview says, and released after its removal has rolled out.
+    const policies = policiesDeclared();
+    // A pool that rolls out after others is paused before the object is applied, and its waiter waits
+    // for the resume that follows their waiters (cluster/rollout-order.ts).
+    const steps = waits && orderedSteps(name, pool, manifest.apply(contentHash), waits, policies);
     // Its removal guard stays apart from it: declared before the object (not for a pool, which has no
     // pool to leave), Pulumi deletes it after the object, so it can wait for the pool to roll out a
     // render without it, while the waiter, which depends on the object, is deleted before it.
@@ -115,7 +134,7 @@ abstract class MachineConfigurationObject<T extends { name: string }> extends pu
         NodeConfigRemoval,
         `${name}-removal`,
         { kubeconfig: waits.kubeconfig, pool, kind: kind as NodeConfigKind, name: this.objectName },
-        waits.options([]),
+        waits.options(policies),
       );
     const declare = (adopted: pulumi.CustomResourceOptions = {}) =>
       child(
@@ -124,7 +143,9 @@ abstract class MachineConfigurationObject<T extends { name: string }> extends pu
         manifestArgs(MACHINECONFIGURATION_API_VERSION, kind, manifest, ["metadata", "spec"]),
         {
           ...kubeOptions(this, provider, adopted),
-          ...(removal ? { dependsOn: removal.apply((r) => [r]) } : {}),
+          dependsOn: pulumi
+            .all([removal ? removal.apply((r) => [r]) : [], steps ? steps.pause : [], pulumi.all(policies)])
+            .apply(([r, p, o]) => [...r, ...p, ...o]),
         },
       );
     // Adopting imports the object when the cluster holds it and creates it otherwise, as a pool does.
@@ -144,20 +165,31 @@ abstract class MachineConfigurationObject<T extends { name: string }> extends pu
       kind,
       manifest,
     });
-    this.rollout =
-      waits &&
+    const rolloutOf = (on: pulumi.Input<string>, after: pulumi.Input<pulumi.Input<pulumi.Resource>[]>) =>
       child(
         PoolRollout,
-        `${name}-rollout`,
+        on === pool ? `${name}-rollout` : `${name}-${on}-rollout`,
         {
-          ...waits.watching(this.resource.apply((r) => [r])),
+          ...waits!.watching(this.resource.apply((r) => [r])),
           contentHash: manifest.apply(contentHash),
-          pool,
+          pool: on,
           ...(target.listedIn ? { [target.listedIn]: this.objectName.apply((n) => [n]) } : {}),
-          ...record.inputs,
+          ...(on === pool ? record.inputs : {}),
         },
-        waits.options([this.resource]),
+        waits!.options(after),
       );
+    this.rollout =
+      waits &&
+      rolloutOf(
+        pool,
+        pulumi
+          .all([
+            this.resource,
+            steps ? steps.resume(this.resource, (p, resumed) => rolloutOf(p, [resumed])) : [],
+          ])
+          .apply(([r, resumed]) => [r, ...resumed]),
+      );
+    if (this.rollout) steps?.waiter(this.rollout);
     this.renderedConfig = this.rollout
       ? this.rollout.apply((r) => r.renderedConfig)
       : pulumi.output(undefined);
@@ -173,14 +205,23 @@ abstract class MachineConfigurationObject<T extends { name: string }> extends pu
 /** A custom MachineConfigPool that inherits worker configs, as OpenShift documents custom pools, for nodes of one role. */
 export class MachineConfigPool extends MachineConfigurationObject<MachineConfigPoolSpec> {
   constructor(name: string, args: MachineConfigPoolArgs = {}, opts: pulumi.ComponentResourceOptions = {}) {
+    const { rollOutAfter, ...spec } = args;
     super(
       "MachineConfigPool",
       "MachineConfigPool",
       machineConfigPool,
       { pool: (m) => m.metadata.name },
       name,
-      args,
+      spec,
       opts,
+      rollOutAfter === undefined
+        ? undefined
+        : () =>
+            declareRolloutOrder(
+              plainName(spec.name, name, "with rollOutAfter: the order is known before anything resolves"),
+              rollOutAfter,
+              spec.paused,
+            ),
     );
   }
 }
@@ -233,14 +274,15 @@ export class ContainerRuntimeConfig extends MachineConfigurationObject<Container
   }
 }
 
-/** The object's name as adopting needs it, known when the program runs. */
-function plainName(given: unknown, resourceName: string): string {
+/** The object's name as adopting (or a rollout order) needs it, known when the program runs. */
+function plainName(
+  given: unknown,
+  resourceName: string,
+  why = "to adopt the object: the import names it before anything resolves",
+): string {
   if (given === undefined) return resourceName;
   if (typeof given === "string") return given;
-  throw new InputError(
-    "name",
-    "must be a plain string to adopt the object: the import names it before anything resolves",
-  );
+  throw new InputError("name", `must be a plain string ${why}`);
 }
 
 /** The API resource of a machine-configuration kind, for an adoption's read. */

@@ -171,7 +171,7 @@ function removeNode(root: unknown, path: Path): void {
 }
 
 /**
- * After an apply drops fields, the maps that held only them go too, as structured-merge-diff's
+ * After an apply drops fields, the maps and lists that held only them go too, as structured-merge-diff's
  * Updater.prune removes the named fields above the last applied set (EnsureNamedFieldsAreMembers) that no
  * manager still holds anything under: releasing `nodePlacement.nodeSelector.matchLabels.a` leaves no
  * `nodePlacement: {nodeSelector: {matchLabels: {}}}`. A map that still holds anything stays; so does
@@ -191,8 +191,10 @@ function removeEmptiedParents(root: unknown, dropped: string[], held: (path: str
   for (const path of deepestFirst) {
     const tokens = path.split(SEP);
     const node = nodeAt(root, tokens);
-    if (node.found && isObject(node.value) && Object.keys(node.value).length === 0 && !held(path))
-      removeNode(root, tokens);
+    const empty =
+      (isObject(node.value) && Object.keys(node.value).length === 0) ||
+      (Array.isArray(node.value) && node.value.length === 0);
+    if (node.found && empty && !held(path)) removeNode(root, tokens);
   }
 }
 
@@ -433,9 +435,11 @@ export function serverSideApply(
   const others = owners.filter((o) => !isMine(o));
   const ownedByOthers = (path: string) =>
     others.some((o) => [...o.fields].some((f) => f === path || f.startsWith(path + SEP)));
+  // Shallowest first: a list-map element goes whole (structured-merge-diff typed RemoveItems drops the
+  // element its path names), before its key fields would go and leave it unfindable, and empty.
   const dropped = [...(mine?.fields ?? [])]
     .filter((path) => !appliedFields.has(path) && !ownedByOthers(path))
-    .sort((a, b) => b.split(SEP).length - a.split(SEP).length);
+    .sort((a, b) => a.split(SEP).length - b.split(SEP).length);
   for (const path of dropped) removeNode(result, path.split(SEP));
   removeEmptiedParents(result, dropped, (path) => appliedFields.has(path) || ownedByOthers(path));
   const updated: Ownership = {

@@ -208,6 +208,30 @@ describe("managed fields", () => {
     );
   });
 
+  it("releases a list-map element it applied whole, and keeps another manager's element of the same list", () => {
+    const types = (names: string[]) =>
+      names.join(".") === "spec.nodeDisruptionPolicy.files"
+        ? { type: "map" as const, keys: ["path"] }
+        : builtinListTypes(names);
+    const configuration = (spec?: Record<string, unknown>): KubeObject => ({
+      apiVersion: "operator.openshift.io/v1",
+      kind: "MachineConfiguration",
+      metadata: { name: "cluster" },
+      ...(spec ? { spec } : {}),
+    });
+    const files = (...paths: string[]) => ({
+      nodeDisruptionPolicy: { files: paths.map((path) => ({ path, actions: [{ type: "None" }] })) },
+    });
+    const ssa = (live: KubeObject | undefined, applied: KubeObject, manager: string) =>
+      serverSideApply(live, applied, { manager, force: true, types, scope: "main", now });
+    let live = ssa(undefined, configuration(files("/etc/a")), "admin");
+    live = ssa(live, configuration(files("/etc/b")), "stack");
+    live = ssa(live, configuration(), "stack");
+    assert.deepEqual(live.spec, files("/etc/a"));
+    live = ssa(live, configuration(), "admin");
+    assert.deepEqual(live.spec, undefined);
+  });
+
   // apimachinery pkg/util/managedfields/internal/skipnonapplied.go, skipNonAppliedManager.Apply: an
   // object no manager owns is first updated from the empty object as "before-first-apply".
   it("gives what an object held before its first apply to before-first-apply, so another value conflicts", () => {

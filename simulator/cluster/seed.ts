@@ -6,6 +6,7 @@
  * openshift-monitoring (created by the admin who configures monitoring), infra pools and MachineSets,
  * OperatorGroups and Subscriptions outside the platform, and the WMCO namespace.
  */
+import { mergeClusterPolicies } from "../../builders/rollout-impact/rules";
 import { seedOlmV1 } from "./olmv1";
 import { Json } from "../../primitives/objects";
 import {
@@ -328,6 +329,9 @@ export function seedCluster(store: Store, options: SeedOptions): SeededCluster {
         undefined,
         store.get(keyOf(K.infrastructure, "cluster")),
       ),
+      // The defaults merged with an empty spec, as machine-configuration.ts syncs them.
+      nodeDisruptionPolicyStatus: { clusterPolicies: mergeClusterPolicies(undefined) },
+      observedGeneration: 1,
     },
   });
   // The boot images of this release (the CVO writes them from the release payload): the stream the MCO's

@@ -20,6 +20,7 @@ import { startMachineAutoscaler } from "./machine-autoscaler";
 import { MachineFaults } from "./machine-faults";
 import { startMachineHealthCheck } from "./machine-health-check";
 import { startMachineConfigDaemon } from "./machine-config-daemon";
+import { startMachineConfigurationSync } from "./machine-configuration";
 import { startNodeController } from "./node-controller";
 import { startOlm } from "./olm";
 import { startOperands } from "./operands";
@@ -63,6 +64,7 @@ const CONTROLLERS = [
   startMachineAutoscaler,
   startMachineHealthCheck,
   startBootImageController,
+  startMachineConfigurationSync,
   startWorkloads,
   startDisruptionController,
   startOperands,

@@ -12,9 +12,9 @@ import { CURRENT_CONFIG, DESIRED_CONFIG, MCD_REASON, MCD_STATE } from "../../pri
 import { KubeObject } from "../store/types";
 import { ControllerContext, StopFn } from "./context";
 import { cordon } from "./machine-api";
-import { mergeClusterPolicies, NodeDisruptionPolicy, serviceOf } from "../../builders/rollout-impact/rules";
+import { ClusterPolicies, serviceOf } from "../../builders/rollout-impact/rules";
 import { McnChange, ensureMachineConfigNode, reportMachineConfigNode } from "./machine-config-node";
-import { nodeImpact, specOf, writeProblem } from "./machineconfig";
+import { NodeImpact, nodeImpact, specOf, writeProblem } from "./machineconfig";
 import {
   CONTROL_PLANE_TOPOLOGY,
   DESIRED_DRAIN,
@@ -33,6 +33,8 @@ interface Progress {
   target: string;
   stage: Stage;
   cordoned: boolean;
+  /** What the update does, decided once per attempt from the merged policies. */
+  impact?: NodeImpact;
   /** The drain of this update: when it began, and when its current or next attempt begins (ms). */
   drain?: { since: number; attempt: number };
 }
@@ -56,6 +58,8 @@ const DRAIN_EVENTS = "machineconfigcontroller-nodecontroller";
 
 /** daemon.go maxUpdateBackoff. */
 const MAX_UPDATE_BACKOFF_MS = 60_000;
+/** update.go calculatePostConfigChangeNodeDisruptionAction: wait.PollUntilContextTimeout every 5 s. */
+const POLICY_POLL_MS = 5_000;
 
 export function startMachineConfigDaemon(ctx: ControllerContext): StopFn {
   const { clock, delays, faults } = ctx;
@@ -119,14 +123,24 @@ export function startMachineConfigDaemon(ctx: ControllerContext): StopFn {
   const report = (name: string, changes: McnChange[], version?: { desired?: string; current?: string }) =>
     reportMachineConfigNode(store, name, changes, clock.now(), version);
 
-  const policies = () =>
-    mergeClusterPolicies(
-      field<NodeDisruptionPolicy>(
-        store.get(keyOf(K.machineConfiguration, "cluster")),
-        "spec",
-        "nodeDisruptionPolicy",
-      ),
+  /**
+   * The cluster's policies as the operator merged them into the status (machine-configuration.ts), or
+   * undefined while the status has not observed the current generation: update.go
+   * calculatePostConfigChangeNodeDisruptionAction polls MachineConfiguration/cluster until
+   * `status.observedGeneration` is its generation, then reads `status.nodeDisruptionPolicyStatus`.
+   */
+  const policies = (): ClusterPolicies | undefined => {
+    const configuration = store.get(keyOf(K.machineConfiguration, "cluster"));
+    const merged = field<ClusterPolicies>(
+      configuration,
+      "status",
+      "nodeDisruptionPolicyStatus",
+      "clusterPolicies",
     );
+    const current =
+      field(configuration, "status", "observedGeneration") === configuration?.metadata.generation;
+    return configuration && current && merged ? merged : undefined;
+  };
 
   function degrade(
     name: string,
@@ -275,12 +289,22 @@ export function startMachineConfigDaemon(ctx: ControllerContext): StopFn {
       );
       return;
     }
-    const impact = nodeImpact(mcSpec(current), target, policies());
     let p = progress.get(name);
     if (!p || p.target !== desired) {
       p = { target: desired, stage: "start", cordoned: false };
       progress.set(name, p);
     }
+    if (!p.impact) {
+      // Decided once per attempt, before anything is reported (update.go update).
+      const merged = policies();
+      if (!merged) {
+        // Polled every 5 s, as the daemon polls the status before it decides (see `policies`).
+        queue.addAfter(name, POLICY_POLL_MS);
+        return;
+      }
+      p.impact = nodeImpact(mcSpec(current), target, merged);
+    }
+    const impact = p.impact;
     const services = impact.actions.map((x) => ({ type: x.type, service: serviceOf(x) }));
     for (;;) {
       switch (p.stage) {

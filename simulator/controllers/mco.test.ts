@@ -77,6 +77,25 @@ function labelNode(sim: Sim, name: string, change: (labels: Record<string, strin
   });
 }
 
+/** Whether any worker node went NotReady (rebooted) or was cordoned, from now until `stop`. */
+function disruptions(sim: Sim): { stop(): { rebooted: boolean; cordoned: boolean } } {
+  const seen = { rebooted: false, cordoned: false };
+  const unwatch = sim.watch(({ object }) => {
+    if (object.kind !== "Node" || !sim.cluster.workerNodes.includes(object.metadata.name)) return;
+    const ready = (object.status as { conditions: Array<{ type: string; status: string }> }).conditions.find(
+      (c) => c.type === "Ready",
+    );
+    if (ready?.status !== "True") seen.rebooted = true;
+    if ((object.spec as { unschedulable?: boolean }).unschedulable) seen.cordoned = true;
+  });
+  return {
+    stop: () => {
+      unwatch();
+      return seen;
+    },
+  };
+}
+
 describe("MCO: pool membership", () => {
   const node = (labels: Record<string, string>): KubeObject => ({
     apiVersion: "v1",
@@ -639,16 +658,7 @@ describe("MCO: rollouts", () => {
   });
 
   it("applies an SSH key change as the default sshkey policy says: no drain, no reboot", async () => {
-    let rebooted = false;
-    let cordoned = false;
-    const unwatch = sim.watch(({ object }) => {
-      if (object.kind !== "Node" || !sim.cluster.workerNodes.includes(object.metadata.name)) return;
-      const ready = (
-        object.status as { conditions: Array<{ type: string; status: string }> }
-      ).conditions.find((c) => c.type === "Ready");
-      if (ready?.status !== "True") rebooted = true;
-      if ((object.spec as { unschedulable?: boolean }).unschedulable) cordoned = true;
-    });
+    const seen = disruptions(sim);
     sim.store.mutate(keyOf(K.machineConfig, "99-worker-ssh"), (mc) => {
       (mc.spec as Record<string, unknown>).config = {
         ignition: { version: "3.2.0" },
@@ -664,9 +674,43 @@ describe("MCO: rollouts", () => {
       const p = rolledOut(sim, "worker");
       return p && status<PoolStatus>(p).configuration.name !== before;
     });
-    unwatch();
-    assert.equal(rebooted, false);
-    assert.equal(cordoned, false);
+    assert.deepEqual(seen.stop(), { rebooted: false, cordoned: false });
+  });
+
+  it("reloads a service instead of rebooting as a declared node disruption policy says, once the operator merged it into the status", async () => {
+    // pkg/operator/sync.go syncMachineConfiguration: status = MergeClusterPolicies(spec), observedGeneration.
+    const chronyd = { type: "Reload", reload: { serviceName: "chronyd.service" } };
+    sim.store.mutate(keyOf(K.machineConfiguration, "cluster"), (m) => {
+      (m.spec as Record<string, unknown>).nodeDisruptionPolicy = {
+        files: [{ path: "/etc/chrony.d", actions: [chronyd] }],
+      };
+    });
+    const merged = await sim.until("the merged policies in the status", () => {
+      const m = sim.get(K.machineConfiguration, "cluster");
+      const s = status<{
+        observedGeneration?: number;
+        nodeDisruptionPolicyStatus?: { clusterPolicies: { files: Array<{ path: string }> } };
+      }>(m);
+      return s.observedGeneration === m?.metadata.generation && s.nodeDisruptionPolicyStatus?.clusterPolicies;
+    });
+    // The defaults first, in apihelpers.go's order, then the spec's own entry.
+    assert.equal(merged.files[0].path, "/var/lib/kubelet/config.json");
+    assert.deepEqual(merged.files[merged.files.length - 1], { path: "/etc/chrony.d", actions: [chronyd] });
+
+    const seen = disruptions(sim);
+    createMachineConfig(
+      sim,
+      "50-chrony-pool",
+      "worker",
+      fileConfig([{ path: "/etc/chrony.d/pool.conf", text: "pool x" }]),
+    );
+    await sim.until("rolled out", () => rolledOut(sim, "worker", "50-chrony-pool"));
+    assert.deepEqual(seen.stop(), { rebooted: false, cordoned: false });
+    for (const n of sim.cluster.workerNodes) {
+      const done = condition(sim.get(K.machineConfigNode, n), "UpdatePostActionComplete");
+      // update.go executeReloadServiceNodeDisruptionAction's message.
+      assert.equal(done?.message, "Node has reloaded service chronyd.service", n);
+    }
   });
 
   it("degrades a node that must write outside /etc and /var, halts the rollout, and recovers when the config goes", async () => {
