@@ -22,6 +22,7 @@ const NAMESPACES = ["builders", "waiters", "waiting"] as const;
 
 const EXPORTS: Record<"(root)" | (typeof NAMESPACES)[number], string[]> = {
   "(root)": [
+    "CanaryPool",
     "ClusterAutoscaler",
     "ClusterExtension",
     "ContainerRuntimeConfig",

@@ -28,7 +28,11 @@ export interface PreviewRun {
     pool: pulumi.Output<string>;
     waiter?: pulumi.Output<pulumi.Resource>;
     pauses: pulumi.Output<Array<{ pool: string; resource: pulumi.Resource }>>;
+    /** The waiters of the object on the canary pools of its pool, which inherit it. */
+    followers?: pulumi.Output<Array<{ pool: string; resource: pulumi.Resource }>>;
   }>;
+  /** The canary pools the run declares (CanaryPool), with the pool each takes its nodes from. */
+  readonly canaries: Map<string, string>;
   /** Per-run state of other modules, each under its own key (pool-summary.ts). */
   readonly parts: Map<symbol, unknown>;
 }
@@ -49,6 +53,7 @@ export function thisRun(): PreviewRun {
         policies: [],
         rolloutOrder: new Map(),
         rollouts: [],
+        canaries: new Map(),
         parts: new Map(),
       }),
     );

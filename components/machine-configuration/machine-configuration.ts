@@ -183,10 +183,7 @@ abstract class MachineConfigurationObject<T extends { name: string }> extends pu
       rolloutOf(
         pool,
         pulumi
-          .all([
-            this.resource,
-            steps ? steps.resume(this.resource, (p, resumed) => rolloutOf(p, [resumed])) : [],
-          ])
+          .all([this.resource, steps ? steps.resume(this.resource, (p, after) => rolloutOf(p, after)) : []])
           .apply(([r, resumed]) => [r, ...resumed]),
       );
     if (this.rollout) steps?.waiter(this.rollout);
