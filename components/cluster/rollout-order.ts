@@ -7,7 +7,7 @@
  * pool leaves the later one paused, which its pause said it would.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { InputError } from "../../builders/errors";
+import { InputError, within } from "../../builders/errors";
 import { isDnsSubdomain } from "../../primitives/names";
 import { PoolHold } from "../../provider/dynamic/pool-hold";
 import { child } from "../declared";
@@ -92,7 +92,11 @@ export function declareCanary(canary: string, parent: string): void {
   const { canaries } = thisRun();
   if (canaries.has(canary))
     throw new InputError("name", `another CanaryPool of the program is named ${canary}`);
-  declareRolloutOrder(parent, [...(rollsOutAfter(parent) ?? []), canary], undefined);
+  // The canary's name is what orders the pools: a cycle is reported there.
+  within(
+    () => "name",
+    () => declareRolloutOrder(parent, [...(rollsOutAfter(parent) ?? []), canary], undefined),
+  );
   canaries.set(canary, parent);
 }
 

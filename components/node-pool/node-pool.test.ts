@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import * as assert from "node:assert/strict";
-import { AWS_INFRA_ID, created, mocks, resetMocks, settle, valueOf } from "../../test/mocks";
+import { AWS_INFRA_ID, created, mocks, poolHolds, resetMocks, settle, valueOf } from "../../test/mocks";
 import { INFRA_TAINTS, InfraNodePool } from "../infra-node-pool/infra-node-pool";
 import { MachineConfig } from "../machine-configuration/machine-configuration";
 import { NodePool, NodePoolArgs } from "./node-pool";
@@ -120,10 +120,7 @@ describe("NodePool", () => {
       files: [{ path: "/etc/ntp.conf", contents: { text: "pool ntp.example.com\n" } }],
     });
     await settle();
-    const holds = created("pulumi-nodejs:dynamic:PoolHold").map(
-      (r) => `${r.name}: ${r.inputs.step} ${r.inputs.pool} after ${(r.inputs.after as string[]).join()}`,
-    );
-    assert.deepEqual(holds.sort(), [
+    assert.deepEqual(poolHolds(), [
       "99-infra-ntp-infra-pause: pause infra after worker",
       "99-infra-ntp-infra-resume: resume infra after worker",
     ]);

@@ -136,9 +136,10 @@ export async function placeCanaryNodes(options: CanaryNodesOptions): Promise<Out
   for (const name of options.nodes) {
     const node = await withRetry(() => client.get(KINDS.node, name), options);
     if (!node) throw new Error(`node ${name} is not in the cluster`);
-    const ours = options.labelled.includes(name);
-    if (!ours && key in (node.metadata.labels ?? {})) continue;
-    if (!ours) await label(options, name, true);
+    const carries = key in (node.metadata.labels ?? {});
+    if (!options.labelled.includes(name) && carries) continue;
+    // The stack's label, written again when someone removed it.
+    if (!carries) await label(options, name, true);
     labelled.push(name);
   }
   const returning = options.labelled.filter((n) => !options.nodes.includes(n));
