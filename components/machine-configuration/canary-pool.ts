@@ -162,10 +162,12 @@ function clusterOf(
   return pulumi.unsecret(kubeconfig).apply(async (config) => {
     const cluster = clusterOfThisRun(config);
     if ((await cluster.unreachableBecause()) !== undefined) return undefined;
-    const [nodes, pools] = await Promise.all([
-      cluster.objectsIn(KINDS.node, ""),
-      cluster.objects(KINDS.pool),
-    ]);
+    // A cluster that refuses the reads is no answer: the pool lines say what they could not read.
+    const read = await Promise.all([cluster.objects(KINDS.node), cluster.objects(KINDS.pool)]).catch(
+      () => undefined,
+    );
+    if (!read) return undefined;
+    const [nodes, pools] = read;
     return {
       nodes,
       pools,
