@@ -1,4 +1,3 @@
-import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import {
   CANARY_PARENT,
@@ -15,12 +14,12 @@ import { KINDS, type KubeObject } from "../../provider/waiting/kinds";
 import { handInToPool } from "../cluster/pool-summary";
 import { clusterOfThisRun } from "../cluster/preview-run";
 import { declareCanary, rolloutOf } from "../cluster/rollout-order";
-import { waiting } from "../cluster/wait";
+import { clusterAccess, SharedArgs } from "../cluster/wait";
 import { child } from "../declared";
 import { checked, InputChecks } from "../errors";
 import { MachineConfigPool } from "./machine-configuration";
 
-export interface CanaryPoolArgs {
+export interface CanaryPoolArgs extends SharedArgs {
   /**
    * The worker nodes a change reaches first, by name (`oc get nodes -l node-role.kubernetes.io/worker`):
    * they get the label `node-role.kubernetes.io/<name>` and so join the canary pool, and leave it when
@@ -35,19 +34,6 @@ export interface CanaryPoolArgs {
   name?: string;
   /** Canary nodes updated at once (number or percentage); default 1. */
   maxUnavailable?: pulumi.Input<number | string>;
-  /**
-   * Kubernetes provider for the cluster, of the pool and the waiters; default the `provider` or
-   * `providers` option's (the component's or a parent's), else the stack's default provider.
-   */
-  provider?: k8s.Provider;
-  /**
-   * Kubeconfig the label writes and waits use; kept secret in state. Default: the one the component's
-   * Kubernetes provider connects with.
-   * @secret
-   */
-  kubeconfig?: pulumi.Input<string>;
-  /** Deadlines of the waits (`create`, `update`, `delete`, e.g. "45m"); default 30 minutes each. */
-  waitTimeouts?: pulumi.CustomTimeouts;
 }
 
 /**
@@ -57,7 +43,8 @@ export interface CanaryPoolArgs {
  * worker configuration reaches the canary nodes first and the other workers only once the canary pool
  * has rolled it out. The labels are the stack's: written with a field manager of its own, removed on
  * destroy (the nodes then return to worker, with no rollout while the canary pool adds no config of its
- * own), never one someone else set.
+ * own), never one someone else set. `wait: false` leaves out the pool's own waiter only: the nodes'
+ * move is what the worker pool resumes after, and is waited for whatever it says.
  */
 export class CanaryPool extends pulumi.ComponentResource {
   /** The canary pool's name. */
@@ -69,7 +56,7 @@ export class CanaryPool extends pulumi.ComponentResource {
 
   constructor(name: string, args: CanaryPoolArgs, opts: pulumi.ComponentResourceOptions = {}) {
     super("openshift-topology:index:CanaryPool", name, {}, opts);
-    const { provider, kubeconfig, waitTimeouts } = args;
+    const { provider, kubeconfig, waitTimeouts, wait } = args;
     const checks = new InputChecks(`CanaryPool "${name}"`);
     const pool = checks.now(() => plainName(args.name ?? name), name);
     const nodes = checks.now(() => {
@@ -77,7 +64,11 @@ export class CanaryPool extends pulumi.ComponentResource {
       return args.nodes;
     }, []);
     checks.now(() => declareCanary(pool, CANARY_PARENT), undefined);
-    const waits = checks.now(() => waiting({ provider, kubeconfig, waitTimeouts }, this), undefined);
+    // The nodes' move is the step the worker pool resumes after: declared whatever `wait` says.
+    const waits = checks.now(
+      () => clusterAccess({ provider, kubeconfig, waitTimeouts, wait }, this),
+      undefined,
+    );
     if (waits) checks.add(waits.check);
     const cluster =
       waits && pulumi.runtime.isDryRun() ? clusterOf(waits.kubeconfig, pool) : pulumi.output(undefined);
@@ -92,7 +83,7 @@ export class CanaryPool extends pulumi.ComponentResource {
     this.poolName = pool;
     this.machineConfigPool = new MachineConfigPool(
       name,
-      { name: pool, maxUnavailable: args.maxUnavailable, provider, kubeconfig, waitTimeouts },
+      { name: pool, maxUnavailable: args.maxUnavailable, provider, kubeconfig, waitTimeouts, wait },
       { parent: this },
     );
     // The nodes join once the pool selects them and has rendered (its waiter); the worker pool's
