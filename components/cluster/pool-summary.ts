@@ -155,7 +155,15 @@ class Parts {
       const objects = batch.flatMap((h) =>
         h.kubeconfig === kubeconfig && h.part.kind === "object" ? [h.part.object] : [],
       );
-      void summarize(this.run, group, objects, this.policies.get(kubeconfig) ?? []).then(
+      // A canary's nodes leave its parent, and return to it, on the same `up`.
+      const nodesMoving = batch.reduce(
+        (sum, h) =>
+          h.kubeconfig === kubeconfig && h.part.kind === "canary" && h.part.parent === group[0].pool
+            ? sum + h.part.returning.length - h.part.joining.length
+            : sum,
+        0,
+      );
+      void summarize(this.run, group, objects, this.policies.get(kubeconfig) ?? [], nodesMoving).then(
         (summary) => group.forEach((h) => h.answer(summary)),
         () => group.forEach((h) => h.answer(undefined)),
       );
@@ -197,6 +205,7 @@ async function summarize(
   group: HandedIn[],
   objects: ObjectLike[],
   policies: Array<{ seq: number; name: string; policy: NodeDisruptionPolicy }>,
+  nodesMoving: number,
 ): Promise<PoolSummary | undefined> {
   const { kubeconfig, pool, renders } = group[0];
   const parent = home(group);
@@ -218,6 +227,7 @@ async function summarize(
           objects,
           ...(poolPart ? { settings: declaredPool(poolPart.manifest) } : {}),
           policies: followed,
+          nodesMoving,
         })
       : undefined;
     if (render && late.length > 0)

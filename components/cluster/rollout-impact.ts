@@ -61,6 +61,8 @@ export interface DeclaredForRender {
   settings?: PoolSettings & { selection?: PoolSelection };
   /** The node disruption policies the program declares that the pool's rollout follows, in order. */
   policies?: NodeDisruptionPolicy[];
+  /** Nodes the pool gains (returning from a canary) less those it loses (joining one) on `up`. */
+  nodesMoving?: number;
 }
 
 interface PoolState {
@@ -114,7 +116,7 @@ export async function renderImpactIn(
     pool,
     before: poolConfigsFrom(pool, now, state.mcp),
     after: poolConfigsFrom(pool, applied, selected),
-    machineCount: Number(state.status.machineCount ?? 0),
+    machineCount: Math.max(0, Number(state.status.machineCount ?? 0) + (declared.nodesMoving ?? 0)),
     ...pace,
   });
   if (impact.newRender || !declared.settings) return impact;

@@ -83,7 +83,15 @@ export class CanaryPool extends pulumi.ComponentResource {
     this.poolName = pool;
     this.machineConfigPool = new MachineConfigPool(
       name,
-      { name: pool, maxUnavailable: args.maxUnavailable, provider, kubeconfig, waitTimeouts, wait },
+      {
+        // Nothing of the canary is declared from bad input: the pool waits for its checks.
+        name: valid.apply(() => pool),
+        maxUnavailable: args.maxUnavailable,
+        provider,
+        kubeconfig,
+        waitTimeouts,
+        wait,
+      },
       { parent: this },
     );
     // The nodes join once the pool selects them and has rendered (its waiter); the worker pool's
