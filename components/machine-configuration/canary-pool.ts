@@ -6,6 +6,7 @@ import {
   canaryNodesProblems,
 } from "../../builders/machineconfiguration/canary";
 import { InputError, InputErrors } from "../../builders/errors";
+import { machineConfigPool } from "../../builders/machineconfiguration";
 import { field } from "../../primitives/objects";
 import { nodeRoleLabel } from "../../primitives/openshift";
 import { CanaryNodes } from "../../provider/dynamic/canary-nodes";
@@ -130,13 +131,14 @@ export class CanaryPool extends pulumi.ComponentResource {
   }
 }
 
+/** The canary's pool name: plain (the order of the pools is known before anything resolves), a custom pool's. */
 function plainName(given: unknown): string {
   if (typeof given !== "string")
     throw new InputError(
       "name",
       `must be a plain string: the order of the pools is known before anything resolves`,
     );
-  return given;
+  return machineConfigPool({ name: given }).metadata.name;
 }
 
 function labelsOf(cluster: CanaryCluster, node: string): Record<string, string> {

@@ -278,6 +278,11 @@ describe("machine-configuration components", () => {
     ]);
     await refused(() => new CanaryPool("c", { nodes: [] }).labelled, "nodes", /one or more worker nodes/);
     await refused(
+      () => new CanaryPool("c", { nodes: ["w1"], name: "worker" }).labelled,
+      "name",
+      /a pool every cluster already has/,
+    );
+    await refused(
       () => new CanaryPool("c", { nodes: ["w1"], name: pulumi.output("c") as never }).labelled,
       "name",
       /plain string/,
