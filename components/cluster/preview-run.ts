@@ -33,6 +33,8 @@ export interface PreviewRun {
   }>;
   /** The canary pools the run declares (CanaryPool), with the pool each takes its nodes from. */
   readonly canaries: Map<string, string>;
+  /** The pools the run declares by a plain name (NodePool, MachineConfigPool), with the component's. */
+  readonly poolNames: Map<string, string>;
   /** Per-run state of other modules, each under its own key (pool-summary.ts). */
   readonly parts: Map<symbol, unknown>;
 }
@@ -54,6 +56,7 @@ export function thisRun(): PreviewRun {
         rolloutOrder: new Map(),
         rollouts: [],
         canaries: new Map(),
+        poolNames: new Map(),
         parts: new Map(),
       }),
     );

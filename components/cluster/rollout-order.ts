@@ -89,15 +89,31 @@ function before(pool: string, after: string[]): pulumi.Output<pulumi.Resource[]>
  * resume waits for. Checked: one canary of a name per run.
  */
 export function declareCanary(canary: string, parent: string): void {
-  const { canaries } = thisRun();
+  const { canaries, poolNames } = thisRun();
   if (canaries.has(canary))
     throw new InputError("name", `another CanaryPool of the program is named ${canary}`);
+  if (poolNames.has(canary))
+    throw new InputError(
+      "name",
+      `${poolNames.get(canary)} declares pool ${canary}: a canary needs a pool of its own`,
+    );
   // The canary's name is what orders the pools: a cycle is reported there.
   within(
     () => "name",
     () => declareRolloutOrder(parent, [...(rollsOutAfter(parent) ?? []), canary], undefined),
   );
   canaries.set(canary, parent);
+}
+
+/**
+ * Registers a pool the program declares by a plain name (`by`, the component), at `path`: one a
+ * CanaryPool of the run already takes is refused.
+ */
+export function declarePoolName(pool: string, by: string, path: string): void {
+  const { canaries, poolNames } = thisRun();
+  if (canaries.has(pool))
+    throw new InputError(path, `a CanaryPool of the program is named ${pool}: it has pool ${pool}`);
+  poolNames.set(pool, by);
 }
 
 /** Registers a wait of `pool` (the canary's nodes in place) that the pools after it wait for. */

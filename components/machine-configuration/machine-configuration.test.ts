@@ -278,6 +278,14 @@ describe("machine-configuration components", () => {
     ]);
     await refused(() => new CanaryPool("c", { nodes: [] }).labelled, "nodes", /one or more worker nodes/);
     await refused(
+      () => {
+        new CanaryPool("gpu", { nodes: ["w1"] });
+        return new MachineConfigPool("gpu").objectName;
+      },
+      "name",
+      /a CanaryPool of the program is named gpu/,
+    );
+    await refused(
       () => new CanaryPool("c", { nodes: ["w1"], name: "worker" }).labelled,
       "name",
       /a pool every cluster already has/,
@@ -301,7 +309,7 @@ describe("machine-configuration components", () => {
         return new CanaryPool("c-canary", { nodes: ["w2"], name: "c" }).labelled;
       },
       "name",
-      /c already rolls out after worker: the order has a cycle/,
+      /MachineConfigPool "c" declares pool c: a canary needs a pool of its own/,
     );
   });
 });

@@ -12,7 +12,7 @@ import { kubeOptions, manifestArgs } from "../cluster/kube";
 import { adoption } from "../cluster/adoption";
 import { KINDS } from "../../provider/waiting/kinds";
 import { rolloutRecord } from "../cluster/pool-summary";
-import { declareRolloutOrder } from "../cluster/rollout-order";
+import { declarePoolName, declareRolloutOrder } from "../cluster/rollout-order";
 import type { PoolImpact } from "../../builders/rollout-impact";
 import { waiting } from "../cluster/wait";
 import { within } from "../../builders/errors";
@@ -182,6 +182,7 @@ export class NodePool extends pulumi.ComponentResource {
       givenRole,
     );
     preset.check?.(args, checks);
+    checks.now(() => declarePoolName(role, of, "role"), undefined);
     if (args.rollOutAfter !== undefined)
       checks.now(() => declareRolloutOrder(role, args.rollOutAfter, args.paused), undefined);
     const kopts = kubeOptions(this, args.provider);
