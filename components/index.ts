@@ -25,6 +25,7 @@ export {
   NodeDisruptionPolicy,
   type NodeDisruptionPolicyArgs,
 } from "./machine-configuration/node-disruption-policy";
+export { CanaryPool, type CanaryPoolArgs } from "./machine-configuration/canary-pool";
 export { ClusterAutoscaler, type ClusterAutoscalerArgs } from "./cluster-autoscaler/cluster-autoscaler";
 export type { MachinePoolArgs } from "./machine-pool/machine-sets";
 export type { WaitArgs } from "./cluster/wait";

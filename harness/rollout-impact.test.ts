@@ -239,53 +239,99 @@ describe("rollout impact: prediction against what the simulator's nodes do", fun
     assert.ok(!pool.configuration.source.some((s) => s.name === name), "the pool's render no longer has it");
   });
 
-  it("a custom pool declared to roll out after the workers stays paused until they have rolled out the worker config it inherits", async () => {
+  it("a canary of the worker pool: its node joins it, a worker change reaches it first and the other workers after it (as their MachineConfigNodes show), and destroy returns it to worker without a rollout", async () => {
     const canary = workers[2];
-    sim.store.mutate(keyOf(K.node, canary), (n) => {
-      n.metadata.labels = { ...n.metadata.labels, "node-role.kubernetes.io/canary": "" };
-    });
-    const ordered = (text: string): DeployOptions => {
-      const options = stack("99-worker-ordered", "/etc/ordered.conf", text);
-      options.project.config[`${options.project.name}:poolAfterWorkers`] = "canary";
+    const withCanary = (text: string): DeployOptions => {
+      const options = stack("99-worker-canary", "/etc/canary.conf", text);
+      options.project.config[`${options.project.name}:canaryNode`] = canary;
       return options;
     };
-    const first = await deploy(ordered("first\n"));
+    // Each node's steps, in the order the store saw them: a MachineConfigNode desiring a new config,
+    // then reporting it complete; a node cordoned (drained) or labelled.
+    const base = (config?: string) => config?.replace(/-[0-9a-f]+$/, "");
+    const watch = () => {
+      const steps: string[] = [];
+      const desired = new Map<string, string | undefined>();
+      const done = new Map<string, string | undefined>();
+      for (const n of workers) {
+        const mcn = sim.store.get(keyOf(K.machineConfigNode, n))!;
+        desired.set(n, (mcn.spec as { configVersion?: { desired?: string } }).configVersion?.desired);
+        done.set(n, desired.get(n));
+      }
+      const stop = sim.store.subscribe(({ object }) => {
+        const name = object.metadata.name;
+        if (!workers.includes(name)) return;
+        if (object.kind === "Node" && (object.spec as { unschedulable?: boolean }).unschedulable)
+          steps.push(`${name} cordoned`);
+        if (object.kind !== "MachineConfigNode") return;
+        const wanted = (object.spec as { configVersion?: { desired?: string } }).configVersion?.desired;
+        const current = (object.status as { configVersion?: { current?: string } } | undefined)?.configVersion
+          ?.current;
+        if (wanted !== desired.get(name)) {
+          desired.set(name, wanted);
+          steps.push(`${name} desires ${base(wanted)}`);
+        }
+        if (current === wanted && done.get(name) !== wanted) {
+          done.set(name, wanted);
+          steps.push(`${name} completes ${base(wanted)}`);
+        }
+      });
+      return { steps, stop };
+    };
+    const joining = watch();
+    const first = await deploy(withCanary("first\n"));
+    joining.stop();
     assert.deepEqual(first.errors, []);
+    const node = sim.store.get(keyOf(K.node, canary))!;
+    assert.equal(node.metadata.labels?.["node-role.kubernetes.io/canary"], "");
+    assert.match(node.metadata.annotations?.[CURRENT] ?? "", /^rendered-canary-/);
+    // It joined with the stack's new worker config, which it rolled out before the other workers.
+    assert.ok(
+      joining.steps.indexOf(`${canary} completes rendered-canary`) <
+        joining.steps.indexOf(`${workers[0]} desires rendered-worker`),
+      joining.steps.join(", "),
+    );
 
     const lines: string[] = [];
-    const planned = await preview({ ...ordered("second\n"), onDiagnostic: (d) => lines.push(d.message) });
+    const planned = await preview({ ...withCanary("second\n"), onDiagnostic: (d) => lines.push(d.message) });
     assert.deepEqual(planned.errors, []);
+    const pools = lines.filter((l) => /^pool (canary|worker): (new|no new) render/.test(l));
+    assert.equal(pools.length, 2, pools.join("\n"));
     assert.ok(
-      lines.some((l) => /^pool canary: new render; 1 node .*; after worker has rolled out$/.test(l)),
-      lines.join("\n"),
+      pools.some((l) => /^pool canary: new render; 1 node drain and reboot, .*; then worker$/.test(l)),
+      pools.join("\n"),
     );
-    // Each node's steps, in the order the store saw them: handed the new render, then done with it.
-    const steps: string[] = [];
-    const handed = new Map<string, string>();
-    for (const n of workers)
-      handed.set(n, (sim.store.get(keyOf(K.node, n))!.metadata.annotations ?? {})[DESIRED]);
-    const stop = sim.store.subscribe(({ object }) => {
-      const name = object.metadata.name;
-      if (object.kind !== "Node" || !workers.includes(name)) return;
-      const a = object.metadata.annotations ?? {};
-      if (a[DESIRED] !== handed.get(name)) {
-        handed.set(name, a[DESIRED]);
-        steps.push(`${name} handed`);
-      } else if (
-        a[CURRENT] === a[DESIRED] &&
-        a[STATE] === "Done" &&
-        steps.includes(`${name} handed`) &&
-        !steps.includes(`${name} done`)
-      )
-        steps.push(`${name} done`);
-    });
-    const second = await deploy(ordered("second\n"));
-    stop();
+    assert.ok(
+      pools.some((l) =>
+        /^pool worker: new render; 2 nodes drain and reboot, .*; after canary has rolled out$/.test(l),
+      ),
+      pools.join("\n"),
+    );
+
+    const changing = watch();
+    const second = await deploy(withCanary("second\n"));
+    changing.stop();
     assert.deepEqual(second.errors, []);
-    const at = (step: string) => steps.indexOf(step);
-    for (const worker of workers.slice(0, 2))
-      assert.ok(at(`${worker} done`) >= 0 && at(`${worker} done`) < at(`${canary} handed`), steps.join(", "));
-    assert.ok(at(`${canary} done`) > at(`${canary} handed`), "up waits for the canary pool too");
-    assert.equal((sim.store.get(keyOf(K.pool, "canary"))!.spec as { paused?: boolean }).paused, false);
+    const at = (step: string) => changing.steps.indexOf(step);
+    assert.ok(at(`${canary} completes rendered-canary`) >= 0, changing.steps.join(", "));
+    for (const worker of workers.slice(0, 2)) {
+      assert.ok(
+        at(`${worker} desires rendered-worker`) > at(`${canary} completes rendered-canary`),
+        changing.steps.join(", "),
+      );
+      assert.ok(at(`${worker} completes rendered-worker`) > 0, "up waits for the rest of the workers");
+    }
+    assert.equal((sim.store.get(keyOf(K.pool, "worker"))!.spec as { paused?: boolean }).paused, false);
+
+    const returning = watch();
+    await destroyLeavesNothing(sim, withCanary("second\n"));
+    returning.stop();
+    const back = sim.store.get(keyOf(K.node, canary))!;
+    assert.equal(back.metadata.labels?.["node-role.kubernetes.io/canary"], undefined);
+    assert.match(back.metadata.annotations?.[CURRENT] ?? "", /^rendered-worker-/);
+    // The stack's worker config goes with it, rolled out of both pools; the node's return is no rollout.
+    const home = returning.steps.indexOf(`${canary} desires rendered-worker`);
+    assert.ok(home >= 0, returning.steps.join(", "));
+    assert.ok(!returning.steps.slice(home).includes(`${canary} cordoned`), returning.steps.join(", "));
   });
 });

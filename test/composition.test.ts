@@ -36,6 +36,8 @@ const WAITERS = [
 /** Components that declare one object and nothing to wait for: they only pass on the provider (and kubeconfig). */
 const WITHOUT_WAITERS = ["ClusterAutoscaler", "NodeDisruptionPolicy"];
 const GUARDS = ["MachineSetRemoval", "NodeConfigRemoval", "OperatorRemoval", "ExtensionRemoval"];
+/** Steps that change the cluster and wait, declared whether or not the component waits. */
+const STEPS = ["CanaryNodes"];
 const RSA_PEM = generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey.export({
   type: "pkcs1",
   format: "pem",
@@ -72,6 +74,7 @@ const DECLARE: Record<string, (shared: SharedArgs) => void> = {
   ClusterExtension: (shared) =>
     new components.ClusterExtension("gitops", { packageName: "openshift-gitops-operator", ...shared }),
   MachineConfigPool: (shared) => new components.MachineConfigPool("gpu", { ...shared }),
+  CanaryPool: (shared) => new components.CanaryPool("canary", { nodes: ["w1"], ...shared }),
   ClusterAutoscaler: (shared) =>
     new components.ClusterAutoscaler("autoscaler", { provider: shared.provider }),
   NodeDisruptionPolicy: (shared) =>
@@ -100,7 +103,9 @@ const kindOf = (r: RegisteredResource) => r.type.slice(DYNAMIC.length);
 
 /** The waiters and removal guards registered, by kind. */
 function clusterWaiters(): RegisteredResource[] {
-  return created(new RegExp(`^${DYNAMIC}`)).filter((r) => [...WAITERS, ...GUARDS].includes(kindOf(r)));
+  return created(new RegExp(`^${DYNAMIC}`)).filter((r) =>
+    [...WAITERS, ...GUARDS, ...STEPS].includes(kindOf(r)),
+  );
 }
 
 function revealed(value: unknown): unknown {
@@ -133,8 +138,9 @@ describe("components pass the shared arguments to what they compose", () => {
       for (const r of waiters) {
         const what = `${kindOf(r)} ${r.name}`;
         assert.equal(revealed(r.inputs.kubeconfig), KUBECONFIG, what);
-        if (WAITERS.includes(kindOf(r))) assert.equal(r.inputs.timeoutSeconds, WAIT_SECONDS, what);
-        else assert.equal(r.inputs.deleteTimeoutSeconds, DELETE_SECONDS, what);
+        if (WAITERS.includes(kindOf(r)) || STEPS.includes(kindOf(r)))
+          assert.equal(r.inputs.timeoutSeconds, WAIT_SECONDS, what);
+        if (!WAITERS.includes(kindOf(r))) assert.equal(r.inputs.deleteTimeoutSeconds, DELETE_SECONDS, what);
       }
       // Reads of cluster objects (facts, the worker MachineSet's image) included.
       for (const r of mocks.resources.filter((m) => m.type.startsWith("kubernetes:"))) {
@@ -150,7 +156,10 @@ describe("components pass the shared arguments to what they compose", () => {
         declare({ wait: false, kubeconfig: KUBECONFIG });
         await settle();
         for (const r of clusterWaiters()) {
-          assert.ok(GUARDS.includes(kindOf(r)), `${kindOf(r)} ${r.name} is not declared with wait: false`);
+          assert.ok(
+            [...GUARDS, ...STEPS].includes(kindOf(r)),
+            `${kindOf(r)} ${r.name} is not declared with wait: false`,
+          );
           assert.equal(revealed(r.inputs.kubeconfig), KUBECONFIG);
         }
 

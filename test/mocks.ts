@@ -371,6 +371,13 @@ export function imported(objects: Array<[string, string]>): Array<[string, strin
 }
 
 /** The created (not read) resources of a type, in registration order. */
+/** The PoolHold steps of an ordered rollout declared so far, as `<name>: <step> <pool> after <pools>`, sorted. */
+export function poolHolds(): string[] {
+  return created("pulumi-nodejs:dynamic:PoolHold")
+    .map((r) => `${r.name}: ${r.inputs.step} ${r.inputs.pool} after ${(r.inputs.after as string[]).join()}`)
+    .sort();
+}
+
 export function created(type: string | RegExp): RegisteredResource[] {
   return mocks.resources.filter(
     (r) => !r.id && (typeof type === "string" ? r.type === type : type.test(r.type)),

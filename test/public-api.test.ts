@@ -22,6 +22,7 @@ const NAMESPACES = ["builders", "waiters", "waiting"] as const;
 
 const EXPORTS: Record<"(root)" | (typeof NAMESPACES)[number], string[]> = {
   "(root)": [
+    "CanaryPool",
     "ClusterAutoscaler",
     "ClusterExtension",
     "ContainerRuntimeConfig",
@@ -171,6 +172,9 @@ const SERIALIZED_REQUIRES: Record<string, string[]> = {
   "dist/provider/dynamic/node-metadata.js": ["nodeLabelsAndTaintsProvider"],
   "dist/provider/dynamic/machine-autoscaler.js": ["machineAutoscalerReadyProvider"],
   "dist/provider/dynamic/rollout-baseline.js": ["rolloutBaselineProvider"],
+  "dist/provider/dynamic/pool-hold.js": ["poolHoldProvider"],
+  "dist/provider/dynamic/canary-nodes.js": ["canaryNodesProvider"],
+  "dist/provider/dynamic/patch-release.js": ["patchReleaseProvider"],
   // RsaPrivateKey lives with the Windows pool now; its providers deployed before read this module.
   "dist/provider/private-key/rsa-private-key.js": [
     "ALLOWED_RSA_BITS",

@@ -46,6 +46,7 @@ export {
   poolEstimate,
   replacementEstimate,
   summaryLine,
+  canaryPhrases,
   summaryMarkdown,
   type PoolSummary,
   type ReplacementEstimate,

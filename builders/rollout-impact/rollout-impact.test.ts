@@ -8,6 +8,7 @@ import {
 import {
   DEFAULT_DEADLINE_SECONDS,
   PoolConfigs,
+  PoolImpact,
   PoolSummary,
   deadlineFor,
   deadlineProblem,
@@ -24,6 +25,7 @@ import {
   resolveMaxUnavailable,
   rolloutImpact,
   summaryLine,
+  canaryPhrases,
   summaryMarkdown,
 } from ".";
 import { mergeMachineConfigs } from "../../simulator/controllers/machineconfig";
@@ -532,6 +534,43 @@ describe("pool summary: one line per pool of what up does to its nodes", () => {
       /; new render; 3 nodes drain and reboot, .*; the pool is paused: the rollout waits for unpausing$/,
     );
     assert.match(summaryLine({ ...s, render: chronyChange(0) }), /; new render; no nodes in the pool/);
+  });
+
+  it("a canary and its parent: the order at the end of each line with a rollout, and what the canary's nodes do joining it and on destroy", () => {
+    const order = (more: Partial<PoolSummary>) => summaryLine(summary({ render: chronyChange(1), ...more }));
+    assert.match(
+      order({ pool: "canary", then: ["worker"] }),
+      /^pool canary: new render; 1 node drain and reboot, 1 at a time, 1 wave, .*; then worker$/,
+    );
+    assert.match(order({ pool: "worker", after: ["canary"] }), /; after canary has rolled out$/);
+    assert.equal(
+      summaryLine(summary({ render: unchanged, then: ["worker"] })),
+      "pool infra: no new render; nodes unchanged",
+    );
+    const move = (join: PoolImpact, leave = unchanged) => ({ join, back: leave, leave });
+    const canary = { parent: "worker", joining: ["w3"], returning: [] };
+    assert.deepEqual(canaryPhrases(canary, move(unchanged)), [
+      "node w3 joins from worker: the same configuration as worker (no drain, no reboot)",
+      "destroy returns its nodes to worker: the same configuration as worker (no drain, no reboot)",
+    ]);
+    assert.deepEqual(
+      canaryPhrases(
+        { ...canary, joining: [], returning: ["w1", "w2"] },
+        move(chronyChange(2), chronyChange(2)),
+      ),
+      [
+        "nodes w1, w2 return to worker: drain and reboot",
+        "destroy returns its nodes to worker: drain and reboot",
+      ],
+    );
+    assert.deepEqual(
+      canaryPhrases({ ...canary, joining: [] }, move(unchanged)),
+      [],
+      "said once, when it changes",
+    );
+    assert.deepEqual(canaryPhrases(canary, undefined).slice(0, 1), [
+      "node w3 joins from worker: rollout unknown: the cluster has no pool worker",
+    ]);
   });
 
   it("one Markdown row per pool: machines, labels and taints, and the pool's estimate", () => {

@@ -21,6 +21,8 @@ export interface PoolSummary {
   nodeMetadata: string[];
   /** The pools it rolls out after: it stays paused until they have rolled out. */
   after?: string[];
+  /** The pools that roll out after it (a canary's parent). */
+  then?: string[];
 }
 
 /** The machines a pool replaces: how many, in how many waves at most, and how long. */
@@ -167,6 +169,8 @@ export function summaryLine(summary: PoolSummary, timings: Partial<RolloutTiming
     parts.push(
       `after ${summary.after.join(" and ")} ${summary.after.length > 1 ? "have" : "has"} rolled out`,
     );
+  if (summary.then && render?.newRender && render.machineCount > 0)
+    parts.push(`then ${summary.then.join(" and ")}`);
   return `pool ${summary.pool}: ${parts.join("; ")}`;
 }
 
@@ -276,4 +280,38 @@ export function impactMarkdown(impacts: PoolImpact[]): string {
   return summaryMarkdown(
     impacts.map((render) => ({ pool: render.pool, render, machineSets: [], nodeMetadata: [] })),
   );
+}
+
+/**
+ * What the canary's nodes do as they join it and, on destroy, as they return to their pool: nothing
+ * while the two pools render the same configuration (the daemon finds no change), else the canary's
+ * rollout phrase.
+ */
+export function canaryPhrases(
+  canary: { parent: string; joining: string[]; returning: string[] },
+  move: { join: PoolImpact; back: PoolImpact; leave: PoolImpact } | undefined,
+): string[] {
+  const nodes = (names: string[]) => `${names.length === 1 ? "node" : "nodes"} ${names.join(", ")}`;
+  const what = (impact: PoolImpact | undefined) =>
+    !impact
+      ? `rollout unknown: the cluster has no pool ${canary.parent}`
+      : impact.newRender
+        ? describeAction(impact)
+        : `the same configuration as ${canary.parent} (no drain, no reboot)`;
+  return [
+    ...(canary.joining.length > 0
+      ? [
+          `${nodes(canary.joining)} ${canary.joining.length === 1 ? "joins" : "join"} from ${canary.parent}: ${what(move?.join)}`,
+        ]
+      : []),
+    ...(canary.returning.length > 0
+      ? [
+          `${nodes(canary.returning)} ${canary.returning.length === 1 ? "returns" : "return"} to ${canary.parent}: ${what(move?.back)}`,
+        ]
+      : []),
+    // Said when nodes join, and while returning them would roll out (the canary has configs of its own).
+    ...(canary.joining.length > 0 || move?.leave.newRender
+      ? [`destroy returns its nodes to ${canary.parent}: ${what(move?.leave)}`]
+      : []),
+  ];
 }

@@ -36,7 +36,10 @@ export interface ClusterSnapshot {
   machineConfiguration(): Promise<KubeObject | undefined>;
   /** undefined when the cluster has no such pool. */
   pool(name: string): Promise<KubeObject | undefined>;
-  /** The objects of one of CONFIG_KINDS a pool can render, with their kind (for MachineConfigs, those with a role label). */
+  /**
+   * The objects of one of CONFIG_KINDS a pool can render, with their kind (for MachineConfigs, those with a
+   * role label); or of another cluster-scoped kind read whole (the nodes a CanaryPool takes, the pools).
+   */
   objects(kind: ResourceKind): Promise<KubeObject[]>;
   /** A MachineConfig by name (a rendered one); undefined when there is none. */
   machineConfig(name: string): Promise<KubeObject | undefined>;

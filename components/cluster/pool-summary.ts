@@ -11,6 +11,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import {
   deadlineProblem,
+  canaryPhrases,
   NodeDisruptionPolicy,
   ObjectLike,
   PoolImpact,
@@ -24,6 +25,7 @@ import { child } from "../declared";
 import { clusterOfThisRun, partOfThisRun, PreviewRun, thisRun } from "./preview-run";
 import { runnerDrainedWarning, runnerPlace } from "./runner";
 import {
+  canaryMoveIn,
   declaredPool,
   DeclaredMachineSet,
   machineSetChangesIn,
@@ -41,7 +43,9 @@ export type PoolPart =
   /** The pool's MachineSets and how its machines are replaced. */
   | { kind: "machines"; machineSets: DeclaredMachineSet[]; policy?: MachineReplacementPolicy }
   /** What its running nodes' labels and taints become, one phrase each. */
-  | { kind: "nodeMetadata"; phrases: string[] };
+  | { kind: "nodeMetadata"; phrases: string[] }
+  /** The pool is a canary of `parent` (CanaryPool): the nodes joining it and those returning. */
+  | { kind: "canary"; parent: string; joining: string[]; returning: string[] };
 
 /** Which pool a part is for: a MachineConfigPool renders; Windows machines belong to none. */
 export interface PoolOfPart {
@@ -151,7 +155,15 @@ class Parts {
       const objects = batch.flatMap((h) =>
         h.kubeconfig === kubeconfig && h.part.kind === "object" ? [h.part.object] : [],
       );
-      void summarize(this.run, group, objects, this.policies.get(kubeconfig) ?? []).then(
+      // A canary's nodes leave its parent, and return to it, on the same `up`.
+      const nodesMoving = batch.reduce(
+        (sum, h) =>
+          h.kubeconfig === kubeconfig && h.part.kind === "canary" && h.part.parent === group[0].pool
+            ? sum + h.part.returning.length - h.part.joining.length
+            : sum,
+        0,
+      );
+      void summarize(this.run, group, objects, this.policies.get(kubeconfig) ?? [], nodesMoving).then(
         (summary) => group.forEach((h) => h.answer(summary)),
         () => group.forEach((h) => h.answer(undefined)),
       );
@@ -193,6 +205,7 @@ async function summarize(
   group: HandedIn[],
   objects: ObjectLike[],
   policies: Array<{ seq: number; name: string; policy: NodeDisruptionPolicy }>,
+  nodesMoving: number,
 ): Promise<PoolSummary | undefined> {
   const { kubeconfig, pool, renders } = group[0];
   const parent = home(group);
@@ -214,6 +227,7 @@ async function summarize(
           objects,
           ...(poolPart ? { settings: declaredPool(poolPart.manifest) } : {}),
           policies: followed,
+          nodesMoving,
         })
       : undefined;
     if (render && late.length > 0)
@@ -234,13 +248,32 @@ async function summarize(
     const machineSets = (
       await Promise.all(parts("machines").map((p) => machineSetChangesIn(cluster, p.machineSets, p.policy)))
     ).flat();
+    const canary = parts("canary")[0];
+    const moves = canary
+      ? canaryPhrases(
+          canary,
+          await canaryMoveIn(
+            cluster,
+            {
+              from: canary.parent,
+              to: pool,
+              manifest: poolPart?.manifest,
+              nodes: Math.max(canary.joining.length, canary.returning.length, 1),
+            },
+            { objects, policies: followed },
+          ),
+        )
+      : [];
+    const then = [...run.rolloutOrder].flatMap(([p, after]) => (after.includes(pool) ? [p] : []));
     const summary: PoolSummary = {
       pool,
       ...(render ? { render } : {}),
-      ...(renders && !render ? { newPool: true } : {}),
+      // A canary's nodes join it from their pool: none boots with its first render.
+      ...(renders && !render && !canary ? { newPool: true } : {}),
       machineSets,
-      nodeMetadata: parts("nodeMetadata").flatMap((p) => p.phrases),
+      nodeMetadata: [...moves, ...parts("nodeMetadata").flatMap((p) => p.phrases)],
       ...(run.rolloutOrder.has(pool) ? { after: run.rolloutOrder.get(pool) } : {}),
+      ...(then.length > 0 ? { then } : {}),
     };
     // A pool that is no MachineConfigPool (Windows machines) has a line only when its machines change.
     if (renders || machineSets.length > 0 || summary.nodeMetadata.length > 0)

@@ -28,7 +28,13 @@ export interface PreviewRun {
     pool: pulumi.Output<string>;
     waiter?: pulumi.Output<pulumi.Resource>;
     pauses: pulumi.Output<Array<{ pool: string; resource: pulumi.Resource }>>;
+    /** The waiters of the object on the canary pools of its pool, which inherit it. */
+    followers?: pulumi.Output<Array<{ pool: string; resource: pulumi.Resource }>>;
   }>;
+  /** The canary pools the run declares (CanaryPool), with the pool each takes its nodes from. */
+  readonly canaries: Map<string, string>;
+  /** The pools the run declares by a plain name (NodePool, MachineConfigPool), with the component's. */
+  readonly poolNames: Map<string, string>;
   /** Per-run state of other modules, each under its own key (pool-summary.ts). */
   readonly parts: Map<symbol, unknown>;
 }
@@ -49,6 +55,8 @@ export function thisRun(): PreviewRun {
         policies: [],
         rolloutOrder: new Map(),
         rollouts: [],
+        canaries: new Map(),
+        poolNames: new Map(),
         parts: new Map(),
       }),
     );

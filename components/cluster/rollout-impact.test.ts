@@ -38,6 +38,7 @@ import {
 } from "../operator-subscription/operator-subscription";
 import { awsCloud } from "../../test/mocks";
 import { NodeDisruptionPolicy, policyFieldManager } from "../machine-configuration/node-disruption-policy";
+import { CanaryPool } from "../machine-configuration/canary-pool";
 import { createApiClient } from "../../provider/waiting/api";
 import { KINDS } from "../../provider/waiting/kinds";
 
@@ -237,6 +238,34 @@ describe("rollout impact at preview, against the cluster", function () {
     } finally {
       Object.assign(pulumi.log, { info: original });
     }
+  });
+
+  it("a canary of the workers: its node joins with the change and returns on destroy with none, worker rolls out the rest after it; nodes the canary cannot take refused", async () => {
+    const infos: string[] = [];
+    const original = pulumi.log.info;
+    Object.assign(pulumi.log, { info: (message: string) => infos.push(message) });
+    const [first, ...others] = workerNodes(sim).map((n) => n.metadata.name);
+    try {
+      await resetMocks(undefined, { preview: true });
+      new CanaryPool("canary", { nodes: [first], kubeconfig: sim.kubeconfig });
+      await valueOf(chrony(sim.kubeconfig).rolloutImpact);
+      await settle();
+      assert.deepEqual(infos.sort(), [
+        `pool canary: node ${first} joins from worker: drain and reboot; destroy returns its nodes to worker: the same configuration as worker (no drain, no reboot)`,
+        "pool worker: new render; 2 nodes drain and reboot, 1 at a time, 2 waves, about 8 min (file /etc/chrony.conf of 99-worker-chrony); after canary has rolled out",
+      ]);
+    } finally {
+      Object.assign(pulumi.log, { info: original });
+    }
+    await resetMocks(undefined, { preview: true });
+    const unknown = new CanaryPool("canary", { nodes: ["ip-10-0-0-1.example"], kubeconfig: sim.kubeconfig });
+    assert.match(
+      await inputErrorAt(unknown.labelled, "nodes[0]"),
+      /the cluster has no node ip-10-0-0-1.example/,
+    );
+    await resetMocks(undefined, { preview: true });
+    const all = new CanaryPool("canary", { nodes: [first, ...others], kubeconfig: sim.kubeconfig });
+    assert.match(await inputErrorAt(all.labelled, "nodes"), /3 of the 3 nodes of worker/);
   });
 
   it("a NodeDisruptionPolicy declared first turns the reboot of the MachineConfigs after it into a reload, in the same preview; one declared later is left out, with a warning", async () => {

@@ -61,6 +61,8 @@ export interface DeclaredForRender {
   settings?: PoolSettings & { selection?: PoolSelection };
   /** The node disruption policies the program declares that the pool's rollout follows, in order. */
   policies?: NodeDisruptionPolicy[];
+  /** Nodes the pool gains (returning from a canary) less those it loses (joining one) on `up`. */
+  nodesMoving?: number;
 }
 
 interface PoolState {
@@ -114,11 +116,59 @@ export async function renderImpactIn(
     pool,
     before: poolConfigsFrom(pool, now, state.mcp),
     after: poolConfigsFrom(pool, applied, selected),
-    machineCount: Number(state.status.machineCount ?? 0),
+    machineCount: Math.max(0, Number(state.status.machineCount ?? 0) + (declared.nodesMoving ?? 0)),
     ...pace,
   });
   if (impact.newRender || !declared.settings) return impact;
   return (await pendingImpact(cluster, pool, state, pace)) ?? impact;
+}
+
+/** What the canary's nodes do: joining it, returning on `up`, and returning on destroy. */
+export interface CanaryMove {
+  join: PoolImpact;
+  back: PoolImpact;
+  leave: PoolImpact;
+}
+
+/**
+ * What the nodes moving from pool `from` into pool `to` (a canary) do, and back: each node goes from
+ * one pool's render to the other's, made of the same configs but those the canary selects of its own
+ * role (pkg/controller/render/render_controller.go getMachineConfigsForPool), once every declared
+ * object is applied. Undefined when the cluster has no pool `from`.
+ */
+export async function canaryMoveIn(
+  cluster: ClusterSnapshot,
+  move: { from: string; to: string; manifest: ObjectLike | undefined; nodes: number },
+  declared: DeclaredForRender,
+): Promise<CanaryMove | undefined> {
+  const state = await readPool(cluster, move.from, declared.policies ?? []);
+  if (!state) return undefined;
+  const now = (await Promise.all(CONFIG_KINDS.map((k) => cluster.objects(k)))).flat() as ObjectLike[];
+  const same = (a: ObjectLike, b: ObjectLike) => a.kind === b.kind && a.metadata?.name === b.metadata?.name;
+  const applied = [...now.filter((o) => !declared.objects.some((d) => same(d, o))), ...declared.objects];
+  const live = await cluster.pool(move.to);
+  const impact = (pool: string, before: PoolConfigs, after: PoolConfigs) =>
+    rolloutImpact({
+      pool,
+      before,
+      after,
+      machineCount: move.nodes,
+      nodeDisruptionPolicy: state.nodeDisruptionPolicy,
+    });
+  const parent = {
+    now: poolConfigsFrom(move.from, now, state.mcp),
+    then: poolConfigsFrom(move.from, applied, state.mcp),
+  };
+  const canary = {
+    now: poolConfigsFrom(move.to, now, live ?? move.manifest),
+    then: poolConfigsFrom(move.to, applied, move.manifest),
+  };
+  // A joining node runs its pool's render of today; a returning one the canary's.
+  return {
+    join: impact(move.to, parent.now, canary.then),
+    back: impact(move.from, canary.now, parent.then),
+    leave: impact(move.from, canary.then, parent.then),
+  };
 }
 
 /**

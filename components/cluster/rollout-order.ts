@@ -7,7 +7,7 @@
  * pool leaves the later one paused, which its pause said it would.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { InputError } from "../../builders/errors";
+import { InputError, within } from "../../builders/errors";
 import { isDnsSubdomain } from "../../primitives/names";
 import { PoolHold } from "../../provider/dynamic/pool-hold";
 import { child } from "../declared";
@@ -61,20 +61,64 @@ function heldPools(pool: string): Array<{ pool: string; after: string[] }> {
 }
 
 /**
- * What the resume of `pool` waits for: the waiters of the pools before it, and every pause of it. Only
- * those waiters are awaited: another's may itself wait for this resume.
+ * What the resume of `pool` waits for: the waiters of the pools before it (a canary's included, which
+ * its parent's objects declare), and every pause of it. Only those waiters are awaited: another's may
+ * itself wait for this resume.
  */
 function before(pool: string, after: string[]): pulumi.Output<pulumi.Resource[]> {
   const rollouts = [...thisRun().rollouts];
   return pulumi.all(rollouts.map((r) => r.pool)).apply((names) => {
     const waiters = rollouts.flatMap((r, i) => (after.includes(names[i]) && r.waiter ? [r.waiter] : []));
     return pulumi
-      .all([pulumi.all(waiters), pulumi.all(rollouts.map((r) => r.pauses))])
-      .apply(([done, pauses]) => [
+      .all([
+        pulumi.all(waiters),
+        pulumi.all(rollouts.map((r) => r.pauses)),
+        pulumi.all(rollouts.map((r) => r.followers ?? [])),
+      ])
+      .apply(([done, pauses, followers]) => [
         ...done,
+        ...followers.flat().flatMap((f) => (after.includes(f.pool) ? [f.resource] : [])),
         ...pauses.flat().flatMap((h) => (h.pool === pool ? [h.resource] : [])),
       ]);
   });
+}
+
+/**
+ * Registers the canary pool `canary` of `parent`: the parent rolls out after it (beside the pools it
+ * already follows), and each object of the parent gets a waiter on the canary, which the parent's
+ * resume waits for. Checked: one canary of a name per run.
+ */
+export function declareCanary(canary: string, parent: string): void {
+  const { canaries, poolNames } = thisRun();
+  if (canaries.has(canary))
+    throw new InputError("name", `another CanaryPool of the program is named ${canary}`);
+  if (poolNames.has(canary))
+    throw new InputError(
+      "name",
+      `${poolNames.get(canary)} declares pool ${canary}: a canary needs a pool of its own`,
+    );
+  // The canary's name is what orders the pools: a cycle is reported there.
+  within(
+    () => "name",
+    () => declareRolloutOrder(parent, [...(rollsOutAfter(parent) ?? []), canary], undefined),
+  );
+  canaries.set(canary, parent);
+}
+
+/**
+ * Registers a pool the program declares by a plain name (`by`, the component), at `path`: one a
+ * CanaryPool of the run already takes is refused.
+ */
+export function declarePoolName(pool: string, by: string, path: string): void {
+  const { canaries, poolNames } = thisRun();
+  if (canaries.has(pool))
+    throw new InputError(path, `a CanaryPool of the program is named ${pool}: it has pool ${pool}`);
+  poolNames.set(pool, by);
+}
+
+/** Registers a wait of `pool` (the canary's nodes in place) that the pools after it wait for. */
+export function rolloutOf(pool: string, waiter: pulumi.Output<pulumi.Resource>): void {
+  thisRun().rollouts.push({ pool: pulumi.output(pool), pauses: pulumi.output([]), waiter });
 }
 
 /** The steps of one node configuration object; none when no pool it reaches has an order. */
@@ -87,7 +131,7 @@ export interface OrderedSteps {
    */
   resume(
     object: pulumi.Input<pulumi.Resource>,
-    rollOut: (pool: string, resumed: pulumi.Resource) => void,
+    rollOut: (pool: string, after: pulumi.Input<pulumi.Resource>[]) => pulumi.Output<pulumi.Resource>,
   ): pulumi.Output<pulumi.Resource[]>;
   /** Registers the object's waiter, which the resumes of later pools wait for. */
   waiter(rollout: pulumi.Output<pulumi.Resource>): void;
@@ -131,19 +175,36 @@ export function orderedSteps(
     () => true,
     () => after,
   );
-  const entry: (typeof run.rollouts)[number] = { pool, pauses };
+  // The object's waiters on the canaries of its pool, declared once the object is given (resume).
+  type Follower = { pool: string; resource: pulumi.Resource };
+  let follow: (followers: pulumi.Output<Follower[]>) => void = () => undefined;
+  const followers = pulumi
+    .output(new Promise<pulumi.Output<Follower[]>>((resolve) => (follow = resolve)))
+    .apply((f) => f);
+  const entry: (typeof run.rollouts)[number] = { pool, pauses, followers };
   run.rollouts.push(entry);
   const resources = (steps: typeof pauses) => steps.apply((list) => list.map((h) => h.resource));
   return {
     pause: resources(pauses),
     resume: (object, rollOut) => {
+      // A canary pool inherits the object without an order of its own: its waiter follows the object,
+      // and the parent's resume waits for it.
+      follow(
+        pool.apply((p) =>
+          pulumi.all(
+            [...run.canaries]
+              .filter(([, parent]) => parent === p)
+              .map(([canary]) => rollOut(canary, [object]).apply((resource) => ({ pool: canary, resource }))),
+          ),
+        ),
+      );
       const resume = (which: (h: Held) => boolean) =>
         step("resume", which, (h) =>
           pulumi.all([object, before(h.pool, h.after)]).apply(([x, b]) => [x, ...b]),
         );
       // Another pool the object reaches (a custom pool after `worker`) gets a waiter of its own after
       // its resume, apart from this object's waiter, which that resume waits for.
-      resume((h) => !h.own).apply((list) => list.forEach((h) => rollOut(h.pool, h.resource)));
+      resume((h) => !h.own).apply((list) => list.forEach((h) => rollOut(h.pool, [h.resource])));
       return resources(resume((h) => h.own));
     },
     waiter: (rollout) => {

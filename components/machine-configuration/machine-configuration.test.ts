@@ -1,6 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import * as assert from "node:assert/strict";
-import { created, mocks, resetMocks, settle, valueOf } from "../../test/mocks";
+import { created, mocks, poolHolds, resetMocks, settle, valueOf } from "../../test/mocks";
+import { CanaryPool } from "./canary-pool";
 import {
   ContainerRuntimeConfig,
   KubeletConfig,
@@ -181,6 +182,23 @@ describe("machine-configuration components", () => {
     });
   }
 
+  /** The PoolRollout waiters declared, as `<name> <pool>`, sorted. */
+  const poolRollouts = () =>
+    created("pulumi-nodejs:dynamic:PoolRollout")
+      .map((r) => `${r.name} ${r.inputs.pool}`)
+      .sort();
+
+  /** Fails the test unless the output `make` declares is refused at `path` for `reason`. */
+  const refused = async (make: () => pulumi.Output<unknown>, path: string, reason: RegExp) => {
+    await resetMocks();
+    await assert.rejects(valueOf(make()), (e: unknown) => {
+      assert.ok(pulumi.InputPropertyError.isInstance(e), String(e));
+      assert.equal(e.propertyPath, path);
+      assert.match(e.reason, reason);
+      return true;
+    });
+  };
+
   it("a pool after the workers: paused before and resumed after each object it renders, the worker config it inherits waited for on it; bad orders refused", async () => {
     new MachineConfigPool("canary", { rollOutAfter: ["worker"] });
     new MachineConfig("99-worker-ntp", {
@@ -192,40 +210,106 @@ describe("machine-configuration components", () => {
       files: [{ path: "/etc/ntp.conf", contents: { text: "pool ntp.example.com\n" } }],
     });
     await settle();
-    const holds = created("pulumi-nodejs:dynamic:PoolHold").map(
-      (r) => `${r.name}: ${r.inputs.step} ${r.inputs.pool} after ${(r.inputs.after as string[]).join()}`,
-    );
-    assert.deepEqual(holds.sort(), [
+    assert.deepEqual(poolHolds(), [
       "99-worker-ntp-canary-pause: pause canary after worker",
       "99-worker-ntp-canary-resume: resume canary after worker",
       "canary-canary-pause: pause canary after worker",
       "canary-canary-resume: resume canary after worker",
     ]);
-    const rollouts = created("pulumi-nodejs:dynamic:PoolRollout").map((r) => `${r.name} ${r.inputs.pool}`);
-    assert.deepEqual(rollouts.sort(), [
+    assert.deepEqual(poolRollouts(), [
       "99-infra-ntp-rollout infra",
       "99-worker-ntp-canary-rollout canary",
       "99-worker-ntp-rollout worker",
       "canary-rollout canary",
     ]);
-    const refused = async (make: () => MachineConfigPool, reason: RegExp) => {
-      await resetMocks();
-      await assert.rejects(valueOf(make().objectName), (e: unknown) => {
-        assert.ok(pulumi.InputPropertyError.isInstance(e), String(e));
-        assert.equal(e.propertyPath, "rollOutAfter");
-        assert.match(e.reason, reason);
-        return true;
-      });
-    };
-    await refused(() => new MachineConfigPool("a", { rollOutAfter: ["a"] }), /cannot roll out after itself/);
     await refused(
-      () => new MachineConfigPool("a", { rollOutAfter: ["w"], paused: true }),
+      () => new MachineConfigPool("a", { rollOutAfter: ["a"] }).objectName,
+      "rollOutAfter",
+      /cannot roll out after itself/,
+    );
+    await refused(
+      () => new MachineConfigPool("a", { rollOutAfter: ["w"], paused: true }).objectName,
+      "rollOutAfter",
       /leave paused out/,
     );
-    await refused(() => new MachineConfigPool("a", { rollOutAfter: ["Worker"] }), /must list pool names/);
-    await refused(() => {
-      new MachineConfigPool("b", { rollOutAfter: ["a"] });
-      return new MachineConfigPool("a", { rollOutAfter: ["b"] });
-    }, /b already rolls out after a: the order has a cycle/);
+    await refused(
+      () => new MachineConfigPool("a", { rollOutAfter: ["Worker"] }).objectName,
+      "rollOutAfter",
+      /must list pool names/,
+    );
+    await refused(
+      () => {
+        new MachineConfigPool("b", { rollOutAfter: ["a"] });
+        return new MachineConfigPool("a", { rollOutAfter: ["b"] }).objectName;
+      },
+      "rollOutAfter",
+      /b already rolls out after a: the order has a cycle/,
+    );
+  });
+
+  it("a canary of the workers: its pool, its nodes placed after it, worker held until both and the canary's waiter of each worker object are done; bad input refused", async () => {
+    const canary = new CanaryPool("canary", { nodes: ["w3"] });
+    new MachineConfig("99-worker-ntp", {
+      role: "worker",
+      files: [{ path: "/etc/ntp.conf", contents: { text: "pool ntp.example.com\n" } }],
+    });
+    await settle();
+    assert.equal(canary.poolName, "canary");
+    const pools = created("kubernetes:machineconfiguration.openshift.io/v1:MachineConfigPool");
+    assert.deepEqual(
+      pools.map((p) => (p.inputs.spec as { nodeSelector: unknown }).nodeSelector),
+      [{ matchLabels: { "node-role.kubernetes.io/canary": "" } }],
+    );
+    const placed = created("pulumi-nodejs:dynamic:CanaryNodes").map((r) => [
+      r.name,
+      r.inputs.pool,
+      r.inputs.parent,
+      r.inputs.nodes,
+    ]);
+    assert.deepEqual(placed, [["canary-nodes", "canary", "worker", ["w3"]]]);
+    assert.deepEqual(poolHolds(), [
+      "99-worker-ntp-worker-pause: pause worker after canary",
+      "99-worker-ntp-worker-resume: resume worker after canary",
+    ]);
+    assert.deepEqual(poolRollouts(), [
+      "99-worker-ntp-canary-rollout canary",
+      "99-worker-ntp-rollout worker",
+      "canary-rollout canary",
+    ]);
+    await refused(() => new CanaryPool("c", { nodes: [] }).labelled, "nodes", /one or more worker nodes/);
+    await refused(
+      () => {
+        new CanaryPool("gpu", { nodes: ["w1"] });
+        return new MachineConfigPool("gpu").objectName;
+      },
+      "name",
+      /a CanaryPool of the program is named gpu/,
+    );
+    await refused(
+      () => new CanaryPool("c", { nodes: ["w1"], name: "worker" }).labelled,
+      "name",
+      /a pool every cluster already has/,
+    );
+    await refused(
+      () => new CanaryPool("c", { nodes: ["w1"], name: pulumi.output("c") as never }).labelled,
+      "name",
+      /plain string/,
+    );
+    await refused(
+      () => {
+        new CanaryPool("c", { nodes: ["w1"] });
+        return new CanaryPool("d", { nodes: ["w2"], name: "c" }).labelled;
+      },
+      "name",
+      /another CanaryPool of the program is named c/,
+    );
+    await refused(
+      () => {
+        new MachineConfigPool("c", { rollOutAfter: ["worker"] });
+        return new CanaryPool("c-canary", { nodes: ["w2"], name: "c" }).labelled;
+      },
+      "name",
+      /MachineConfigPool "c" declares pool c: a canary needs a pool of its own/,
+    );
   });
 });

@@ -18,7 +18,7 @@ import { kubeOptions, manifestArgs } from "../cluster/kube";
 import { adoption } from "../cluster/adoption";
 import { KINDS, ResourceKind } from "../../provider/waiting/kinds";
 import { policiesDeclared, rolloutRecord } from "../cluster/pool-summary";
-import { declareRolloutOrder, orderedSteps } from "../cluster/rollout-order";
+import { declarePoolName, declareRolloutOrder, orderedSteps } from "../cluster/rollout-order";
 import { WaitArgs, waiting } from "../cluster/wait";
 import { InputError } from "../../builders/errors";
 import { checked, InputChecks } from "../errors";
@@ -183,10 +183,7 @@ abstract class MachineConfigurationObject<T extends { name: string }> extends pu
       rolloutOf(
         pool,
         pulumi
-          .all([
-            this.resource,
-            steps ? steps.resume(this.resource, (p, resumed) => rolloutOf(p, [resumed])) : [],
-          ])
+          .all([this.resource, steps ? steps.resume(this.resource, (p, after) => rolloutOf(p, after)) : []])
           .apply(([r, resumed]) => [r, ...resumed]),
       );
     if (this.rollout) steps?.waiter(this.rollout);
@@ -214,14 +211,17 @@ export class MachineConfigPool extends MachineConfigurationObject<MachineConfigP
       name,
       spec,
       opts,
-      rollOutAfter === undefined
-        ? undefined
-        : () =>
-            declareRolloutOrder(
-              plainName(spec.name, name, "with rollOutAfter: the order is known before anything resolves"),
-              rollOutAfter,
-              spec.paused,
-            ),
+      () => {
+        // A pool named when the program runs is checked against the run's canaries.
+        if (spec.name === undefined || typeof spec.name === "string")
+          declarePoolName(spec.name ?? name, `MachineConfigPool "${name}"`, "name");
+        if (rollOutAfter !== undefined)
+          declareRolloutOrder(
+            plainName(spec.name, name, "with rollOutAfter: the order is known before anything resolves"),
+            rollOutAfter,
+            spec.paused,
+          );
+      },
     );
   }
 }

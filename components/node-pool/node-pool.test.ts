@@ -1,7 +1,8 @@
 import * as pulumi from "@pulumi/pulumi";
 import * as assert from "node:assert/strict";
-import { AWS_INFRA_ID, created, mocks, resetMocks, settle, valueOf } from "../../test/mocks";
+import { AWS_INFRA_ID, created, mocks, poolHolds, resetMocks, settle, valueOf } from "../../test/mocks";
 import { INFRA_TAINTS, InfraNodePool } from "../infra-node-pool/infra-node-pool";
+import { MachineConfig } from "../machine-configuration/machine-configuration";
 import { NodePool, NodePoolArgs } from "./node-pool";
 
 const MACHINESET = "kubernetes:machine.openshift.io/v1beta1:MachineSet";
@@ -110,5 +111,31 @@ describe("NodePool", () => {
     await valueOf(none.machineSetNames);
     await settle();
     assert.equal(template().spec.taints, undefined, "[] replaces the infra taints");
+  });
+
+  it("rolls out after the pools rollOutAfter names, as a MachineConfigPool does: InfraNodePool too; checked at preview", async () => {
+    new InfraNodePool("infra", { zones: ["us-east-2a"], rollOutAfter: ["worker"] });
+    new MachineConfig("99-infra-ntp", {
+      role: "infra",
+      files: [{ path: "/etc/ntp.conf", contents: { text: "pool ntp.example.com\n" } }],
+    });
+    await settle();
+    assert.deepEqual(poolHolds(), [
+      "99-infra-ntp-infra-pause: pause infra after worker",
+      "99-infra-ntp-infra-resume: resume infra after worker",
+    ]);
+    for (const [args, reason] of [
+      [{ role: "gpu", rollOutAfter: ["gpu"] }, /gpu cannot roll out after itself/],
+      [{ role: "gpu", rollOutAfter: ["worker"], paused: true }, /leave paused out/],
+    ] as const) {
+      resetMocks();
+      const pool = new NodePool("bad", { zones: ["us-east-2a"], ...args } as unknown as NodePoolArgs);
+      await assert.rejects(valueOf(pool.machineSetNames), (e: unknown) => {
+        assert.ok(pulumi.InputPropertyError.isInstance(e), String(e));
+        assert.equal(e.propertyPath, "rollOutAfter");
+        assert.match(e.reason, reason);
+        return true;
+      });
+    }
   });
 });

@@ -12,6 +12,7 @@ import { kubeOptions, manifestArgs } from "../cluster/kube";
 import { adoption } from "../cluster/adoption";
 import { KINDS } from "../../provider/waiting/kinds";
 import { rolloutRecord } from "../cluster/pool-summary";
+import { declarePoolName, declareRolloutOrder } from "../cluster/rollout-order";
 import type { PoolImpact } from "../../builders/rollout-impact";
 import { waiting } from "../cluster/wait";
 import { within } from "../../builders/errors";
@@ -51,6 +52,13 @@ export interface NodePoolSettings extends MachinePoolArgs {
    * unpaused; default false.
    */
   paused?: pulumi.Input<boolean>;
+  /**
+   * Pools this one rolls out after, as `MachineConfigPool`'s `rollOutAfter`: on each `up`, the node
+   * configuration declared for the pool (its MachineConfigs, KubeletConfigs, ContainerRuntimeConfigs,
+   * and the worker configs it inherits) is applied with the pool paused, and the pool is unpaused once
+   * those pools have rolled out theirs. Not with `paused`. Pool names, e.g. `["worker"]`.
+   */
+  rollOutAfter?: string[];
   /**
    * Adopt the pool and MachineSets of the same names made by hand (OpenShift's infra node docs): Pulumi's
    * `import` on the MachineConfigPool `<role>`, each MachineSet and, when declared, each MachineSet's
@@ -174,6 +182,9 @@ export class NodePool extends pulumi.ComponentResource {
       givenRole,
     );
     preset.check?.(args, checks);
+    checks.now(() => declarePoolName(role, of, "role"), undefined);
+    if (args.rollOutAfter !== undefined)
+      checks.now(() => declareRolloutOrder(role, args.rollOutAfter, args.paused), undefined);
     const kopts = kubeOptions(this, args.provider);
     const bootImageOwner = checks.now(
       () => bootImageOwnerOf(args.bootImageOwner, args.image !== undefined),

@@ -1,5 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
-import { MachineConfig, MachineConfigPool, NodeDisruptionPolicy } from "../../../index";
+import { CanaryPool, MachineConfig, NodeDisruptionPolicy } from "../../../index";
 
 const config = new pulumi.Config();
 
@@ -15,9 +15,9 @@ if (reload)
     ],
   });
 
-// A custom pool that inherits the worker configs and rolls them out after the worker pool.
-const ordered = config.get("poolAfterWorkers");
-if (ordered) new MachineConfigPool(ordered, { rollOutAfter: ["worker"] });
+// A canary of the worker pool: the worker configs reach this node first, the other workers after it.
+const canary = config.get("canaryNode");
+if (canary) new CanaryPool("canary", { nodes: [canary] });
 
 new MachineConfig(config.require("name"), {
   role: "worker",
