@@ -40,10 +40,11 @@ const SCOPES = {
     mutate: ["builders/machineset/replacement.ts"],
     spec: ["builders/machineset/replacement.test.ts"],
   },
-  // The render impact and machine changes read from the cluster (Pulumi's mocks, a simulator).
+  // The render impact and machine changes read from the cluster: its reads faked, then through Pulumi's
+  // mocks and a simulator.
   "cluster-impact": {
     mutate: ["components/cluster/rollout-impact.ts"],
-    spec: ["components/cluster/rollout-impact.test.ts"],
+    spec: ["components/cluster/rollout-impact-reads.test.ts", "components/cluster/rollout-impact.test.ts"],
   },
   // The pods and PodDisruptionBudgets a rollout held by a drain names.
   drain: { mutate: ["provider/waiting/drain.ts"], spec: ["provider/waiting/drain.test.ts"] },
