@@ -46,10 +46,21 @@ const SCOPES = {
     mutate: ["components/cluster/rollout-impact.ts"],
     spec: ["components/cluster/rollout-impact-reads.test.ts", "components/cluster/rollout-impact.test.ts"],
   },
+  // What an adopting component imports and what it says it creates: its reads faked, then through
+  // the components that adopt (Pulumi's mocks, a simulator).
+  adoption: {
+    mutate: ["components/cluster/adoption.ts"],
+    spec: [
+      "components/cluster/adoption.test.ts",
+      "components/machine-pool/scaling.test.ts",
+      "components/windows-node-pool/windows-node-pool.test.ts",
+      "components/cluster/rollout-impact.test.ts",
+    ],
+  },
   // The pods and PodDisruptionBudgets a rollout held by a drain names.
   drain: { mutate: ["provider/waiting/drain.ts"], spec: ["provider/waiting/drain.test.ts"] },
 };
-SCOPES.preview = ["rollout-impact", "replacement", "cluster-impact", "drain"];
+SCOPES.preview = ["rollout-impact", "replacement", "cluster-impact", "adoption", "drain"];
 
 const named = (process.env.MUTATION_SUITES || "waiting").split(",").flatMap((name) => {
   const scope = SCOPES[name.trim()];
