@@ -62,7 +62,10 @@ describe("rollout impact since the previous deployment", () => {
       { pool: "infra", objects: [chrony("b")] },
       { ...previous, learnedTimings: { rebootSeconds: 30 } },
     )!;
-    assert.deepEqual([learned.timingsLearned, learned.durationSeconds], [true, 3 * (30 + 60 + 30)]);
+    assert.deepEqual(
+      [learned.timingsLearned, learned.durationSeconds, learned.paused],
+      [true, 3 * (30 + 60 + 30), false],
+    );
     // A first deployment counted no nodes.
     assert.equal(since({ pool: "infra", objects: [chrony("b")] }, { pool: "infra" })!.machineCount, 0);
   });

@@ -35,7 +35,8 @@ const names = (xs: Array<{ metadata: { name?: string } }> | undefined) => xs?.ma
 describe("rollout impact: the objects a pool renders from", () => {
   it("sorts objects by kind, and leaves out the MachineConfigs generated from a KubeletConfig or ContainerRuntimeConfig", () => {
     const objects = [
-      mc("00-worker", "worker"),
+      // The template controller's own (template_controller.go: owned by the ControllerConfig) render too.
+      mc("00-worker", "worker", "ControllerConfig"),
       kubelet("infra-kubelet", "infra"),
       crio("infra-crio", "infra"),
       mc("99-infra-generated-kubelet", "infra", "KubeletConfig"),
@@ -70,11 +71,22 @@ describe("rollout impact: the objects a pool renders from", () => {
       ],
     );
     assert.deepEqual(names(configs.kubeletConfigs), ["infra-kubelet"], "its own role is no inheritance");
-    // A selector of any role picks the installer's pools' configs too.
+    // A selector of any role picks the installer's pools' configs too, and those of a KubeletConfig
+    // selecting every pool.
     const any = pool("infra", { matchExpressions: [{ key: ROLE, operator: "Exists" }] });
+    const everywhere: ObjectLike = {
+      ...kubelet("everywhere", "none"),
+      spec: { machineConfigPoolSelector: { matchExpressions: [{ key: "tier", operator: "DoesNotExist" }] } },
+    };
     assert.deepEqual(
-      poolConfigsFrom("infra", objects, any).inherited?.map((i) => i.role),
-      ["master", "worker"],
+      poolConfigsFrom("infra", [...objects, everywhere], any).inherited?.map((i) => [
+        i.role,
+        names(i.kubeletConfigs),
+      ]),
+      [
+        ["master", ["master-kubelet", "everywhere"]],
+        ["worker", ["worker-kubelet", "everywhere"]],
+      ],
     );
   });
 

@@ -117,6 +117,16 @@ describe("pool summary: one line, and an estimate, whatever is known", () => {
         "2 nodes get label a=b (no drain, no reboot)",
     );
     assert.equal(poolEstimate(unknown), undefined);
+    // A pool's pending render, which its settings release, beside a replacement.
+    assert.match(
+      summaryLine(
+        summary({
+          render: { ...chrony(3), pending: true },
+          machineSets: [sized("infra-a", 3, "m6i.large", "m6i.2xlarge", SURGE)],
+        }),
+      ),
+      /; pending render at the same time \(file \/etc\/chrony\.conf of 99-infra-x\): old nodes drain and reboot /,
+    );
     assert.equal(deadlineProblem(unknown, 60), undefined);
     assert.equal(
       poolEstimate(summary({ render: chrony(0) })),
@@ -174,6 +184,11 @@ describe("pool summary: ROLLOUT.md", () => {
         ],
       }),
     ]);
+    // Kept machines alone: nothing to pace.
+    const kept = summaryMarkdown([
+      summary({ machineSets: [sized("infra-b", 1, "m6i.large", "m6i.2xlarge")] }),
+    ]);
+    assert.match(kept.split("\n")[2], /^\| infra \| - \| no \| none \| - \| 0 \| - \| 1 machine keeps /);
     assert.deepEqual(markdown.split("\n").slice(2), [
       "| infra | - | no | none | 2 per MachineSet | 1 | about 6 min | 1 machine keeps m6i.large; only new machines get " +
         "m6i.2xlarge (machineReplacement replaces them); 2 machines on m6i.large replaced by m6i.2xlarge (1 new " +

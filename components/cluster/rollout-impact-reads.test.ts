@@ -153,6 +153,16 @@ describe("rollout impact at preview: a pool's render from the cluster's reads", 
     const labelled = await adopted({ labels: { tier: "infra" } });
     assert.deepEqual(causes(labelled), ["/etc/kubernetes/kubelet.conf"]);
     assert.equal((await adopted({}))?.newRender, false);
+    // A label set by hand, which a KubeletConfig selects, stays beside the stack's.
+    const byHand = [
+      infraPool({ labels: { "custom-kubelet": "small" } }),
+      kubelet("small", { "custom-kubelet": "small" }),
+    ];
+    const kept = await renderImpactIn(snapshot(byHand), "infra", {
+      objects: [],
+      settings: { selection: { labels: { tier: "infra" } } },
+    });
+    assert.equal(kept?.newRender, false);
     // Its selector picks the configs the cluster's did not.
     const mine = { ...mc("50-mine", "/etc/mine"), metadata: { name: "50-mine", labels: { mine: "yes" } } };
     const withMine = [...cluster, mine];
@@ -241,8 +251,10 @@ describe("rollout impact at preview: the machines a MachineSet's template leaves
     const labelled = [
       machine("infra-b-2", "infra-b", "m6i.2xlarge"),
       machine("infra-b-1", "infra-b", "m6i.2xlarge"),
+      machine("infra-b-3", "infra-b", "m6i.2xlarge"),
     ];
     labelled[1].metadata.labels = { ...labelled[1].metadata.labels, tier: "gold" };
+    labelled[2].metadata.labels = { ...labelled[2].metadata.labels, tier: "gold", zone: "a" };
     const cluster = snapshot([machineSet("infra-b", "m6i.2xlarge", { tier: "gold" }), ...labelled]);
     const changes = await machineSetChangesIn(
       cluster,
