@@ -57,10 +57,15 @@ const SCOPES = {
       "components/cluster/rollout-impact.test.ts",
     ],
   },
+  // What a pool's running nodes get and lose of its labels and taints, and how a preview says it.
+  "node-metadata": {
+    mutate: ["builders/machineset/node-metadata.ts", "provider/waiting/node-metadata.ts"],
+    spec: ["builders/machineset/node-metadata.test.ts", "provider/waiting/node-metadata.test.ts"],
+  },
   // The pods and PodDisruptionBudgets a rollout held by a drain names.
   drain: { mutate: ["provider/waiting/drain.ts"], spec: ["provider/waiting/drain.test.ts"] },
 };
-SCOPES.preview = ["rollout-impact", "replacement", "cluster-impact", "adoption", "drain"];
+SCOPES.preview = ["rollout-impact", "replacement", "cluster-impact", "adoption", "node-metadata", "drain"];
 
 const named = (process.env.MUTATION_SUITES || "waiting").split(",").flatMap((name) => {
   const scope = SCOPES[name.trim()];
