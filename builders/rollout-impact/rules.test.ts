@@ -55,6 +55,55 @@ describe("node disruption policies: the defaults merged with the cluster's", () 
   });
 });
 
+// pkg/apihelpers/apihelpers.go defaultClusterPolicies, at the paths of pkg/daemon/constants.
+describe("node disruption policies: the MCO's defaults", () => {
+  it("what a change of each file the defaults name does to a node, and of the SSH keys", () => {
+    const crio = [reload("crio.service")];
+    const none = [{ type: "None" as const }];
+    const expected: Array<[string, DisruptionAction[], boolean]> = [
+      ["/var/lib/kubelet/config.json", none, false],
+      ["/etc/machine-config-daemon/no-reboot/containers-gpg.pub", crio, false],
+      ["/etc/containers/policy.json", crio, false],
+      ["/etc/containers/registries.conf", [{ type: "Special" }], true],
+      ["/etc/containers/registries.d/quay.io.yaml", crio, false],
+      ["/etc/crio/policies/quay.io.json", crio, false],
+      ["/etc/nmstate/openshift/cluster.yml", none, false],
+      [
+        "/etc/pki/ca-trust/source/anchors/openshift-config-user-ca-bundle.crt",
+        [restart("coreos-update-ca-trust.service"), restart("crio.service")],
+        false,
+      ],
+      [
+        "/etc/kubernetes/credential-providers/ecr-credential-provider.yaml",
+        [restart("kubelet.service")],
+        false,
+      ],
+      [
+        "/etc/systemd/system/kubelet.service.d/40-kubelet-crio-image-credential-provider.conf",
+        [{ type: "DaemonReload" }, restart("kubelet.service")],
+        false,
+      ],
+      ["/etc/iri-registry/config.yml", [restart("iri-registry.service")], false],
+      ["/usr/local/bin/load-registry-image.sh", [restart("iri-registry.service")], false],
+      [
+        "/etc/pki/ca-trust/source/anchors/iri-root-ca.crt",
+        [restart("coreos-update-ca-trust.service")],
+        false,
+      ],
+    ];
+    for (const [path, actions, drain] of expected) {
+      const decision = decide(diff({ files: [path] }), mergeClusterPolicies(undefined));
+      assert.deepEqual(
+        [decision.causes[0].actions, decision.actions, decision.drain],
+        [actions, actions, drain],
+        path,
+      );
+    }
+    const keys = decide(diff({ sshKeys: true }), mergeClusterPolicies(undefined));
+    assert.deepEqual([keys.causes[0].actions, keys.actions, keys.drain], [none, none, false]);
+  });
+});
+
 // pkg/controller/common/helpers.go FindClosestFilePolicyPathMatch and IsSubdirectory (filepath.Clean).
 describe("node disruption policies: the file policy of a path", () => {
   it("is the policy of the path or of a directory above it, a directory written with trailing slashes too", () => {
