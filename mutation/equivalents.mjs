@@ -1,6 +1,7 @@
 // Stryker ignorer: skips the mutants listed in equivalents.json, each with why it cannot change behaviour.
 // An entry names the file, a piece of the source line, and the expression (`code`, its exact source
-// text) starting on that line: every mutant of that expression is skipped, and nothing else.
+// text) starting on that line: every mutant of that expression is skipped, and of the expressions within
+// it (Stryker's ignorers skip a node's children with it), so an entry names the smallest expression.
 import { readFileSync } from "node:fs";
 import * as path from "node:path";
 import { PluginKind, declareValuePlugin } from "@stryker-mutator/api/plugin";

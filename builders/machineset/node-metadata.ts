@@ -88,15 +88,13 @@ export function describeTaint(taint: Taint): string {
   return `${taint.key}${taint.value ? `=${taint.value}` : ""}:${taint.effect}`;
 }
 
-const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-
-/** How many of the changes carry each entry `entries` gives them. */
+/** How many of the changes carry each entry `entries` gives them, in the entries' code unit order. */
 function counted(changes: readonly NodeMetadataChange[], entries: (c: NodeMetadataChange) => string[]) {
   const counts = new Map<string, number>();
   for (const change of changes) {
     for (const what of new Set(entries(change))) counts.set(what, (counts.get(what) ?? 0) + 1);
   }
-  return [...counts.entries()].sort(([a], [b]) => byText(a, b));
+  return [...counts.keys()].sort().map((what) => [what, counts.get(what)!] as const);
 }
 
 /** The pool's summary of its nodes' changes; undefined when no node changes. */

@@ -70,6 +70,30 @@ describe("machineReplacement: defaults and what the autoscaler allows", () => {
     });
   });
 
+  it("allows maxUnavailable up to 100%, names a field it does not know, and needs the pool to wait", () => {
+    assert.deepEqual(requireMachineReplacement({ strategy: "rolling", maxUnavailable: "100%" }, false), {
+      maxSurge: 1,
+      maxUnavailable: "100%",
+    });
+    assert.throws(
+      () => requireMachineReplacement({ strategy: "rolling", maxSurg: 2 } as never, false),
+      (e: InputError & { errors?: InputError[] }) => {
+        const error = e.errors?.[0] ?? e;
+        assert.deepEqual(
+          [error.propertyPath, error.reason],
+          ["maxSurg", "is not a machineReplacement field: did you mean maxSurge?"],
+        );
+        return true;
+      },
+    );
+    assert.throws(
+      () => requireMachineReplacement({ strategy: "rolling" }, false, false),
+      (e: InputError) =>
+        e.propertyPath === "" &&
+        e.reason === "the pool's waiter replaces the machines, and wait is false: leave wait on",
+    );
+  });
+
   it("reports every bad count at once", () => {
     assert.throws(
       () => requireMachineReplacement({ strategy: "rolling", maxSurge: 1.5, maxUnavailable: -1 }, false),
@@ -117,6 +141,43 @@ describe("machineSpecChange: what a preview says of machines on another spec", (
     );
   });
 
+  it("names every size and field some machine differs in, each once and sorted", () => {
+    const ordered = { instanceType: "m6i.2xlarge", userDataSecret: { name: "b" }, ami: { id: "ami-1" } };
+    const on = (instanceType: string, more: Record<string, unknown> = {}) =>
+      machine({ ...ordered, instanceType, ...more });
+    assert.equal(
+      machineSpecChange(
+        "infra-a",
+        { providerSpec: ordered, labels },
+        [
+          on("m6i.xlarge"),
+          on("m6i.large", { ami: { id: "ami-0" } }),
+          on("m6i.4xlarge", { userDataSecret: { name: "a" } }),
+        ],
+        undefined,
+      ),
+      "MachineSet infra-a: 3 machines keep m6i.4xlarge, m6i.large, m6i.xlarge; only new machines get m6i.2xlarge (also ami, userDataSecret) (machineReplacement replaces them)",
+    );
+    assert.equal(
+      machineSpecChange(
+        "infra-a",
+        { providerSpec: ordered, labels },
+        [on("m6i.2xlarge", { ami: { id: "ami-0" }, userDataSecret: { name: "a" } })],
+        undefined,
+      ),
+      "MachineSet infra-a: 1 machine keeps the previous ami, userDataSecret; only new machines get the new ami, userDataSecret (machineReplacement replaces them)",
+    );
+  });
+
+  it("takes a percentage of the replicas declared, which the live machines need not number yet", () => {
+    const change = machineSetChange("infra-a", template, [old, old], {
+      maxSurge: 0,
+      maxUnavailable: "50%",
+      replicas: { "infra-a": 6 },
+    });
+    assert.deepEqual(change?.replacement, { surge: 0, unavailable: 3 });
+  });
+
   it("names the other fields that changed, and the image alone when the size stays", () => {
     const oldImage = machine({ ...spec, instanceType: "m6i.xlarge", ami: { id: "ami-0" } });
     assert.equal(
@@ -154,6 +215,23 @@ describe("machineSpecChange: what a preview says of machines on another spec", (
       replacement: { surge: 1, unavailable: 0 },
       machineLabels: { machines: 1, labels: ["machine.openshift.io/tier=gold"] },
     });
+    // Each machine lacking another label: every label some machine lacks, sorted.
+    const twoLabels = {
+      ...template,
+      labels: { ...labels, "machine.openshift.io/zone-group": "b", "machine.openshift.io/tier": "gold" },
+    };
+    assert.equal(
+      machineSpecChange(
+        "infra-a",
+        twoLabels,
+        [
+          machine(spec, { "machine.openshift.io/tier": "gold" }),
+          machine(spec, { "machine.openshift.io/zone-group": "b" }),
+        ],
+        undefined,
+      ),
+      "MachineSet infra-a: 2 machines keep their machine labels; only new machines get machine.openshift.io/tier=gold, machine.openshift.io/zone-group=b",
+    );
     // Only labels differ: nothing to replace, whatever the policy.
     assert.equal(machineSetChange("infra-a", relabelled, [machine(spec)], policy)?.replacement, undefined);
   });

@@ -88,7 +88,7 @@ export function deadlineSincePrevious(
   const rollout = render?.newRender ? render.durationSeconds : 0;
   const policy = declared.machineReplacement;
   const sets = declared.machineSets ?? [];
-  if (!policy || sets.length === 0) return deadlineFor(rollout);
+  if (!policy) return deadlineFor(rollout);
   const machines = (set: string) =>
     policy.replicas?.[set] ?? Math.ceil((previous?.machineCount ?? 0) / sets.length);
   const replaced = replacementEstimate(

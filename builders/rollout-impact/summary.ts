@@ -96,10 +96,11 @@ export function machinesPhrase(changes: MachineSetChange[], timings: Partial<Rol
     const replaced = changes.filter((c) => c.replacement);
     const { from, to } = specs(replaced);
     const paces = distinct(replaced.map((c) => replacementPace(c.replacement!)));
-    const pace = paces.length === 1 ? paces[0] : "each MachineSet at its own pace";
     const sets = replaced.length > 1 ? ` in each of ${replaced.length} MachineSets` : "";
+    const pace =
+      paces.length === 1 ? `${paces[0]}${sets}` : `each of ${replaced.length} MachineSets at its own pace`;
     parts.push(
-      `${plural(estimate.machines, "machine")} on ${from} replaced by ${to} (${pace}${sets}), ` +
+      `${plural(estimate.machines, "machine")} on ${from} replaced by ${to} (${pace}), ` +
         `${plural(estimate.waves, "wave")}, ${formatDuration(estimate.durationSeconds)}`,
     );
   }
@@ -150,7 +151,7 @@ export function poolEstimate(
  */
 export function summaryLine(summary: PoolSummary, timings: Partial<RolloutTimings> = {}): string {
   const parts: string[] = [];
-  const machines = summary.machineSets.length > 0 ? machinesPhrase(summary.machineSets, timings) : "";
+  const machines = machinesPhrase(summary.machineSets, timings);
   if (machines) parts.push(machines);
   const render = summary.render;
   if (summary.newPool) parts.push("not in the cluster yet: its nodes boot with its first render");

@@ -106,15 +106,11 @@ async function heldBy(
   if ((await cluster.unreachableBecause()) !== undefined) return undefined;
   const named = (list: KubeObject[], object: AdoptableObject) =>
     list.some((o) => o.metadata.name === object.name && o.metadata.namespace === object.namespace);
-  try {
-    return await Promise.all(
-      objects.map(async (object) => {
-        if (object.kind === KINDS.pool) return (await cluster.pool(object.name)) !== undefined;
-        if (object.kind === KINDS.machineSet) return named(await cluster.machineSets(), object);
-        return (await cluster.object(object.kind, object.name, object.namespace)) !== undefined;
-      }),
-    );
-  } catch {
-    return undefined;
-  }
+  return Promise.all(
+    objects.map(async (object) => {
+      if (object.kind === KINDS.pool) return (await cluster.pool(object.name)) !== undefined;
+      if (object.kind === KINDS.machineSet) return named(await cluster.machineSets(), object);
+      return (await cluster.object(object.kind, object.name, object.namespace)) !== undefined;
+    }),
+  ).catch(() => undefined);
 }

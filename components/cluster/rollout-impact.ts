@@ -103,7 +103,7 @@ export async function renderImpactIn(
   const state = await readPool(cluster, pool, declared.policies ?? []);
   if (!state) return undefined;
   const settings = declared.settings ?? {};
-  const selected = (settings.selection && selectionChanges(state.mcp, settings.selection)) ?? state.mcp;
+  const selected = settings.selection ? withSelection(state.mcp, settings.selection) : state.mcp;
   const now = (await Promise.all(CONFIG_KINDS.map((k) => cluster.objects(k)))).flat() as ObjectLike[];
   const same = (a: ObjectLike, b: ObjectLike) => a.kind === b.kind && a.metadata?.name === b.metadata?.name;
   const applied = [...now.filter((o) => !declared.objects.some((d) => same(d, o))), ...declared.objects];
@@ -199,17 +199,13 @@ async function pendingImpact(
 
 /**
  * The pool as it is once the declared selection is applied (an adopted pool made by hand): the selector
- * is the stack's, labels are added to the ones others set. Undefined when that selects the same.
+ * is the stack's, labels are added to the ones others set.
  */
-function selectionChanges(mcp: KubeObject, declared: PoolSelection): KubeObject | undefined {
+function withSelection(mcp: KubeObject, declared: PoolSelection): KubeObject {
   const spec = (mcp.spec ?? {}) as { machineConfigSelector?: unknown };
-  const labels = { ...(mcp.metadata.labels ?? {}), ...(declared.labels ?? {}) };
-  const sameSelector =
-    JSON.stringify(spec.machineConfigSelector) === JSON.stringify(declared.machineConfigSelector);
-  if (sameSelector && JSON.stringify(labels) === JSON.stringify(mcp.metadata.labels ?? {})) return undefined;
   return {
     ...mcp,
-    metadata: { ...mcp.metadata, labels },
+    metadata: { ...mcp.metadata, labels: { ...(mcp.metadata.labels ?? {}), ...(declared.labels ?? {}) } },
     spec: { ...spec, machineConfigSelector: declared.machineConfigSelector ?? spec.machineConfigSelector },
   };
 }

@@ -1,5 +1,5 @@
 import { strict as assert } from "node:assert";
-import { blockedPods, describeBlockedPod, refusingBudgets } from "./drain";
+import { blockedPods, describeBlockedPod, podKey, refusingBudgets } from "./drain";
 import { KubeObject } from "./kinds";
 import { describeNodePhases, drainBlockedPods, drainErrorOf, PHASES_NAMED } from "./machineconfignode";
 
@@ -50,6 +50,24 @@ describe("what holds a drain", () => {
     assert.deepEqual(blockedPods("failed to cordon: the server is unavailable"), []);
   });
 
+  it("keeps pods that share a name or a namespace apart, and a single error whose reason ends in brackets whole", () => {
+    const pods = [timedOut("web-1"), timedOut("web-2"), timedOut("web-1", "data")];
+    assert.deepEqual(blockedPods(`[${pods.join(", ")}]`).map(podKey), [
+      "shop/web-1",
+      "shop/web-2",
+      "data/web-1",
+    ]);
+    // An admission webhook's denial, as apimachinery aggregates a validation's errors.
+    const denied = `error when evicting pods/"web-1" -n "shop": admission webhook "pdb.example.com" denied the request: [budget web holds]`;
+    assert.deepEqual(blockedPods(denied), [
+      {
+        namespace: "shop",
+        name: "web-1",
+        why: 'admission webhook "pdb.example.com" denied the request: [budget web holds]',
+      },
+    ]);
+  });
+
   // kubernetes pkg/registry/core/pod/storage/eviction.go checkAndDecrement.
   it("takes for refusing the budgets of the pod's namespace that select it and allow no disruption or lag their spec", () => {
     const none = budget("web", { disruptionsAllowed: 0, desiredHealthy: 1, currentHealthy: 1 });
@@ -78,6 +96,19 @@ describe("what holds a drain", () => {
     // Behind its spec, its counts are not the refusal's reason.
     const late = budget("web", { disruptionsAllowed: 0, desiredHealthy: 1, currentHealthy: 3 });
     assert.equal(describeBlockedPod(web, pod(), [late]), "pod shop/web-1: PodDisruptionBudget shop/web");
+    // A budget the disruption controller has not counted yet (no desiredHealthy or currentHealthy).
+    const uncounted = (status: Record<string, number>) =>
+      budget("web", { disruptionsAllowed: 0, ...status }, { generation: 2 });
+    for (const status of [{}, { desiredHealthy: 1 }, { currentHealthy: 0 }] as Record<string, number>[])
+      assert.equal(
+        describeBlockedPod(web, pod(), [uncounted(status)]),
+        "pod shop/web-1: PodDisruptionBudget shop/web",
+      );
+    const spare = budget("web-spare", { disruptionsAllowed: 0, desiredHealthy: 1, currentHealthy: 1 });
+    assert.equal(
+      describeBlockedPod(web, pod(), [none, spare]),
+      "pod shop/web-1: PodDisruptionBudget shop/web needs 2 healthy pods and has 2, PodDisruptionBudget shop/web-spare needs 1 healthy pod and has 1",
+    );
     assert.equal(describeBlockedPod(web, undefined, undefined), "pod shop/web-1");
     assert.equal(describeBlockedPod(web, null, [none]), "pod shop/web-1");
     assert.equal(

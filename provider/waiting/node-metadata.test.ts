@@ -276,6 +276,25 @@ describe("node labels and taints: one machine and its node", () => {
     assert.deepEqual(plan.change, { ...noChange, getTaints: [metrics], loseTaints: [DEDICATED] });
   });
 
+  it("tells taints by key and effect: another key's taint of the same value is no declared one; a changed value is lost among several", () => {
+    const metrics = { ...DEDICATED, value: "metrics" };
+    const sameValue = { key: "example.com/team", value: "logging", effect: "NoSchedule" as const };
+    const plan = planMachine(
+      target(INFRA, [RESERVED, metrics]),
+      machine("m1", {
+        labels: INFRA,
+        taints: [RESERVED, metrics],
+        record: {
+          labels: "node-role.kubernetes.io/infra",
+          taints: "example.com/dedicated:NoSchedule,node-role.kubernetes.io/infra:NoSchedule",
+        },
+        node: "n1",
+      }),
+      node("n1", INFRA, [{ ...sameValue, value: "reserved" }, DEDICATED]),
+    );
+    assert.deepEqual(plan.change, { ...noChange, getTaints: [RESERVED, metrics], loseTaints: [DEDICATED] });
+  });
+
   it("takes a taint without value and one with an empty value as the same", () => {
     const bare = { key: "example.com/gpu", effect: "NoSchedule" as const };
     const plan = planMachine(
@@ -413,6 +432,48 @@ describe("node labels and taints: the pool", () => {
       "node nb1 of Machine b1 is not listed yet",
       "node nb4: removing what the pool no longer declares",
     ]);
+  });
+});
+
+describe("node labels and taints: what the pool's wait says", () => {
+  const declared = {
+    ...target({ ...INFRA, team: "logging" }, [DEDICATED]),
+    machineSets: ["infra-a", "infra-b"],
+  };
+  const carrying = (name: string, set: string, nodeName?: string) =>
+    machine(name, {
+      set,
+      labels: { ...INFRA, team: "logging" },
+      taints: [DEDICATED],
+      record: { labels: "node-role.kubernetes.io/infra,team", taints: "example.com/dedicated:NoSchedule" },
+      ...(nodeName ? { node: nodeName } : {}),
+    });
+
+  it("names what nodelink has yet to copy, and a Machine without a node by its name", () => {
+    const copying = evaluateNodeMetadata(declared, {
+      machines: [carrying("a1", "infra-a", "na1")],
+      nodes: [node("na1", INFRA)],
+    });
+    assert.match(
+      copying.message,
+      /\(node na1: waiting for the machine-api's nodelink controller to copy label team=logging, taint example\.com\/dedicated=logging:NoSchedule from Machine a1\)$/,
+    );
+    const unwritten = evaluateNodeMetadata(declared, {
+      machines: [machine("a2", { labels: INFRA })],
+      nodes: [],
+    });
+    assert.match(unwritten.message, /\(Machine a2: writing labels, taints and their record on Machine a2\)$/);
+  });
+
+  it("names the nodes that carry them in order, whichever MachineSet comes first", () => {
+    const e = evaluateNodeMetadata(declared, {
+      machines: [carrying("a1", "infra-a", "nz"), carrying("b1", "infra-b", "na")],
+      nodes: [
+        node("nz", { ...INFRA, team: "logging" }, [DEDICATED]),
+        node("na", { ...INFRA, team: "logging" }, [DEDICATED]),
+      ],
+    });
+    assert.deepEqual([e.state, e.result.nodes], ["done", ["na", "nz"]]);
   });
 });
 
