@@ -50,23 +50,9 @@ export async function holdPool(options: PoolHoldOptions): Promise<HoldOutcome> {
   if (field<boolean>(live, "spec", "paused") === true) {
     const by = pausedBy(live);
     if (by === HOLD_FIELD_MANAGER) return { byHand: false, line: `pool ${pool} stays paused ${until}` };
-    return {
-      byHand: true,
-      line: `pool ${pool} is paused by ${by ?? "someone else"}: left paused; its rollout waits for ${unpause(pool)}`,
-    };
+    return pausedByHand(pool, by);
   }
-  await withRetry(
-    () =>
-      client.mergePatch(
-        KINDS.pool,
-        pool,
-        undefined,
-        { spec: { paused: true } },
-        undefined,
-        HOLD_FIELD_MANAGER,
-      ),
-    options,
-  );
+  await setPaused(client, pool, true, options);
   return {
     byHand: false,
     line: `paused pool ${pool} ${until}; should one fail, ${pool} stays paused: fix it and run up again, or ${unpause(pool)}`,
@@ -84,22 +70,28 @@ export async function releasePool(options: PoolHoldOptions): Promise<HoldOutcome
   if (!live || field<boolean>(live, "spec", "paused") !== true)
     return { byHand: false, line: `pool ${pool} rolls out: ${after.join(", ")} rolled out` };
   const by = pausedBy(live);
-  if (by !== HOLD_FIELD_MANAGER)
-    return {
-      byHand: true,
-      line: `pool ${pool} is paused by ${by ?? "someone else"}: left paused; its rollout waits for ${unpause(pool)}`,
-    };
-  await withRetry(
-    () =>
-      client.mergePatch(
-        KINDS.pool,
-        pool,
-        undefined,
-        { spec: { paused: false } },
-        undefined,
-        HOLD_FIELD_MANAGER,
-      ),
+  if (by !== HOLD_FIELD_MANAGER) return pausedByHand(pool, by);
+  await setPaused(client, pool, false, options);
+  return { byHand: false, line: `unpaused pool ${pool}: ${after.join(", ")} rolled out` };
+}
+
+/** A pool someone else paused: left as they left it, and how to let it roll out. */
+function pausedByHand(pool: string, by: string | undefined): HoldOutcome {
+  return {
+    byHand: true,
+    line: `pool ${pool} is paused by ${by ?? "someone else"}: left paused; its rollout waits for ${unpause(pool)}`,
+  };
+}
+
+/** Sets the pool's `spec.paused` as the hold's field manager, whose name later tells who paused it. */
+function setPaused(
+  client: ReturnType<typeof createApiClient>,
+  pool: string,
+  paused: boolean,
+  options: PoolHoldOptions,
+): Promise<unknown> {
+  return withRetry(
+    () => client.mergePatch(KINDS.pool, pool, undefined, { spec: { paused } }, undefined, HOLD_FIELD_MANAGER),
     options,
   );
-  return { byHand: false, line: `unpaused pool ${pool}: ${after.join(", ")} rolled out` };
 }
